@@ -1,0 +1,146 @@
+# topdownd: Intel TopDown metrics daemon.  `make check` is the test command.
+#
+#   make            build daemon/topdownd and tests/fakepmu/libfakepmu.so
+#   make deps       install the missing Debian packages (a no-op when all are there)
+#   make check      deps, then unit + integration tests, then the same under
+#                   AddressSanitizer + UndefinedBehaviorSanitizer
+#   make install    PREFIX, DESTDIR, SYSCONFDIR, UNITDIR are honoured
+#   make clean
+
+VERSION := 0.1.0
+REVISION := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR ?= /lib/systemd/system
+DESTDIR ?=
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wpointer-arith -Wcast-qual -Wformat=2 -Werror
+PKGS := libmicrohttpd libsystemd jansson inih zlib
+
+# SAN=1 builds everything under build/asan with ASan + UBSan.
+ifeq ($(SAN),1)
+BUILD := build/asan
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+TOPDOWND := $(BUILD)/topdownd
+else
+BUILD := build
+SANFLAGS :=
+TOPDOWND := daemon/topdownd
+endif
+
+# Evaluated when used, after `make deps` has installed the .pc files.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(SANFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lcrypt -lpthread -lm
+
+DAEMON_SRCS := $(wildcard daemon/*.c)
+DAEMON_OBJS := $(patsubst daemon/%.c,$(BUILD)/daemon/%.o,$(DAEMON_SRCS))
+# Everything but main.o, for the unit tests to link against.
+LIB_OBJS := $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+
+FAKEPMU := tests/fakepmu/libfakepmu.so
+FAKEPMU_SRCS := $(filter-out tests/fakepmu/test_%.c,$(wildcard tests/fakepmu/*.c))
+FAKEPMU_TEST_SRCS := $(wildcard tests/fakepmu/test_*.c)
+FAKEPMU_TEST_BINS := $(patsubst tests/fakepmu/%.c,build/tests/fakepmu/%,$(FAKEPMU_TEST_SRCS))
+
+INTEGRATION_TESTS := $(sort $(wildcard tests/integration/*.t))
+
+# Debian 12 packages: building, then testing (SPEC.md "Dependencies").
+DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-dev \
+	libjansson-dev libinih-dev zlib1g-dev libcrypt-dev
+DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
+	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
+	man-db iproute2
+DEBS := $(DEB_BUILD) $(DEB_TEST)
+
+.PHONY: all deps check check-tests check-unit check-integration check-fakepmu \
+	lint install clean FORCE
+
+all: $(TOPDOWND) $(FAKEPMU)
+
+$(TOPDOWND): $(DAEMON_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The revision is compiled into version.o only; rebuild it when it changes.
+$(BUILD)/revision.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION) $(REVISION)' | cmp -s - $@ || echo '$(VERSION) $(REVISION)' > $@
+$(BUILD)/daemon/version.o: $(BUILD)/revision.stamp
+$(BUILD)/daemon/version.o: ALL_CFLAGS += -DTOPDOWND_VERSION='"$(VERSION)"' \
+	-DTOPDOWND_REVISION='"$(REVISION)"'
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Idaemon -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) \
+		$(shell pkg-config --cflags --libs cmocka) $(LIBS)
+
+# The fake PMU is test equipment: never sanitized (it is preloaded into
+# sanitized daemons), built from its own sources only.
+$(FAKEPMU): $(FAKEPMU_SRCS) $(wildcard tests/fakepmu/*.h)
+	$(CC) -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -O2 -g -fPIC -shared \
+		$(shell pkg-config --cflags jansson) -o $@ $(FAKEPMU_SRCS) \
+		$(shell pkg-config --libs jansson) -ldl -lpthread -lm
+
+build/tests/fakepmu/%: tests/fakepmu/%.c $(wildcard tests/fakepmu/*.h)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -O2 -g -o $@ $< \
+		$(shell pkg-config --cflags --libs cmocka jansson) -lm
+
+deps:
+	@missing=; for p in $(DEBS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' \
+			|| missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	echo "make deps: installing$$missing"; \
+	sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get install -y --no-install-recommends $$missing \
+		|| { $$sudo apt-get update && \
+		     $$sudo apt-get install -y --no-install-recommends $$missing; }
+
+# The test command: a fresh tree needs nothing but `make check`.
+check: deps
+	$(MAKE) check-tests
+	$(MAKE) SAN=1 check-tests
+
+check-tests: all $(UNIT_BINS) $(FAKEPMU_TEST_BINS) check-unit check-integration
+
+check-unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+TEST_ENV = TOPDOWND=$(abspath $(TOPDOWND)) FAKEPMU=$(abspath $(FAKEPMU)) \
+	TESTBIN_DIR=$(abspath build/tests/fakepmu) FIXTURES=$(abspath tests/fixtures) \
+	SAN=$(SAN) ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+check-integration: all $(FAKEPMU_TEST_BINS)
+	$(TEST_ENV) prove -f $(INTEGRATION_TESTS)
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem daemon/
+
+install: $(TOPDOWND)
+	install -D -m 0755 $(TOPDOWND) $(DESTDIR)$(SBINDIR)/topdownd
+
+clean:
+	rm -rf build daemon/topdownd $(FAKEPMU)
+
+-include $(DAEMON_OBJS:.o=.d) $(UNIT_BINS:=.d)

@@ -1,0 +1,643 @@
+/* config: key table, defaults, libinih-driven parsing and printing. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum key_type {
+	KEY_DURATION,
+	KEY_CPUS,
+	KEY_UINT,
+	KEY_CHOICE,
+	KEY_BOOL,
+	KEY_LISTEN,
+	KEY_PATH,
+};
+
+struct choice {
+	const char *name;
+	int value;
+};
+
+struct key_desc {
+	const char *section;
+	const char *name;
+	enum key_type type;
+	size_t offset;
+	uint64_t min, max;
+	const struct choice *choices; /* NULL-name terminated */
+	const char *def;
+};
+
+static const struct choice model_choices[] = {
+	{ "perf", MODEL_PERF }, { "hardware", MODEL_HARDWARE }, { NULL, 0 }
+};
+static const struct choice gran_choices[] = {
+	{ "cpu", GRAN_CPU }, { "core", GRAN_CORE }, { "package", GRAN_PACKAGE },
+	{ "system", GRAN_SYSTEM }, { NULL, 0 }
+};
+static const struct choice log_choices[] = {
+	{ "error", LOG_LEVEL_ERROR }, { "warning", LOG_LEVEL_WARNING },
+	{ "info", LOG_LEVEL_INFO }, { "debug", LOG_LEVEL_DEBUG }, { NULL, 0 }
+};
+
+#define OFF(field) offsetof(struct config, field)
+#define MS NSEC_PER_MSEC
+#define SEC NSEC_PER_SEC
+
+/* The single description of every key: defaults are text parsed by the
+ * same code as the file, so the table cannot disagree with itself. */
+static const struct key_desc keys[] = {
+	{ "collect", "interval", KEY_DURATION, OFF(interval_ns), 10 * MS, 60 * SEC, NULL, "1s" },
+	{ "collect", "cpus", KEY_CPUS, OFF(cpus), 0, 0, NULL, "all" },
+	{ "collect", "level", KEY_UINT, OFF(level), 1, 2, NULL, "2" },
+	{ "collect", "model", KEY_CHOICE, OFF(model), 0, 0, model_choices, "perf" },
+	{ "collect", "count_kernel", KEY_BOOL, OFF(count_kernel), 0, 0, NULL, "true" },
+	{ "metrics", "granularity", KEY_CHOICE, OFF(granularity), 0, 0, gran_choices, "cpu" },
+	{ "metrics", "ratios", KEY_BOOL, OFF(ratios), 0, 0, NULL, "true" },
+	{ "http", "listen", KEY_LISTEN, OFF(listen), 0, 0, NULL, "[::]:10412" },
+	{ "http", "tls_cert", KEY_PATH, OFF(tls_cert), 0, 0, NULL, "" },
+	{ "http", "tls_key", KEY_PATH, OFF(tls_key), 0, 0, NULL, "" },
+	{ "http", "tls_client_ca", KEY_PATH, OFF(tls_client_ca), 0, 0, NULL, "" },
+	{ "http", "basic_auth_file", KEY_PATH, OFF(basic_auth_file), 0, 0, NULL, "" },
+	{ "http", "max_connections", KEY_UINT, OFF(max_connections), 1, 65536, NULL, "64" },
+	{ "http", "timeout", KEY_DURATION, OFF(timeout_ns), 1 * SEC, 3600 * SEC, NULL, "10s" },
+	{ "log", "level", KEY_CHOICE, OFF(log_level), 0, 0, log_choices, "info" },
+};
+
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+static const char *const sections[] = { "collect", "metrics", "http", "log" };
+#define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
+
+/* Beyond this the metric bytes lose precision (reference page). */
+#define INTERVAL_PRECISION_NS (5 * SEC)
+
+static void *field(struct config *cfg, const struct key_desc *k)
+{
+	return (char *)cfg + k->offset;
+}
+
+static const void *cfield(const struct config *cfg, const struct key_desc *k)
+{
+	return (const char *)cfg + k->offset;
+}
+
+static void choices_text(const struct choice *c, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; c[i].name; i++) {
+		const char *sep = i == 0 ? "" : c[i + 1].name ? ", " : " or ";
+		int n = snprintf(buf + used, len - used, "%s%s", sep, c[i].name);
+
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+static int set_listen(struct config *cfg, const char *value, char *err, size_t errlen)
+{
+	char copy[4096];
+	char *save = NULL;
+	size_t n = 0;
+
+	if (strlen(value) >= sizeof(copy)) {
+		snprintf(err, errlen, "value too long");
+		return -EINVAL;
+	}
+	strcpy(copy, value);
+	for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		struct listen_addr addr;
+		int r;
+
+		if (n == CONFIG_LISTEN_MAX) {
+			snprintf(err, errlen, "more than %d addresses", CONFIG_LISTEN_MAX);
+			return -ERANGE;
+		}
+		r = parse_listen_addr(tok, &addr, err, errlen);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < n; i++) {
+			char a[512], b[512];
+
+			format_listen_addr(&cfg->listen[i], a, sizeof(a));
+			format_listen_addr(&addr, b, sizeof(b));
+			if (strcmp(a, b) == 0) {
+				snprintf(err, errlen, "address %s is listed twice", tok);
+				return -EINVAL;
+			}
+		}
+		cfg->listen[n++] = addr;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "expected at least one address (host:port, [ipv6]:port or unix:/path)");
+		return -EINVAL;
+	}
+	cfg->n_listen = n;
+	return 0;
+}
+
+static int set_key(struct config *cfg, const struct key_desc *k, const char *value,
+		   char *err, size_t errlen)
+{
+	char lo[32], hi[32], list[128];
+	uint64_t u;
+	int r;
+
+	switch (k->type) {
+	case KEY_DURATION:
+		r = parse_duration(value, &u, err, errlen);
+		if (r < 0)
+			return r;
+		if (u < k->min || u > k->max) {
+			format_duration(k->min, lo, sizeof(lo));
+			format_duration(k->max, hi, sizeof(hi));
+			snprintf(err, errlen, "%s is out of range: expected %s to %s", value, lo, hi);
+			return -ERANGE;
+		}
+		*(uint64_t *)field(cfg, k) = u;
+		return 0;
+	case KEY_CPUS:
+		if (strcmp(value, "all") == 0) {
+			cfg->cpus_all = true;
+			cpuset_zero(&cfg->cpus);
+			return 0;
+		}
+		r = cpuset_parse(value, &cfg->cpus, list, sizeof(list));
+		if (r < 0) {
+			snprintf(err, errlen, "invalid CPU list \"%s\": %s; expected all or a list like 0-15,32-47",
+				 value, list);
+			return r;
+		}
+		if (cpuset_empty(&cfg->cpus)) {
+			snprintf(err, errlen, "empty CPU list: expected all or a list like 0-15,32-47");
+			return -EINVAL;
+		}
+		cfg->cpus_all = false;
+		return 0;
+	case KEY_UINT:
+		r = parse_uint(value, k->min, k->max, &u, err, errlen);
+		if (r < 0)
+			return r;
+		if (k->offset == OFF(level))
+			*(unsigned *)field(cfg, k) = (unsigned)u;
+		else
+			*(uint64_t *)field(cfg, k) = u;
+		return 0;
+	case KEY_CHOICE:
+		for (size_t i = 0; k->choices[i].name; i++) {
+			if (strcmp(value, k->choices[i].name) == 0) {
+				*(int *)field(cfg, k) = k->choices[i].value;
+				return 0;
+			}
+		}
+		choices_text(k->choices, list, sizeof(list));
+		snprintf(err, errlen, "invalid value \"%s\": expected %s", value, list);
+		return -EINVAL;
+	case KEY_BOOL:
+		return parse_bool(value, (bool *)field(cfg, k), err, errlen);
+	case KEY_LISTEN:
+		return set_listen(cfg, value, err, errlen);
+	case KEY_PATH:
+		if (value[0] && value[0] != '/') {
+			snprintf(err, errlen, "\"%s\" is not an absolute path", value);
+			return -EINVAL;
+		}
+		if (strlen(value) >= PATH_MAX) {
+			snprintf(err, errlen, "path too long");
+			return -ERANGE;
+		}
+		strcpy((char *)field(cfg, k), value);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void config_defaults(struct config *cfg)
+{
+	char err[256];
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < N_KEYS; i++) {
+		int r = set_key(cfg, &keys[i], keys[i].def, err, sizeof(err));
+
+		/* The table's defaults are checked by the unit tests. */
+		if (r < 0)
+			abort();
+	}
+}
+
+/* ---- parsing ---- */
+
+struct parse_ctx {
+	const char *name;
+	const char *text;
+	size_t len;
+	size_t pos;
+	unsigned line;
+	bool section_known;
+	bool saw_section;
+	struct config *cfg;
+	struct config_diag *diag;
+	unsigned set_on_line[N_KEYS];
+};
+
+static void diag_add(struct config_diag *diag, bool warning, const char *name,
+		     unsigned line, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void diag_add(struct config_diag *diag, bool warning, const char *name,
+		     unsigned line, const char *fmt, ...)
+{
+	struct config_diag_entry *e;
+	char msg[400];
+	va_list ap;
+
+	if (!warning)
+		diag->n_errors++;
+	if (diag->n == CONFIG_DIAG_MAX) {
+		diag->dropped++;
+		return;
+	}
+	e = &diag->entries[diag->n++];
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	e->warning = warning;
+	e->line = line;
+	if (line)
+		snprintf(e->text, sizeof(e->text), "%s:%u: %s%s", name, line,
+			 warning ? "warning: " : "", msg);
+	else
+		snprintf(e->text, sizeof(e->text), "%s: %s%s", name,
+			 warning ? "warning: " : "", msg);
+}
+
+static bool section_is_known(const char *s)
+{
+	for (size_t i = 0; i < N_SECTIONS; i++)
+		if (strcmp(s, sections[i]) == 0)
+			return true;
+	return false;
+}
+
+static void section_list(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < N_SECTIONS; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < N_SECTIONS ? ", " : " or ";
+		int n = snprintf(buf + used, len - used, "%s[%s]", sep, sections[i]);
+
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+static void key_list(const char *section, char *buf, size_t len)
+{
+	size_t used = 0;
+	bool first = true;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < N_KEYS; i++) {
+		int n;
+
+		if (strcmp(keys[i].section, section) != 0)
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", first ? "" : ", ", keys[i].name);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+		first = false;
+	}
+}
+
+/* Looks at each raw line before libinih does, to report what libinih
+ * cannot (long lines, NUL bytes, unknown or empty sections) with the line
+ * number.  Lines are handed over without leading blanks, so an indented
+ * line is a line of its own, never a libinih continuation line. */
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse_ctx *ctx = stream;
+	const char *start, *nl, *p, *end;
+	size_t n;
+
+	if (ctx->pos >= ctx->len)
+		return NULL;
+	start = ctx->text + ctx->pos;
+	nl = memchr(start, '\n', ctx->len - ctx->pos);
+	n = nl ? (size_t)(nl - start) + 1 : ctx->len - ctx->pos;
+	ctx->pos += n;
+	ctx->line++;
+	end = start + n;
+	while (end > start && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+
+	if (memchr(start, '\0', n)) {
+		diag_add(ctx->diag, false, ctx->name, ctx->line, "line contains a NUL byte");
+		goto blank;
+	}
+	if ((size_t)(end - start) + 2 > (size_t)num) {
+		diag_add(ctx->diag, false, ctx->name, ctx->line,
+			 "line longer than %d characters", num - 2);
+		goto blank;
+	}
+	p = start;
+	if (ctx->line == 1 && end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *p == ';' || *p == '#')
+		goto blank;
+	if (*p == '[') {
+		const char *close = memchr(p, ']', (size_t)(end - p));
+		char name[64];
+		size_t len;
+
+		if (!close) {
+			diag_add(ctx->diag, false, ctx->name, ctx->line,
+				 "syntax error: section header without closing ']'");
+			goto blank;
+		}
+		len = (size_t)(close - p - 1);
+		if (len >= sizeof(name))
+			len = sizeof(name) - 1;
+		memcpy(name, p + 1, len);
+		name[len] = '\0';
+		ctx->saw_section = true;
+		ctx->section_known = section_is_known(name);
+		if (!ctx->section_known) {
+			char list[128];
+
+			section_list(list, sizeof(list));
+			diag_add(ctx->diag, false, ctx->name, ctx->line,
+				 "unknown section [%s]: expected %s", name, list);
+		}
+		goto pass;
+	}
+	if (!memchr(p, '=', (size_t)(end - p))) {
+		diag_add(ctx->diag, false, ctx->name, ctx->line,
+			 "syntax error: expected \"key = value\", \"[section]\" or a comment");
+		goto blank;
+	}
+	if (!ctx->saw_section) {
+		char list[128];
+
+		section_list(list, sizeof(list));
+		diag_add(ctx->diag, false, ctx->name, ctx->line,
+			 "key outside any section: put it under %s", list);
+		goto blank;
+	}
+pass:
+	memcpy(str, p, (size_t)(end - p));
+	str[end - p] = '\n';
+	str[end - p + 1] = '\0';
+	return str;
+blank:
+	str[0] = '\n';
+	str[1] = '\0';
+	return str;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_ctx *ctx = user;
+	char err[400];
+	size_t i;
+
+	if (!ctx->section_known)
+		return 1; /* already reported at the section header */
+	for (i = 0; i < N_KEYS; i++)
+		if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].name, name) == 0)
+			break;
+	if (i == N_KEYS) {
+		char list[256];
+
+		key_list(section, list, sizeof(list));
+		for (i = 0; i < N_KEYS; i++)
+			if (strcmp(keys[i].name, name) == 0)
+				break;
+		if (i < N_KEYS)
+			diag_add(ctx->diag, false, ctx->name, ctx->line,
+				 "unknown key \"%s\" in [%s] (it belongs in [%s]); expected %s",
+				 name, section, keys[i].section, list);
+		else
+			diag_add(ctx->diag, false, ctx->name, ctx->line,
+				 "unknown key \"%s\" in [%s]: expected %s", name, section, list);
+		return 1;
+	}
+	if (ctx->set_on_line[i]) {
+		diag_add(ctx->diag, false, ctx->name, ctx->line,
+			 "[%s] %s is set twice (first on line %u)", section, name,
+			 ctx->set_on_line[i]);
+		return 1;
+	}
+	ctx->set_on_line[i] = ctx->line;
+	if (set_key(ctx->cfg, &keys[i], value, err, sizeof(err)) < 0) {
+		diag_add(ctx->diag, false, ctx->name, ctx->line, "[%s] %s: %s", section, name, err);
+		return 1;
+	}
+	if (keys[i].offset == OFF(interval_ns) && ctx->cfg->interval_ns > INTERVAL_PRECISION_NS)
+		diag_add(ctx->diag, true, ctx->name, ctx->line,
+			 "[collect] interval %s is longer than 5s: the 8-bit TopDown metrics lose precision between reads",
+			 value);
+	return 1;
+}
+
+static unsigned line_of(const struct parse_ctx *ctx, size_t offset)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (keys[i].offset == offset)
+			return ctx->set_on_line[i];
+	return 0;
+}
+
+int config_parse(const char *name, const char *text, size_t len,
+		 struct config *cfg, struct config_diag *diag)
+{
+	struct parse_ctx ctx = {
+		.name = name, .text = text, .len = len, .cfg = cfg, .diag = diag,
+	};
+	char err[256];
+	int r;
+
+	r = ini_parse_stream(reader, &ctx, handler, &ctx);
+	if (r > 0)
+		diag_add(diag, false, name, (unsigned)r,
+			 "syntax error: expected \"key = value\", \"[section]\" or a comment");
+	if (diag->n_errors == 0 && config_validate(cfg, err, sizeof(err)) < 0) {
+		/* Point at the key that is set, the missing one has no line. */
+		unsigned line = line_of(&ctx, cfg->tls_cert[0] ? OFF(tls_cert) : OFF(tls_key));
+
+		if (!line)
+			line = line_of(&ctx, OFF(tls_client_ca));
+		diag_add(diag, false, name, line, "%s", err);
+	}
+	return diag->n_errors ? -EINVAL : 0;
+}
+
+int config_validate(const struct config *cfg, char *err, size_t errlen)
+{
+	if (!!cfg->tls_cert[0] != !!cfg->tls_key[0]) {
+		snprintf(err, errlen, "[http] tls_cert and tls_key must be set together (%s is empty)",
+			 cfg->tls_cert[0] ? "tls_key" : "tls_cert");
+		return -EINVAL;
+	}
+	if (cfg->tls_client_ca[0] && !cfg->tls_cert[0]) {
+		snprintf(err, errlen, "[http] tls_client_ca needs tls_cert and tls_key (client certificates are checked over HTTPS only)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int config_load(const char *path, bool missing_ok, struct config *cfg,
+		struct config_diag *diag)
+{
+	char *buf = NULL;
+	struct stat st;
+	size_t len = 0;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ENOENT && missing_ok)
+			return 0;
+		diag_add(diag, false, path, 0, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		r = -EISDIR;
+		diag_add(diag, false, path, 0, "is a directory, not a config file");
+		goto out;
+	}
+	/* Read to EOF rather than trusting st_size: /dev/null works too. */
+	buf = malloc(CONFIG_FILE_MAX + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			diag_add(diag, false, path, 0, "cannot read: %s", strerror(-r));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > CONFIG_FILE_MAX) {
+			r = -EFBIG;
+			diag_add(diag, false, path, 0, "larger than %d bytes", CONFIG_FILE_MAX);
+			goto out;
+		}
+	}
+	r = config_parse(path, buf, len, cfg, diag);
+out:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+/* ---- printing ---- */
+
+static void print_value(const struct config *cfg, const struct key_desc *k, FILE *out)
+{
+	char buf[8192];
+
+	switch (k->type) {
+	case KEY_DURATION:
+		format_duration(*(const uint64_t *)cfield(cfg, k), buf, sizeof(buf));
+		fputs(buf, out);
+		return;
+	case KEY_CPUS:
+		if (cfg->cpus_all) {
+			fputs("all", out);
+		} else {
+			cpuset_format(&cfg->cpus, buf, sizeof(buf));
+			fputs(buf, out);
+		}
+		return;
+	case KEY_UINT:
+		if (k->offset == OFF(level))
+			fprintf(out, "%u", *(const unsigned *)cfield(cfg, k));
+		else
+			fprintf(out, "%" PRIu64, *(const uint64_t *)cfield(cfg, k));
+		return;
+	case KEY_CHOICE:
+		for (size_t i = 0; k->choices[i].name; i++)
+			if (k->choices[i].value == *(const int *)cfield(cfg, k))
+				fputs(k->choices[i].name, out);
+		return;
+	case KEY_BOOL:
+		fputs(*(const bool *)cfield(cfg, k) ? "true" : "false", out);
+		return;
+	case KEY_LISTEN:
+		for (size_t i = 0; i < cfg->n_listen; i++) {
+			format_listen_addr(&cfg->listen[i], buf, sizeof(buf));
+			fprintf(out, "%s%s", i ? " " : "", buf);
+		}
+		return;
+	case KEY_PATH:
+		fputs((const char *)cfield(cfg, k), out);
+		return;
+	}
+}
+
+void config_print(const struct config *cfg, FILE *out)
+{
+	const char *section = NULL;
+
+	for (size_t i = 0; i < N_KEYS; i++) {
+		if (!section || strcmp(section, keys[i].section) != 0) {
+			section = keys[i].section;
+			fprintf(out, "%s[%s]\n", i ? "\n" : "", section);
+		}
+		if (keys[i].type == KEY_PATH && !*(const char *)cfield(cfg, &keys[i])) {
+			fprintf(out, "%s =\n", keys[i].name);
+			continue;
+		}
+		fprintf(out, "%s = ", keys[i].name);
+		print_value(cfg, &keys[i], out);
+		fputc('\n', out);
+	}
+}
+
+static const char *choice_name(const struct choice *c, int value)
+{
+	for (size_t i = 0; c[i].name; i++)
+		if (c[i].value == value)
+			return c[i].name;
+	return "?";
+}
+
+const char *config_model_name(enum config_model model)
+{
+	return choice_name(model_choices, (int)model);
+}
+
+const char *config_granularity_name(enum config_granularity gran)
+{
+	return choice_name(gran_choices, (int)gran);
+}
+
+const char *config_log_level_name(enum log_level level)
+{
+	return choice_name(log_choices, (int)level);
+}

@@ -1,0 +1,100 @@
+/* config: the configuration of topdownd, its defaults, the INI file
+ * (through libinih) and its diagnostics.
+ *
+ * Every key is described once, in the key table of config.c: its section,
+ * type, range and default.  Loading is a pure function over the file's
+ * bytes that collects every problem as "FILE:LINE: message". */
+#ifndef TOPDOWND_CONFIG_H
+#define TOPDOWND_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cpuset.h"
+#include "log.h"
+#include "parse.h"
+
+#define CONFIG_DEFAULT_PATH "/etc/topdownd/topdownd.conf"
+#define CONFIG_LISTEN_MAX 16
+#define CONFIG_FILE_MAX (1024 * 1024)
+
+enum config_model {
+	MODEL_PERF,
+	MODEL_HARDWARE,
+};
+
+enum config_granularity {
+	GRAN_CPU,
+	GRAN_CORE,
+	GRAN_PACKAGE,
+	GRAN_SYSTEM,
+};
+
+struct config {
+	/* [collect] */
+	uint64_t interval_ns;
+	bool cpus_all;
+	struct cpuset cpus;
+	unsigned level;
+	enum config_model model;
+	bool count_kernel;
+	/* [metrics] */
+	enum config_granularity granularity;
+	bool ratios;
+	/* [http] */
+	struct listen_addr listen[CONFIG_LISTEN_MAX];
+	size_t n_listen;
+	char tls_cert[PATH_MAX];
+	char tls_key[PATH_MAX];
+	char tls_client_ca[PATH_MAX];
+	char basic_auth_file[PATH_MAX];
+	uint64_t max_connections;
+	uint64_t timeout_ns;
+	/* [log] */
+	enum log_level log_level;
+};
+
+#define CONFIG_DIAG_MAX 64
+
+struct config_diag_entry {
+	bool warning;
+	unsigned line;
+	char text[512]; /* "FILE:LINE: message" */
+};
+
+/* Problems found while loading.  Errors make the file unusable; warnings
+ * are worth telling the operator but the file is accepted. */
+struct config_diag {
+	size_t n;
+	size_t n_errors;
+	size_t dropped;
+	struct config_diag_entry entries[CONFIG_DIAG_MAX];
+};
+
+void config_defaults(struct config *cfg);
+
+/* Parses INI text named @name (for messages) over the defaults.
+ * Returns 0, or -EINVAL when @diag holds at least one error. */
+int config_parse(const char *name, const char *text, size_t len,
+		 struct config *cfg, struct config_diag *diag);
+
+/* Reads and parses @path.  A missing file is not an error when
+ * @missing_ok (the default path).  Returns 0, -EINVAL (see @diag) or the
+ * -errno of reading the file (also recorded in @diag). */
+int config_load(const char *path, bool missing_ok, struct config *cfg,
+		struct config_diag *diag);
+
+/* Checks what involves several keys (TLS key and cert go together...). */
+int config_validate(const struct config *cfg, char *err, size_t errlen);
+
+/* Writes @cfg in the file format, every key present. */
+void config_print(const struct config *cfg, FILE *out);
+
+const char *config_model_name(enum config_model model);
+const char *config_granularity_name(enum config_granularity gran);
+const char *config_log_level_name(enum log_level level);
+
+#endif

@@ -1,0 +1,37 @@
+/* topo: the CPUs of the machine and where each one sits: core, die,
+ * package, NUMA node; which are possible, present and online. */
+#ifndef TOPDOWND_TOPO_H
+#define TOPDOWND_TOPO_H
+
+#include <stdbool.h>
+
+#include "cpuset.h"
+#include "sysfs.h"
+
+struct topo_cpu {
+	int cpu;
+	bool known; /* topology files were readable (the CPU was online) */
+	int core_id;
+	int package;
+	int die;
+	int node;
+};
+
+struct topo;
+
+/* Reads possible/present/online CPUs and the topology of online CPUs. */
+int topo_new(const struct sysfs *sysfs, struct topo **ret);
+void topo_free(struct topo *topo);
+
+const struct cpuset *topo_possible(const struct topo *topo);
+const struct cpuset *topo_present(const struct topo *topo);
+const struct cpuset *topo_online(const struct topo *topo);
+/* NULL for a CPU that is not possible. */
+const struct topo_cpu *topo_cpu(const struct topo *topo, unsigned cpu);
+
+/* Re-reads the online list; returns 1 if it changed, 0 if not, -errno. */
+int topo_refresh_online(struct topo *topo, const struct sysfs *sysfs);
+/* Re-reads one CPU's topology (it came online).  -ENOENT if unavailable. */
+int topo_read_cpu(struct topo *topo, const struct sysfs *sysfs, unsigned cpu);
+
+#endif
