@@ -2,18 +2,30 @@
  * Init in dependency order, teardown in reverse. */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
+#include "collector.h"
 #include "config.h"
+#include "http.h"
+#include "listen.h"
 #include "log.h"
 #include "parse.h"
 #include "plan.h"
 #include "pmu.h"
 #include "report.h"
+#include "snapshot.h"
 #include "sysfs.h"
 #include "topo.h"
 #include "version.h"
@@ -196,41 +208,305 @@ static int load_config(const struct cli *cli, struct config *cfg)
 	return 0;
 }
 
-static int run_probe(const struct cli *cli, const struct config *cfg)
-{
-	struct sysfs *sysfs = NULL;
-	struct topo *topo = NULL;
+/* Everything the running daemon holds, in init order. */
+struct app {
+	const struct cli *cli;
+	struct config cfg;
+	struct sysfs *sysfs;
+	struct topo *topo;
 	struct pmu_info pmu;
 	struct plan plan;
-	int r, status = EXIT_RUNTIME;
+	struct collector *collector;
+	struct snapring *ring;
+	struct http *http;
+	int listen_fds[CONFIG_LISTEN_MAX * 4];
+	size_t n_listen_fds;
+	char hostname[256];
+	int epoll_fd, timer_fd, signal_fd;
+};
 
-	r = sysfs_new(cli->sysfs_root, &sysfs);
-	if (r < 0) {
-		log_error_errno(r, "Failed to open sysfs root %s: %m", cli->sysfs_root);
-		goto out;
+/* Descriptors kept for everything but the perf groups. */
+#define FD_RESERVE 256
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* Discovery, topology, plan: what both --probe and a run need. */
+static int app_discover(struct app *app)
+{
+	int r;
+
+	r = sysfs_new(app->cli->sysfs_root, &app->sysfs);
+	if (r < 0)
+		return log_error_errno(r, "Failed to open sysfs root %s: %m", app->cli->sysfs_root);
+	r = topo_new(app->sysfs, &app->topo);
+	if (r < 0)
+		return log_error_errno(r, "Failed to read the CPU topology under %s/devices/system/cpu: %m",
+				       app->cli->sysfs_root);
+	r = pmu_discover(app->sysfs, &app->pmu);
+	if (r < 0)
+		return log_error_errno(r, "Failed to discover the core PMU: %m");
+	plan_make(&app->pmu, app->topo, &app->cfg, &app->plan);
+	return 0;
+}
+
+static int app_start_collection(struct app *app)
+{
+	struct collector_params params = {
+		.sysfs = app->sysfs,
+		.topo = app->topo,
+		.pmu = &app->pmu,
+		.plan = &app->plan,
+		.count_kernel = app->cfg.count_kernel,
+		.interval_ns = app->cfg.interval_ns,
+		.fd_reserve = FD_RESERVE + (unsigned)app->cfg.max_connections,
+	};
+	int r;
+
+	r = collector_new(&params, &app->collector);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the collector: %m");
+	r = snapring_new(collector_capacity(app->collector), &app->ring);
+	if (r < 0)
+		return log_error_errno(r, "Failed to allocate snapshots: %m");
+	return collector_start(app->collector);
+}
+
+static void app_publish(struct app *app)
+{
+	struct snapshot *snap = snapring_begin(app->ring);
+
+	/* Every buffer still read by slow readers: this interval's view is
+	 * not published, the next one includes its counts. */
+	if (!snap)
+		return;
+	collector_fill(app->collector, snap);
+	snapring_publish(app->ring, snap);
+}
+
+static int app_listen(struct app *app)
+{
+	const size_t max = sizeof(app->listen_fds) / sizeof(app->listen_fds[0]);
+	char err[512];
+
+	for (size_t i = 0; i < app->cfg.n_listen; i++) {
+		int r = listen_open(&app->cfg.listen[i], app->listen_fds, max, &app->n_listen_fds,
+				    err, sizeof(err));
+
+		if (r < 0) {
+			log_error("%s", err);
+			return r;
+		}
 	}
-	r = topo_new(sysfs, &topo);
-	if (r < 0) {
-		log_error_errno(r, "Failed to read the CPU topology under %s/devices/system/cpu: %m",
-				cli->sysfs_root);
-		goto out;
+	return 0;
+}
+
+static int app_start_http(struct app *app)
+{
+	struct http_params params = {
+		.ring = app->ring,
+		.hostname = app->hostname,
+		.fds = app->listen_fds,
+		.n_fds = app->n_listen_fds,
+		.granularity = app->cfg.granularity,
+		.ratios = app->cfg.ratios,
+		.max_connections = (unsigned)app->cfg.max_connections,
+		.timeout_s = (unsigned)((app->cfg.timeout_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC),
+	};
+	int r;
+
+	r = http_new(&params, &app->http);
+	if (r < 0)
+		return log_error_errno(r, "Failed to start the HTTP server: %m");
+	for (size_t i = 0; i < app->n_listen_fds; i++) {
+		char url[400];
+
+		listen_url(app->listen_fds[i], "http", url, sizeof(url));
+		log_info("Listening on %s", url);
 	}
-	r = pmu_discover(sysfs, &pmu);
-	if (r < 0) {
-		log_error_errno(r, "Failed to discover the core PMU: %m");
-		goto out;
+	return 0;
+}
+
+static void app_free(struct app *app)
+{
+	http_free(app->http);
+	for (size_t i = 0; i < app->n_listen_fds; i++)
+		close(app->listen_fds[i]);
+	if (app->signal_fd >= 0)
+		close(app->signal_fd);
+	if (app->timer_fd >= 0)
+		close(app->timer_fd);
+	if (app->epoll_fd >= 0)
+		close(app->epoll_fd);
+	snapring_free(app->ring);
+	collector_free(app->collector);
+	topo_free(app->topo);
+	sysfs_free(app->sysfs);
+}
+
+static int run_probe(struct app *app)
+{
+	if (app_discover(app) < 0)
+		return EXIT_RUNTIME;
+	report_probe(stdout, &app->pmu, app->topo, &app->plan);
+	return app->plan.usable ? EXIT_SUCCESS : EXIT_RUNTIME;
+}
+
+static int run_once(struct app *app)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(app->cfg.interval_ns / NSEC_PER_SEC),
+		.tv_nsec = (long)(app->cfg.interval_ns % NSEC_PER_SEC),
+	};
+	const struct snapshot *snap;
+
+	if (app_discover(app) < 0 || app_start_collection(app) < 0)
+		return EXIT_RUNTIME;
+	if (app->plan.usable)
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+			;
+	collector_collect(app->collector, mono_now());
+	app_publish(app);
+	snap = snapring_acquire(app->ring);
+	if (app->cli->json) {
+		struct api_query q;
+		char err[128], *text;
+		json_t *doc;
+
+		api_parse_query("cpu", NULL, NULL, &q, err, sizeof(err));
+		doc = api_document(snap, &q, app->hostname, topdownd_version);
+		text = doc ? api_dump(doc, true) : NULL;
+		if (text)
+			printf("%s\n", text);
+		free(text);
+		json_decref(doc);
+	} else if (snap->up) {
+		report_once(stdout, snap);
 	}
-	plan_make(&pmu, topo, cfg, &plan);
-	report_probe(stdout, &pmu, topo, &plan);
-	status = plan.usable ? EXIT_SUCCESS : EXIT_RUNTIME;
-out:
-	topo_free(topo);
-	sysfs_free(sysfs);
-	return status;
+	snapring_release(app->ring, snap);
+	if (!app->plan.usable) {
+		fprintf(stderr, "topdownd: TopDown not available: %s\n", app->plan.reason);
+		return EXIT_RUNTIME;
+	}
+	if (!collector_up(app->collector)) {
+		fprintf(stderr, "topdownd: no CPU could be monitored (see the messages above)\n");
+		return EXIT_RUNTIME;
+	}
+	return EXIT_SUCCESS;
+}
+
+static int setup_loop(struct app *app)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct itimerspec its;
+	uint64_t first;
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	/* Blocked before any thread starts, so every thread inherits it. */
+	if (pthread_sigmask(SIG_BLOCK, &mask, NULL) != 0)
+		return log_error_errno(-EINVAL, "Failed to block signals");
+	signal(SIGPIPE, SIG_IGN);
+	app->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (app->signal_fd < 0)
+		return log_error_errno(-errno, "Failed to create a signalfd: %m");
+	app->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (app->timer_fd < 0)
+		return log_error_errno(-errno, "Failed to create a timerfd: %m");
+	/* Absolute deadlines: a slow interval does not shift the next ones. */
+	first = mono_now() + app->cfg.interval_ns;
+	its.it_value.tv_sec = (time_t)(first / NSEC_PER_SEC);
+	its.it_value.tv_nsec = (long)(first % NSEC_PER_SEC);
+	its.it_interval.tv_sec = (time_t)(app->cfg.interval_ns / NSEC_PER_SEC);
+	its.it_interval.tv_nsec = (long)(app->cfg.interval_ns % NSEC_PER_SEC);
+	if (timerfd_settime(app->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return log_error_errno(-errno, "Failed to arm the interval timer: %m");
+	app->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (app->epoll_fd < 0)
+		return log_error_errno(-errno, "Failed to create an epoll instance: %m");
+	ev.data.fd = app->timer_fd;
+	if (epoll_ctl(app->epoll_fd, EPOLL_CTL_ADD, app->timer_fd, &ev) < 0)
+		return log_error_errno(-errno, "Failed to watch the timer: %m");
+	ev.data.fd = app->signal_fd;
+	if (epoll_ctl(app->epoll_fd, EPOLL_CTL_ADD, app->signal_fd, &ev) < 0)
+		return log_error_errno(-errno, "Failed to watch signals: %m");
+	return 0;
+}
+
+static void on_timer(struct app *app)
+{
+	uint64_t expirations;
+
+	/* Missed expirations are not made up: the next read's deltas cover
+	 * the whole time since the previous one. */
+	if (read(app->timer_fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	collector_collect(app->collector, mono_now());
+	app_publish(app);
+}
+
+/* Returns true when the daemon should stop. */
+static bool on_signal(struct app *app)
+{
+	struct signalfd_siginfo si;
+
+	while (read(app->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+			log_info("Received %s, stopping", si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+			return true;
+		}
+	}
+	return false;
+}
+
+static int run_daemon(struct app *app)
+{
+	bool stop = false;
+
+	/* Sockets first: a taken port fails at once, before opening counters. */
+	if (app_listen(app) < 0)
+		return EXIT_RUNTIME;
+	if (setup_loop(app) < 0 || app_discover(app) < 0 || app_start_collection(app) < 0)
+		return EXIT_RUNTIME;
+	if (!app->plan.usable)
+		log_warning("TopDown is not available: %s. Serving topdown_up 0.", app->plan.reason);
+	else if (app->plan.level_note[0])
+		log_info("%s", app->plan.level_note);
+	/* Something to serve before the first interval completes. */
+	app_publish(app);
+	if (app_start_http(app) < 0)
+		return EXIT_RUNTIME;
+	while (!stop) {
+		struct epoll_event events[4];
+		int n = epoll_wait(app->epoll_fd, events, 4, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_error_errno(-errno, "epoll_wait failed: %m");
+			return EXIT_RUNTIME;
+		}
+		for (int i = 0; i < n; i++) {
+			if (events[i].data.fd == app->timer_fd)
+				on_timer(app);
+			else if (events[i].data.fd == app->signal_fd)
+				stop = on_signal(app) || stop;
+		}
+	}
+	return EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
 {
+	struct app app = { .epoll_fd = -1, .timer_fd = -1, .signal_fd = -1 };
 	struct config cfg;
 	struct cli cli;
 	int r;
@@ -250,9 +526,17 @@ int main(int argc, char **argv)
 		config_print(&cfg, stdout);
 		return EXIT_SUCCESS;
 	}
-	if (cli.probe)
-		return run_probe(&cli, &cfg);
 
-	fprintf(stderr, "topdownd: collection is not built yet; use --probe\n");
-	return EXIT_RUNTIME;
+	app.cli = &cli;
+	app.cfg = cfg;
+	if (gethostname(app.hostname, sizeof(app.hostname) - 1) < 0)
+		strcpy(app.hostname, "unknown");
+	if (cli.probe)
+		r = run_probe(&app);
+	else if (cli.once)
+		r = run_once(&app);
+	else
+		r = run_daemon(&app);
+	app_free(&app);
+	return r;
 }

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "tma.h"
+
 static const char *formulas_name(enum td_formulas f)
 {
 	return f == TD_FORMULAS_ICL ? "icelake" : "sapphire_rapids";
@@ -130,4 +132,81 @@ void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo
 		print_cpus(out, "Ignored:", &plan->nonexistent,
 			   "configured in [collect] cpus but not present on this machine");
 	fprintf(out, "%-13s usable\n", "TopDown:");
+}
+
+#define ONCE_MAX_COLUMNS 64
+
+static void cell(FILE *out, const struct snap_counts *c, int idx, const char *bottleneck,
+		 const char *name, const char *parent)
+{
+	double slots = c->last[TD_C_SLOTS];
+	char mark = ' ';
+	size_t plen;
+
+	if (slots <= 0) {
+		fprintf(out, " %11s", "-");
+		return;
+	}
+	/* bottleneck is "parent" or "parent.child". */
+	plen = strlen(parent ? parent : name);
+	if (!parent && strncmp(bottleneck, name, plen) == 0 &&
+	    (bottleneck[plen] == '\0' || bottleneck[plen] == '.'))
+		mark = '*';
+	if (parent && strncmp(bottleneck, parent, plen) == 0 && bottleneck[plen] == '.' &&
+	    strcmp(bottleneck + plen + 1, name) == 0)
+		mark = '*';
+	fprintf(out, " %10.1f%%%c", 100.0 * c->last[idx] / slots, mark);
+}
+
+void report_once(FILE *out, const struct snapshot *snap)
+{
+	const struct snap_counts *cols[ONCE_MAX_COLUMNS];
+	char bottlenecks[ONCE_MAX_COLUMNS][80];
+	unsigned n = 0;
+
+	fprintf(out, "# %u CPUs monitored on %u package%s, %s (%s), level %u, model %s, interval %.3f s\n",
+		snap->cpus_by_state[CPU_STATE_MONITORED], snap->n_pkgs, snap->n_pkgs == 1 ? "" : "s",
+		snap->pmu, snap->pmu_name[0] ? snap->pmu_name : "unknown", snap->level, snap->model,
+		snap->interval_s);
+	fprintf(out, "%-22s %12s", "", "host");
+	cols[n++] = &snap->host;
+	for (unsigned i = 0; i < snap->n_pkgs && n < ONCE_MAX_COLUMNS; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "package %d", snap->pkgs[i].package);
+		fprintf(out, " %12s", name);
+		cols[n++] = &snap->pkgs[i].c;
+	}
+	fputc('\n', out);
+	for (unsigned k = 0; k < n; k++)
+		tma_bottleneck(&cols[k]->last[TD_C_L1], &cols[k]->last[TD_C_L2], snap->level >= 2,
+			       bottlenecks[k], sizeof(bottlenecks[k]));
+	for (int l1 = 0; l1 < TD_L1_COUNT; l1++) {
+		fprintf(out, "%-22s", td_l1_name[l1]);
+		for (unsigned k = 0; k < n; k++)
+			cell(out, cols[k], TD_C_L1 + l1, bottlenecks[k], td_l1_name[l1], NULL);
+		fputc('\n', out);
+		if (snap->level < 2)
+			continue;
+		for (int l2 = 0; l2 < TD_L2_COUNT; l2++) {
+			if (td_l2_parent[l2] != (enum td_l1)l1)
+				continue;
+			fprintf(out, "  %-20s", td_l2_name[l2]);
+			for (unsigned k = 0; k < n; k++)
+				cell(out, cols[k], TD_C_L2 + l2, bottlenecks[k], td_l2_name[l2],
+				     td_l1_name[l1]);
+			fputc('\n', out);
+		}
+	}
+	fprintf(out, "%-22s", "running");
+	for (unsigned k = 0; k < n; k++) {
+		const double *last = cols[k]->last;
+
+		if (last[TD_C_ENABLED] > 0)
+			fprintf(out, " %10.1f%% ", 100.0 * last[TD_C_RUNNING] / last[TD_C_ENABLED]);
+		else
+			fprintf(out, " %11s", "-");
+	}
+	fputc('\n', out);
+	fprintf(out, "\n* bottleneck: host %s\n", bottlenecks[0][0] ? bottlenecks[0] : "none (no slots counted)");
 }

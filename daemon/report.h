@@ -7,10 +7,16 @@
 #include <stdio.h>
 
 #include "plan.h"
+#include "snapshot.h"
 #include "pmu.h"
 #include "topo.h"
 
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,
 		  const struct plan *plan);
+
+/* The host and per-package breakdown of the last interval, percentages
+ * with one decimal, level 2 indented under its parent, '*' on the
+ * bottleneck of each column. */
+void report_once(FILE *out, const struct snapshot *snap);
 
 #endif

@@ -1,8 +1,11 @@
-/* util: string helpers. */
+/* util: string helpers and the growable buffer. */
 #include "util.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void str_printf(char *buf, size_t len, const char *fmt, ...)
 {
@@ -13,4 +16,166 @@ void str_printf(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+void buf_init(struct buf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	buf_init(b);
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	b->failed = false;
+}
+
+bool buf_reserve(struct buf *b, size_t extra)
+{
+	size_t cap;
+	char *p;
+
+	if (b->failed)
+		return false;
+	if (b->len + extra + 1 <= b->cap)
+		return true;
+	cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	p = realloc(b->data, cap);
+	if (!p) {
+		b->failed = true;
+		return false;
+	}
+	b->data = p;
+	b->cap = cap;
+	return true;
+}
+
+void buf_add(struct buf *b, const void *data, size_t len)
+{
+	if (!buf_reserve(b, len))
+		return;
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+}
+
+void buf_puts(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void buf_putc(struct buf *b, char c)
+{
+	buf_add(b, &c, 1);
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !buf_reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void buf_u64(struct buf *b, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	buf_add(b, tmp + sizeof(tmp) - n, n);
+}
+
+void buf_i64(struct buf *b, int64_t v)
+{
+	if (v < 0) {
+		buf_putc(b, '-');
+		buf_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		buf_u64(b, (uint64_t)v);
+	}
+}
+
+void buf_count(struct buf *b, double v)
+{
+	if (!(v >= 0))
+		buf_putc(b, '0');
+	else if (v < 18446744073709549568.0)
+		buf_u64(b, (uint64_t)v);
+	else
+		buf_printf(b, "%.0f", floor(v));
+}
+
+void buf_double(struct buf *b, double v)
+{
+	double ip;
+
+	if (isnan(v)) {
+		buf_puts(b, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		buf_puts(b, v > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	/* Fixed point with 9 decimals covers ratios and seconds exactly
+	 * enough and needs no printf; anything else gets %.17g. */
+	if (fabs(v) < 1e9) {
+		double scaled = round(fabs(v) * 1e9);
+		uint64_t n = (uint64_t)scaled, whole = n / 1000000000u, frac = n % 1000000000u;
+		char digits[9];
+		int len = 9;
+
+		if (v < 0 && n)
+			buf_putc(b, '-');
+		buf_u64(b, whole);
+		if (frac == 0)
+			return;
+		for (int i = 8; i >= 0; i--) {
+			digits[i] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		while (len > 0 && digits[len - 1] == '0')
+			len--;
+		buf_putc(b, '.');
+		buf_add(b, digits, (size_t)len);
+		return;
+	}
+	if (modf(v, &ip) == 0 && fabs(v) < 9e15) {
+		buf_i64(b, (int64_t)v);
+		return;
+	}
+	buf_printf(b, "%.17g", v);
+}
+
+bool buf_failed(const struct buf *b)
+{
+	return b->failed;
+}
+
+char *buf_steal(struct buf *b, size_t *len)
+{
+	char *p = b->data;
+
+	*len = b->len;
+	buf_init(b);
+	return p;
 }

@@ -1,12 +1,42 @@
-/* util: small string helpers shared by every module. */
+/* util: small string and buffer helpers shared by every module. */
 #ifndef TOPDOWND_UTIL_H
 #define TOPDOWND_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* snprintf for messages into fixed buffers, where cutting a long message
  * short is the intended behaviour.  Always NUL-terminates. */
 void str_printf(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* A growable byte buffer.  After an allocation failure every append is a
+ * no-op and buf_failed() is true, so writers check once at the end. */
+struct buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	bool failed;
+};
+
+void buf_init(struct buf *b);
+void buf_free(struct buf *b);
+void buf_reset(struct buf *b);
+bool buf_reserve(struct buf *b, size_t extra);
+void buf_add(struct buf *b, const void *data, size_t len);
+void buf_puts(struct buf *b, const char *s);
+void buf_putc(struct buf *b, char c);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Decimal integer, without printf. */
+void buf_u64(struct buf *b, uint64_t v);
+void buf_i64(struct buf *b, int64_t v);
+/* A counter held as a double: its integer part (exact below 2^64). */
+void buf_count(struct buf *b, double v);
+/* A float as Prometheus parses it: shortest of fixed 9 decimals or %.17g. */
+void buf_double(struct buf *b, double v);
+bool buf_failed(const struct buf *b);
+/* Hands the data over to the caller (who frees it); @b is reset. */
+char *buf_steal(struct buf *b, size_t *len);
 
 #endif

@@ -1,0 +1,218 @@
+/* api: JSON document and query parsing. */
+#include "api.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tma.h"
+
+int api_parse_query(const char *scope, const char *level, const char *cpu,
+		    struct api_query *q, char *err, size_t errlen)
+{
+	static const char *const scopes[] = { "host", "package", "core", "cpu" };
+	char sub[160];
+
+	memset(q, 0, sizeof(*q));
+	q->scope = API_SCOPE_HOST;
+	q->level = 2;
+	if (scope) {
+		size_t i;
+
+		for (i = 0; i < 4; i++)
+			if (strcmp(scope, scopes[i]) == 0)
+				break;
+		if (i == 4) {
+			snprintf(err, errlen, "invalid scope \"%.64s\": expected host, package, core or cpu",
+				 scope);
+			return -EINVAL;
+		}
+		q->scope = (enum api_scope)i;
+	}
+	if (level) {
+		if (strcmp(level, "1") != 0 && strcmp(level, "2") != 0) {
+			snprintf(err, errlen, "invalid level \"%.64s\": expected 1 or 2", level);
+			return -EINVAL;
+		}
+		q->level = (unsigned)(level[0] - '0');
+	}
+	if (cpu) {
+		if (cpuset_parse(cpu, &q->cpus, sub, sizeof(sub)) < 0 || cpuset_empty(&q->cpus)) {
+			snprintf(err, errlen, "invalid cpu \"%.64s\": expected a CPU list like 0-3,8",
+				 cpu);
+			return -EINVAL;
+		}
+		q->has_cpus = true;
+		/* Asking for CPUs means wanting to see them. */
+		if (!scope)
+			q->scope = API_SCOPE_CPU;
+	}
+	return 0;
+}
+
+/* Ratios to 6 decimals: more would only show the 8-bit quantisation. */
+static json_t *ratio(double v)
+{
+	return json_real(round(v * 1e6) / 1e6);
+}
+
+static json_t *count(double v)
+{
+	/* Counters beyond 2^63 (a big host after weeks) stay exact enough
+	 * as reals; below, integers print exactly. */
+	if (v < 9.2e18)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+/* Fields shared by the host, a package, a core and a CPU. */
+static int add_counts(json_t *obj, const struct snap_counts *c, unsigned level)
+{
+	const double *last = c->last;
+	double slots = last[TD_C_SLOTS];
+	json_t *l1 = NULL, *l2 = NULL;
+	char bottleneck[80];
+
+	json_object_set_new(obj, "slots", count(slots));
+	json_object_set_new(obj, "slots_total", count(c->total[TD_C_SLOTS]));
+	json_object_set_new(obj, "running_ratio",
+			    last[TD_C_ENABLED] > 0 ? ratio(last[TD_C_RUNNING] / last[TD_C_ENABLED])
+						   : json_null());
+	if (slots <= 0) {
+		json_object_set_new(obj, "level1", json_null());
+		if (level >= 2)
+			json_object_set_new(obj, "level2", json_null());
+		json_object_set_new(obj, "bottleneck", json_null());
+		return 0;
+	}
+	l1 = json_object();
+	for (int i = 0; i < TD_L1_COUNT; i++)
+		json_object_set_new(l1, td_l1_name[i], ratio(last[TD_C_L1 + i] / slots));
+	json_object_set_new(obj, "level1", l1);
+	if (level >= 2) {
+		l2 = json_object();
+		for (int i = 0; i < TD_L2_COUNT; i++)
+			json_object_set_new(l2, td_l2_name[i], ratio(last[TD_C_L2 + i] / slots));
+		json_object_set_new(obj, "level2", l2);
+	}
+	tma_bottleneck(&last[TD_C_L1], &last[TD_C_L2], level >= 2, bottleneck, sizeof(bottleneck));
+	json_object_set_new(obj, "bottleneck", bottleneck[0] ? json_string(bottleneck) : json_null());
+	return 0;
+}
+
+static bool pkg_selected(const struct snapshot *snap, const struct api_query *q, unsigned pkg)
+{
+	if (!q->has_cpus)
+		return true;
+	for (unsigned i = 0; i < snap->n_cpus; i++)
+		if (snap->cpus[i].pkg_idx == (int)pkg && cpuset_test(&q->cpus, (unsigned)snap->cpus[i].cpu))
+			return true;
+	return false;
+}
+
+static bool core_selected(const struct snapshot *snap, const struct api_query *q, unsigned core)
+{
+	if (!q->has_cpus)
+		return true;
+	for (unsigned i = 0; i < snap->n_cpus; i++)
+		if (snap->cpus[i].core_idx == (int)core && cpuset_test(&q->cpus, (unsigned)snap->cpus[i].cpu))
+			return true;
+	return false;
+}
+
+json_t *api_document(const struct snapshot *snap, const struct api_query *q,
+		     const char *hostname, const char *version)
+{
+	unsigned level = q->level < snap->level ? q->level : snap->level;
+	json_t *doc = json_object(), *pmu, *host, *states, *arr;
+
+	if (!doc)
+		return NULL;
+	json_object_set_new(doc, "version", json_string(version));
+	json_object_set_new(doc, "hostname", json_string(hostname));
+	json_object_set_new(doc, "timestamp", json_real(round(snap->timestamp * 1e3) / 1e3));
+	json_object_set_new(doc, "interval_seconds", json_real(snap->interval_s));
+	json_object_set_new(doc, "up", json_boolean(snap->up));
+
+	pmu = json_object();
+	json_object_set_new(pmu, "name", snap->pmu[0] ? json_string(snap->pmu) : json_null());
+	json_object_set_new(pmu, "pmu_name", snap->pmu_name[0] ? json_string(snap->pmu_name) : json_null());
+	json_object_set_new(pmu, "level", json_integer(snap->level));
+	json_object_set_new(pmu, "model", snap->model[0] ? json_string(snap->model) : json_null());
+	if (snap->reason[0])
+		json_object_set_new(pmu, "reason", json_string(snap->reason));
+	json_object_set_new(doc, "pmu", pmu);
+
+	states = json_object();
+	for (int s = 0; s < CPU_STATE_COUNT; s++)
+		json_object_set_new(states, cpu_state_name[s], json_integer(snap->cpus_by_state[s]));
+	json_object_set_new(doc, "cpus_by_state", states);
+
+	host = json_object();
+	add_counts(host, &snap->host, level);
+	json_object_set_new(doc, "host", host);
+
+	if (q->scope >= API_SCOPE_PACKAGE) {
+		arr = json_array();
+		for (unsigned i = 0; i < snap->n_pkgs; i++) {
+			json_t *o;
+
+			if (!pkg_selected(snap, q, i))
+				continue;
+			o = json_object();
+			json_object_set_new(o, "package", json_integer(snap->pkgs[i].package));
+			add_counts(o, &snap->pkgs[i].c, level);
+			json_array_append_new(arr, o);
+		}
+		json_object_set_new(doc, "packages", arr);
+	}
+	if (q->scope >= API_SCOPE_CORE) {
+		arr = json_array();
+		for (unsigned i = 0; i < snap->n_cores; i++) {
+			json_t *o, *cpus;
+
+			if (!core_selected(snap, q, i))
+				continue;
+			o = json_object();
+			json_object_set_new(o, "core", json_integer(snap->cores[i].core_id));
+			json_object_set_new(o, "package", json_integer(snap->cores[i].package));
+			json_object_set_new(o, "die", json_integer(snap->cores[i].die));
+			cpus = json_array();
+			for (unsigned k = 0; k < snap->n_cpus; k++)
+				if (snap->cpus[k].core_idx == (int)i)
+					json_array_append_new(cpus, json_integer(snap->cpus[k].cpu));
+			json_object_set_new(o, "cpus", cpus);
+			add_counts(o, &snap->cores[i].c, level);
+			json_array_append_new(arr, o);
+		}
+		json_object_set_new(doc, "cores", arr);
+	}
+	if (q->scope >= API_SCOPE_CPU) {
+		arr = json_array();
+		for (unsigned i = 0; i < snap->n_cpus; i++) {
+			const struct snap_cpu *c = &snap->cpus[i];
+			json_t *o;
+
+			if (q->has_cpus && !cpuset_test(&q->cpus, (unsigned)c->cpu))
+				continue;
+			o = json_object();
+			json_object_set_new(o, "cpu", json_integer(c->cpu));
+			json_object_set_new(o, "core", c->known ? json_integer(c->core_id) : json_null());
+			json_object_set_new(o, "package", c->known ? json_integer(c->package) : json_null());
+			json_object_set_new(o, "die", c->known ? json_integer(c->die) : json_null());
+			json_object_set_new(o, "node", c->known ? json_integer(c->node) : json_null());
+			json_object_set_new(o, "state", json_string(cpu_state_name[c->state]));
+			add_counts(o, &c->c, level);
+			json_array_append_new(arr, o);
+		}
+		json_object_set_new(doc, "cpus", arr);
+	}
+	return doc;
+}
+
+char *api_dump(const json_t *doc, bool pretty)
+{
+	return json_dumps(doc, JSON_REAL_PRECISION(15) | JSON_PRESERVE_ORDER |
+				       (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+}

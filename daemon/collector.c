@@ -1,0 +1,666 @@
+/* collector: perf groups, interval reads, fault isolation, hotplug. */
+#include "collector.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "tma.h"
+#include "util.h"
+
+#define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
+		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
+/* A failed CPU (permission, fd limit...) is tried again this often. */
+#define RETRY_NS (30 * UINT64_C(1000000000))
+#define EINTR_RETRIES 3
+
+struct ccpu {
+	int cpu;
+	enum cpu_state state;
+	bool known;
+	int core_idx, pkg_idx;
+	int fd[TD_EV_COUNT]; /* in group order, -1 when closed */
+	uint64_t id[TD_EV_COUNT];
+	uint64_t prev[TD_EV_COUNT];
+	uint64_t prev_enabled, prev_running;
+	uint64_t retry_at_ns;
+	struct snap_counts counts;
+};
+
+struct layout_core {
+	int package, die, core_id;
+};
+
+struct collector {
+	const struct sysfs *sysfs;
+	struct topo *topo;
+	const struct pmu_info *pmu;
+	const struct plan *plan;
+	bool count_kernel;
+	uint64_t interval_ns;
+	unsigned fd_reserve;
+
+	/* Group composition in effect (after any fallback to hardware). */
+	unsigned n_events;
+	enum td_event events[TD_EV_COUNT];
+	struct tma_model model;
+	char reason[SNAP_REASON];
+
+	unsigned n_cpus;
+	struct ccpu *cpus;
+	unsigned n_cores, n_pkgs;
+	struct layout_core *cores;
+	int *pkgs; /* package ids */
+	uint64_t layout;
+
+	uint64_t errors[COLL_ERR_COUNT];
+	unsigned n_waiting; /* CPUs offline or failed, worth retrying */
+	bool warned_permission, warned_fds;
+	double duration_s;
+	double timestamp;
+	uint64_t seq;
+
+	uint64_t *buf;
+	size_t buf_words;
+};
+
+static struct log_ratelimit read_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(1000000000), 10);
+static struct log_ratelimit open_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(1000000000), 10);
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- layout: CPUs to cores and packages ---- */
+
+static int core_cmp(const void *a, const void *b)
+{
+	const struct layout_core *x = a, *y = b;
+
+	if (x->package != y->package)
+		return x->package < y->package ? -1 : 1;
+	if (x->die != y->die)
+		return x->die < y->die ? -1 : 1;
+	return x->core_id < y->core_id ? -1 : x->core_id > y->core_id;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int find_core(const struct collector *c, const struct topo_cpu *t)
+{
+	for (unsigned i = 0; i < c->n_cores; i++)
+		if (c->cores[i].package == t->package && c->cores[i].die == t->die &&
+		    c->cores[i].core_id == t->core_id)
+			return (int)i;
+	return -1;
+}
+
+static int find_pkg(const struct collector *c, int package)
+{
+	for (unsigned i = 0; i < c->n_pkgs; i++)
+		if (c->pkgs[i] == package)
+			return (int)i;
+	return -1;
+}
+
+/* Sorted cores and packages of every CPU whose topology is known.  Runs
+ * at start and when a CPU of unknown topology comes online. */
+static void build_layout(struct collector *c)
+{
+	c->n_cores = 0;
+	c->n_pkgs = 0;
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		const struct topo_cpu *t = topo_cpu(c->topo, (unsigned)c->cpus[i].cpu);
+
+		c->cpus[i].known = t && t->known;
+		if (!c->cpus[i].known)
+			continue;
+		if (find_core(c, t) < 0)
+			c->cores[c->n_cores++] = (struct layout_core){ t->package, t->die, t->core_id };
+		if (find_pkg(c, t->package) < 0)
+			c->pkgs[c->n_pkgs++] = t->package;
+	}
+	qsort(c->cores, c->n_cores, sizeof(*c->cores), core_cmp);
+	qsort(c->pkgs, c->n_pkgs, sizeof(*c->pkgs), int_cmp);
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		const struct topo_cpu *t = topo_cpu(c->topo, (unsigned)c->cpus[i].cpu);
+
+		c->cpus[i].core_idx = c->cpus[i].known ? find_core(c, t) : -1;
+		c->cpus[i].pkg_idx = c->cpus[i].known ? find_pkg(c, t->package) : -1;
+	}
+	c->layout++;
+}
+
+/* ---- groups ---- */
+
+static long perf_event_open(struct perf_event_attr *attr, int cpu, int group_fd)
+{
+	return syscall(SYS_perf_event_open, attr, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void close_group(struct collector *c, struct ccpu *cc)
+{
+	(void)c;
+	/* Members first, the leader last, as perf does. */
+	for (int i = TD_EV_COUNT - 1; i >= 0; i--) {
+		if (cc->fd[i] >= 0)
+			close(cc->fd[i]);
+		cc->fd[i] = -1;
+	}
+}
+
+/* Opens @cc's group with the first @n events.  On failure returns -errno
+ * and the index of the event that failed in @failed. */
+static int open_group(struct collector *c, struct ccpu *cc, unsigned n, unsigned *failed)
+{
+	int r;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct pmu_encoding *enc = &c->pmu->enc[c->events[i]];
+		struct perf_event_attr attr;
+		long fd;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.type = c->pmu->type;
+		attr.size = sizeof(attr);
+		attr.config = enc->config[0];
+		attr.config1 = enc->config[1];
+		attr.config2 = enc->config[2];
+		attr.read_format = READ_FORMAT;
+		/* Start the whole group at once, as perf does. */
+		attr.disabled = i == 0;
+		/* Fixed counter 3 takes its privilege filter from the leader:
+		 * identical bits across the group. */
+		attr.exclude_kernel = !c->count_kernel;
+		fd = perf_event_open(&attr, cc->cpu, i == 0 ? -1 : cc->fd[0]);
+		if (fd < 0) {
+			r = -errno;
+			*failed = i;
+			close_group(c, cc);
+			return r;
+		}
+		cc->fd[i] = (int)fd;
+		if (ioctl(cc->fd[i], PERF_EVENT_IOC_ID, &cc->id[i]) < 0) {
+			r = -errno;
+			*failed = i;
+			close_group(c, cc);
+			return r;
+		}
+	}
+	if (ioctl(cc->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
+		r = -errno;
+		*failed = 0;
+		close_group(c, cc);
+		return r;
+	}
+	/* Counts and times start at 0 when a group is created: the first
+	 * read is a full delta, nothing is lost after a reopen. */
+	memset(cc->prev, 0, sizeof(cc->prev));
+	cc->prev_enabled = 0;
+	cc->prev_running = 0;
+	return 0;
+}
+
+static void set_state(struct collector *c, struct ccpu *cc, enum cpu_state state)
+{
+	bool was = cc->state == CPU_STATE_OFFLINE || cc->state == CPU_STATE_FAILED;
+	bool is = state == CPU_STATE_OFFLINE || state == CPU_STATE_FAILED;
+
+	c->n_waiting += (unsigned)is - (unsigned)was;
+	cc->state = state;
+}
+
+/* Records an open failure on @cc: state, error counter, one log line. */
+static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned failed,
+			uint64_t now)
+{
+	const char *ev = td_event_name[c->events[failed]];
+
+	switch (-r) {
+	case EACCES:
+	case EPERM:
+		c->errors[COLL_ERR_PERMISSION]++;
+		set_state(c, cc, CPU_STATE_FAILED);
+		if (!c->warned_permission) {
+			c->warned_permission = true;
+			log_error_errno(r, "Failed to open the TopDown group on CPU %d: %m. "
+					"topdownd needs CAP_PERFMON (or CAP_SYS_ADMIN), or kernel.perf_event_paranoid <= 0 "
+					"(sysctl kernel.perf_event_paranoid=0); retrying every 30s", cc->cpu);
+		}
+		break;
+	case ENOENT:
+	case EINVAL:
+	case EOPNOTSUPP:
+		c->errors[COLL_ERR_UNSUPPORTED]++;
+		set_state(c, cc, CPU_STATE_UNSUPPORTED);
+		log_ratelimited(&open_rl, LOG_LEVEL_WARNING, r,
+				"CPU %d does not support %s (%m); not monitoring it", cc->cpu, ev);
+		break;
+	case ENODEV:
+		c->errors[COLL_ERR_OFFLINE]++;
+		set_state(c, cc, CPU_STATE_OFFLINE);
+		log_debug("CPU %d is offline; it will be monitored once it comes online", cc->cpu);
+		break;
+	case EMFILE:
+	case ENFILE:
+		c->errors[COLL_ERR_FD_LIMIT]++;
+		set_state(c, cc, CPU_STATE_FAILED);
+		if (!c->warned_fds) {
+			struct rlimit rl = { 0 };
+
+			c->warned_fds = true;
+			getrlimit(RLIMIT_NOFILE, &rl);
+			log_error_errno(r, "Failed to open the TopDown group on CPU %d: %m. %u CPUs x %u events need "
+					"%u file descriptors, the limit is %llu: raise LimitNOFILE= (or ulimit -n)",
+					cc->cpu, cpuset_count(&c->plan->monitor), c->n_events, cpuset_count(&c->plan->monitor) * c->n_events + c->fd_reserve,
+					(unsigned long long)rl.rlim_cur);
+		}
+		break;
+	default:
+		c->errors[COLL_ERR_OPEN]++;
+		set_state(c, cc, CPU_STATE_FAILED);
+		log_ratelimited(&open_rl, LOG_LEVEL_ERROR, r, "Failed to open %s on CPU %d: %m",
+				ev, cc->cpu);
+		break;
+	}
+	cc->retry_at_ns = now + RETRY_NS;
+}
+
+static bool refinement_refused(const struct collector *c, int r, unsigned failed)
+{
+	return failed >= c->plan->n_core && failed < c->n_events &&
+	       (r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP);
+}
+
+static void use_hardware_model(struct collector *c, int cpu, unsigned failed, int r)
+{
+	const char *ev = td_event_name[c->events[failed]];
+
+	log_warning_errno(r, "Failed to open %s on CPU %d: %m; using model hardware "
+			  "(metric events only, no refinement) on all CPUs", ev, cpu);
+	str_printf(c->reason, sizeof(c->reason),
+		   "model perf unavailable: %s refused on CPU %d (%s); using model hardware",
+		   ev, cpu, strerror(-r));
+	c->n_events = c->plan->n_core;
+	c->model.refine = false;
+}
+
+/* Opens one CPU's group; returns true if it is monitored afterwards. */
+static bool try_open(struct collector *c, struct ccpu *cc, uint64_t now)
+{
+	unsigned failed = 0;
+	int r = open_group(c, cc, c->n_events, &failed);
+
+	if (r == 0) {
+		set_state(c, cc, CPU_STATE_MONITORED);
+		return true;
+	}
+	open_failed(c, cc, r, failed, now);
+	return false;
+}
+
+static void raise_fd_limit(struct collector *c)
+{
+	rlim_t need = (rlim_t)cpuset_count(&c->plan->monitor) * c->n_events + c->fd_reserve;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+		return;
+	if (rl.rlim_max < need) {
+		struct rlimit want = { need, need };
+
+		/* Raising the hard limit needs CAP_SYS_RESOURCE; try. */
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+			return;
+		log_warning("%llu file descriptors are needed (%u CPUs x %u events + %u) but the hard limit is %llu: "
+			    "some CPUs will not be monitored; raise LimitNOFILE= (or ulimit -Hn)",
+			    (unsigned long long)need, cpuset_count(&c->plan->monitor), c->n_events,
+			    c->fd_reserve, (unsigned long long)rl.rlim_max);
+		need = rl.rlim_max;
+	}
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_warning_errno(-errno, "Failed to raise RLIMIT_NOFILE to %llu: %m",
+				  (unsigned long long)need);
+}
+
+int collector_start(struct collector *c)
+{
+	uint64_t now = mono_ns();
+
+	if (!c->plan->usable)
+		return 0;
+	raise_fd_limit(c);
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		struct ccpu *cc = &c->cpus[i];
+		unsigned failed = 0;
+		int r;
+
+		if (cc->state == CPU_STATE_UNSUPPORTED)
+			continue;
+		r = open_group(c, cc, c->n_events, &failed);
+		if (r < 0 && refinement_refused(c, r, failed)) {
+			/* One model for the whole host: restart without them. */
+			use_hardware_model(c, cc->cpu, failed, r);
+			for (unsigned j = 0; j < i; j++)
+				close_group(c, &c->cpus[j]);
+			for (unsigned j = 0; j <= i; j++)
+				if (c->cpus[j].state != CPU_STATE_UNSUPPORTED)
+					try_open(c, &c->cpus[j], now);
+			continue;
+		}
+		if (r == 0)
+			set_state(c, cc, CPU_STATE_MONITORED);
+		else
+			open_failed(c, cc, r, failed, now);
+	}
+	return 0;
+}
+
+/* ---- reading ---- */
+
+static void went_offline(struct collector *c, struct ccpu *cc, uint64_t now)
+{
+	close_group(c, cc);
+	c->errors[COLL_ERR_OFFLINE]++;
+	set_state(c, cc, CPU_STATE_OFFLINE);
+	cc->retry_at_ns = now;
+	log_info("CPU %d went offline; monitoring it again when it comes back", cc->cpu);
+}
+
+/* Finds the group position of @id; the kernel returns the values in
+ * group order, so this is only reached after a surprise. */
+static int index_of_id(const struct ccpu *cc, unsigned n, uint64_t id)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (cc->id[i] == id)
+			return (int)i;
+	return -1;
+}
+
+static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
+{
+	const size_t want = (3 + 2 * (size_t)c->n_events) * sizeof(uint64_t);
+	uint64_t *b = c->buf;
+	struct tma_input in;
+	struct tma_ratios ratios;
+	uint64_t enabled, running, slots;
+	int pos[TD_EV_COUNT];
+	ssize_t n;
+	int tries = 0;
+
+	memset(&cc->counts.last, 0, sizeof(cc->counts.last));
+	do {
+		n = read(cc->fd[0], b, c->buf_words * sizeof(uint64_t));
+	} while (n < 0 && errno == EINTR && ++tries < EINTR_RETRIES);
+	if (n < 0) {
+		c->errors[COLL_ERR_READ]++;
+		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, -errno,
+				"Failed to read the group of CPU %d: %m; skipping this interval for it",
+				cc->cpu);
+		return;
+	}
+	/* A detached group (its CPU went offline) reads back as the leader
+	 * alone with frozen counts; nothing reattaches it. */
+	if ((size_t)n >= 3 * sizeof(uint64_t) && b[0] == 1 && c->n_events > 1) {
+		went_offline(c, cc, now);
+		return;
+	}
+	if ((size_t)n != want || b[0] != c->n_events) {
+		c->errors[COLL_ERR_SHORT_READ]++;
+		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
+				"Short read from the group of CPU %d (%zd of %zu bytes, %llu values); skipping this interval for it",
+				cc->cpu, n, want, (unsigned long long)b[0]);
+		return;
+	}
+	enabled = b[1];
+	running = b[2];
+	if (enabled == cc->prev_enabled) {
+		/* time_enabled only stands still for a group that is no longer
+		 * scheduled at all: its CPU went away. */
+		went_offline(c, cc, now);
+		return;
+	}
+	if (enabled < cc->prev_enabled || running < cc->prev_running) {
+		c->errors[COLL_ERR_SHORT_READ]++;
+		return;
+	}
+
+	memset(&in, 0, sizeof(in));
+	for (unsigned i = 0; i < c->n_events; i++) {
+		uint64_t value = b[3 + 2 * i], id = b[4 + 2 * i];
+
+		pos[i] = id == cc->id[i] ? (int)i : index_of_id(cc, c->n_events, id);
+		if (pos[i] < 0 || value < cc->prev[pos[i]]) {
+			c->errors[COLL_ERR_SHORT_READ]++;
+			log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
+					"Unexpected values from the group of CPU %d; skipping this interval for it",
+					cc->cpu);
+			return;
+		}
+		in.delta[c->events[pos[i]]] = value - cc->prev[pos[i]];
+	}
+	for (unsigned i = 0; i < c->n_events; i++)
+		cc->prev[pos[i]] = b[3 + 2 * i];
+
+	cc->counts.last[TD_C_ENABLED] = (double)(enabled - cc->prev_enabled);
+	cc->counts.last[TD_C_RUNNING] = (double)(running - cc->prev_running);
+	cc->prev_enabled = enabled;
+	cc->prev_running = running;
+	slots = in.delta[TD_EV_SLOTS];
+	/* Slots weigh each ratio: the categories then partition the slots
+	 * counter exactly and aggregate by plain addition. */
+	if (tma_compute(&c->model, &in, &ratios) == 0) {
+		double w = (double)slots;
+
+		cc->counts.last[TD_C_SLOTS] = w;
+		for (int k = 0; k < TD_L1_COUNT; k++)
+			cc->counts.last[TD_C_L1 + k] = ratios.l1[k] * w;
+		for (int k = 0; k < TD_L2_COUNT; k++)
+			cc->counts.last[TD_C_L2 + k] = ratios.l2[k] * w;
+	}
+	for (int k = 0; k < TD_C_COUNT; k++)
+		cc->counts.total[k] += cc->counts.last[k];
+}
+
+/* Offline CPUs come back through the online list; failed ones are tried
+ * again every RETRY_NS. */
+static void revisit_waiting(struct collector *c, uint64_t now)
+{
+	bool online_read = false, relayout = false;
+
+	for (unsigned i = 0; i < c->n_cpus && c->n_waiting; i++) {
+		struct ccpu *cc = &c->cpus[i];
+
+		if (cc->state == CPU_STATE_OFFLINE) {
+			if (!online_read) {
+				topo_refresh_online(c->topo, c->sysfs);
+				online_read = true;
+			}
+			if (!cpuset_test(topo_online(c->topo), (unsigned)cc->cpu))
+				continue;
+			if (!cc->known && topo_read_cpu(c->topo, c->sysfs, (unsigned)cc->cpu) == 0)
+				relayout = true;
+			if (try_open(c, cc, now))
+				log_info("CPU %d is online; monitoring it again", cc->cpu);
+		} else if (cc->state == CPU_STATE_FAILED && now >= cc->retry_at_ns) {
+			if (try_open(c, cc, now))
+				log_info("CPU %d: TopDown group opened after an earlier failure", cc->cpu);
+		}
+	}
+	if (relayout)
+		build_layout(c);
+}
+
+void collector_collect(struct collector *c, uint64_t now_ns)
+{
+	struct timespec wall;
+
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		struct ccpu *cc = &c->cpus[i];
+
+		if (cc->state == CPU_STATE_MONITORED)
+			read_cpu(c, cc, now_ns);
+		else
+			memset(&cc->counts.last, 0, sizeof(cc->counts.last));
+	}
+	/* After the reads: a group reopened now is first read next interval. */
+	if (c->n_waiting)
+		revisit_waiting(c, now_ns);
+	c->duration_s = (double)(mono_ns() - now_ns) / 1e9;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	c->timestamp = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
+	c->seq++;
+}
+
+/* ---- lifecycle and views ---- */
+
+int collector_new(const struct collector_params *p, struct collector **ret)
+{
+	const struct plan *plan = p->plan;
+	struct collector *c;
+	unsigned n = 0;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->sysfs = p->sysfs;
+	c->topo = p->topo;
+	c->pmu = p->pmu;
+	c->plan = plan;
+	c->count_kernel = p->count_kernel;
+	c->interval_ns = p->interval_ns;
+	c->fd_reserve = p->fd_reserve;
+	c->n_events = plan->n_events;
+	memcpy(c->events, plan->events, sizeof(c->events));
+	c->model = (struct tma_model){ .formulas = plan->formulas,
+				       .refine = plan->model == MODEL_PERF,
+				       .level = plan->level };
+	str_printf(c->reason, sizeof(c->reason), "%s",
+		   !plan->usable ? plan->reason :
+		   plan->level_note[0] ? plan->level_note : plan->model_note);
+
+	c->n_cpus = cpuset_count(&plan->selected);
+	c->cpus = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->cpus));
+	c->cores = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->cores));
+	c->pkgs = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->pkgs));
+	c->buf_words = 3 + 2 * TD_EV_COUNT;
+	c->buf = calloc(c->buf_words, sizeof(uint64_t));
+	if (!c->cpus || !c->cores || !c->pkgs || !c->buf) {
+		collector_free(c);
+		return -ENOMEM;
+	}
+	CPUSET_FOREACH(cpu, &plan->selected) {
+		struct ccpu *cc = &c->cpus[n++];
+
+		cc->cpu = cpu;
+		for (int i = 0; i < TD_EV_COUNT; i++)
+			cc->fd[i] = -1;
+		/* Monitored CPUs wait for collector_start to open them. */
+		cc->state = cpuset_test(&plan->monitor, (unsigned)cpu) ? CPU_STATE_OFFLINE
+								       : CPU_STATE_UNSUPPORTED;
+		c->n_waiting += cc->state == CPU_STATE_OFFLINE;
+	}
+	build_layout(c);
+	*ret = c;
+	return 0;
+}
+
+void collector_free(struct collector *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; c->cpus && i < c->n_cpus; i++)
+		close_group(c, &c->cpus[i]);
+	free(c->cpus);
+	free(c->cores);
+	free(c->pkgs);
+	free(c->buf);
+	free(c);
+}
+
+unsigned collector_capacity(const struct collector *c)
+{
+	return c->n_cpus ? c->n_cpus : 1;
+}
+
+bool collector_up(const struct collector *c)
+{
+	return collector_count(c, CPU_STATE_MONITORED) > 0;
+}
+
+const char *collector_model(const struct collector *c)
+{
+	return c->model.refine ? "perf" : "hardware";
+}
+
+unsigned collector_count(const struct collector *c, enum cpu_state state)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->n_cpus; i++)
+		n += c->cpus[i].state == state;
+	return n;
+}
+
+void collector_fill(const struct collector *c, struct snapshot *snap)
+{
+	snap->seq = c->seq;
+	snap->layout = c->layout;
+	snap->timestamp = c->timestamp;
+	snap->interval_s = (double)c->interval_ns / 1e9;
+	snap->duration_s = c->duration_s;
+	str_printf(snap->pmu, sizeof(snap->pmu), "%s", c->pmu->name);
+	str_printf(snap->pmu_name, sizeof(snap->pmu_name), "%s", c->pmu->pmu_name);
+	snap->level = c->plan->level;
+	str_printf(snap->model, sizeof(snap->model), "%s", c->plan->usable ? collector_model(c) : "");
+	str_printf(snap->reason, sizeof(snap->reason), "%s", c->reason);
+	memset(snap->cpus_by_state, 0, sizeof(snap->cpus_by_state));
+	memcpy(snap->errors, c->errors, sizeof(snap->errors));
+
+	snap->n_cpus = c->n_cpus;
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		const struct ccpu *cc = &c->cpus[i];
+		const struct topo_cpu *t = topo_cpu(c->topo, (unsigned)cc->cpu);
+		struct snap_cpu *s = &snap->cpus[i];
+
+		s->cpu = cc->cpu;
+		s->known = cc->known;
+		s->core_id = t ? t->core_id : -1;
+		s->package = t ? t->package : -1;
+		s->die = t ? t->die : -1;
+		s->node = t ? t->node : -1;
+		s->state = cc->state;
+		s->core_idx = cc->core_idx;
+		s->pkg_idx = cc->pkg_idx;
+		s->c = cc->counts;
+		snap->cpus_by_state[cc->state]++;
+	}
+	snap->up = snap->cpus_by_state[CPU_STATE_MONITORED] > 0;
+	snap->n_cores = c->n_cores;
+	for (unsigned i = 0; i < c->n_cores; i++) {
+		snap->cores[i].core_id = c->cores[i].core_id;
+		snap->cores[i].package = c->cores[i].package;
+		snap->cores[i].die = c->cores[i].die;
+	}
+	snap->n_pkgs = c->n_pkgs;
+	for (unsigned i = 0; i < c->n_pkgs; i++)
+		snap->pkgs[i].package = c->pkgs[i];
+	snapshot_aggregate(snap);
+}

@@ -1,0 +1,56 @@
+/* collector: the per-CPU perf groups and the interval reads.
+ *
+ * Opens one group per monitored CPU (slots leader, metric events,
+ * refinement events in model perf), reads each group once per interval,
+ * turns deltas into slot counters with the tma module, and keeps every
+ * failure confined to its CPU: permission, unsupported, offline (reopened
+ * when the CPU returns), fd limits, interrupted and short reads.  Fills
+ * snapshots for the readers.  Single-threaded; no heap allocation per
+ * interval. */
+#ifndef TOPDOWND_COLLECTOR_H
+#define TOPDOWND_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "pmu.h"
+#include "snapshot.h"
+#include "sysfs.h"
+#include "topo.h"
+
+struct collector_params {
+	const struct sysfs *sysfs;
+	struct topo *topo;          /* refreshed by the collector on hotplug */
+	const struct pmu_info *pmu;
+	const struct plan *plan;
+	bool count_kernel;
+	uint64_t interval_ns;
+	unsigned fd_reserve;        /* descriptors to keep for everything else */
+};
+
+struct collector;
+
+int collector_new(const struct collector_params *params, struct collector **ret);
+/* Closes every group. */
+void collector_free(struct collector *c);
+
+/* Raises RLIMIT_NOFILE and opens the groups, falling back to model
+ * hardware if the refinement events are refused.  Per-CPU failures are
+ * logged and recorded, not returned: returns 0 or -ENOMEM. */
+int collector_start(struct collector *c);
+
+/* Reads every group once and accumulates.  @now_ns is CLOCK_MONOTONIC. */
+void collector_collect(struct collector *c, uint64_t now_ns);
+
+/* Writes the current state into @snap (whose arrays hold at least
+ * collector_capacity() entries). */
+void collector_fill(const struct collector *c, struct snapshot *snap);
+unsigned collector_capacity(const struct collector *c);
+
+bool collector_up(const struct collector *c);
+/* "perf" or "hardware": the model in effect after any fallback. */
+const char *collector_model(const struct collector *c);
+unsigned collector_count(const struct collector *c, enum cpu_state state);
+
+#endif

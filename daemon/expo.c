@@ -1,0 +1,354 @@
+/* expo: Prometheus text and OpenMetrics rendering. */
+#include "expo.h"
+
+#include <errno.h>
+#include <string.h>
+
+struct render {
+	const struct snapshot *snap;
+	const struct expo_options *opt;
+	enum expo_format format;
+	struct buf *out;
+};
+
+/* Label values may hold anything (a PMU's reason text): escape \, " and
+ * newlines, as both formats require. */
+static void put_label_value(struct buf *b, const char *s)
+{
+	const char *run = s;
+
+	for (; *s; s++) {
+		const char *esc = *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : *s == '\n' ? "\\n" : NULL;
+
+		if (!esc)
+			continue;
+		buf_add(b, run, (size_t)(s - run));
+		buf_puts(b, esc);
+		run = s + 1;
+	}
+	buf_add(b, run, (size_t)(s - run));
+}
+
+static void put_label(struct buf *b, bool *first, const char *name, const char *value)
+{
+	buf_putc(b, *first ? '{' : ',');
+	*first = false;
+	buf_puts(b, name);
+	buf_puts(b, "=\"");
+	put_label_value(b, value);
+	buf_putc(b, '"');
+}
+
+static void put_int_label(struct buf *b, bool *first, const char *name, long long value)
+{
+	buf_putc(b, *first ? '{' : ',');
+	*first = false;
+	buf_puts(b, name);
+	buf_puts(b, "=\"");
+	buf_i64(b, value);
+	buf_putc(b, '"');
+}
+
+/* HELP and TYPE.  OpenMetrics names a counter family without its _total
+ * suffix; the 0.0.4 text format names it like its samples. */
+static void family(struct render *r, const char *name, const char *type, const char *help)
+{
+	struct buf *b = r->out;
+	size_t len = strlen(name);
+	bool counter = strcmp(type, "counter") == 0;
+
+	if (counter && r->format == EXPO_OPENMETRICS)
+		len -= strlen("_total");
+	buf_puts(b, "# HELP ");
+	buf_add(b, name, len);
+	buf_putc(b, ' ');
+	buf_puts(b, help);
+	buf_puts(b, "\n# TYPE ");
+	buf_add(b, name, len);
+	buf_putc(b, ' ');
+	buf_puts(b, type);
+	buf_putc(b, '\n');
+}
+
+/* ---- entities of the configured granularity ---- */
+
+/* The label prefix of entity @i ("{cpu=\"3\",core=\"1\",package=\"0\""),
+ * or false to skip it.  Entities that only contain unsupported CPUs have
+ * nothing to count and are left out. */
+static bool entity(const struct render *r, unsigned i, struct buf *labels,
+		   const struct snap_counts **counts)
+{
+	const struct snapshot *s = r->snap;
+	bool first = true;
+
+	buf_reset(labels);
+	switch (r->opt->granularity) {
+	case GRAN_CPU: {
+		const struct snap_cpu *c = &s->cpus[i];
+
+		if (!c->known || c->state == CPU_STATE_UNSUPPORTED)
+			return false;
+		put_int_label(labels, &first, "cpu", c->cpu);
+		put_int_label(labels, &first, "core", c->core_id);
+		put_int_label(labels, &first, "package", c->package);
+		*counts = &c->c;
+		return true;
+	}
+	case GRAN_CORE:
+		if (!s->cores[i].covered)
+			return false;
+		put_int_label(labels, &first, "core", s->cores[i].core_id);
+		put_int_label(labels, &first, "package", s->cores[i].package);
+		*counts = &s->cores[i].c;
+		return true;
+	case GRAN_PACKAGE:
+		if (!s->pkgs[i].covered)
+			return false;
+		put_int_label(labels, &first, "package", s->pkgs[i].package);
+		*counts = &s->pkgs[i].c;
+		return true;
+	case GRAN_SYSTEM:
+		if (!s->up && s->host.total[TD_C_SLOTS] == 0)
+			return false;
+		*counts = &s->host;
+		return true;
+	}
+	return false;
+}
+
+static unsigned n_entities(const struct render *r)
+{
+	switch (r->opt->granularity) {
+	case GRAN_CPU:
+		return r->snap->n_cpus;
+	case GRAN_CORE:
+		return r->snap->n_cores;
+	case GRAN_PACKAGE:
+		return r->snap->n_pkgs;
+	case GRAN_SYSTEM:
+		return 1;
+	}
+	return 0;
+}
+
+static bool any_entity(const struct render *r, struct buf *labels)
+{
+	const struct snap_counts *c;
+
+	for (unsigned i = 0; i < n_entities(r); i++)
+		if (entity(r, i, labels, &c))
+			return true;
+	return false;
+}
+
+static void sample_start(struct buf *b, const char *name, const struct buf *labels)
+{
+	buf_puts(b, name);
+	if (labels->len)
+		buf_add(b, labels->data, labels->len);
+}
+
+/* A label-set-wide counter family: one sample per entity. */
+static void counter_family(struct render *r, struct buf *labels, const char *name,
+			   const char *help, int column, bool seconds)
+{
+	struct buf *b = r->out;
+	const struct snap_counts *c;
+
+	family(r, name, "counter", help);
+	for (unsigned i = 0; i < n_entities(r); i++) {
+		if (!entity(r, i, labels, &c))
+			continue;
+		sample_start(b, name, labels);
+		buf_puts(b, labels->len ? "} " : " ");
+		if (seconds)
+			buf_double(b, c->total[column] / 1e9);
+		else
+			buf_count(b, c->total[column]);
+		buf_putc(b, '\n');
+	}
+}
+
+static void category_families(struct render *r, struct buf *labels)
+{
+	struct buf *b = r->out;
+	const struct snap_counts *c;
+
+	family(r, "topdown_level1_slots_total", "counter",
+	       "Pipeline slots attributed to each TopDown level-1 category; the categories sum to topdown_slots_total.");
+	for (unsigned i = 0; i < n_entities(r); i++) {
+		if (!entity(r, i, labels, &c))
+			continue;
+		for (int k = 0; k < TD_L1_COUNT; k++) {
+			sample_start(b, "topdown_level1_slots_total", labels);
+			buf_puts(b, labels->len ? ",category=\"" : "{category=\"");
+			buf_puts(b, td_l1_name[k]);
+			buf_puts(b, "\"} ");
+			buf_count(b, c->total[TD_C_L1 + k]);
+			buf_putc(b, '\n');
+		}
+	}
+	if (r->snap->level < 2)
+		return;
+	family(r, "topdown_level2_slots_total", "counter",
+	       "Pipeline slots attributed to each TopDown level-2 category; the two children of a parent sum to it.");
+	for (unsigned i = 0; i < n_entities(r); i++) {
+		if (!entity(r, i, labels, &c))
+			continue;
+		for (int k = 0; k < TD_L2_COUNT; k++) {
+			sample_start(b, "topdown_level2_slots_total", labels);
+			buf_puts(b, labels->len ? ",category=\"" : "{category=\"");
+			buf_puts(b, td_l2_name[k]);
+			buf_puts(b, "\",parent=\"");
+			buf_puts(b, td_l1_name[td_l2_parent[k]]);
+			buf_puts(b, "\"} ");
+			buf_count(b, c->total[TD_C_L2 + k]);
+			buf_putc(b, '\n');
+		}
+	}
+}
+
+static void ratio_families(struct render *r)
+{
+	const double *last = r->snap->host.last;
+	double slots = last[TD_C_SLOTS];
+	struct buf *b = r->out;
+
+	if (!r->opt->ratios || slots <= 0)
+		return;
+	family(r, "topdown_level1_ratio", "gauge",
+	       "Share of the host's pipeline slots in each level-1 category over the last interval.");
+	for (int k = 0; k < TD_L1_COUNT; k++) {
+		buf_puts(b, "topdown_level1_ratio{category=\"");
+		buf_puts(b, td_l1_name[k]);
+		buf_puts(b, "\"} ");
+		buf_double(b, last[TD_C_L1 + k] / slots);
+		buf_putc(b, '\n');
+	}
+	if (r->snap->level < 2)
+		return;
+	family(r, "topdown_level2_ratio", "gauge",
+	       "Share of the host's pipeline slots in each level-2 category over the last interval.");
+	for (int k = 0; k < TD_L2_COUNT; k++) {
+		buf_puts(b, "topdown_level2_ratio{category=\"");
+		buf_puts(b, td_l2_name[k]);
+		buf_puts(b, "\",parent=\"");
+		buf_puts(b, td_l1_name[td_l2_parent[k]]);
+		buf_puts(b, "\"} ");
+		buf_double(b, last[TD_C_L2 + k] / slots);
+		buf_putc(b, '\n');
+	}
+}
+
+static void info_families(struct render *r)
+{
+	const struct snapshot *s = r->snap;
+	struct buf *b = r->out;
+	bool first, any = false;
+
+	family(r, "topdown_up", "gauge", "1 when TopDown counters are being collected on at least one CPU.");
+	buf_puts(b, s->up ? "topdown_up 1\n" : "topdown_up 0\n");
+
+	family(r, "topdown_pmu_info", "gauge",
+	       "The core PMU, the TopDown level and model in effect, and why anything is missing.");
+	buf_puts(b, "topdown_pmu_info");
+	first = true;
+	put_label(b, &first, "pmu", s->pmu);
+	put_label(b, &first, "pmu_name", s->pmu_name);
+	put_int_label(b, &first, "level", s->level);
+	put_label(b, &first, "model", s->model);
+	put_label(b, &first, "reason", s->reason);
+	buf_puts(b, "} 1\n");
+
+	family(r, "topdown_build_info", "gauge", "The version and source revision of topdownd.");
+	buf_puts(b, "topdown_build_info");
+	first = true;
+	put_label(b, &first, "version", r->opt->version);
+	put_label(b, &first, "revision", r->opt->revision);
+	buf_puts(b, "} 1\n");
+
+	family(r, "topdown_cpus", "gauge", "CPUs by collection state.");
+	for (int k = 0; k < CPU_STATE_COUNT; k++) {
+		buf_puts(b, "topdown_cpus{state=\"");
+		buf_puts(b, cpu_state_name[k]);
+		buf_puts(b, "\"} ");
+		buf_u64(b, s->cpus_by_state[k]);
+		buf_putc(b, '\n');
+	}
+
+	for (unsigned i = 0; i < s->n_cpus && !any; i++)
+		any = s->cpus[i].known;
+	if (!any)
+		return;
+	family(r, "topdown_cpu_info", "gauge", "Topology of each CPU: core, package, die and NUMA node.");
+	for (unsigned i = 0; i < s->n_cpus; i++) {
+		const struct snap_cpu *c = &s->cpus[i];
+
+		if (!c->known)
+			continue;
+		buf_puts(b, "topdown_cpu_info");
+		first = true;
+		put_int_label(b, &first, "cpu", c->cpu);
+		put_int_label(b, &first, "core", c->core_id);
+		put_int_label(b, &first, "package", c->package);
+		put_int_label(b, &first, "die", c->die);
+		put_int_label(b, &first, "node", c->node);
+		buf_puts(b, "} 1\n");
+	}
+}
+
+static void self_families(struct render *r)
+{
+	const struct snapshot *s = r->snap;
+	struct buf *b = r->out;
+
+	family(r, "topdown_collection_errors_total", "counter",
+	       "Failures opening or reading the counters, by reason; each is confined to its CPU.");
+	for (int k = 0; k < COLL_ERR_COUNT; k++) {
+		buf_puts(b, "topdown_collection_errors_total{reason=\"");
+		buf_puts(b, coll_error_name[k]);
+		buf_puts(b, "\"} ");
+		buf_u64(b, s->errors[k]);
+		buf_putc(b, '\n');
+	}
+	if (s->seq == 0)
+		return;
+	family(r, "topdown_collection_duration_seconds", "gauge",
+	       "Time the last interval's reads and computations took.");
+	buf_puts(b, "topdown_collection_duration_seconds ");
+	buf_double(b, s->duration_s);
+	buf_putc(b, '\n');
+	family(r, "topdown_last_collection_timestamp_seconds", "gauge",
+	       "Unix time at which the last interval was collected.");
+	buf_puts(b, "topdown_last_collection_timestamp_seconds ");
+	buf_double(b, s->timestamp);
+	buf_putc(b, '\n');
+}
+
+int expo_render(const struct snapshot *snap, const struct expo_options *opt,
+		enum expo_format format, struct buf *out)
+{
+	struct render r = { snap, opt, format, out };
+	struct buf labels;
+	bool failed;
+
+	buf_init(&labels);
+	info_families(&r);
+	if (any_entity(&r, &labels)) {
+		counter_family(&r, &labels, "topdown_slots_total",
+			       "Pipeline slots (the SLOTS fixed counter) counted.", TD_C_SLOTS, false);
+		category_families(&r, &labels);
+		counter_family(&r, &labels, "topdown_enabled_seconds_total",
+			       "Time the counters were enabled.", TD_C_ENABLED, true);
+		counter_family(&r, &labels, "topdown_running_seconds_total",
+			       "Time the counters were running; less than enabled when multiplexed.",
+			       TD_C_RUNNING, true);
+	}
+	ratio_families(&r);
+	self_families(&r);
+	if (format == EXPO_OPENMETRICS)
+		buf_puts(out, "# EOF\n");
+	failed = buf_failed(out) || buf_failed(&labels);
+	buf_free(&labels);
+	return failed ? -ENOMEM : 0;
+}

@@ -1,0 +1,171 @@
+/* snapshot: aggregation and the publication ring. */
+#include "snapshot.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const cpu_state_name[CPU_STATE_COUNT] = {
+	[CPU_STATE_MONITORED] = "monitored",
+	[CPU_STATE_FAILED] = "failed",
+	[CPU_STATE_OFFLINE] = "offline",
+	[CPU_STATE_UNSUPPORTED] = "unsupported",
+};
+
+const char *const coll_error_name[COLL_ERR_COUNT] = {
+	[COLL_ERR_PERMISSION] = "permission",
+	[COLL_ERR_UNSUPPORTED] = "unsupported",
+	[COLL_ERR_OFFLINE] = "offline",
+	[COLL_ERR_FD_LIMIT] = "fd_limit",
+	[COLL_ERR_OPEN] = "open",
+	[COLL_ERR_READ] = "read",
+	[COLL_ERR_SHORT_READ] = "short_read",
+};
+
+static void add_counts(struct snap_counts *dst, const struct snap_counts *src)
+{
+	for (int i = 0; i < TD_C_COUNT; i++) {
+		dst->total[i] += src->total[i];
+		dst->last[i] += src->last[i];
+	}
+}
+
+void snapshot_aggregate(struct snapshot *snap)
+{
+	for (unsigned i = 0; i < snap->n_cores; i++) {
+		memset(&snap->cores[i].c, 0, sizeof(snap->cores[i].c));
+		snap->cores[i].covered = false;
+	}
+	for (unsigned i = 0; i < snap->n_pkgs; i++) {
+		memset(&snap->pkgs[i].c, 0, sizeof(snap->pkgs[i].c));
+		snap->pkgs[i].covered = false;
+	}
+	memset(&snap->host, 0, sizeof(snap->host));
+	/* Always in CPU order: floating-point sums taken in a fixed order of
+	 * non-decreasing terms never decrease, so aggregates stay monotonic. */
+	for (unsigned i = 0; i < snap->n_cpus; i++) {
+		const struct snap_cpu *cpu = &snap->cpus[i];
+		bool covered = cpu->state != CPU_STATE_UNSUPPORTED;
+
+		if (cpu->core_idx >= 0) {
+			add_counts(&snap->cores[cpu->core_idx].c, &cpu->c);
+			snap->cores[cpu->core_idx].covered |= covered;
+		}
+		if (cpu->pkg_idx >= 0) {
+			add_counts(&snap->pkgs[cpu->pkg_idx].c, &cpu->c);
+			snap->pkgs[cpu->pkg_idx].covered |= covered;
+		}
+		add_counts(&snap->host, &cpu->c);
+	}
+}
+
+void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
+{
+	struct snap_cpu *cpus = dst->cpus;
+	struct snap_core *cores = dst->cores;
+	struct snap_pkg *pkgs = dst->pkgs;
+
+	*dst = *src;
+	dst->cpus = cpus;
+	dst->cores = cores;
+	dst->pkgs = pkgs;
+	memcpy(cpus, src->cpus, src->n_cpus * sizeof(*cpus));
+	memcpy(cores, src->cores, src->n_cores * sizeof(*cores));
+	memcpy(pkgs, src->pkgs, src->n_pkgs * sizeof(*pkgs));
+}
+
+/* Three buffers: one being written, one published, one still read by a
+ * slow reader of the previous interval. */
+#define RING_SIZE 3
+
+struct snapring {
+	pthread_mutex_t lock;
+	struct snapshot bufs[RING_SIZE];
+	unsigned refs[RING_SIZE];
+	int current; /* published index, -1 before the first */
+	int writing; /* index handed out by begin, -1 if none */
+};
+
+int snapring_new(unsigned capacity, struct snapring **ret)
+{
+	struct snapring *ring = calloc(1, sizeof(*ring));
+
+	if (!ring)
+		return -ENOMEM;
+	pthread_mutex_init(&ring->lock, NULL);
+	ring->current = -1;
+	ring->writing = -1;
+	for (int i = 0; i < RING_SIZE; i++) {
+		struct snapshot *s = &ring->bufs[i];
+
+		s->cpus = calloc(capacity ? capacity : 1, sizeof(*s->cpus));
+		s->cores = calloc(capacity ? capacity : 1, sizeof(*s->cores));
+		s->pkgs = calloc(capacity ? capacity : 1, sizeof(*s->pkgs));
+		if (!s->cpus || !s->cores || !s->pkgs) {
+			snapring_free(ring);
+			return -ENOMEM;
+		}
+	}
+	*ret = ring;
+	return 0;
+}
+
+void snapring_free(struct snapring *ring)
+{
+	if (!ring)
+		return;
+	for (int i = 0; i < RING_SIZE; i++) {
+		free(ring->bufs[i].cpus);
+		free(ring->bufs[i].cores);
+		free(ring->bufs[i].pkgs);
+	}
+	pthread_mutex_destroy(&ring->lock);
+	free(ring);
+}
+
+struct snapshot *snapring_begin(struct snapring *ring)
+{
+	struct snapshot *s = NULL;
+
+	pthread_mutex_lock(&ring->lock);
+	for (int i = 0; i < RING_SIZE; i++) {
+		if (i != ring->current && ring->refs[i] == 0) {
+			ring->writing = i;
+			s = &ring->bufs[i];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ring->lock);
+	return s;
+}
+
+void snapring_publish(struct snapring *ring, struct snapshot *snap)
+{
+	pthread_mutex_lock(&ring->lock);
+	ring->current = (int)(snap - ring->bufs);
+	ring->writing = -1;
+	pthread_mutex_unlock(&ring->lock);
+}
+
+const struct snapshot *snapring_acquire(struct snapring *ring)
+{
+	const struct snapshot *s = NULL;
+
+	pthread_mutex_lock(&ring->lock);
+	if (ring->current >= 0) {
+		ring->refs[ring->current]++;
+		s = &ring->bufs[ring->current];
+	}
+	pthread_mutex_unlock(&ring->lock);
+	return s;
+}
+
+void snapring_release(struct snapring *ring, const struct snapshot *snap)
+{
+	if (!snap)
+		return;
+	pthread_mutex_lock(&ring->lock);
+	ring->refs[snap - ring->bufs]--;
+	pthread_mutex_unlock(&ring->lock);
+}

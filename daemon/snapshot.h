@@ -1,0 +1,126 @@
+/* snapshot: one interval's complete, consistent view of every CPU, core,
+ * package and the host, and the ring that hands it from the collector to
+ * readers (the HTTP threads, --once) without either waiting for the other.
+ *
+ * The collector fills a free buffer of the ring, then publishes it; readers
+ * acquire the latest published buffer, use it, release it.  The lock guards
+ * a few words of bookkeeping only, never a copy, a render or I/O.  If every
+ * buffer is held by readers the collector skips one publication (its own
+ * totals are unaffected) instead of waiting. */
+#ifndef TOPDOWND_SNAPSHOT_H
+#define TOPDOWND_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "topdown.h"
+
+/* Layout of a counter vector: slots, the L1 and L2 category slots, and
+ * the enabled/running nanoseconds.  Cumulative vectors only grow. */
+enum {
+	TD_C_SLOTS = 0,
+	TD_C_L1 = 1,
+	TD_C_L2 = TD_C_L1 + TD_L1_COUNT,
+	TD_C_ENABLED = TD_C_L2 + TD_L2_COUNT,
+	TD_C_RUNNING,
+	TD_C_COUNT,
+};
+
+enum cpu_state {
+	CPU_STATE_MONITORED,
+	CPU_STATE_FAILED,
+	CPU_STATE_OFFLINE,
+	CPU_STATE_UNSUPPORTED,
+	CPU_STATE_COUNT,
+};
+
+enum coll_error {
+	COLL_ERR_PERMISSION,  /* EACCES/EPERM at open */
+	COLL_ERR_UNSUPPORTED, /* ENOENT/EINVAL/EOPNOTSUPP at open */
+	COLL_ERR_OFFLINE,     /* ENODEV at open, or the CPU went offline */
+	COLL_ERR_FD_LIMIT,    /* EMFILE/ENFILE */
+	COLL_ERR_OPEN,        /* any other open failure */
+	COLL_ERR_READ,        /* read() failed (after EINTR retries) */
+	COLL_ERR_SHORT_READ,  /* read() returned a partial or malformed record */
+	COLL_ERR_COUNT,
+};
+
+extern const char *const cpu_state_name[CPU_STATE_COUNT];
+extern const char *const coll_error_name[COLL_ERR_COUNT];
+
+struct snap_counts {
+	double total[TD_C_COUNT]; /* since start */
+	double last[TD_C_COUNT];  /* the last interval */
+};
+
+struct snap_cpu {
+	int cpu;
+	bool known; /* topology known: core/package/die/node valid */
+	int core_id, package, die, node;
+	enum cpu_state state;
+	int core_idx, pkg_idx; /* into cores[]/pkgs[], -1 when !known */
+	struct snap_counts c;
+};
+
+struct snap_core {
+	int core_id, package, die;
+	bool covered; /* holds a CPU that is not unsupported */
+	struct snap_counts c;
+};
+
+struct snap_pkg {
+	int package;
+	bool covered;
+	struct snap_counts c;
+};
+
+#define SNAP_STR 64
+#define SNAP_REASON 512
+
+struct snapshot {
+	uint64_t seq;       /* publication number, 1 for the first interval */
+	uint64_t layout;    /* changes whenever CPUs/cores/packages change */
+	double timestamp;   /* CLOCK_REALTIME seconds at the end of collection */
+	double interval_s;  /* configured interval */
+	double duration_s;  /* time the last collection took */
+
+	/* What is being collected. */
+	char pmu[SNAP_STR];
+	char pmu_name[SNAP_STR];
+	unsigned level;
+	char model[SNAP_STR];
+	char reason[SNAP_REASON];
+	bool up;
+
+	unsigned n_cpus, n_cores, n_pkgs;
+	struct snap_cpu *cpus;   /* monitored-or-not CPUs, by CPU number */
+	struct snap_core *cores; /* sorted by package, die, core */
+	struct snap_pkg *pkgs;   /* sorted by package */
+	struct snap_counts host;
+
+	unsigned cpus_by_state[CPU_STATE_COUNT];
+	uint64_t errors[COLL_ERR_COUNT];
+};
+
+/* Sums the CPUs' counts into cores, packages and the host (slot-weighted:
+ * counters are added, ratios are never averaged). */
+void snapshot_aggregate(struct snapshot *snap);
+
+/* Copies everything but the arrays' storage (which must have room). */
+void snapshot_copy(struct snapshot *dst, const struct snapshot *src);
+
+struct snapring;
+
+/* @capacity: room for that many CPUs (cores and packages alike). */
+int snapring_new(unsigned capacity, struct snapring **ret);
+void snapring_free(struct snapring *ring);
+
+/* Writer side (one writer).  Returns a buffer no reader holds, or NULL. */
+struct snapshot *snapring_begin(struct snapring *ring);
+void snapring_publish(struct snapring *ring, struct snapshot *snap);
+
+/* Reader side (any thread).  NULL before the first publication. */
+const struct snapshot *snapring_acquire(struct snapring *ring);
+void snapring_release(struct snapring *ring, const struct snapshot *snap);
+
+#endif
