@@ -371,6 +371,14 @@ static char *reader(char *str, int num, void *stream)
 				 "syntax error: section header without closing ']'");
 			goto blank;
 		}
+		for (const char *q = close + 1; q < end && *q != ';' && *q != '#'; q++) {
+			if (*q != ' ' && *q != '\t') {
+				diag_add(ctx->diag, false, ctx->name, ctx->line,
+					 "syntax error: unexpected \"%.*s\" after the section header",
+					 (int)(end - q), q);
+				goto blank;
+			}
+		}
 		len = (size_t)(close - p - 1);
 		if (len >= sizeof(name))
 			len = sizeof(name) - 1;

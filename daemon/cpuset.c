@@ -91,21 +91,24 @@ int cpuset_last(const struct cpuset *set)
 	return -1;
 }
 
+/* At most 16 characters of the input from @s, within the trimmed text. */
+#define QUOTE(s, end) (int)((end) - (s) < 16 ? (end) - (s) : 16), (s)
+
 /* Reads a decimal CPU number; refuses signs, hex and overflow. */
-static int parse_cpu(const char **p, unsigned *out, char *err, size_t errlen)
+static int parse_cpu(const char **p, const char *end, unsigned *out, char *err, size_t errlen)
 {
 	const char *s = *p;
 	unsigned long v = 0;
 
 	if (!isdigit((unsigned char)*s)) {
-		snprintf(err, errlen, "expected a CPU number at \"%.16s\"", s);
+		snprintf(err, errlen, "expected a CPU number at \"%.*s\"", QUOTE(s, end));
 		return -EINVAL;
 	}
 	while (isdigit((unsigned char)*s)) {
 		v = v * 10 + (unsigned long)(*s - '0');
 		if (v >= CPUSET_MAX) {
-			snprintf(err, errlen, "CPU number at \"%.16s\" exceeds the maximum %d",
-				 *p, CPUSET_MAX - 1);
+			snprintf(err, errlen, "CPU number at \"%.*s\" exceeds the maximum %d",
+				 QUOTE(*p, end), CPUSET_MAX - 1);
 			return -ERANGE;
 		}
 		s++;
@@ -131,13 +134,13 @@ int cpuset_parse(const char *text, struct cpuset *out, char *err, size_t errlen)
 	for (;;) {
 		unsigned lo, hi;
 
-		r = parse_cpu(&p, &lo, err, errlen);
+		r = parse_cpu(&p, end, &lo, err, errlen);
 		if (r < 0)
 			return r;
 		hi = lo;
 		if (*p == '-') {
 			p++;
-			r = parse_cpu(&p, &hi, err, errlen);
+			r = parse_cpu(&p, end, &hi, err, errlen);
 			if (r < 0)
 				return r;
 			if (hi < lo) {
@@ -150,7 +153,8 @@ int cpuset_parse(const char *text, struct cpuset *out, char *err, size_t errlen)
 		if (p == end)
 			return 0;
 		if (*p != ',' || p + 1 == end) {
-			snprintf(err, errlen, "unexpected \"%.16s\" (expected a list like 0-3,8)", p);
+			snprintf(err, errlen, "unexpected \"%.*s\" (expected a list like 0-3,8)",
+				 QUOTE(p, end));
 			return -EINVAL;
 		}
 		p++;

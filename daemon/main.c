@@ -131,13 +131,21 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 			if (parse_listen_addr(optarg, &cli->listen[cli->n_listen], err,
 					      sizeof(err)) < 0)
 				return usage_error("--listen: %s", err);
+			for (size_t i = 0; i < cli->n_listen; i++) {
+				char a[300], b[300];
+
+				format_listen_addr(&cli->listen[i], a, sizeof(a));
+				format_listen_addr(&cli->listen[cli->n_listen], b, sizeof(b));
+				if (strcmp(a, b) == 0)
+					return usage_error("--listen: address %s is given twice", b);
+			}
 			cli->n_listen++;
 			break;
 		case 'i':
 			if (parse_duration(optarg, &cli->interval_ns, err, sizeof(err)) < 0)
 				return usage_error("--interval: %s", err);
 			if (cli->interval_ns < 10 * NSEC_PER_MSEC || cli->interval_ns > 60 * NSEC_PER_SEC)
-				return usage_error("--interval: %s is out of range: expected 10ms to 60s",
+				return usage_error("--interval: %s is out of range: expected 10ms to 1m",
 						   optarg);
 			cli->have_interval = true;
 			break;
@@ -168,6 +176,8 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		case ':':
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
+			if (optopt > 0 && optopt < 256 && !strchr("clihV", optopt))
+				return usage_error("unknown option '-%c'", optopt);
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -203,8 +213,11 @@ static int load_config(const struct cli *cli, struct config *cfg)
 		memcpy(cfg->listen, cli->listen, cli->n_listen * sizeof(cli->listen[0]));
 		cfg->n_listen = cli->n_listen;
 	}
-	if (cli->have_interval)
+	if (cli->have_interval) {
 		cfg->interval_ns = cli->interval_ns;
+		if (cfg->interval_ns > 5 * NSEC_PER_SEC)
+			fprintf(stderr, "topdownd: warning: --interval longer than 5s: the 8-bit TopDown metrics lose precision between reads\n");
+	}
 	return 0;
 }
 

@@ -58,12 +58,14 @@ int parse_duration(const char *text, uint64_t *ns, char *err, size_t errlen)
 
 		if (strcmp(p, duration_units[i].name) != 0)
 			continue;
-		if (whole > UINT64_MAX / unit) {
+		/* frac * unit can exceed 64 bits (frac < 1e9, unit <= 3.6e12). */
+		uint64_t fns = (uint64_t)((unsigned __int128)frac * unit / frac_scale);
+
+		if (whole > (UINT64_MAX - fns) / unit) {
 			snprintf(err, errlen, "duration \"%s\" is too large", text);
 			return -ERANGE;
 		}
-		/* frac * unit can exceed 64 bits (frac < 1e9, unit <= 3.6e12). */
-		*ns = whole * unit + (uint64_t)((unsigned __int128)frac * unit / frac_scale);
+		*ns = whole * unit + fns;
 		return 0;
 	}
 	snprintf(err, errlen, "invalid duration \"%s\": %s", text,

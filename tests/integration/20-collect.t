@@ -1,0 +1,212 @@
+#!/bin/bash
+# Collection under the fake PMU: values against scenario truths, slot
+# weighting, Ice Lake, model fallback, hotplug, EACCES, multiplexing,
+# interrupted and short reads.
+. "$(dirname "$0")/lib.sh"
+
+plan 49
+
+SPR=$FIXTURES/spr-2s
+api() { curl -sf "$TD_URL/api/v1/topdown?$1"; }
+
+constant=$(write_scenario constant <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
+   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12,
+   "memory_bound": 0.25, "uop_dropping": 0.01, "recovery_cycles": 0.002}]}}}
+EOF
+)
+
+# --- 1. constant fractions: every CPU, L1 and L2, against the truth ---
+td_start "$SPR" "$constant" -i 100ms || exit 1
+wait_intervals 3
+api "scope=cpu" >"$TMP/cpu.json"
+check "SPR constant: per-CPU, package and host L1/L2 within 0.005 of the truth" \
+	api "$constant" "$SPR" "$TMP/cpu.json"
+is "$(jq -r '.pmu.model' "$TMP/cpu.json")" "perf" "model perf with INT_MISC.UOP_DROPPING"
+is "$(jq -r '.host.bottleneck' "$TMP/cpu.json")" "backend_bound.memory_bound" "host bottleneck"
+is "$(jq '[.cpus[] | select(.state == "monitored")] | length' "$TMP/cpu.json")" 16 "16 CPUs monitored"
+# The refinement term is visible: frontend_bound is the metric minus UOP_DROPPING.
+near "$(jq '.host.level1.frontend_bound' "$TMP/cpu.json")" 0.19 0.005 \
+	"frontend_bound = 0.20 - uop_dropping 0.01"
+curl -sf "$TD_URL/metrics" >"$TMP/constant.prom"
+s1=$(sample "$TMP/constant.prom" 'topdown_slots_total{cpu="3",core="3",package="0"}')
+l1sum=$(grep '^topdown_level1_slots_total{cpu="3",' "$TMP/constant.prom" | awk '{s+=$2} END {printf "%.0f", s}')
+near "$l1sum" "$s1" 4 "level-1 slot counters of a CPU sum to its slots counter"
+td_stop
+is "$TD_STATUS" 0 "SIGTERM: exit status 0"
+
+# --- 2. slot weighting: different fractions and rates per CPU ---
+mixed=$(write_scenario mixed <<'EOF'
+{"cpus": {
+  "default": {"slots_per_second": 1.2e10, "phases": [
+    {"retiring": 0.20, "bad_speculation": 0.05, "frontend_bound": 0.15, "backend_bound": 0.60,
+     "heavy_operations": 0.02, "branch_mispredicts": 0.03, "fetch_latency": 0.10, "memory_bound": 0.45}]},
+  "8-11": {"slots_per_second": 3.6e10, "phases": [
+    {"retiring": 0.60, "bad_speculation": 0.15, "frontend_bound": 0.15, "backend_bound": 0.10,
+     "heavy_operations": 0.10, "branch_mispredicts": 0.12, "fetch_latency": 0.05, "memory_bound": 0.04}]},
+  "4-7": {"slots_per_second": 2.4e10, "phases": [
+    {"retiring": 0.50, "bad_speculation": 0.20, "frontend_bound": 0.20, "backend_bound": 0.10,
+     "heavy_operations": 0.10, "branch_mispredicts": 0.15, "fetch_latency": 0.15, "memory_bound": 0.05,
+     "uop_dropping": 0.02}]}}}
+EOF
+)
+td_start "$SPR" "$mixed" -i 100ms || exit 1
+wait_intervals 3
+api "scope=cpu" >"$TMP/mixed.json"
+check "mixed rates and fractions: CPUs, packages and host slot-weighted (truth)" \
+	api "$mixed" "$SPR" "$TMP/mixed.json"
+# Make sure this test can tell weighting from averaging.
+plain=$(jq '[.cpus[].level1.retiring] | add / length' "$TMP/mixed.json")
+weighted=$(jq '.host.level1.retiring' "$TMP/mixed.json")
+awk -v p="$plain" -v w="$weighted" 'BEGIN {d = p - w; if (d < 0) d = -d; exit !(d > 0.05)}'
+ok $? "host retiring $weighted differs from the plain CPU average $plain"
+p0=$(jq '.packages[] | select(.package == 0) | .level1.retiring' "$TMP/mixed.json")
+near "$p0" 0.50 0.005 "package 0 retiring = (0.20*1.2 + 0.60*3.6)/4.8 = 0.50"
+td_stop
+
+# --- 3. Ice Lake: level 1 only, RECOVERY_CYCLES on backend_bound ---
+ICX=$FIXTURES/icx-1s
+icl=$(write_scenario icl <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.0e10, "phases": [
+  {"retiring": 0.25, "bad_speculation": 0.15, "frontend_bound": 0.30, "backend_bound": 0.30,
+   "uop_dropping": 0.02, "recovery_cycles": 0.006}]}}}
+EOF
+)
+td_start "$ICX" "$icl" -i 100ms || exit 1
+wait_intervals 3
+api "scope=cpu" >"$TMP/icl.json"
+check "ICL: L1 with UOP_DROPPING and 5*RECOVERY_CYCLES (truth)" \
+	api "$icl" "$ICX" "$TMP/icl.json" --formulas icl --level 1
+is "$(jq '.pmu.level' "$TMP/icl.json")" 1 "ICL: level 2 requested, level 1 reported"
+like "$(jq -r '.pmu.reason' "$TMP/icl.json")" 'level 2 requested but cpu \(pmu_name icelake\) has only the level-1 metric events; using level 1' \
+	"ICL: the reason for level 1 is reported"
+is "$(jq 'has("level2") or (.host | has("level2"))' "$TMP/icl.json")" false "ICL: no level-2 figures"
+near "$(jq '.host.level1.backend_bound' "$TMP/icl.json")" 0.33 0.005 "backend_bound = 0.30 + 5*0.006"
+grep -q 'using level 1' "$TD_LOG"
+ok $? "ICL: the log says level 1 is used"
+td_stop
+
+# --- 4. refinement events refused: model hardware, ratios = member/S ---
+refused=$(write_scenario refused <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
+   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12,
+   "memory_bound": 0.25, "uop_dropping": 0.03}]}},
+ "faults": [{"op": "open", "event": "uop_dropping", "errno": "EINVAL"}]}
+EOF
+)
+td_start "$SPR" "$refused" -i 100ms || exit 1
+wait_intervals 3
+api "scope=cpu" >"$TMP/hw.json"
+is "$(jq -r '.pmu.model' "$TMP/hw.json")" "hardware" "refinement refused: model hardware"
+check "model hardware: ratios = member/S, no UOP_DROPPING term (truth)" \
+	api "$refused" "$SPR" "$TMP/hw.json" --model hardware
+like "$(jq -r '.pmu.reason' "$TMP/hw.json")" 'INT_MISC.UOP_DROPPING refused on CPU 0 \(Invalid argument\); using model hardware' \
+	"the fallback is explained in pmu.reason"
+like "$(curl -sf "$TD_URL/metrics" | grep '^topdown_pmu_info')" 'model="hardware"' "topdown_pmu_info says model hardware"
+td_stop
+
+# --- 5. a CPU goes offline and comes back ---
+HOT=$(fixture_copy spr-2s)
+td_start "$HOT" "$constant" -i 100ms || exit 1
+wait_intervals 2
+before=$(api "scope=cpu" | jq '.cpus[] | select(.cpu == 5) | .slots_total')
+host_before=$(api "" | jq '.host.slots_total')
+set_online "$HOT" 5 0
+wait_intervals 3
+api "scope=cpu" >"$TMP/off.json"
+is "$(jq -r '.cpus[] | select(.cpu == 5) | .state' "$TMP/off.json")" offline "CPU 5 offline after set-online 0"
+off_total=$(jq '.cpus[] | select(.cpu == 5) | .slots_total' "$TMP/off.json")
+ok $([ "$off_total" -ge "$before" ]; echo $?) "CPU 5's counter did not decrease ($before -> $off_total)"
+is "$(jq '[.cpus[] | select(.cpu != 5 and .state == "monitored" and .slots > 0)] | length' "$TMP/off.json")" 15 \
+	"the 15 other CPUs counted in the last interval"
+is "$(curl -sf "$TD_URL/metrics" | grep '^topdown_cpus{state="offline"}' | awk '{print $2}')" 1 "topdown_cpus{state=offline} 1"
+# Every other CPU keeps counting every interval while CPU 5 is away.
+missed=0
+for _ in 1 2 3 4 5; do
+	wait_intervals 1
+	n=$(api "scope=cpu" | jq '[.cpus[] | select(.cpu != 5 and .slots > 0)] | length')
+	[ "$n" -eq 15 ] || missed=$((missed + 1))
+done
+is "$missed" 0 "no other CPU missed an interval (5 intervals checked)"
+set_online "$HOT" 5 1
+wait_intervals 3
+api "scope=cpu" >"$TMP/back.json"
+is "$(jq -r '.cpus[] | select(.cpu == 5) | .state' "$TMP/back.json")" monitored "CPU 5 monitored again"
+back_total=$(jq '.cpus[] | select(.cpu == 5) | .slots_total' "$TMP/back.json")
+ok $([ "$back_total" -gt "$off_total" ]; echo $?) "CPU 5 counts again after the reopen ($off_total -> $back_total)"
+ok $([ "$(jq '.host.slots_total' "$TMP/back.json")" -gt "$host_before" ]; echo $?) "host counter kept growing"
+grep -q 'CPU 5 went offline' "$TD_LOG" && grep -q 'CPU 5 is online; monitoring it again' "$TD_LOG"
+ok $? "the log tells the offline and the reopen"
+check "CPU 5's ratios are right after the reopen" api "$constant" "$HOT" "$TMP/back.json"
+td_stop
+
+# --- 6. EACCES on every CPU ---
+eacces=$(write_scenario eacces <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40}]}},
+ "faults": [{"op": "open", "errno": "EACCES"}]}
+EOF
+)
+td_start "$SPR" "$eacces" -i 100ms || exit 1
+wait_intervals 2
+ok $(kill -0 "$TD_PID"; echo $?) "EACCES everywhere: the daemon stays up"
+is "$(metric topdown_up)" 0 "topdown_up 0"
+is "$(metric 'topdown_cpus{state="failed"}')" 16 "16 CPUs failed"
+like "$(metric 'topdown_collection_errors_total{reason="permission"}')" '^[1-9][0-9]*$' "permission errors counted"
+is "$(grep -c 'needs CAP_PERFMON' "$TD_LOG")" 1 "one log line naming the fix"
+like "$(grep 'needs CAP_PERFMON' "$TD_LOG")" 'kernel.perf_event_paranoid <= 0' "it names kernel.perf_event_paranoid"
+is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/-/healthy")" 200 "/-/healthy 200"
+td_stop
+
+# --- 7. multiplexing: running 50% ---
+mux=$(write_scenario mux <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "running": 0.5, "phases": [
+  {"retiring": 0.35, "bad_speculation": 0.05, "frontend_bound": 0.25, "backend_bound": 0.35,
+   "heavy_operations": 0.05, "branch_mispredicts": 0.03, "fetch_latency": 0.20, "memory_bound": 0.20}]}}}
+EOF
+)
+td_start "$SPR" "$mux" -i 100ms || exit 1
+wait_intervals 3
+api "scope=cpu" >"$TMP/mux.json"
+check "running 50%: ratios still match the truth" api "$mux" "$SPR" "$TMP/mux.json"
+near "$(jq '.host.running_ratio' "$TMP/mux.json")" 0.5 0.001 "host running/enabled = 0.5"
+curl -sf "$TD_URL/metrics" >"$TMP/mux.prom"
+e=$(sample "$TMP/mux.prom" 'topdown_enabled_seconds_total{cpu="0",core="0",package="0"}')
+r=$(sample "$TMP/mux.prom" 'topdown_running_seconds_total{cpu="0",core="0",package="0"}')
+near "$(awk -v e="$e" -v r="$r" 'BEGIN {if (e > 0) print r / e}')" 0.5 0.01 \
+	"running/enabled seconds counters = 0.5 ($r / $e)"
+td_stop
+
+# --- 8. EINTR is retried, short reads skip one interval, never garbage ---
+faults=$(write_scenario faults <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
+   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12, "memory_bound": 0.25}]}},
+ "faults": [{"cpus": "5", "op": "read", "errno": "EINTR", "count": 2},
+            {"cpus": "6", "op": "read", "short": true, "count": 2},
+            {"cpus": "7", "op": "read", "errno": "EIO", "count": 1}]}
+EOF
+)
+td_start "$SPR" "$faults" -i 100ms || exit 1
+wait_intervals 4
+api "scope=cpu" >"$TMP/faults.json"
+is "$(metric 'topdown_collection_errors_total{reason="read"}')" 1 "EIO counted once as a read error; EINTR retried silently"
+is "$(metric 'topdown_collection_errors_total{reason="short_read"}')" 2 "two short reads counted"
+is "$(jq '[.cpus[] | select(.state == "monitored")] | length' "$TMP/faults.json")" 16 "all CPUs still monitored"
+check "CPUs 5-7 report the truth after their faults" api "$faults" "$SPR" "$TMP/faults.json" --cpus 5-7
+td_stop
+
+# --- 9. --once prints a perf-like table and the JSON document ---
+out=$(FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$constant LD_PRELOAD=$FAKEPMU \
+	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --once -i 100ms 2>/dev/null)
+ok $? "--once exits 0"
+like "$out" 'backend_bound +40\.[0-9]%\*' "--once: backend_bound marked as the bottleneck"
+like "$out" $'\n  memory_bound +2[45]\.[0-9]%\\*' "--once: L2 indented under its parent, memory_bound marked"
+like "$out" 'host +package 0 +package 1' "--once: host and per-package columns"
+FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$constant LD_PRELOAD=$FAKEPMU \
+	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --once --json -i 100ms >"$TMP/once.json" 2>/dev/null
+check "--once --json: the API document, values against the truth" api "$constant" "$SPR" "$TMP/once.json"
+
+done_testing

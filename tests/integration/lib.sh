@@ -1,0 +1,190 @@
+# Shared helpers for the integration tests (bash TAP scripts run by prove).
+#
+# Environment (set by `make check-integration`, defaults for a manual run):
+#   TOPDOWND  the daemon binary        FAKEPMU   tests/fakepmu/libfakepmu.so
+#   FIXTURES  tests/fixtures           SAN=1     the daemon is sanitized
+#
+# td_start runs the daemon on 127.0.0.1 with an ephemeral port under the
+# fake PMU and waits for its "Listening on" line; td_stop sends SIGTERM and
+# reaps it.  Every process and temporary file is cleaned up on exit.
+
+set -u
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TOPDOWND=${TOPDOWND:-$ROOT/daemon/topdownd}
+FAKEPMU=${FAKEPMU:-$ROOT/tests/fakepmu/libfakepmu.so}
+FIXTURES=${FIXTURES:-$ROOT/tests/fixtures}
+CHECK="/usr/bin/python3 $ROOT/tests/integration/check.py"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/topdownd-test.XXXXXX")
+TD_PID=
+_TD_PIDS=()
+_T_NUM=0
+_T_FAILED=0
+
+_td_cleanup() {
+	local p
+	for p in "${_TD_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap _td_cleanup EXIT
+
+# ---- TAP ----
+
+plan() { echo "1..$1"; }
+
+ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
+	_T_NUM=$((_T_NUM + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_T_NUM - $2"
+	else
+		echo "not ok $_T_NUM - $2"
+		_T_FAILED=$((_T_FAILED + 1))
+	fi
+}
+
+is() { # is GOT EXPECTED DESCRIPTION
+	_T_NUM=$((_T_NUM + 1))
+	if [ "$1" == "$2" ]; then
+		echo "ok $_T_NUM - $3"
+	else
+		echo "not ok $_T_NUM - $3"
+		echo "#   got:      '$1'"
+		echo "#   expected: '$2'"
+		_T_FAILED=$((_T_FAILED + 1))
+	fi
+}
+
+like() { # like GOT REGEX DESCRIPTION
+	_T_NUM=$((_T_NUM + 1))
+	if [[ "$1" =~ $2 ]]; then
+		echo "ok $_T_NUM - $3"
+	else
+		echo "not ok $_T_NUM - $3"
+		echo "#   got:      '$1'"
+		echo "#   expected: /$2/"
+		_T_FAILED=$((_T_FAILED + 1))
+	fi
+}
+
+near() { # near GOT EXPECTED TOLERANCE DESCRIPTION
+	_T_NUM=$((_T_NUM + 1))
+	if awk -v g="$1" -v e="$2" -v t="$3" 'BEGIN {d = g - e; if (d < 0) d = -d; exit !(g != "" && d <= t)}'; then
+		echo "ok $_T_NUM - $4"
+	else
+		echo "not ok $_T_NUM - $4"
+		echo "#   got:      '$1'"
+		echo "#   expected: $2 +- $3"
+		_T_FAILED=$((_T_FAILED + 1))
+	fi
+}
+
+skip() { # skip REASON
+	_T_NUM=$((_T_NUM + 1))
+	echo "ok $_T_NUM # SKIP $1"
+}
+
+diag() { echo "# $*"; }
+
+# Runs a check.py subcommand as one test: its output explains a failure.
+check() { # check DESCRIPTION SUBCOMMAND ARGS...
+	local desc=$1 out
+	shift
+	out=$($CHECK "$@" 2>&1)
+	local st=$?
+	ok $st "$desc"
+	[ $st -eq 0 ] || echo "$out" | sed 's/^/#   /'
+}
+
+done_testing() { exit $((_T_FAILED > 0)); }
+
+# ---- fixtures ----
+
+# A private copy of a fixture, for tests that change it (hotplug).
+fixture_copy() { # fixture_copy NAME -> prints the copy's path
+	local dst="$TMP/fixture-$1-$RANDOM"
+	cp -a "$FIXTURES/$1" "$dst"
+	echo "$dst"
+}
+
+set_online() { # set_online FIXTURE_DIR CPU 0|1
+	"$FIXTURES/set-online" "$@"
+}
+
+# ---- the daemon ----
+
+# td_start FIXTURE_DIR SCENARIO [daemon args...]
+# Sets TD_PID, TD_URL, TD_LOG.  Fails the test run if it does not listen.
+td_start() {
+	local fixture=$1 scenario=$2
+	shift 2
+	TD_LOG="$TMP/daemon-$RANDOM.log"
+	FAKEPMU_SYSFS=$fixture FAKEPMU_SCENARIO=$scenario LD_PRELOAD=$FAKEPMU \
+		"$TOPDOWND" -c /dev/null --sysfs-root "$fixture" -l 127.0.0.1:0 "$@" \
+		>"$TD_LOG" 2>&1 &
+	TD_PID=$!
+	_TD_PIDS+=("$TD_PID")
+	TD_URL=
+	for _ in $(seq 1 200); do
+		TD_URL=$(sed -n 's|.*Listening on \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TD_LOG" | head -1)
+		[ -n "$TD_URL" ] && return 0
+		kill -0 "$TD_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "# daemon did not start; its log:"
+	sed 's/^/#   /' "$TD_LOG"
+	return 1
+}
+
+# td_stop: SIGTERM, wait (at most 5 s).  Sets TD_STATUS to the exit
+# status and TD_STOP_MS to how long the exit took.  Not in a subshell:
+# only the parent can reap the daemon.
+td_stop() {
+	local start=$(date +%s%N)
+	kill -TERM "$TD_PID" 2>/dev/null
+	for _ in $(seq 1 500); do
+		[ -e "/proc/$TD_PID" ] && ! grep -q '^State:.*Z' "/proc/$TD_PID/status" 2>/dev/null || break
+		sleep 0.01
+	done
+	TD_STOP_MS=$((($(date +%s%N) - start) / 1000000))
+	kill -KILL "$TD_PID" 2>/dev/null
+	wait "$TD_PID" 2>/dev/null
+	TD_STATUS=$?
+}
+
+# sample FILE NAME_WITH_LABELS: the value of one sample in a saved scrape.
+sample() {
+	awk -v n="$2" '$1 == n {print $2; exit}' "$1"
+}
+
+# metric NAME_WITH_LABELS [URL]: the value of one sample of /metrics.
+metric() {
+	curl -sf "${2:-$TD_URL}/metrics" | awk -v n="$1" '$1 == n {print $2; exit}'
+}
+
+# Waits until the daemon has published at least N intervals (JSON seq
+# is not exposed: counts changes of the collection timestamp).
+wait_intervals() { # wait_intervals N [URL]
+	local n=$1 url=${2:-$TD_URL} last="" seen=0 ts
+	for _ in $(seq 1 400); do
+		ts=$(curl -sf "$url/metrics" | sed -n 's/^topdown_last_collection_timestamp_seconds //p')
+		if [ -n "$ts" ] && [ "$ts" != "$last" ]; then
+			last=$ts
+			seen=$((seen + 1))
+			[ $seen -gt "$n" ] && return 0
+		fi
+		sleep 0.025
+	done
+	return 1
+}
+
+write_scenario() { # write_scenario NAME <<JSON -> prints the path
+	local f="$TMP/scenario-$1.json"
+	cat >"$f"
+	echo "$f"
+}

@@ -1,0 +1,563 @@
+/* Unit tests of pmu: format and event-term parsing, and discovery of the
+ * core PMU on every fixture tree. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pmu.h"
+
+static const char *fixtures(void)
+{
+	const char *f = getenv("FIXTURES");
+
+	return f && *f ? f : "tests/fixtures";
+}
+
+/* ---- pmu_parse_format ---- */
+
+static struct pmu_format fmt_ok(const char *name, const char *text)
+{
+	struct pmu_format f;
+	char err[256] = "";
+	int r = pmu_parse_format(name, text, &f, err, sizeof(err));
+
+	if (r != 0)
+		fail_msg("pmu_parse_format(%s, \"%s\") = %d: %s", name, text, r, err);
+	return f;
+}
+
+static void fmt_error(const char *name, const char *text, const char *msg)
+{
+	struct pmu_format f;
+	char err[256] = "";
+	int r = pmu_parse_format(name, text, &f, err, sizeof(err));
+
+	if (r != -EINVAL)
+		fail_msg("pmu_parse_format(%s, \"%s\") = %d, expected -EINVAL", name, text, r);
+	assert_string_equal(err, msg);
+}
+
+static void test_parse_format(void **state)
+{
+	struct pmu_format f;
+
+	(void)state;
+	f = fmt_ok("event", "config:0-7");
+	assert_string_equal(f.name, "event");
+	assert_int_equal(f.field, 0);
+	assert_int_equal(f.n_ranges, 1);
+	assert_int_equal(f.ranges[0].lo, 0);
+	assert_int_equal(f.ranges[0].hi, 7);
+
+	f = fmt_ok("offcore_rsp", "config1:0-63");
+	assert_int_equal(f.field, 1);
+	assert_int_equal(f.n_ranges, 1);
+	assert_int_equal(f.ranges[0].lo, 0);
+	assert_int_equal(f.ranges[0].hi, 63);
+
+	f = fmt_ok("split", "config:0-7,32-35");
+	assert_int_equal(f.field, 0);
+	assert_int_equal(f.n_ranges, 2);
+	assert_int_equal(f.ranges[0].lo, 0);
+	assert_int_equal(f.ranges[0].hi, 7);
+	assert_int_equal(f.ranges[1].lo, 32);
+	assert_int_equal(f.ranges[1].hi, 35);
+
+	f = fmt_ok("edge", "config:18");
+	assert_int_equal(f.n_ranges, 1);
+	assert_int_equal(f.ranges[0].lo, 18);
+	assert_int_equal(f.ranges[0].hi, 18);
+
+	f = fmt_ok("x", "config2:5,9,20-21,63");
+	assert_int_equal(f.field, 2);
+	assert_int_equal(f.n_ranges, 4);
+	assert_int_equal(f.ranges[3].lo, 63);
+	assert_int_equal(f.ranges[3].hi, 63);
+}
+
+static void test_parse_format_errors(void **state)
+{
+	char name[64];
+
+	(void)state;
+	fmt_error("event", "conf:0-7",
+		  "format event: \"conf:0-7\" does not start with config:, config1: or config2:");
+	fmt_error("event", "config3:0-7",
+		  "format event: \"config3:0-7\" does not start with config:, config1: or config2:");
+	fmt_error("event", "", "format event: \"\" does not start with config:, config1: or config2:");
+	fmt_error("event", "config:", "format event: bad bit number in \"config:\"");
+	fmt_error("event", "config:x", "format event: bad bit number in \"config:x\"");
+	fmt_error("event", "config:64", "format event: bad bit number in \"config:64\"");
+	fmt_error("event", "config:7-0", "format event: bad bit range in \"config:7-0\"");
+	fmt_error("event", "config:0-64", "format event: bad bit range in \"config:0-64\"");
+	fmt_error("event", "config:0-", "format event: bad bit range in \"config:0-\"");
+	fmt_error("event", "config:0-7x", "format event: unexpected \"x\"");
+	fmt_error("event", "config:0-7\n", "format event: unexpected \"\n\"");
+	fmt_error("event", "config:0-7,", "format event: bad bit number in \"config:0-7,\"");
+	fmt_error("event", "config:0,1,2,3,4", "format event: more than 4 bit ranges");
+	memset(name, 'n', 40);
+	name[40] = '\0';
+	fmt_error(name, "config:0-7",
+		  "format name \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\" too long");
+}
+
+/* ---- pmu_encode_terms ---- */
+
+/* The format files of Ice Lake and later (gen-fixture FORMAT_ICL_PLUS),
+ * plus a split one for packing tests. */
+static struct pmu_formats icl_formats(void)
+{
+	static const char *const files[][2] = {
+		{ "event", "config:0-7" },   { "umask", "config:8-15" },
+		{ "edge", "config:18" },     { "pc", "config:19" },
+		{ "inv", "config:23" },      { "cmask", "config:24-31" },
+		{ "offcore_rsp", "config1:0-63" }, { "ldlat", "config1:0-15" },
+		{ "frontend", "config1:0-23" }, { "split", "config:0-3,32-35" },
+		{ "hi", "config2:60-63" },
+	};
+	struct pmu_formats formats = { 0 };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		formats.f[formats.n++] = fmt_ok(files[i][0], files[i][1]);
+	return formats;
+}
+
+static struct pmu_encoding enc_ok(const char *terms)
+{
+	struct pmu_formats formats = icl_formats();
+	struct pmu_encoding e;
+	char err[256] = "";
+	int r = pmu_encode_terms(&formats, terms, &e, err, sizeof(err));
+
+	if (r != 0)
+		fail_msg("pmu_encode_terms(\"%s\") = %d: %s", terms, r, err);
+	return e;
+}
+
+static void enc_error(const char *terms, int code, const char *msg)
+{
+	struct pmu_formats formats = icl_formats();
+	struct pmu_encoding e;
+	char err[256] = "";
+	int r = pmu_encode_terms(&formats, terms, &e, err, sizeof(err));
+
+	if (r != code)
+		fail_msg("pmu_encode_terms(\"%s\") = %d, expected %d (%s)", terms, r, code, err);
+	assert_string_equal(err, msg);
+}
+
+static void test_encode(void **state)
+{
+	struct pmu_encoding e;
+
+	(void)state;
+	e = enc_ok("event=0x00,umask=0x80");
+	assert_int_equal(e.config[0], 0x8000);
+	assert_int_equal(e.config[1], 0);
+	assert_int_equal(e.config[2], 0);
+	assert_int_equal(enc_ok("event=0x00,umask=0x4").config[0], 0x400);
+	/* event 0-7, umask 8-15, edge 18, cmask 24-31. */
+	assert_int_equal(enc_ok("event=0x0d,umask=0x01,cmask=1,edge=1").config[0], 0x0104010d);
+	/* A term without a value is a flag set to 1. */
+	assert_int_equal(enc_ok("event=0x0d,umask=0x01,cmask=1,edge").config[0], 0x0104010d);
+	assert_int_equal(enc_ok("inv").config[0], UINT64_C(1) << 23);
+	assert_int_equal(enc_ok("event=0xc0").config[0], 0xc0);
+	assert_int_equal(enc_ok("event=192").config[0], 0xc0);
+	assert_int_equal(enc_ok("umask=0xFF").config[0], 0xff00);
+	assert_int_equal(enc_ok("").config[0], 0);
+	/* Fields of config1 and config2. */
+	e = enc_ok("event=0xb7,umask=0x1,offcore_rsp=0x10003c0001");
+	assert_int_equal(e.config[0], 0x1b7);
+	assert_int_equal(e.config[1], UINT64_C(0x10003c0001));
+	e = enc_ok("ldlat=3,hi=0xa");
+	assert_int_equal(e.config[1], 3);
+	assert_int_equal(e.config[2], UINT64_C(0xa) << 60);
+	/* Raw config terms. */
+	e = enc_ok("config=0x1234,config1=5,config2=0xffffffffffffffff");
+	assert_int_equal(e.config[0], 0x1234);
+	assert_int_equal(e.config[1], 5);
+	assert_int_equal(e.config[2], UINT64_MAX);
+	/* A 64-bit field takes any value. */
+	assert_int_equal(enc_ok("offcore_rsp=0xffffffffffffffff").config[1], UINT64_MAX);
+}
+
+static void test_encode_multi_range(void **state)
+{
+	(void)state;
+	/* split = config:0-3,32-35: low nibble at 0, next nibble at 32. */
+	assert_int_equal(enc_ok("split=0x5").config[0], 0x5);
+	assert_int_equal(enc_ok("split=0xa5").config[0], UINT64_C(0xa00000005));
+	assert_int_equal(enc_ok("split=0xff").config[0], UINT64_C(0xf0000000f));
+	assert_int_equal(enc_ok("split=0x30,event=0x0").config[0], UINT64_C(0x300000000));
+	enc_error("split=0x100", -ERANGE, "value 0x100 does not fit format split");
+}
+
+static void test_encode_errors(void **state)
+{
+	(void)state;
+	enc_error("umask=0x100", -ERANGE, "value 0x100 does not fit format umask");
+	enc_error("edge=2", -ERANGE, "value 0x2 does not fit format edge");
+	enc_error("event=0x1ff", -ERANGE, "value 0x1ff does not fit format event");
+	enc_error("frontend=0x1000000", -ERANGE, "value 0x1000000 does not fit format frontend");
+	enc_error("any=1", -EINVAL, "unknown term \"any\" (no format/any file)");
+	enc_error("event=0x3c,bogus", -EINVAL, "unknown term \"bogus\" (no format/bogus file)");
+	enc_error("event=0x00,", -EINVAL, "trailing comma in \"event=0x00,\"");
+	enc_error(",event=0x00", -EINVAL, "empty term in \",event=0x00\"");
+	enc_error("event=1,,umask=2", -EINVAL, "empty term in \"event=1,,umask=2\"");
+	enc_error("=5", -EINVAL, "empty term in \"=5\"");
+	enc_error("event=", -EINVAL, "bad value for term \"event\" in \"event=\"");
+	enc_error("event=x", -EINVAL, "bad value for term \"event\" in \"event=x\"");
+	enc_error("event=0x", -EINVAL, "bad value for term \"event\" in \"event=0x\"");
+	enc_error("event=-1", -EINVAL, "bad value for term \"event\" in \"event=-1\"");
+	enc_error("event=0x3c ", -EINVAL, "bad value for term \"event\" in \"event=0x3c \"");
+	enc_error("config=0x10000000000000000", -EINVAL,
+		  "bad value for term \"config\" in \"config=0x10000000000000000\"");
+}
+
+/* ---- pmu_discover ---- */
+
+static struct pmu_info *discover(const char *fixture)
+{
+	struct pmu_info *info = calloc(1, sizeof(*info));
+	struct sysfs *sysfs;
+	char root[1024];
+
+	assert_non_null(info);
+	snprintf(root, sizeof(root), "%s/%s", fixtures(), fixture);
+	if (sysfs_new(root, &sysfs) < 0)
+		fail_msg("cannot open fixture %s", root);
+	memset(info, 0x5a, sizeof(*info));
+	assert_int_equal(pmu_discover(sysfs, info), 0);
+	sysfs_free(sysfs);
+	return info;
+}
+
+static const char *cpus_text(const struct cpuset *set)
+{
+	static char buf[256];
+
+	cpuset_format(set, buf, sizeof(buf));
+	return buf;
+}
+
+/* Encodings every Ice Lake or later core PMU yields with perf's terms. */
+static void assert_topdown_encodings(const struct pmu_info *info, bool l2)
+{
+	static const uint64_t want[TD_EV_COUNT] = {
+		[TD_EV_SLOTS] = 0x0400,
+		[TD_EV_RETIRING] = 0x8000,
+		[TD_EV_BAD_SPEC] = 0x8100,
+		[TD_EV_FE_BOUND] = 0x8200,
+		[TD_EV_BE_BOUND] = 0x8300,
+		[TD_EV_HEAVY_OPS] = 0x8400,
+		[TD_EV_BR_MISPREDICT] = 0x8500,
+		[TD_EV_FETCH_LAT] = 0x8600,
+		[TD_EV_MEM_BOUND] = 0x8700,
+		[TD_EV_UOP_DROPPING] = 0x100d,
+		[TD_EV_RECOVERY_CYCLES] = 0x0104010d,
+	};
+
+	for (int ev = 0; ev < TD_EV_COUNT; ev++) {
+		bool expect = l2 || ev < TD_EV_HEAVY_OPS || ev > TD_EV_MEM_BOUND;
+
+		if (info->have[ev] != expect)
+			fail_msg("%s: have = %d, expected %d", td_event_name[ev], info->have[ev],
+				 expect);
+		if (!expect)
+			continue;
+		if (info->enc[ev].config[0] != want[ev])
+			fail_msg("%s: config = 0x%llx, expected 0x%llx", td_event_name[ev],
+				 (unsigned long long)info->enc[ev].config[0],
+				 (unsigned long long)want[ev]);
+		assert_int_equal(info->enc[ev].config[1], 0);
+		assert_int_equal(info->enc[ev].config[2], 0);
+	}
+}
+
+static void test_discover_spr(void **state)
+{
+	struct pmu_info *info = discover("spr-2s");
+
+	(void)state;
+	assert_string_equal(info->name, "cpu");
+	assert_int_equal(info->type, 4);
+	assert_string_equal(info->pmu_name, "sapphire_rapids");
+	assert_int_equal(info->level, 2);
+	assert_int_equal(info->formulas, TD_FORMULAS_SPR);
+	assert_string_equal(info->reason, "");
+	assert_false(info->has_cpus);
+	assert_string_equal(info->other_name, "");
+	assert_true(cpuset_empty(&info->other_cpus));
+	assert_string_equal(info->other_reason, "");
+	assert_topdown_encodings(info, true);
+	free(info);
+}
+
+static void test_discover_spr_holes(void **state)
+{
+	struct pmu_info *info = discover("spr-holes");
+
+	(void)state;
+	assert_string_equal(info->name, "cpu");
+	assert_string_equal(info->pmu_name, "sapphire_rapids");
+	assert_int_equal(info->level, 2);
+	assert_int_equal(info->formulas, TD_FORMULAS_SPR);
+	assert_string_equal(info->reason, "");
+	assert_topdown_encodings(info, true);
+	free(info);
+}
+
+static void test_discover_icx(void **state)
+{
+	struct pmu_info *info = discover("icx-1s");
+
+	(void)state;
+	assert_string_equal(info->name, "cpu");
+	assert_int_equal(info->type, 4);
+	assert_string_equal(info->pmu_name, "icelake");
+	assert_int_equal(info->level, 1);
+	assert_int_equal(info->formulas, TD_FORMULAS_ICL);
+	assert_string_equal(info->reason, "");
+	assert_false(info->has_cpus);
+	assert_string_equal(info->other_name, "");
+	assert_topdown_encodings(info, false);
+	free(info);
+}
+
+static void test_discover_adl(void **state)
+{
+	struct pmu_info *info = discover("adl-hybrid");
+
+	(void)state;
+	assert_string_equal(info->name, "cpu_core");
+	assert_int_equal(info->type, 4);
+	assert_string_equal(info->pmu_name, "alderlake_hybrid");
+	assert_int_equal(info->level, 2);
+	assert_int_equal(info->formulas, TD_FORMULAS_SPR);
+	assert_string_equal(info->reason, "");
+	assert_true(info->has_cpus);
+	assert_string_equal(cpus_text(&info->cpus), "0-7");
+	assert_string_equal(info->other_name, "cpu_atom");
+	assert_string_equal(cpus_text(&info->other_cpus), "8-15");
+	assert_string_equal(info->other_reason, "cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
+	assert_topdown_encodings(info, true);
+	free(info);
+}
+
+static void test_discover_vm(void **state)
+{
+	struct pmu_info *info = discover("vm-nopmu");
+
+	(void)state;
+	assert_string_equal(info->name, "");
+	assert_int_equal(info->type, 0);
+	assert_string_equal(info->pmu_name, "");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->reason,
+			    "no core PMU registered by the kernel (bus/event_source/devices has no cpu or cpu_core): a virtual machine without a virtual PMU, or a CPU the perf driver does not support");
+	assert_false(info->has_cpus);
+	for (int ev = 0; ev < TD_EV_COUNT; ev++)
+		assert_false(info->have[ev]);
+	assert_string_equal(info->other_name, "");
+	free(info);
+}
+
+static void test_discover_skx(void **state)
+{
+	struct pmu_info *info = discover("skx-1s");
+
+	(void)state;
+	assert_string_equal(info->name, "cpu");
+	assert_int_equal(info->type, 4);
+	assert_string_equal(info->pmu_name, "skylake");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->reason,
+			    "pre-Ice Lake CPU (pmu_name skylake): no SLOTS counter or PERF_METRICS, TopDown metrics need Ice Lake or later");
+	for (int ev = TD_EV_SLOTS; ev <= TD_EV_MEM_BOUND; ev++)
+		if (info->have[ev])
+			fail_msg("skylake has %s", td_event_name[ev]);
+	/* The refinement events do encode with Skylake's format files. */
+	assert_true(info->have[TD_EV_UOP_DROPPING]);
+	assert_int_equal(info->enc[TD_EV_UOP_DROPPING].config[0], 0x100d);
+	assert_true(info->have[TD_EV_RECOVERY_CYCLES]);
+	assert_int_equal(info->enc[TD_EV_RECOVERY_CYCLES].config[0], 0x0104010d);
+	free(info);
+}
+
+/* ---- discovery on edited copies of a fixture ---- */
+
+static char tmpdir[64];
+
+static int make_tmpdir(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/test_pmu.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Copies @fixture to tmpdir/@name, runs the shell command @edit inside the
+ * PMU directory of the copy, and discovers. */
+static struct pmu_info *discover_edited(const char *fixture, const char *name, const char *edit)
+{
+	char cmd[2048], rel[256];
+
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf '%s/%s' && cp -r '%s/%s' '%s/%s' && cd '%s/%s/bus/event_source/devices' && %s",
+		 tmpdir, name, fixtures(), fixture, tmpdir, name, tmpdir, name, edit);
+	if (system(cmd) != 0)
+		fail_msg("setup failed: %s", cmd);
+	snprintf(rel, sizeof(rel), "%s/%s", tmpdir, name);
+	{
+		struct pmu_info *info = calloc(1, sizeof(*info));
+		struct sysfs *sysfs;
+
+		assert_int_equal(sysfs_new(rel, &sysfs), 0);
+		assert_int_equal(pmu_discover(sysfs, info), 0);
+		sysfs_free(sysfs);
+		return info;
+	}
+}
+
+static void test_discover_missing_l1_event(void **state)
+{
+	struct pmu_info *info;
+
+	(void)state;
+	info = discover_edited("spr-2s", "no-fe", "rm cpu/events/topdown-fe-bound");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->reason,
+			    "core PMU cpu has a slots event but only 3 of the 4 level-1 topdown events");
+	free(info);
+}
+
+static void test_discover_missing_l2_event(void **state)
+{
+	struct pmu_info *info;
+
+	(void)state;
+	/* Three of four L2 events: level 1, and no L2 event is used. */
+	info = discover_edited("spr-2s", "no-ml", "rm cpu/events/topdown-mem-bound");
+	assert_int_equal(info->level, 1);
+	assert_string_equal(info->reason, "");
+	for (int ev = TD_EV_HEAVY_OPS; ev <= TD_EV_MEM_BOUND; ev++)
+		assert_false(info->have[ev]);
+	free(info);
+}
+
+static void test_discover_bad_slots(void **state)
+{
+	struct pmu_info *info;
+
+	(void)state;
+	info = discover_edited("spr-2s", "bad-slots",
+			       "echo 'event=0x00,umask=0x4,bogus=1' > cpu/events/slots");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->reason,
+			    "cannot encode cpu/slots (\"event=0x00,umask=0x4,bogus=1\"): unknown term \"bogus\" (no format/bogus file)");
+	assert_false(info->have[TD_EV_SLOTS]);
+	free(info);
+}
+
+static void test_discover_no_slots_not_intel(void **state)
+{
+	struct pmu_info *info;
+
+	(void)state;
+	/* No slots and no topdown-total-slots either: not an Intel PMU. */
+	info = discover_edited("icx-1s", "amd", "rm cpu/events/slots cpu/caps/pmu_name");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->pmu_name, "");
+	assert_string_equal(info->reason,
+			    "core PMU cpu (pmu_name unknown) has no slots event: not an Intel CPU with PERF_METRICS (Ice Lake or later)");
+	free(info);
+}
+
+static void test_discover_bad_type(void **state)
+{
+	struct pmu_info *info;
+
+	(void)state;
+	info = discover_edited("spr-2s", "no-type", "rm cpu/type");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->reason,
+			    "cannot read bus/event_source/devices/cpu/type: No such file or directory");
+	free(info);
+	info = discover_edited("spr-2s", "bad-type", "echo four > cpu/type");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->reason,
+			    "cannot read bus/event_source/devices/cpu/type: Invalid argument");
+	free(info);
+	info = discover_edited("spr-2s", "neg-type", "echo -1 > cpu/type");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->reason,
+			    "cannot read bus/event_source/devices/cpu/type: bad value");
+	free(info);
+}
+
+static void test_discover_atom_only(void **state)
+{
+	struct pmu_info *info;
+
+	(void)state;
+	info = discover_edited("adl-hybrid", "atom-only", "rm -r cpu_core");
+	assert_string_equal(info->name, "");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->reason,
+			    "only an Atom core PMU (cpu_atom) is registered: E-cores have no SLOTS counter or PERF_METRICS");
+	free(info);
+}
+
+static void test_discover_hybrid_bad_cpus(void **state)
+{
+	struct pmu_info *info;
+
+	(void)state;
+	info = discover_edited("adl-hybrid", "bad-cpus", "echo 0-x > cpu_core/cpus");
+	assert_int_equal(info->level, 0);
+	assert_string_equal(info->reason,
+			    "cannot parse bus/event_source/devices/cpu_core/cpus: expected a CPU number at \"x\"");
+	free(info);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_format),
+		cmocka_unit_test(test_parse_format_errors),
+		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_encode_multi_range),
+		cmocka_unit_test(test_encode_errors),
+		cmocka_unit_test(test_discover_spr),
+		cmocka_unit_test(test_discover_spr_holes),
+		cmocka_unit_test(test_discover_icx),
+		cmocka_unit_test(test_discover_adl),
+		cmocka_unit_test(test_discover_vm),
+		cmocka_unit_test(test_discover_skx),
+		cmocka_unit_test(test_discover_missing_l1_event),
+		cmocka_unit_test(test_discover_missing_l2_event),
+		cmocka_unit_test(test_discover_bad_slots),
+		cmocka_unit_test(test_discover_no_slots_not_intel),
+		cmocka_unit_test(test_discover_bad_type),
+		cmocka_unit_test(test_discover_atom_only),
+		cmocka_unit_test(test_discover_hybrid_bad_cpus),
+	};
+
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
