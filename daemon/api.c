@@ -133,6 +133,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	json_object_set_new(doc, "hostname", json_string(hostname));
 	json_object_set_new(doc, "timestamp", json_real(round(snap->timestamp * 1e3) / 1e3));
 	json_object_set_new(doc, "interval_seconds", json_real(snap->interval_s));
+	json_object_set_new(doc, "intervals", json_integer((json_int_t)snap->seq));
 	json_object_set_new(doc, "up", json_boolean(snap->up));
 
 	pmu = json_object();

@@ -432,9 +432,12 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 	enabled = b[1];
 	running = b[2];
 	if (enabled == cc->prev_enabled) {
-		/* time_enabled only stands still for a group that is no longer
-		 * scheduled at all: its CPU went away. */
-		went_offline(c, cc, now);
+		/* time_enabled stands still for a group whose CPU went away; the
+		 * online list confirms it.  Otherwise no time passed for the
+		 * group: nothing to count this interval. */
+		topo_refresh_online(c->topo, c->sysfs);
+		if (!cpuset_test(topo_online(c->topo), (unsigned)cc->cpu))
+			went_offline(c, cc, now);
 		return;
 	}
 	if (enabled < cc->prev_enabled || running < cc->prev_running) {

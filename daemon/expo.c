@@ -311,6 +311,11 @@ static void self_families(struct render *r)
 		buf_u64(b, s->errors[k]);
 		buf_putc(b, '\n');
 	}
+	family(r, "topdown_collections_total", "counter",
+	       "Intervals collected since the daemon started.");
+	buf_puts(b, "topdown_collections_total ");
+	buf_u64(b, s->seq);
+	buf_putc(b, '\n');
 	if (s->seq == 0)
 		return;
 	family(r, "topdown_collection_duration_seconds", "gauge",

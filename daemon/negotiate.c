@@ -80,53 +80,63 @@ static double quality(const char *params)
 	return q;
 }
 
+/* The q-value a format gets from the most specific media range that
+ * matches it (RFC 9110 section 12.5.1): exact type (2) over type/ * (1)
+ * over * / * (0); among equally specific ranges the best q. */
+struct pick {
+	double q;
+	int spec;
+	int pos; /* position of the range that set q; -1: the full wildcard */
+};
+
+static void consider(struct pick *p, double q, int spec, int pos)
+{
+	if (spec > p->spec || (spec == p->spec && q > p->q)) {
+		p->q = q;
+		p->spec = spec;
+		p->pos = pos;
+	}
+}
+
 enum negotiate_format negotiate_format(const char *accept)
 {
-	double q_om = -1, q_text = -1;
-	int pos_om = -1, pos_text = -1, pos = 0;
+	struct pick om = { -1, -1, -1 }, text = { -1, -1, -1 };
 	char type[96], params[256], version[32];
 	const char *p = accept;
+	int pos = 0;
 
 	if (!accept)
 		return NEGOTIATE_TEXT;
 	while (next_element(&p, type, sizeof(type), params, sizeof(params))) {
 		double q = quality(params);
-		bool om = false, text = false;
 
 		if (strcasecmp(type, "application/openmetrics-text") == 0) {
 			const char *v = param(params, "version", version, sizeof(version));
 
 			/* We speak OpenMetrics 1.0.0 (compatible with 0.0.1). */
-			om = !v || strcmp(v, "1.0.0") == 0 || strcmp(v, "0.0.1") == 0;
+			if (!v || strcmp(v, "1.0.0") == 0 || strcmp(v, "0.0.1") == 0)
+				consider(&om, q, 2, pos);
 		} else if (strcasecmp(type, "text/plain") == 0) {
 			const char *v = param(params, "version", version, sizeof(version));
 
-			text = !v || strcmp(v, "0.0.4") == 0;
+			if (!v || strcmp(v, "0.0.4") == 0)
+				consider(&text, q, 2, pos);
 		} else if (strcasecmp(type, "application/*") == 0) {
-			om = true;
+			consider(&om, q, 1, pos);
 		} else if (strcasecmp(type, "text/*") == 0) {
-			text = true;
+			consider(&text, q, 1, pos);
 		} else if (strcmp(type, "*/*") == 0) {
-			om = text = true;
-		}
-		/* The most specific match decides; approximated by the best q,
-		 * first position breaking ties. */
-		if (om && q > q_om) {
-			q_om = q;
-			if (strcmp(type, "*/*") != 0)
-				pos_om = pos;
-		}
-		if (text && q > q_text) {
-			q_text = q;
-			pos_text = pos;
+			consider(&om, q, 0, -1);
+			consider(&text, q, 0, pos);
 		}
 		pos++;
 	}
-	if (q_om <= 0)
+	/* The full wildcard alone never selects OpenMetrics. */
+	if (om.q <= 0 || om.pos < 0)
 		return NEGOTIATE_TEXT;
-	if (q_om > q_text)
+	if (om.q > text.q)
 		return NEGOTIATE_OPENMETRICS;
-	if (q_om == q_text && pos_om >= 0 && pos_om < pos_text)
+	if (om.q == text.q && om.pos < text.pos)
 		return NEGOTIATE_OPENMETRICS;
 	return NEGOTIATE_TEXT;
 }

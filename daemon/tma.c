@@ -54,7 +54,7 @@ int tma_compute(const struct tma_model *model, const struct tma_input *in,
 	fe = clamp((double)d[TD_EV_FE_BOUND] / s - ud, 0, 1);
 	be = (double)d[TD_EV_BE_BOUND] / s + rc;
 	if (ret + fe + be > 1)
-		be = 1 - ret - fe;
+		be = clamp(1 - ret - fe, 0, 1);
 	bad = 1 - (fe + be + ret);
 	if (bad < 0)
 		bad = 0;

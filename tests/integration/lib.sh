@@ -167,17 +167,19 @@ metric() {
 	curl -sf "${2:-$TD_URL}/metrics" | awk -v n="$1" '$1 == n {print $2; exit}'
 }
 
-# Waits until the daemon has published at least N intervals (JSON seq
-# is not exposed: counts changes of the collection timestamp).
+# intervals [URL]: how many intervals the daemon has collected.
+intervals() {
+	curl -sf "${1:-$TD_URL}/metrics" | awk '$1 == "topdown_collections_total" {print $2}'
+}
+
+# Waits (at most 20 s) until N more intervals have been published.
 wait_intervals() { # wait_intervals N [URL]
-	local n=$1 url=${2:-$TD_URL} last="" seen=0 ts
-	for _ in $(seq 1 400); do
-		ts=$(curl -sf "$url/metrics" | sed -n 's/^topdown_last_collection_timestamp_seconds //p')
-		if [ -n "$ts" ] && [ "$ts" != "$last" ]; then
-			last=$ts
-			seen=$((seen + 1))
-			[ $seen -gt "$n" ] && return 0
-		fi
+	local url=${2:-$TD_URL} start now
+	start=$(intervals "$url")
+	for _ in $(seq 1 800); do
+		now=$(intervals "$url")
+		[ -n "$start" ] && [ -n "$now" ] && [ "$now" -ge $((start + $1)) ] && return 0
+		[ -z "$start" ] && start=$now
 		sleep 0.025
 	done
 	return 1

@@ -1,0 +1,124 @@
+/* fakepmu.h: the fake PMU's internal interfaces, shared by its modules.
+ * Nothing declared here is exported from libfakepmu.so (FP_HIDDEN); the only
+ * exported symbols are the interposed libc functions in interpose.c. */
+#ifndef FAKEPMU_H
+#define FAKEPMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define FP_HIDDEN __attribute__((visibility("hidden")))
+#define FP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Scenario fraction indexes.  0..7 are also the metric numbers, in the
+ * order of the PERF_METRICS bytes (umask 0x80 + index). */
+enum {
+	FR_RETIRING, FR_BAD_SPEC, FR_FE_BOUND, FR_BE_BOUND,
+	FR_HEAVY_OPS, FR_BR_MISPREDICT, FR_FETCH_LAT, FR_MEM_BOUND,
+	FR_UOP_DROPPING, FR_RECOVERY_CYCLES,
+	FR_COUNT
+};
+#define NMETRIC 8
+
+struct fev;				/* one fake event (perf.c) */
+
+/* Event classes: what the fake counts for an event.  Also the values of a
+ * fault's "event" key (EC_ANY when omitted). */
+enum {
+	EC_SLOTS = 0,
+	EC_METRIC0 = 1,			/* EC_METRIC0 + metric number (0..7) */
+	EC_UOP_DROPPING = EC_METRIC0 + NMETRIC,
+	EC_RECOVERY_CYCLES,
+	EC_OTHER,			/* accepted, counts 0 */
+	EC_ANY = -1
+};
+
+struct phase {
+	uint64_t start_ns, end_ns;	/* end_ns = UINT64_MAX on the last phase */
+	double f[FR_COUNT];
+	uint8_t bytes[NMETRIC];		/* PERF_METRICS bytes of this phase alone */
+};
+
+struct cpucfg {
+	double slots_per_ns;
+	double running;			/* (0,1] */
+	int nphases;
+	struct phase *phases;
+};
+
+enum fault_op { FO_OPEN, FO_READ };
+
+struct fault {
+	enum fault_op op;
+	int evclass;			/* EC_* or EC_ANY */
+	int err;			/* errno to return; 0 for a short read */
+	bool short_read;
+	uint64_t after_ns;
+	uint8_t *cpus;			/* [ncpus] */
+	long *remaining;		/* [ncpus]; -1 = forever */
+};
+
+struct scenario {
+	struct cpucfg **cpu;		/* [ncpus], every possible CPU set */
+	struct fault *faults;
+	int nfaults;
+};
+
+struct pmu {
+	char name[64];
+	uint32_t type;
+	bool core;			/* cpu, cpu_core or cpu_atom */
+	bool has_slots;			/* events/slots exists: perf metrics */
+	int nmetrics;			/* 8 with events/topdown-heavy-ops, else 4 */
+	uint8_t *cpus;			/* [ncpus] from the cpus file, or NULL = all */
+};
+
+struct fixture {
+	char root[4096];
+	int ncpus;			/* highest possible CPU + 1 (nr_cpu_ids) */
+	uint8_t *possible;		/* [ncpus] */
+	struct pmu *pmus;
+	int npmus;
+};
+
+extern FP_HIDDEN struct fixture fp_fix;
+extern FP_HIDDEN struct scenario fp_scen;
+
+/* interpose.c */
+FP_HIDDEN void fp_fatal(const char *fmt, ...) FP_PRINTF(1, 2) __attribute__((noreturn));
+FP_HIDDEN int fp_real_close(int fd);
+FP_HIDDEN uint64_t fp_mono_ns(void);	/* real CLOCK_MONOTONIC */
+FP_HIDDEN uint64_t fp_now_ns(void);	/* fake time since load */
+FP_HIDDEN int64_t fp_realtime_to_rel_ns(int64_t real_ns);
+FP_HIDDEN bool fp_fake_clock(void);
+FP_HIDDEN int fp_fd_set(int fd, struct fev *ev);
+FP_HIDDEN struct fev *fp_fd_lookup(int fd);
+
+/* cpulist.c */
+FP_HIDDEN int fp_parse_cpulist(const char *s, int ncpus, uint8_t *out,
+			       char *err, size_t errlen);
+FP_HIDDEN void fp_format_cpulist(const uint8_t *set, int n, char *buf, size_t len);
+FP_HIDDEN ssize_t fp_read_file(const char *path, char *buf, size_t len);
+
+/* fixture.c */
+FP_HIDDEN void fp_fixture_load(const char *root);
+FP_HIDDEN const struct pmu *fp_pmu_by_type(uint32_t type);
+FP_HIDDEN const struct pmu *fp_core_pmu_for_cpu(int cpu);
+FP_HIDDEN bool fp_cpu_online(int cpu, int64_t *offline_since_ns);
+
+/* scenario.c */
+FP_HIDDEN void fp_scenario_load(const char *path);
+FP_HIDDEN void fp_quantise(const double f[NMETRIC], uint8_t bytes[NMETRIC]);
+FP_HIDDEN const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass);
+
+/* perf.c */
+FP_HIDDEN int fp_perf_event_open(void *attr, long pid, long cpu, long group_fd,
+				 unsigned long flags);
+FP_HIDDEN ssize_t fp_read(struct fev *ev, void *buf, size_t len);
+FP_HIDDEN int fp_ioctl(struct fev *ev, unsigned long req, void *arg);
+FP_HIDDEN int fp_close(struct fev *ev);
+FP_HIDDEN void fp_cpus_init(void);
+
+#endif

@@ -1,0 +1,277 @@
+/* fixture.c: what the fake learns from the FAKEPMU_SYSFS tree: possible
+ * CPUs, the PMUs (type, cpus, whether events/slots and
+ * events/topdown-heavy-ops exist) and, lazily, which CPUs are online.
+ * Like the kernel it never parses format/ files: bit positions are x86's. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fakepmu.h"
+
+FP_HIDDEN struct fixture fp_fix;
+
+/* Online files are re-checked (stat, then read if changed) at most this
+ * often per file, so a group read costs no syscall in the common case. */
+#define RECHECK_NS 5000000ULL
+
+struct watch {
+	bool known;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns;
+	uint64_t checked_ns;		/* real monotonic time of the last stat */
+};
+
+static struct {
+	struct watch w;
+	uint8_t *online;		/* [ncpus]; all 1 when the file is missing */
+	int64_t mtime_rel;
+} glob;
+
+struct cpuwatch {
+	struct watch w;
+	bool online;			/* cpuN/online; true when missing (cpu0) */
+	int64_t mtime_rel;
+};
+static struct cpuwatch *cpuw;
+
+static void fixture_path(char *buf, size_t len, const char *rel)
+{
+	if ((size_t)snprintf(buf, len, "%s/%s", fp_fix.root, rel) >= len)
+		fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: path too long", fp_fix.root);
+}
+
+static void read_required(const char *rel, char *buf, size_t len)
+{
+	char path[8192];
+
+	fixture_path(path, sizeof(path), rel);
+	if (fp_read_file(path, buf, len) < 0)
+		fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: cannot read %s: %s",
+			 fp_fix.root, rel, strerror(errno));
+}
+
+static bool exists(const char *rel)
+{
+	char path[8192];
+	struct stat st;
+
+	fixture_path(path, sizeof(path), rel);
+	return stat(path, &st) == 0;
+}
+
+static void load_possible(void)
+{
+	char buf[4096], err[256];
+	uint8_t *big;
+	int n = 0;
+
+	read_required("devices/system/cpu/possible", buf, sizeof(buf));
+	/* First pass with a generous bound to learn the highest CPU. */
+	big = calloc(65536, 1);
+	if (!big)
+		fp_fatal("fakepmu: out of memory");
+	if (fp_parse_cpulist(buf, 65536, big, err, sizeof(err)) < 0)
+		fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: devices/system/cpu/possible: %s",
+			 fp_fix.root, err);
+	for (int i = 0; i < 65536; i++)
+		if (big[i])
+			n = i + 1;
+	fp_fix.ncpus = n;
+	fp_fix.possible = realloc(big, (size_t)n);
+	if (!fp_fix.possible)
+		fp_fatal("fakepmu: out of memory");
+}
+
+static int pmu_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pmu *)a)->name, ((const struct pmu *)b)->name);
+}
+
+static void load_pmus(void)
+{
+	char path[8192], rel[1024], buf[4096], err[256];
+	DIR *d;
+	struct dirent *de;
+	int cap = 0;
+
+	fixture_path(path, sizeof(path), "bus/event_source/devices");
+	d = opendir(path);
+	if (!d)
+		fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: cannot open bus/event_source/devices: %s",
+			 fp_fix.root, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		struct pmu *p;
+		char *end;
+		unsigned long t;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(p->name))
+			continue;
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/type", de->d_name);
+		if (!exists(rel))
+			continue;
+		if (fp_fix.npmus == cap) {
+			cap = cap ? cap * 2 : 16;
+			fp_fix.pmus = realloc(fp_fix.pmus, (size_t)cap * sizeof(*fp_fix.pmus));
+			if (!fp_fix.pmus)
+				fp_fatal("fakepmu: out of memory");
+		}
+		p = &fp_fix.pmus[fp_fix.npmus++];
+		memset(p, 0, sizeof(*p));
+		snprintf(p->name, sizeof(p->name), "%s", de->d_name);
+		read_required(rel, buf, sizeof(buf));
+		errno = 0;
+		t = strtoul(buf, &end, 10);
+		if (errno || end == buf || (*end && *end != '\n') || t > UINT32_MAX)
+			fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: %s: not a PMU type number",
+				 fp_fix.root, rel);
+		p->type = (uint32_t)t;
+		p->core = !strcmp(p->name, "cpu") || !strcmp(p->name, "cpu_core") ||
+			  !strcmp(p->name, "cpu_atom");
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/events/slots", p->name);
+		p->has_slots = p->core && exists(rel);
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/events/topdown-heavy-ops",
+			 p->name);
+		p->nmetrics = !p->has_slots ? 0 : exists(rel) ? 8 : 4;
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/cpus", p->name);
+		if (p->core && exists(rel)) {
+			read_required(rel, buf, sizeof(buf));
+			p->cpus = calloc((size_t)fp_fix.ncpus, 1);
+			if (!p->cpus)
+				fp_fatal("fakepmu: out of memory");
+			if (fp_parse_cpulist(buf, fp_fix.ncpus, p->cpus, err, sizeof(err)) < 0)
+				fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: %s: %s", fp_fix.root, rel, err);
+		}
+	}
+	closedir(d);
+	/* readdir order is arbitrary; keep lookups deterministic. */
+	qsort(fp_fix.pmus, (size_t)fp_fix.npmus, sizeof(*fp_fix.pmus), pmu_cmp);
+}
+
+void fp_fixture_load(const char *root)
+{
+	if (strlen(root) >= sizeof(fp_fix.root))
+		fp_fatal("fakepmu: FAKEPMU_SYSFS: path too long");
+	snprintf(fp_fix.root, sizeof(fp_fix.root), "%s", root);
+	load_possible();
+	load_pmus();
+	glob.online = calloc((size_t)fp_fix.ncpus, 1);
+	cpuw = calloc((size_t)fp_fix.ncpus, sizeof(*cpuw));
+	if (!glob.online || !cpuw)
+		fp_fatal("fakepmu: out of memory");
+}
+
+const struct pmu *fp_pmu_by_type(uint32_t type)
+{
+	for (int i = 0; i < fp_fix.npmus; i++)
+		if (fp_fix.pmus[i].type == type)
+			return &fp_fix.pmus[i];
+	return NULL;
+}
+
+/* The core PMU that generic (PERF_TYPE_HARDWARE/HW_CACHE) events of this CPU
+ * go to: `cpu`, or on a hybrid part the one whose cpus file lists it. */
+const struct pmu *fp_core_pmu_for_cpu(int cpu)
+{
+	for (int i = 0; i < fp_fix.npmus; i++) {
+		const struct pmu *p = &fp_fix.pmus[i];
+
+		if (p->core && (!p->cpus || p->cpus[cpu]))
+			return p;
+	}
+	return NULL;
+}
+
+/* Stats path if the last check is older than RECHECK_NS; returns 1 when the
+ * file changed (or appeared), 0 when unchanged, -1 when it does not exist. */
+static int watch_check(struct watch *w, const char *path)
+{
+	uint64_t now = fp_mono_ns();
+	struct stat st;
+	int64_t mt;
+
+	if (w->checked_ns && now - w->checked_ns < RECHECK_NS)
+		return w->known ? 0 : -1;
+	w->checked_ns = now;
+	if (stat(path, &st) < 0) {
+		bool was = w->known;
+
+		w->known = false;
+		return was ? 1 : -1;
+	}
+	mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if (w->known && w->dev == st.st_dev && w->ino == st.st_ino &&
+	    w->size == st.st_size && w->mtime_ns == mt)
+		return 0;
+	w->known = true;
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	w->size = st.st_size;
+	w->mtime_ns = mt;
+	return 1;
+}
+
+static void refresh_global(void)
+{
+	static char buf[65536];	/* up to 8192 CPUs; static: we run under the lock */
+	char path[8192], err[256];
+	int r;
+
+	fixture_path(path, sizeof(path), "devices/system/cpu/online");
+	r = watch_check(&glob.w, path);
+	if (r == 0)
+		return;
+	memset(glob.online, 1, (size_t)fp_fix.ncpus);
+	glob.mtime_rel = 0;
+	if (r < 0 || fp_read_file(path, buf, sizeof(buf)) < 0)
+		return;
+	memset(glob.online, 0, (size_t)fp_fix.ncpus);
+	/* A file being rewritten is replaced by rename (set-online), so a
+	 * parse error means a broken fixture: treat everything as online. */
+	if (fp_parse_cpulist(buf, fp_fix.ncpus, glob.online, err, sizeof(err)) < 0)
+		memset(glob.online, 1, (size_t)fp_fix.ncpus);
+	glob.mtime_rel = fp_realtime_to_rel_ns(glob.w.mtime_ns);
+}
+
+static void refresh_cpu(int cpu)
+{
+	char path[8192], rel[128], buf[64];
+	struct cpuwatch *c = &cpuw[cpu];
+	int r;
+
+	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/online", cpu);
+	fixture_path(path, sizeof(path), rel);
+	r = watch_check(&c->w, path);
+	if (r == 0)
+		return;
+	c->online = true;
+	if (r < 0 || fp_read_file(path, buf, sizeof(buf)) < 0)
+		return;
+	c->online = buf[0] != '0';
+	c->mtime_rel = fp_realtime_to_rel_ns(c->w.mtime_ns);
+}
+
+/* A CPU is online when both devices/system/cpu/online lists it and its
+ * cpuN/online (if any) says 1.  When offline, *offline_since_ns is the
+ * earliest mtime (as fake time since load) of the files saying so. */
+bool fp_cpu_online(int cpu, int64_t *offline_since_ns)
+{
+	int64_t since = INT64_MAX;
+
+	refresh_global();
+	refresh_cpu(cpu);
+	if (!glob.online[cpu])
+		since = glob.mtime_rel;
+	if (!cpuw[cpu].online && cpuw[cpu].mtime_rel < since)
+		since = cpuw[cpu].mtime_rel;
+	if (since == INT64_MAX)
+		return true;
+	if (offline_since_ns)
+		*offline_since_ns = since;
+	return false;
+}

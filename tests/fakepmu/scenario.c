@@ -1,0 +1,504 @@
+/* scenario.c: loads and validates the FAKEPMU_SCENARIO JSON file (the
+ * truth the fake counts from), quantises fractions into PERF_METRICS bytes
+ * the way the hardware does, and decides when an injected fault fires.
+ * Every validation error is one "fakepmu: FILE: PATH: message" line and
+ * exit status 70 (fp_fatal). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "fakepmu.h"
+
+FP_HIDDEN struct scenario fp_scen;
+
+static const char *scen_file;
+
+static const char *const frac_names[FR_COUNT] = {
+	"retiring", "bad_speculation", "frontend_bound", "backend_bound",
+	"heavy_operations", "branch_mispredicts", "fetch_latency", "memory_bound",
+	"uop_dropping", "recovery_cycles",
+};
+
+/* Fault "event" names, indexed by EC_* class. */
+static const char *const event_names[EC_OTHER] = {
+	"slots", "retiring", "bad_speculation", "frontend_bound", "backend_bound",
+	"heavy_operations", "branch_mispredicts", "fetch_latency", "memory_bound",
+	"uop_dropping", "recovery_cycles",
+};
+
+static const struct {
+	const char *name;
+	int value;
+} errnos[] = {
+	{"EPERM", EPERM}, {"ENOENT", ENOENT}, {"ESRCH", ESRCH}, {"EINTR", EINTR},
+	{"EIO", EIO}, {"ENXIO", ENXIO}, {"E2BIG", E2BIG}, {"EBADF", EBADF},
+	{"EAGAIN", EAGAIN}, {"ENOMEM", ENOMEM}, {"EACCES", EACCES}, {"EFAULT", EFAULT},
+	{"EBUSY", EBUSY}, {"EEXIST", EEXIST}, {"ENODEV", ENODEV}, {"EINVAL", EINVAL},
+	{"ENFILE", ENFILE}, {"EMFILE", EMFILE}, {"ENOTTY", ENOTTY}, {"ENOSPC", ENOSPC},
+	{"ENOSYS", ENOSYS}, {"EOPNOTSUPP", EOPNOTSUPP}, {"EOVERFLOW", EOVERFLOW},
+	{"ETIMEDOUT", ETIMEDOUT}, {"ECANCELED", ECANCELED},
+};
+
+static void FP_PRINTF(2, 3) __attribute__((noreturn))
+bad(const char *path, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (path && *path)
+		fp_fatal("fakepmu: %s: %s: %s", scen_file, path, msg);
+	fp_fatal("fakepmu: %s: %s", scen_file, msg);
+}
+
+/* snprintf for JSON paths: truncation of absurdly long keys is harmless. */
+static void FP_PRINTF(3, 4) sp(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		fp_fatal("fakepmu: out of memory");
+	return p;
+}
+
+static void check_keys(const char *path, json_t *obj, const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(obj, key, v) {
+		const char *const *a;
+
+		for (a = allowed; *a; a++)
+			if (!strcmp(*a, key))
+				break;
+		if (!*a)
+			bad(path, "unknown key \"%s\"", key);
+	}
+}
+
+static double number(const char *path, json_t *v, const char *what)
+{
+	double d;
+
+	if (!json_is_number(v))
+		bad(path, "must be %s", what);
+	d = json_number_value(v);
+	if (!isfinite(d))
+		bad(path, "must be %s", what);
+	return d;
+}
+
+/* Largest-remainder rounding of the four L1 fractions to bytes summing to
+ * 0xff (ties go to the lower metric number); each L2 byte is f*255 rounded
+ * to nearest, clamped to its parent's byte. */
+void fp_quantise(const double f[NMETRIC], uint8_t bytes[NMETRIC])
+{
+	double rem[4];
+	bool bumped[4] = {false, false, false, false};
+	int sum = 0;
+
+	for (int k = 0; k < 4; k++) {
+		double x = f[k] * 255.0;
+		double fl = floor(x);
+
+		if (fl < 0)
+			fl = 0;
+		if (fl > 255)
+			fl = 255;
+		bytes[k] = (uint8_t)fl;
+		rem[k] = x - fl;
+		sum += bytes[k];
+	}
+	for (int left = 255 - sum; left > 0; left--) {
+		int best = -1;
+
+		for (int k = 0; k < 4; k++)
+			if (!bumped[k] && bytes[k] < 255 && (best < 0 || rem[k] > rem[best]))
+				best = k;
+		if (best < 0)
+			break;
+		bumped[best] = true;
+		bytes[best]++;
+	}
+	for (int k = 4; k < NMETRIC; k++) {
+		double r = floor(f[k] * 255.0 + 0.5);
+		uint8_t parent = bytes[k - 4];
+
+		if (r < 0)
+			r = 0;
+		bytes[k] = r > parent ? parent : (uint8_t)r;
+	}
+}
+
+static void parse_phase(const char *path, json_t *ph, bool last, struct phase *out)
+{
+	static const char *const keys[] = {
+		"seconds", "retiring", "bad_speculation", "frontend_bound", "backend_bound",
+		"heavy_operations", "branch_mispredicts", "fetch_latency", "memory_bound",
+		"uop_dropping", "recovery_cycles", NULL,
+	};
+	char sub[512];
+	json_t *secs;
+	double sum = 0;
+
+	if (!json_is_object(ph))
+		bad(path, "must be an object");
+	check_keys(path, ph, keys);
+	secs = json_object_get(ph, "seconds");
+	if (secs) {
+		double s;
+
+		sp(sub, sizeof(sub), "%s.seconds", path);
+		s = number(sub, secs, "a number > 0");
+		if (s <= 0 || s > 1e9)
+			bad(sub, "must be a number > 0");
+		out->end_ns = (uint64_t)llround(s * 1e9);	/* a duration for now */
+	} else if (!last) {
+		bad(path, "\"seconds\" is required except on the last phase");
+	}
+	for (int k = 0; k < FR_COUNT; k++) {
+		json_t *v = json_object_get(ph, frac_names[k]);
+
+		out->f[k] = 0;
+		if (!v)
+			continue;
+		sp(sub, sizeof(sub), "%s.%s", path, frac_names[k]);
+		if (k < NMETRIC) {
+			out->f[k] = number(sub, v, "a number in [0,1]");
+			if (out->f[k] < 0 || out->f[k] > 1)
+				bad(sub, "must be a number in [0,1]");
+		} else {
+			out->f[k] = number(sub, v, "a number >= 0 (events per slot)");
+			if (out->f[k] < 0)
+				bad(sub, "must be a number >= 0 (events per slot)");
+		}
+	}
+	for (int k = 0; k < 4; k++)
+		sum += out->f[k];
+	if (fabs(sum - 1.0) > 1e-6)
+		bad(path, "retiring + bad_speculation + frontend_bound + backend_bound = %.9g, "
+		    "must be 1", sum);
+	for (int k = 4; k < NMETRIC; k++)
+		if (out->f[k] > out->f[k - 4])
+			bad(path, "%s %.9g exceeds its parent %s %.9g", frac_names[k], out->f[k],
+			    frac_names[k - 4], out->f[k - 4]);
+	fp_quantise(out->f, out->bytes);
+}
+
+/* One "cpus" entry.  Fields it omits are taken from def (NULL when there
+ * is no "default"). */
+static void parse_cpucfg(const char *path, json_t *o, const struct cpucfg *def,
+			 struct cpucfg *out)
+{
+	static const char *const keys[] = {"slots_per_second", "running", "phases", NULL};
+	char sub[512];
+	json_t *v;
+
+	if (!json_is_object(o))
+		bad(path, "must be an object");
+	check_keys(path, o, keys);
+	if ((v = json_object_get(o, "slots_per_second"))) {
+		double sps;
+
+		sp(sub, sizeof(sub), "%s.slots_per_second", path);
+		sps = number(sub, v, "a number >= 0");
+		if (sps < 0 || sps > 1e15)
+			bad(sub, "must be a number >= 0");
+		out->slots_per_ns = sps / 1e9;
+	} else if (def) {
+		out->slots_per_ns = def->slots_per_ns;
+	} else {
+		bad(path, "\"slots_per_second\" is required%s",
+		    strcmp(path, "cpus.default") ? " (there is no \"default\" to inherit it from)"
+						  : "");
+	}
+	if ((v = json_object_get(o, "running"))) {
+		sp(sub, sizeof(sub), "%s.running", path);
+		out->running = number(sub, v, "a number in (0,1]");
+		if (out->running <= 0 || out->running > 1)
+			bad(sub, "must be a number in (0,1]");
+	} else {
+		out->running = def ? def->running : 1.0;
+	}
+	if ((v = json_object_get(o, "phases"))) {
+		uint64_t t = 0;
+
+		sp(sub, sizeof(sub), "%s.phases", path);
+		if (!json_is_array(v) || json_array_size(v) == 0)
+			bad(sub, "must be a non-empty array");
+		out->nphases = (int)json_array_size(v);
+		out->phases = xcalloc((size_t)out->nphases, sizeof(*out->phases));
+		for (int i = 0; i < out->nphases; i++) {
+			struct phase *p = &out->phases[i];
+			bool last = i == out->nphases - 1;
+
+			sp(sub, sizeof(sub), "%s.phases[%d]", path, i);
+			parse_phase(sub, json_array_get(v, (size_t)i), last, p);
+			p->start_ns = t;
+			p->end_ns = last ? UINT64_MAX : t + p->end_ns;
+			t = p->end_ns;
+		}
+	} else if (def) {
+		out->nphases = def->nphases;
+		out->phases = def->phases;
+	} else {
+		bad(path, "\"phases\" is required%s",
+		    strcmp(path, "cpus.default") ? " (there is no \"default\" to inherit it from)"
+						  : "");
+	}
+}
+
+static void parse_cpus(json_t *cpus)
+{
+	int n = fp_fix.ncpus;
+	int *owner = xcalloc((size_t)n, sizeof(int));	/* index+1 of the key, 0 = none */
+	struct cpucfg *def = NULL;
+	const char **keynames;
+	size_t nkeys, ki = 0;
+	const char *key;
+	json_t *v;
+	char sub[512], err[256];
+
+	if (!json_is_object(cpus))
+		bad("cpus", "must be an object");
+	nkeys = json_object_size(cpus);
+	keynames = xcalloc(nkeys, sizeof(*keynames));
+	fp_scen.cpu = xcalloc((size_t)n, sizeof(*fp_scen.cpu));
+	if ((v = json_object_get(cpus, "default"))) {
+		def = xcalloc(1, sizeof(*def));
+		parse_cpucfg("cpus.default", v, NULL, def);
+	}
+	/* Keys are visited in file order (jansson keeps insertion order). */
+	json_object_foreach(cpus, key, v) {
+		uint8_t *set;
+		struct cpucfg *cfg;
+
+		if (!strcmp(key, "default"))
+			continue;
+		keynames[ki] = key;
+		set = xcalloc((size_t)n, 1);
+		if (fp_parse_cpulist(key, n, set, err, sizeof(err)) < 0)
+			bad("cpus", "key \"%s\" is not a valid cpulist: %s", key, err);
+		for (int c = 0; c < n; c++) {
+			if (!set[c])
+				continue;
+			if (!fp_fix.possible[c])
+				bad("cpus", "key \"%s\": CPU %d is not a possible CPU of the fixture",
+				    key, c);
+			if (owner[c])
+				bad("cpus", "keys \"%s\" and \"%s\" overlap on CPU %d",
+				    keynames[owner[c] - 1], key, c);
+			owner[c] = (int)ki + 1;
+		}
+		cfg = xcalloc(1, sizeof(*cfg));
+		sp(sub, sizeof(sub), "cpus.%s", key);
+		parse_cpucfg(sub, v, def, cfg);
+		for (int c = 0; c < n; c++)
+			if (set[c])
+				fp_scen.cpu[c] = cfg;
+		free(set);
+		ki++;
+	}
+	if (!def) {
+		uint8_t *missing = xcalloc((size_t)n, 1);
+		bool any = false;
+
+		for (int c = 0; c < n; c++)
+			if (fp_fix.possible[c] && !fp_scen.cpu[c])
+				missing[c] = 1, any = true;
+		if (any) {
+			char list[512];
+
+			fp_format_cpulist(missing, n, list, sizeof(list));
+			bad("cpus", "\"default\" is required: CPUs %s have no entry", list);
+		}
+		free(missing);
+	} else {
+		for (int c = 0; c < n; c++)
+			if (!fp_scen.cpu[c])
+				fp_scen.cpu[c] = def;
+	}
+	free(keynames);
+	free(owner);
+}
+
+static int errno_by_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (!strcmp(errnos[i].name, name))
+			return errnos[i].value;
+	return 0;
+}
+
+static void parse_fault(const char *path, json_t *o, struct fault *f)
+{
+	static const char *const keys[] = {
+		"cpus", "op", "event", "errno", "short", "count", "after_seconds", NULL,
+	};
+	int n = fp_fix.ncpus;
+	char sub[512];
+	json_t *v, *e, *s;
+	long count = -1;
+
+	if (!json_is_object(o))
+		bad(path, "must be an object");
+	check_keys(path, o, keys);
+	f->cpus = xcalloc((size_t)n, 1);
+	f->remaining = xcalloc((size_t)n, sizeof(long));
+	f->evclass = EC_ANY;
+	if ((v = json_object_get(o, "cpus"))) {
+		char err[256];
+
+		sp(sub, sizeof(sub), "%s.cpus", path);
+		if (!json_is_string(v))
+			bad(sub, "must be a cpulist string");
+		if (fp_parse_cpulist(json_string_value(v), n, f->cpus, err, sizeof(err)) < 0)
+			bad(sub, "\"%s\" is not a valid cpulist: %s", json_string_value(v), err);
+	} else {
+		memset(f->cpus, 1, (size_t)n);
+	}
+	v = json_object_get(o, "op");
+	sp(sub, sizeof(sub), "%s.op", path);
+	if (!v)
+		bad(path, "\"op\" is required (\"open\" or \"read\")");
+	if (!json_is_string(v) ||
+	    (strcmp(json_string_value(v), "open") && strcmp(json_string_value(v), "read")))
+		bad(sub, "must be \"open\" or \"read\"");
+	f->op = strcmp(json_string_value(v), "open") ? FO_READ : FO_OPEN;
+	e = json_object_get(o, "errno");
+	s = json_object_get(o, "short");
+	if (e) {
+		sp(sub, sizeof(sub), "%s.errno", path);
+		if (!json_is_string(e))
+			bad(sub, "must be an errno name such as \"EACCES\"");
+		f->err = errno_by_name(json_string_value(e));
+		if (!f->err)
+			bad(sub, "unknown errno name \"%s\"", json_string_value(e));
+	}
+	if (s) {
+		sp(sub, sizeof(sub), "%s.short", path);
+		if (f->op != FO_READ)
+			bad(sub, "only allowed with \"op\": \"read\"");
+		if (!json_is_true(s))
+			bad(sub, "must be true");
+		f->short_read = true;
+	}
+	if ((v = json_object_get(o, "event"))) {
+		sp(sub, sizeof(sub), "%s.event", path);
+		if (f->op != FO_OPEN)
+			bad(sub, "only allowed with \"op\": \"open\"");
+		if (!json_is_string(v))
+			bad(sub, "must be an event name");
+		for (int k = 0; k < EC_OTHER; k++)
+			if (!strcmp(event_names[k], json_string_value(v)))
+				f->evclass = k;
+		if (f->evclass == EC_ANY)
+			bad(sub, "unknown event \"%s\" (one of slots, retiring, bad_speculation, "
+			    "frontend_bound, backend_bound, heavy_operations, branch_mispredicts, "
+			    "fetch_latency, memory_bound, uop_dropping, recovery_cycles)",
+			    json_string_value(v));
+	}
+	if (f->op == FO_OPEN && !e)
+		bad(path, "\"errno\" is required for an open fault");
+	if (f->op == FO_READ && !e && !s)
+		bad(path, "a read fault needs \"errno\" or \"short\": true");
+	if (f->op == FO_READ && e && s)
+		bad(path, "a read fault takes \"errno\" or \"short\", not both");
+	if ((v = json_object_get(o, "count"))) {
+		sp(sub, sizeof(sub), "%s.count", path);
+		if (!json_is_integer(v) || json_integer_value(v) < 1)
+			bad(sub, "must be an integer >= 1");
+		count = (long)json_integer_value(v);
+	}
+	for (int c = 0; c < n; c++)
+		f->remaining[c] = count;
+	if ((v = json_object_get(o, "after_seconds"))) {
+		double a;
+
+		sp(sub, sizeof(sub), "%s.after_seconds", path);
+		a = number(sub, v, "a number >= 0");
+		if (a < 0 || a > 1e9)
+			bad(sub, "must be a number >= 0");
+		f->after_ns = (uint64_t)llround(a * 1e9);
+	}
+}
+
+void fp_scenario_load(const char *path)
+{
+	static const char *const keys[] = {"cpus", "faults", NULL};
+	json_error_t jerr;
+	json_t *root, *v;
+
+	scen_file = path;
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (jerr.line <= 0)
+			fp_fatal("fakepmu: %s: cannot load: %s", path, jerr.text);
+		fp_fatal("fakepmu: %s:%d:%d: invalid JSON: %s", path, jerr.line, jerr.column,
+			 jerr.text);
+	}
+	if (!json_is_object(root))
+		bad(NULL, "the scenario must be a JSON object");
+	check_keys(NULL, root, keys);
+	v = json_object_get(root, "cpus");
+	if (!v)
+		bad(NULL, "\"cpus\" is required");
+	parse_cpus(v);
+	if ((v = json_object_get(root, "faults"))) {
+		if (!json_is_array(v))
+			bad("faults", "must be an array");
+		fp_scen.nfaults = (int)json_array_size(v);
+		fp_scen.faults = xcalloc((size_t)fp_scen.nfaults, sizeof(*fp_scen.faults));
+		for (int i = 0; i < fp_scen.nfaults; i++) {
+			char sub[64];
+
+			sp(sub, sizeof(sub), "faults[%d]", i);
+			parse_fault(sub, json_array_get(v, (size_t)i), &fp_scen.faults[i]);
+		}
+	}
+	json_decref(root);
+}
+
+/* The first active fault matching (op, cpu, event class), with its per-CPU
+ * count consumed; NULL when none fires. */
+const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass)
+{
+	uint64_t now = 0;
+	bool have_now = false;
+
+	for (int i = 0; i < fp_scen.nfaults; i++) {
+		struct fault *f = &fp_scen.faults[i];
+
+		if (f->op != op || !f->cpus[cpu] || f->remaining[cpu] == 0)
+			continue;
+		if (f->evclass != EC_ANY && f->evclass != evclass)
+			continue;
+		if (f->after_ns) {
+			if (!have_now)
+				now = fp_now_ns(), have_now = true;
+			if (now < f->after_ns)
+				continue;
+		}
+		if (f->remaining[cpu] > 0)
+			f->remaining[cpu]--;
+		return f;
+	}
+	return NULL;
+}

@@ -1,0 +1,522 @@
+/* test_open.c: perf_event_open() validation under the fake PMU, one test
+ * per errno rule (the fixture each needs is chosen by
+ * tests/integration/00-fakepmu.t), plus fd-level behaviour: real fds,
+ * CLOEXEC, EMFILE, ids, ioctl errors and syscall pass-through. */
+#include <sys/resource.h>
+
+#include "testlib.h"
+
+static uint32_t pmu_type(const char *name)
+{
+	char path[4096], buf[32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/type",
+		 getenv("FAKEPMU_SYSFS"), name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	return (uint32_t)strtoul(buf, NULL, 10);
+}
+
+/* errno of opening (type, config) on cpu in group_fd's group. */
+static int open_err(uint32_t type, uint64_t config, int cpu, int group_fd)
+{
+	struct perf_event_attr a;
+
+	t_attr(&a, type, config, RF_ALL);
+	return t_open_errno(&a, cpu, group_fd);
+}
+
+static void full_group_opens(void **state)
+{
+	int fds[MAXEV], n;
+
+	(void)state;
+	n = t_open_group(3, 8, 1, fds);
+	assert_int_equal(n, 11);
+	/* Non-topdown events may join a slots-led group too. */
+	fds[n] = t_open(PERF_TYPE_RAW, CYCLES_RAW, 3, fds[0]);
+	assert_true(fds[n] >= 0);
+	n++;
+	fds[n] = t_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 3, fds[0]);
+	assert_true(fds[n] >= 0);
+	n++;
+	t_close_all(fds, n);
+}
+
+static void metric_without_slots_leader(void **state)
+{
+	int cyc;
+
+	(void)state;
+	/* No group at all. */
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(0), 0, -1), EINVAL);
+	/* A group led by something else than slots. */
+	cyc = t_open(PERF_TYPE_RAW, CYCLES_RAW, 0, -1);
+	assert_true(cyc >= 0);
+	for (int m = 0; m < 8; m++)
+		assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(m), 0, cyc), EINVAL);
+	close(cyc);
+}
+
+static void metric_sampling(void **state)
+{
+	struct perf_event_attr a;
+	int s;
+
+	(void)state;
+	s = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
+	assert_true(s >= 0);
+	t_attr(&a, PERF_TYPE_RAW, METRIC(0), RF_ALL);
+	a.sample_period = 100000;
+	assert_int_equal(t_open_errno(&a, 0, s), EINVAL);
+	t_attr(&a, PERF_TYPE_RAW, METRIC(1), RF_ALL);
+	a.freq = 1;
+	a.sample_freq = 1000;
+	assert_int_equal(t_open_errno(&a, 0, s), EINVAL);
+	/* The same metrics without sampling are fine. */
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(0), 0, s), 0);
+	close(s);
+}
+
+static void slots_leader_sampling(void **state)
+{
+	struct perf_event_attr a;
+	int s;
+
+	(void)state;
+	t_attr(&a, PERF_TYPE_RAW, SLOTS, RF_ALL);
+	a.sample_period = 1000000;
+	s = t_open_attr(&a, 0, -1);
+	assert_true(s >= 0);	/* a sampling slots event alone is fine */
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(0), 0, s), EINVAL);
+	/* ... and a non-metric member is still allowed. */
+	assert_int_equal(open_err(PERF_TYPE_RAW, UOP_DROPPING, 0, s), 0);
+	close(s);
+}
+
+static void topdown_config1_config2(void **state)
+{
+	struct perf_event_attr a;
+	int s;
+
+	(void)state;
+	t_attr(&a, PERF_TYPE_RAW, SLOTS, RF_ALL);
+	a.config1 = 1;
+	assert_int_equal(t_open_errno(&a, 0, -1), EINVAL);
+	s = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
+	assert_true(s >= 0);
+	t_attr(&a, PERF_TYPE_RAW, METRIC(2), RF_ALL);
+	a.config1 = 0x10;
+	assert_int_equal(t_open_errno(&a, 0, s), EINVAL);
+	t_attr(&a, PERF_TYPE_RAW, METRIC(2), RF_ALL);
+	a.config2 = 1;
+	assert_int_equal(t_open_errno(&a, 0, s), EINVAL);
+	/* config1 on an ordinary event is not the topdown rule's business. */
+	t_attr(&a, PERF_TYPE_RAW, CYCLES_RAW, RF_ALL);
+	a.config1 = 1;
+	assert_int_equal(t_open_errno(&a, 0, s), 0);
+	close(s);
+}
+
+static void topdown_filter_bits(void **state)
+{
+	static const uint64_t flags[] = {F_EDGE, F_INV, F_CMASK1, F_ANY, 0xff000000ULL};
+	int s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS | flags[i], 0, -1), EINVAL);
+	s = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
+	assert_true(s >= 0);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		for (int m = 0; m < 8; m++)
+			assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(m) | flags[i], 0, s),
+					 EINVAL);
+	close(s);
+}
+
+static void too_many_or_duplicate_metrics(void **state)
+{
+	int fds[MAXEV], n;
+	int s;
+
+	(void)state;
+	/* Same metric twice. */
+	s = t_open(PERF_TYPE_RAW, SLOTS, 1, -1);
+	assert_true(s >= 0);
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(3), 1, s), 0);
+	fds[0] = t_open(PERF_TYPE_RAW, METRIC(3), 1, s);
+	assert_true(fds[0] >= 0);
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(3), 1, s), EINVAL);
+	close(fds[0]);
+	close(s);
+	/* Eight metrics fill the group: a ninth (necessarily a repeat) fails. */
+	n = t_open_group(1, 8, 0, fds);
+	for (int m = 0; m < 8; m++)
+		assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(m), 1, fds[0]), EINVAL);
+	/* Two slots events cannot share fixed counter 3. */
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 1, fds[0]), EINVAL);
+	t_close_all(fds, n);
+}
+
+static void cpu_out_of_range(void **state)
+{
+	(void)state;
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, -1, -1), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 16, -1), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 100000, -1), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 15, -1), 0);
+}
+
+static void pid_not_supported(void **state)
+{
+	struct perf_event_attr a;
+
+	(void)state;
+	t_attr(&a, PERF_TYPE_RAW, SLOTS, RF_ALL);
+	assert_int_equal(syscall(SYS_perf_event_open, &a, 0, 0, -1, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(syscall(SYS_perf_event_open, &a, getpid(), -1, -1, 0), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+static void read_format_unknown_bits(void **state)
+{
+	struct perf_event_attr a;
+
+	(void)state;
+	t_attr(&a, PERF_TYPE_RAW, SLOTS, RF_ALL | (1ULL << 5));
+	assert_int_equal(t_open_errno(&a, 0, -1), EINVAL);
+	t_attr(&a, PERF_TYPE_RAW, SLOTS, 1ULL << 63);
+	assert_int_equal(t_open_errno(&a, 0, -1), EINVAL);
+	/* PERF_FORMAT_LOST is a known bit. */
+	t_attr(&a, PERF_TYPE_RAW, SLOTS, RF_ALL | PERF_FORMAT_LOST);
+	assert_int_equal(t_open_errno(&a, 0, -1), 0);
+}
+
+static void group_fd_not_fake(void **state)
+{
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 0, p[0]), EBADF);
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(0), 0, p[0]), EBADF);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 0, 987654), EBADF);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 0, -2), EBADF);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void group_fd_not_leader(void **state)
+{
+	int s, m;
+
+	(void)state;
+	s = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
+	m = t_open(PERF_TYPE_RAW, METRIC(0), 0, s);
+	assert_true(s >= 0 && m >= 0);
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(1), 0, m), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 0, m), EINVAL);
+	close(m);
+	close(s);
+}
+
+static void leader_on_other_cpu(void **state)
+{
+	int s;
+
+	(void)state;
+	s = t_open(PERF_TYPE_RAW, SLOTS, 2, -1);
+	assert_true(s >= 0);
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(0), 3, s), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 3, s), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(0), 2, s), 0);
+	close(s);
+}
+
+/* perf_copy_attr(): too small is E2BIG (not EINVAL) with the kernel's size
+ * written back; 0 means PERF_ATTR_SIZE_VER0; larger is fine if the tail
+ * is zero. */
+static void attr_size(void **state)
+{
+	unsigned char big[sizeof(struct perf_event_attr) + 64];
+	struct perf_event_attr a, *b = (struct perf_event_attr *)big;
+
+	(void)state;
+	t_attr(&a, PERF_TYPE_RAW, SLOTS, RF_ALL);
+	a.size = 32;
+	assert_int_equal(t_open_errno(&a, 0, -1), E2BIG);
+	assert_int_equal(a.size, sizeof(struct perf_event_attr));
+	a.size = 0;
+	assert_int_equal(t_open_errno(&a, 0, -1), 0);
+	a.size = PERF_ATTR_SIZE_VER0;
+	assert_int_equal(t_open_errno(&a, 0, -1), 0);
+	memset(big, 0, sizeof(big));
+	t_attr(b, PERF_TYPE_RAW, SLOTS, RF_ALL);
+	b->size = sizeof(big);
+	assert_int_equal(t_open_errno(b, 0, -1), 0);
+	big[sizeof(big) - 1] = 1;
+	assert_int_equal(t_open_errno(b, 0, -1), E2BIG);
+}
+
+static void pmu_types(void **state)
+{
+	struct perf_event_attr a;
+
+	(void)state;
+	/* No fixture PMU has these types. */
+	assert_int_equal(open_err(99, SLOTS, 0, -1), ENOENT);
+	assert_int_equal(open_err(3000, 0, 0, -1), ENOENT);
+	/* Known non-core PMUs (software, tracepoint, msr...) are not emulated. */
+	assert_int_equal(open_err(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, -1), EOPNOTSUPP);
+	assert_int_equal(open_err(PERF_TYPE_TRACEPOINT, 1, 0, -1), EOPNOTSUPP);
+	assert_int_equal(open_err(pmu_type("msr"), 0, 0, -1), EOPNOTSUPP);
+	/* Generic hardware events go to the core PMU. */
+	assert_int_equal(open_err(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, -1), 0);
+	assert_int_equal(open_err(PERF_TYPE_HW_CACHE, 0, 0, -1), 0);
+	assert_int_equal(open_err(PERF_TYPE_HARDWARE, PERF_COUNT_HW_MAX, 0, -1), EINVAL);
+	t_attr(&a, PERF_TYPE_HARDWARE, 3000ULL << 32, RF_ALL);
+	assert_int_equal(t_open_errno(&a, 0, -1), ENOENT);
+}
+
+static void ioctl_errors(void **state)
+{
+	int s;
+
+	(void)state;
+	s = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
+	assert_true(s >= 0);
+	assert_int_equal(ioctl(s, PERF_EVENT_IOC_ID, NULL), -1);
+	assert_int_equal(errno, EFAULT);
+	assert_int_equal(ioctl(s, PERF_EVENT_IOC_REFRESH, 1), -1);
+	assert_int_equal(errno, ENOTTY);
+	assert_int_equal(ioctl(s, 0x5401 /* TCGETS */, NULL), -1);
+	assert_int_equal(errno, ENOTTY);
+	close(s);
+}
+
+static void fd_flags(void **state)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	(void)state;
+	t_attr(&a, PERF_TYPE_RAW, SLOTS, RF_ALL);
+	fd = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	fd = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, 0);
+	assert_true(fd >= 0);
+	assert_false(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	assert_int_equal(syscall(SYS_perf_event_open, &a, -1, 0, -1, 1UL << 4), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_NO_GROUP), -1);
+	assert_int_equal(errno, EINVAL);
+	/* After close the fd number is an ordinary fd again. */
+	assert_int_equal(close(fd), -1);
+	assert_int_equal(errno, EBADF);
+}
+
+static void ids_unique(void **state)
+{
+	int fds[MAXEV], n;
+	uint64_t prev = 0;
+
+	(void)state;
+	n = t_open_group(0, 8, 1, fds);
+	for (int i = 0; i < n; i++) {
+		uint64_t id = t_id(fds[i]);
+
+		assert_true(id >= 1000);
+		assert_true(id > prev);
+		prev = id;
+	}
+	t_close_all(fds, n);
+}
+
+static void emfile(void **state)
+{
+	struct rlimit old, low;
+	int fds[256], n = 0, fd, used = 0;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	for (int i = 0; i < 64; i++)
+		used += fcntl(i, F_GETFD) >= 0;
+	low = old;
+	low.rlim_cur = 64;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	fds[n++] = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
+	assert_true(fds[0] >= 0);
+	while ((fd = t_open(PERF_TYPE_RAW, CYCLES_RAW, 0, fds[0])) >= 0) {
+		assert_true(n < 256);
+		fds[n++] = fd;
+	}
+	assert_int_equal(errno, EMFILE);
+	assert_int_equal(n, 64 - used);
+	/* A failed open leaks nothing; closing one makes room for one. */
+	close(fds[--n]);
+	fds[n] = t_open(PERF_TYPE_RAW, METRIC(0), 0, fds[0]);
+	assert_true(fds[n] >= 0);
+	n++;
+	assert_int_equal(t_open(PERF_TYPE_RAW, METRIC(1), 0, fds[0]), -1);
+	assert_int_equal(errno, EMFILE);
+	t_close_all(fds, n);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+}
+
+static void passthrough(void **state)
+{
+	char buf[16];
+	int p[2];
+
+	(void)state;
+	assert_int_equal(syscall(SYS_getpid), getpid());
+	assert_int_equal(syscall(SYS_gettid), gettid());
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "hello", 5), 5);
+	assert_int_equal(read(p[0], buf, sizeof(buf)), 5);
+	assert_memory_equal(buf, "hello", 5);
+	assert_int_equal(close(p[0]), 0);
+	assert_int_equal(close(p[1]), 0);
+	assert_int_equal(read(p[0], buf, 1), -1);
+	assert_int_equal(errno, EBADF);
+}
+
+/* icx-1s: Ice Lake has 4 metrics. */
+static void l2_on_icelake(void **state)
+{
+	int fds[MAXEV], n;
+
+	(void)state;
+	n = t_open_group(0, 4, 1, fds);
+	for (int m = 4; m < 8; m++)
+		assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(m), 0, fds[0]), EINVAL);
+	t_close_all(fds, n);
+}
+
+/* adl-hybrid: cpu_core 0-7 (type 4), cpu_atom 8-15. */
+static void hybrid_cpu_not_in_pmu(void **state)
+{
+	uint32_t atom = pmu_type("cpu_atom");
+
+	(void)state;
+	assert_int_equal(pmu_type("cpu_core"), PERF_TYPE_RAW);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 8, -1), ENOENT);
+	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 15, -1), ENOENT);
+	assert_int_equal(open_err(atom, CYCLES_RAW, 0, -1), ENOENT);
+	assert_int_equal(open_err(atom, CYCLES_RAW, 7, -1), ENOENT);
+	assert_int_equal(open_err(atom, CYCLES_RAW, 8, -1), 0);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 7, -1), 0);
+}
+
+static void hybrid_mixed_group(void **state)
+{
+	uint32_t atom = pmu_type("cpu_atom");
+	int s, c;
+
+	(void)state;
+	s = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
+	assert_true(s >= 0);
+	assert_int_equal(open_err(atom, CYCLES_RAW, 0, s), EINVAL);
+	close(s);
+	c = t_open(atom, CYCLES_RAW, 8, -1);
+	assert_true(c >= 0);
+	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 8, c), EINVAL);
+	close(c);
+}
+
+static void hybrid_atom_no_slots(void **state)
+{
+	uint32_t atom = pmu_type("cpu_atom");
+	int c;
+
+	(void)state;
+	assert_int_equal(open_err(atom, SLOTS, 8, -1), EINVAL);
+	assert_int_equal(open_err(atom, METRIC(0), 8, -1), EINVAL);
+	c = t_open(atom, CYCLES_RAW, 8, -1);
+	assert_true(c >= 0);
+	assert_int_equal(open_err(atom, METRIC(0), 8, c), EINVAL);
+	close(c);
+	/* Generic events follow the CPU to its PMU, or the extended type. */
+	assert_int_equal(open_err(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 8, -1), 0);
+	assert_int_equal(open_err(PERF_TYPE_HARDWARE, ((uint64_t)atom << 32), 8, -1), 0);
+	assert_int_equal(open_err(PERF_TYPE_HARDWARE, ((uint64_t)atom << 32), 0, -1), ENOENT);
+}
+
+/* vm-nopmu: no core PMU at all. */
+static void vm_no_core_pmu(void **state)
+{
+	(void)state;
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 0, -1), ENOENT);
+	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 0, -1), ENOENT);
+	assert_int_equal(open_err(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, -1), ENOENT);
+	assert_int_equal(open_err(PERF_TYPE_HW_CACHE, 0, 0, -1), ENOENT);
+}
+
+/* spr-holes: CPUs 3 and 4 offline. */
+static void offline_cpu_enodev(void **state)
+{
+	int fds[MAXEV], n;
+
+	(void)state;
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 3, -1), ENODEV);
+	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 4, -1), ENODEV);
+	n = t_open_group(2, 8, 1, fds);
+	t_close_all(fds, n);
+	n = t_open_group(5, 8, 1, fds);
+	t_close_all(fds, n);
+}
+
+/* skx-1s: pre-Ice Lake, no events/slots. */
+static void skx_no_slots(void **state)
+{
+	(void)state;
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 0, -1), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, METRIC(0), 0, -1), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 0, -1), 0);
+}
+
+static void noop(void **state)
+{
+	(void)state;
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(full_group_opens),
+	cmocka_unit_test(metric_without_slots_leader),
+	cmocka_unit_test(metric_sampling),
+	cmocka_unit_test(slots_leader_sampling),
+	cmocka_unit_test(topdown_config1_config2),
+	cmocka_unit_test(topdown_filter_bits),
+	cmocka_unit_test(too_many_or_duplicate_metrics),
+	cmocka_unit_test(cpu_out_of_range),
+	cmocka_unit_test(pid_not_supported),
+	cmocka_unit_test(read_format_unknown_bits),
+	cmocka_unit_test(group_fd_not_fake),
+	cmocka_unit_test(group_fd_not_leader),
+	cmocka_unit_test(leader_on_other_cpu),
+	cmocka_unit_test(attr_size),
+	cmocka_unit_test(pmu_types),
+	cmocka_unit_test(ioctl_errors),
+	cmocka_unit_test(fd_flags),
+	cmocka_unit_test(ids_unique),
+	cmocka_unit_test(emfile),
+	cmocka_unit_test(passthrough),
+	cmocka_unit_test(l2_on_icelake),
+	cmocka_unit_test(hybrid_cpu_not_in_pmu),
+	cmocka_unit_test(hybrid_mixed_group),
+	cmocka_unit_test(hybrid_atom_no_slots),
+	cmocka_unit_test(vm_no_core_pmu),
+	cmocka_unit_test(offline_cpu_enodev),
+	cmocka_unit_test(skx_no_slots),
+	cmocka_unit_test(noop),
+};
+
+T_MAIN("fakepmu-open", tests)

@@ -1,0 +1,680 @@
+/* Unit tests of api: query parsing with its exact error texts, and the
+ * JSON document built from a hand-made snapshot (keys, values, scopes,
+ * levels, the cpu filter, rounding, serialisation). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "api.h"
+
+/* ---- api_parse_query ---- */
+
+static struct api_query *query_ok(const char *scope, const char *level, const char *cpu)
+{
+	static struct api_query q; /* struct cpuset is 1 KiB */
+	char err[256] = "";
+	int r = api_parse_query(scope, level, cpu, &q, err, sizeof(err));
+
+	if (r != 0)
+		fail_msg("api_parse_query(%s, %s, %s) = %d: %s", scope ? scope : "NULL",
+			 level ? level : "NULL", cpu ? cpu : "NULL", r, err);
+	return &q;
+}
+
+static void query_error(const char *scope, const char *level, const char *cpu, const char *msg)
+{
+	struct api_query q;
+	char err[256] = "";
+	int r = api_parse_query(scope, level, cpu, &q, err, sizeof(err));
+
+	if (r != -EINVAL)
+		fail_msg("api_parse_query(%s, %s, %s) = %d, expected -EINVAL", scope ? scope : "NULL",
+			 level ? level : "NULL", cpu ? cpu : "NULL", r);
+	assert_string_equal(err, msg);
+}
+
+static void test_query_defaults(void **state)
+{
+	struct api_query *q;
+
+	(void)state;
+	q = query_ok(NULL, NULL, NULL);
+	assert_int_equal(q->scope, API_SCOPE_HOST);
+	assert_int_equal(q->level, 2);
+	assert_false(q->has_cpus);
+	assert_true(cpuset_empty(&q->cpus));
+}
+
+static void test_query_valid(void **state)
+{
+	struct api_query *q;
+
+	(void)state;
+	assert_int_equal(query_ok("host", NULL, NULL)->scope, API_SCOPE_HOST);
+	assert_int_equal(query_ok("package", NULL, NULL)->scope, API_SCOPE_PACKAGE);
+	assert_int_equal(query_ok("core", NULL, NULL)->scope, API_SCOPE_CORE);
+	assert_int_equal(query_ok("cpu", NULL, NULL)->scope, API_SCOPE_CPU);
+	assert_int_equal(query_ok(NULL, "1", NULL)->level, 1);
+	assert_int_equal(query_ok(NULL, "2", NULL)->level, 2);
+
+	/* cpu= alone implies scope=cpu... */
+	q = query_ok(NULL, NULL, "0-3,8");
+	assert_int_equal(q->scope, API_SCOPE_CPU);
+	assert_true(q->has_cpus);
+	assert_int_equal(cpuset_count(&q->cpus), 5);
+	assert_true(cpuset_test(&q->cpus, 8));
+	assert_false(cpuset_test(&q->cpus, 4));
+	assert_int_equal(q->level, 2);
+	/* ...but an explicit scope is kept. */
+	q = query_ok("package", "1", "2");
+	assert_int_equal(q->scope, API_SCOPE_PACKAGE);
+	assert_int_equal(q->level, 1);
+	assert_true(q->has_cpus);
+	assert_int_equal(cpuset_count(&q->cpus), 1);
+	assert_true(cpuset_test(&q->cpus, 2));
+	q = query_ok("host", NULL, "1");
+	assert_int_equal(q->scope, API_SCOPE_HOST);
+	assert_true(q->has_cpus);
+
+	/* A previous call's state does not leak into the next. */
+	q = query_ok(NULL, NULL, NULL);
+	assert_false(q->has_cpus);
+	assert_true(cpuset_empty(&q->cpus));
+	assert_int_equal(q->scope, API_SCOPE_HOST);
+}
+
+static void test_query_errors(void **state)
+{
+	char long_value[200];
+	char want[256];
+	char small[16];
+	struct api_query q;
+
+	(void)state;
+	query_error("hosts", NULL, NULL,
+		    "invalid scope \"hosts\": expected host, package, core or cpu");
+	query_error("Host", NULL, NULL, "invalid scope \"Host\": expected host, package, core or cpu");
+	query_error("", NULL, NULL, "invalid scope \"\": expected host, package, core or cpu");
+	query_error("system", "1", "0", "invalid scope \"system\": expected host, package, core or cpu");
+	query_error(NULL, "3", NULL, "invalid level \"3\": expected 1 or 2");
+	query_error(NULL, "0", NULL, "invalid level \"0\": expected 1 or 2");
+	query_error(NULL, "", NULL, "invalid level \"\": expected 1 or 2");
+	query_error(NULL, "01", NULL, "invalid level \"01\": expected 1 or 2");
+	query_error(NULL, "2 ", NULL, "invalid level \"2 \": expected 1 or 2");
+	query_error(NULL, "one", NULL, "invalid level \"one\": expected 1 or 2");
+	query_error(NULL, NULL, "x", "invalid cpu \"x\": expected a CPU list like 0-3,8");
+	query_error(NULL, NULL, "3-1", "invalid cpu \"3-1\": expected a CPU list like 0-3,8");
+	query_error(NULL, NULL, "99999", "invalid cpu \"99999\": expected a CPU list like 0-3,8");
+	query_error(NULL, NULL, "", "invalid cpu \"\": expected a CPU list like 0-3,8");
+	query_error(NULL, NULL, " ", "invalid cpu \" \": expected a CPU list like 0-3,8");
+	/* Scope is checked first. */
+	query_error("bad", "9", "x", "invalid scope \"bad\": expected host, package, core or cpu");
+
+	/* The echoed value is cut at 64 characters. */
+	memset(long_value, 'a', 150);
+	long_value[150] = '\0';
+	snprintf(want, sizeof(want),
+		 "invalid scope \"%.64s\": expected host, package, core or cpu", long_value);
+	query_error(long_value, NULL, NULL, want);
+	assert_int_equal(strlen(want), 64 + strlen("invalid scope \"\": expected host, package, core or cpu"));
+
+	/* A short error buffer is truncated and terminated. */
+	assert_int_equal(api_parse_query(NULL, "7", NULL, &q, small, sizeof(small)), -EINVAL);
+	assert_string_equal(small, "invalid level \"");
+}
+
+/* ---- api_document ---- */
+
+/* A hand-built host, level 2, model perf:
+ *   cpu 0: package 0, core 0 (cores[0]), die 0, node 0, monitored
+ *   cpu 1: package 0, core 0 (cores[0]), monitored, halted in the last interval
+ *   cpu 2: package 0, core 1 (cores[1]), monitored, running 50% of the time
+ *   cpu 3: package 1, core 0 (cores[2]), die 0, node 1, monitored
+ *   cpu 4: topology unknown, unsupported, nothing counted
+ *
+ * Last interval (slots; retiring, bad, fe, be; heavy/light, brm/clears,
+ * fetch lat/bw, mem/core):
+ *   cpu 0: 1000; 300 100 200 400; 100/200  60/40  150/50  300/100
+ *   cpu 1:    0
+ *   cpu 2: 3000; 1000 500 500 1000; 400/600 250/250 100/400 200/800
+ *   cpu 3: 2000; 700 100 300 900; 350/350  50/50  200/100 400/500
+ * host:    6000; 2000 700 1000 2300; 850/1150 360/340 450/550 900/1400
+ *   ratios: retiring 1/3 -> 0.333333, bad 0.11666.. -> 0.116667,
+ *           fe 0.16666.. -> 0.166667, be 0.38333.. -> 0.383333
+ *           memory 0.15, core 0.23333.. -> 0.233333
+ *   bottleneck: backend_bound (0.383) > frontend (0.167) > bad (0.117);
+ *           core_bound 1400 > memory_bound 900 -> "backend_bound.core_bound"
+ * package 0 = cpus 0-2: 4000; be 1400: mem 500, core 900 -> core_bound
+ * package 1 = cpu 3: 2000; be 900 (0.45): mem 400, core 500
+ * Totals are the last interval * 1000, cpu 1's total is 5,000,000.
+ * Enabled/running in the last interval: 1e9 each, cpu 2 running 0.5e9,
+ * cpu 4 0/0: host running ratio = 3.5e9 / 4e9 = 0.875. */
+struct fixture {
+	struct snapshot snap;
+	struct snap_cpu cpus[5];
+	struct snap_core cores[3];
+	struct snap_pkg pkgs[2];
+};
+
+static void set_cpu(struct snap_cpu *c, const double l1[4], const double l2[8], double slots,
+		    double enabled, double running)
+{
+	struct snap_counts *k = &c->c;
+
+	memset(k, 0, sizeof(*k));
+	k->last[TD_C_SLOTS] = slots;
+	for (int i = 0; i < TD_L1_COUNT; i++)
+		k->last[TD_C_L1 + i] = l1 ? l1[i] : 0;
+	for (int i = 0; i < TD_L2_COUNT; i++)
+		k->last[TD_C_L2 + i] = l2 ? l2[i] : 0;
+	k->last[TD_C_ENABLED] = enabled;
+	k->last[TD_C_RUNNING] = running;
+	for (int i = 0; i < TD_C_COUNT; i++)
+		k->total[i] = k->last[i] * 1000;
+}
+
+static struct fixture *fixture_new(void)
+{
+	static const double l1_0[4] = { 300, 100, 200, 400 };
+	static const double l2_0[8] = { 100, 200, 60, 40, 150, 50, 300, 100 };
+	static const double l1_2[4] = { 1000, 500, 500, 1000 };
+	static const double l2_2[8] = { 400, 600, 250, 250, 100, 400, 200, 800 };
+	static const double l1_3[4] = { 700, 100, 300, 900 };
+	static const double l2_3[8] = { 350, 350, 50, 50, 200, 100, 400, 500 };
+	static const struct {
+		bool known;
+		int core_id, package, die, node, core_idx, pkg_idx;
+		enum cpu_state state;
+	} layout[5] = {
+		{ true, 0, 0, 0, 0, 0, 0, CPU_STATE_MONITORED },
+		{ true, 0, 0, 0, 0, 0, 0, CPU_STATE_MONITORED },
+		{ true, 1, 0, 0, 0, 1, 0, CPU_STATE_MONITORED },
+		{ true, 0, 1, 0, 1, 2, 1, CPU_STATE_MONITORED },
+		{ false, -1, -1, -1, -1, -1, -1, CPU_STATE_UNSUPPORTED },
+	};
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct snapshot *s;
+
+	assert_non_null(f);
+	s = &f->snap;
+	s->cpus = f->cpus;
+	s->cores = f->cores;
+	s->pkgs = f->pkgs;
+	s->n_cpus = 5;
+	s->n_cores = 3;
+	s->n_pkgs = 2;
+	s->seq = 12;
+	s->timestamp = 1700000000.12345;
+	s->interval_s = 2.5;
+	s->duration_s = 0.001;
+	strcpy(s->pmu, "cpu");
+	strcpy(s->pmu_name, "sapphire_rapids");
+	s->level = 2;
+	strcpy(s->model, "perf");
+	s->up = true;
+	s->cpus_by_state[CPU_STATE_MONITORED] = 4;
+	s->cpus_by_state[CPU_STATE_UNSUPPORTED] = 1;
+	for (int i = 0; i < 5; i++) {
+		struct snap_cpu *c = &f->cpus[i];
+
+		c->cpu = i;
+		c->known = layout[i].known;
+		c->core_id = layout[i].core_id;
+		c->package = layout[i].package;
+		c->die = layout[i].die;
+		c->node = layout[i].node;
+		c->core_idx = layout[i].core_idx;
+		c->pkg_idx = layout[i].pkg_idx;
+		c->state = layout[i].state;
+	}
+	set_cpu(&f->cpus[0], l1_0, l2_0, 1000, 1e9, 1e9);
+	set_cpu(&f->cpus[1], NULL, NULL, 0, 1e9, 1e9);
+	f->cpus[1].c.total[TD_C_SLOTS] = 5e6;
+	f->cpus[1].c.total[TD_C_L1 + TD_RETIRING] = 5e6;
+	f->cpus[1].c.total[TD_C_L2 + TD_LIGHT_OPERATIONS] = 5e6;
+	set_cpu(&f->cpus[2], l1_2, l2_2, 3000, 1e9, 0.5e9);
+	set_cpu(&f->cpus[3], l1_3, l2_3, 2000, 1e9, 1e9);
+	set_cpu(&f->cpus[4], NULL, NULL, 0, 0, 0);
+	f->cores[0] = (struct snap_core){ .core_id = 0, .package = 0, .die = 0 };
+	f->cores[1] = (struct snap_core){ .core_id = 1, .package = 0, .die = 0 };
+	f->cores[2] = (struct snap_core){ .core_id = 0, .package = 1, .die = 0 };
+	f->pkgs[0].package = 0;
+	f->pkgs[1].package = 1;
+	snapshot_aggregate(s);
+	return f;
+}
+
+/* "a.b.2.c": object keys and array indexes. */
+static json_t *jpath(json_t *j, const char *path)
+{
+	char buf[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *tok = strtok_r(buf, ".", &save); tok && j; tok = strtok_r(NULL, ".", &save)) {
+		if (json_is_array(j))
+			j = json_array_get(j, strtoul(tok, NULL, 10));
+		else
+			j = json_object_get(j, tok);
+	}
+	return j;
+}
+
+static json_t *jhas(json_t *doc, const char *path)
+{
+	json_t *j = jpath(doc, path);
+
+	if (!j)
+		fail_msg("%s: missing", path);
+	return j;
+}
+
+static void jreal(json_t *doc, const char *path, double want)
+{
+	json_t *j = jhas(doc, path);
+
+	if (!json_is_real(j))
+		fail_msg("%s: not a real (type %d)", path, json_typeof(j));
+	if (json_real_value(j) != want)
+		fail_msg("%s = %.17g, expected %.17g", path, json_real_value(j), want);
+}
+
+static void jint(json_t *doc, const char *path, long long want)
+{
+	json_t *j = jhas(doc, path);
+
+	if (!json_is_integer(j))
+		fail_msg("%s: not an integer (type %d)", path, json_typeof(j));
+	if (json_integer_value(j) != want)
+		fail_msg("%s = %lld, expected %lld", path, (long long)json_integer_value(j), want);
+}
+
+static void jstr(json_t *doc, const char *path, const char *want)
+{
+	json_t *j = jhas(doc, path);
+
+	if (!json_is_string(j))
+		fail_msg("%s: not a string (type %d)", path, json_typeof(j));
+	assert_string_equal(json_string_value(j), want);
+}
+
+static void jnull(json_t *doc, const char *path)
+{
+	json_t *j = jhas(doc, path);
+
+	if (!json_is_null(j))
+		fail_msg("%s: not null (type %d)", path, json_typeof(j));
+}
+
+static void jabsent(json_t *doc, const char *path)
+{
+	if (jpath(doc, path))
+		fail_msg("%s: present, expected absent", path);
+}
+
+static json_t *document(const struct snapshot *s, const char *scope, const char *level,
+			const char *cpu)
+{
+	json_t *doc = api_document(s, query_ok(scope, level, cpu), "node1", "9.8.7");
+
+	assert_non_null(doc);
+	return doc;
+}
+
+static void test_document_host(void **state)
+{
+	struct fixture *f = fixture_new();
+	json_t *doc = document(&f->snap, NULL, NULL, NULL);
+
+	(void)state;
+	/* Exactly the top-level keys of the host scope. */
+	assert_int_equal(json_object_size(doc), 9);
+	jstr(doc, "version", "9.8.7");
+	jstr(doc, "hostname", "node1");
+	jreal(doc, "timestamp", 1700000000.123);
+	jreal(doc, "interval_seconds", 2.5);
+	jint(doc, "intervals", 12);
+	assert_true(json_is_true(jhas(doc, "up")));
+	jstr(doc, "pmu.name", "cpu");
+	jstr(doc, "pmu.pmu_name", "sapphire_rapids");
+	jint(doc, "pmu.level", 2);
+	jstr(doc, "pmu.model", "perf");
+	jabsent(doc, "pmu.reason");
+	jint(doc, "cpus_by_state.monitored", 4);
+	jint(doc, "cpus_by_state.failed", 0);
+	jint(doc, "cpus_by_state.offline", 0);
+	jint(doc, "cpus_by_state.unsupported", 1);
+	assert_int_equal(json_object_size(jhas(doc, "cpus_by_state")), 4);
+	jabsent(doc, "packages");
+	jabsent(doc, "cores");
+	jabsent(doc, "cpus");
+
+	/* The host: slot-weighted ratios of the last interval. */
+	jint(doc, "host.slots", 6000);
+	jint(doc, "host.slots_total", 6000 * 1000 + 5000000);
+	jreal(doc, "host.running_ratio", 0.875);
+	assert_int_equal(json_object_size(jhas(doc, "host.level1")), 4);
+	jreal(doc, "host.level1.retiring", 0.333333);
+	jreal(doc, "host.level1.bad_speculation", 0.116667);
+	jreal(doc, "host.level1.frontend_bound", 0.166667);
+	jreal(doc, "host.level1.backend_bound", 0.383333);
+	assert_int_equal(json_object_size(jhas(doc, "host.level2")), 8);
+	jreal(doc, "host.level2.heavy_operations", 0.141667);   /* 850/6000 */
+	jreal(doc, "host.level2.light_operations", 0.191667);   /* 1150/6000 */
+	jreal(doc, "host.level2.branch_mispredicts", 0.06);     /* 360/6000 */
+	jreal(doc, "host.level2.machine_clears", 0.056667);     /* 340/6000 */
+	jreal(doc, "host.level2.fetch_latency", 0.075);         /* 450/6000 */
+	jreal(doc, "host.level2.fetch_bandwidth", 0.091667);    /* 550/6000 */
+	jreal(doc, "host.level2.memory_bound", 0.15);           /* 900/6000 */
+	jreal(doc, "host.level2.core_bound", 0.233333);         /* 1400/6000 */
+	jstr(doc, "host.bottleneck", "backend_bound.core_bound");
+	json_decref(doc);
+	free(f);
+}
+
+static void test_document_scopes(void **state)
+{
+	struct fixture *f = fixture_new();
+	json_t *doc;
+
+	(void)state;
+	doc = document(&f->snap, "package", NULL, NULL);
+	assert_int_equal(json_object_size(doc), 10);
+	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
+	jabsent(doc, "cores");
+	jabsent(doc, "cpus");
+	jint(doc, "packages.0.package", 0);
+	jint(doc, "packages.0.slots", 4000);
+	jint(doc, "packages.0.slots_total", 4000000 + 5000000);
+	jreal(doc, "packages.0.running_ratio", 0.833333); /* 2.5 / 3 */
+	jreal(doc, "packages.0.level1.backend_bound", 0.35); /* 1400/4000 */
+	jstr(doc, "packages.0.bottleneck", "backend_bound.core_bound");
+	jint(doc, "packages.1.package", 1);
+	jint(doc, "packages.1.slots", 2000);
+	jreal(doc, "packages.1.level1.backend_bound", 0.45);
+	jreal(doc, "packages.1.level2.memory_bound", 0.2);
+	jreal(doc, "packages.1.level2.core_bound", 0.25);
+	json_decref(doc);
+
+	doc = document(&f->snap, "core", NULL, NULL);
+	assert_int_equal(json_object_size(doc), 11);
+	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
+	assert_int_equal(json_array_size(jhas(doc, "cores")), 3);
+	jabsent(doc, "cpus");
+	jint(doc, "cores.0.core", 0);
+	jint(doc, "cores.0.package", 0);
+	jint(doc, "cores.0.die", 0);
+	assert_int_equal(json_array_size(jhas(doc, "cores.0.cpus")), 2);
+	jint(doc, "cores.0.cpus.0", 0);
+	jint(doc, "cores.0.cpus.1", 1);
+	jint(doc, "cores.0.slots", 1000);
+	jstr(doc, "cores.0.bottleneck", "backend_bound.memory_bound");
+	jint(doc, "cores.1.core", 1);
+	assert_int_equal(json_array_size(jhas(doc, "cores.1.cpus")), 1);
+	jint(doc, "cores.1.cpus.0", 2);
+	jreal(doc, "cores.1.running_ratio", 0.5);
+	jint(doc, "cores.2.core", 0);
+	jint(doc, "cores.2.package", 1);
+	jint(doc, "cores.2.cpus.0", 3);
+	json_decref(doc);
+
+	doc = document(&f->snap, "cpu", NULL, NULL);
+	assert_int_equal(json_object_size(doc), 12);
+	assert_int_equal(json_array_size(jhas(doc, "cpus")), 5);
+	jint(doc, "cpus.0.cpu", 0);
+	jint(doc, "cpus.0.core", 0);
+	jint(doc, "cpus.0.package", 0);
+	jint(doc, "cpus.0.die", 0);
+	jint(doc, "cpus.0.node", 0);
+	jstr(doc, "cpus.0.state", "monitored");
+	jint(doc, "cpus.0.slots", 1000);
+	jint(doc, "cpus.0.slots_total", 1000000);
+	jreal(doc, "cpus.0.running_ratio", 1.0);
+	jreal(doc, "cpus.0.level1.retiring", 0.3);
+	jreal(doc, "cpus.0.level1.bad_speculation", 0.1);
+	jreal(doc, "cpus.0.level1.frontend_bound", 0.2);
+	jreal(doc, "cpus.0.level1.backend_bound", 0.4);
+	jreal(doc, "cpus.0.level2.fetch_latency", 0.15);
+	jreal(doc, "cpus.0.level2.core_bound", 0.1);
+	jstr(doc, "cpus.0.bottleneck", "backend_bound.memory_bound");
+	jint(doc, "cpus.3.node", 1);
+	jint(doc, "cpus.3.package", 1);
+	/* cpu 2: retiring 1000/3000 rounds to 6 decimals. */
+	jreal(doc, "cpus.2.level1.retiring", 0.333333);
+	jreal(doc, "cpus.2.level1.bad_speculation", 0.166667);
+	/* cpu 1 was halted in the last interval: no ratios, no bottleneck. */
+	jint(doc, "cpus.1.slots", 0);
+	jint(doc, "cpus.1.slots_total", 5000000);
+	jreal(doc, "cpus.1.running_ratio", 1.0);
+	jnull(doc, "cpus.1.level1");
+	jnull(doc, "cpus.1.level2");
+	jnull(doc, "cpus.1.bottleneck");
+	/* cpu 4: unknown topology, unsupported, never enabled. */
+	jint(doc, "cpus.4.cpu", 4);
+	jnull(doc, "cpus.4.core");
+	jnull(doc, "cpus.4.package");
+	jnull(doc, "cpus.4.die");
+	jnull(doc, "cpus.4.node");
+	jstr(doc, "cpus.4.state", "unsupported");
+	jint(doc, "cpus.4.slots", 0);
+	jnull(doc, "cpus.4.running_ratio");
+	jnull(doc, "cpus.4.level1");
+	jnull(doc, "cpus.4.bottleneck");
+	json_decref(doc);
+	free(f);
+}
+
+static void test_document_levels(void **state)
+{
+	struct fixture *f = fixture_new();
+	json_t *doc;
+
+	(void)state;
+	/* level=1: no level2 anywhere, bottleneck without a child. */
+	doc = document(&f->snap, "cpu", "1", NULL);
+	jint(doc, "pmu.level", 2); /* what is collected */
+	jhas(doc, "host.level1");
+	jabsent(doc, "host.level2");
+	jstr(doc, "host.bottleneck", "backend_bound");
+	jabsent(doc, "packages.0.level2");
+	jabsent(doc, "cores.0.level2");
+	jabsent(doc, "cpus.0.level2");
+	jabsent(doc, "cpus.1.level2"); /* not even null */
+	jnull(doc, "cpus.1.level1");
+	jstr(doc, "cpus.0.bottleneck", "backend_bound");
+	json_decref(doc);
+
+	/* A level-1 snapshot never has level2, whatever is asked. */
+	f->snap.level = 1;
+	doc = document(&f->snap, "cpu", "2", NULL);
+	jint(doc, "pmu.level", 1);
+	jabsent(doc, "host.level2");
+	jabsent(doc, "cpus.0.level2");
+	jabsent(doc, "cpus.1.level2");
+	jstr(doc, "host.bottleneck", "backend_bound");
+	json_decref(doc);
+	free(f);
+}
+
+static void test_document_cpu_filter(void **state)
+{
+	struct fixture *f = fixture_new();
+	json_t *doc;
+
+	(void)state;
+	/* cpu=2: its CPU, its core, its package; the host stays whole. */
+	doc = document(&f->snap, NULL, NULL, "2");
+	assert_int_equal(json_array_size(jhas(doc, "cpus")), 1);
+	jint(doc, "cpus.0.cpu", 2);
+	assert_int_equal(json_array_size(jhas(doc, "cores")), 1);
+	jint(doc, "cores.0.core", 1);
+	jint(doc, "cores.0.cpus.0", 2);
+	assert_int_equal(json_array_size(jhas(doc, "packages")), 1);
+	jint(doc, "packages.0.package", 0);
+	jint(doc, "host.slots", 6000);
+	json_decref(doc);
+
+	/* cpu=3-4: cpu 4 has no core nor package. */
+	doc = document(&f->snap, NULL, NULL, "3-4");
+	assert_int_equal(json_array_size(jhas(doc, "cpus")), 2);
+	jint(doc, "cpus.0.cpu", 3);
+	jint(doc, "cpus.1.cpu", 4);
+	assert_int_equal(json_array_size(jhas(doc, "cores")), 1);
+	jint(doc, "cores.0.package", 1);
+	assert_int_equal(json_array_size(jhas(doc, "packages")), 1);
+	jint(doc, "packages.0.package", 1);
+	json_decref(doc);
+
+	/* cpu=1 lists core 0 whole (both its CPUs) and package 0. */
+	doc = document(&f->snap, NULL, NULL, "1");
+	assert_int_equal(json_array_size(jhas(doc, "cores")), 1);
+	assert_int_equal(json_array_size(jhas(doc, "cores.0.cpus")), 2);
+	jint(doc, "cores.0.slots", 1000);
+	json_decref(doc);
+
+	/* An explicit coarser scope: packages only. */
+	doc = document(&f->snap, "package", NULL, "3");
+	assert_int_equal(json_array_size(jhas(doc, "packages")), 1);
+	jint(doc, "packages.0.package", 1);
+	jabsent(doc, "cores");
+	jabsent(doc, "cpus");
+	json_decref(doc);
+
+	/* CPUs that do not exist: empty lists, not an error. */
+	doc = document(&f->snap, NULL, NULL, "100-101");
+	assert_int_equal(json_array_size(jhas(doc, "cpus")), 0);
+	assert_int_equal(json_array_size(jhas(doc, "cores")), 0);
+	assert_int_equal(json_array_size(jhas(doc, "packages")), 0);
+	json_decref(doc);
+	free(f);
+}
+
+/* No TopDown: the document still describes the situation. */
+static void test_document_no_topdown(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct snapshot *s = &f->snap;
+	json_t *doc;
+
+	(void)state;
+	s->pmu_name[0] = '\0';
+	s->model[0] = '\0';
+	s->level = 0;
+	s->up = false;
+	strcpy(s->reason, "no TopDown: the cpu PMU has no slots event (a VM?)");
+	for (unsigned i = 0; i < s->n_cpus; i++) {
+		memset(&s->cpus[i].c, 0, sizeof(s->cpus[i].c));
+		s->cpus[i].state = CPU_STATE_UNSUPPORTED;
+	}
+	memset(s->cpus_by_state, 0, sizeof(s->cpus_by_state));
+	s->cpus_by_state[CPU_STATE_UNSUPPORTED] = 5;
+	snapshot_aggregate(s);
+	doc = document(s, "cpu", NULL, NULL);
+	assert_true(json_is_false(jhas(doc, "up")));
+	jstr(doc, "pmu.name", "cpu");
+	jnull(doc, "pmu.pmu_name");
+	jnull(doc, "pmu.model");
+	jint(doc, "pmu.level", 0);
+	jstr(doc, "pmu.reason", "no TopDown: the cpu PMU has no slots event (a VM?)");
+	jint(doc, "cpus_by_state.unsupported", 5);
+	jint(doc, "host.slots", 0);
+	jint(doc, "host.slots_total", 0);
+	jnull(doc, "host.running_ratio");
+	jnull(doc, "host.level1");
+	jabsent(doc, "host.level2"); /* level 0 */
+	jnull(doc, "host.bottleneck");
+	jstr(doc, "cpus.0.state", "unsupported");
+	json_decref(doc);
+
+	s->pmu[0] = '\0';
+	doc = document(s, NULL, NULL, NULL);
+	jnull(doc, "pmu.name");
+	json_decref(doc);
+	free(f);
+}
+
+/* Only retiring in the last interval: every level-1 field, no bottleneck. */
+static void test_document_no_bottleneck(void **state)
+{
+	struct fixture *f = fixture_new();
+	static const double l1[4] = { 500, 0, 0, 0 };
+	static const double l2[8] = { 100, 400, 0, 0, 0, 0, 0, 0 };
+	json_t *doc;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		set_cpu(&f->cpus[i], l1, l2, 500, 1e9, 1e9);
+	snapshot_aggregate(&f->snap);
+	doc = document(&f->snap, NULL, NULL, NULL);
+	jreal(doc, "host.level1.retiring", 1.0);
+	jreal(doc, "host.level1.backend_bound", 0.0);
+	jreal(doc, "host.level2.heavy_operations", 0.2);
+	jnull(doc, "host.bottleneck");
+	json_decref(doc);
+	free(f);
+}
+
+static void test_dump(void **state)
+{
+	struct fixture *f = fixture_new();
+	json_t *doc, *back;
+	json_error_t jerr;
+	char *text;
+
+	(void)state;
+	f->snap.host.total[TD_C_SLOTS] = 1.5e19; /* beyond int64: a real */
+	doc = document(&f->snap, "cpu", NULL, NULL);
+	jreal(doc, "host.slots_total", 1.5e19);
+
+	text = api_dump(doc, false);
+	assert_non_null(text);
+	/* Compact, in insertion order, timestamp to the millisecond. */
+	assert_memory_equal(text, "{\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
+	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
+	assert_null(strchr(text, '\n'));
+	back = json_loads(text, 0, &jerr);
+	if (!back)
+		fail_msg("json_loads: %s at %d: %s", jerr.text, jerr.position, text);
+	assert_true(json_equal(doc, back));
+	json_decref(back);
+	free(text);
+
+	text = api_dump(doc, true);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\n  \"hostname\": \"node1\",\n"));
+	back = json_loads(text, 0, &jerr);
+	if (!back)
+		fail_msg("json_loads: %s at %d", jerr.text, jerr.position);
+	assert_true(json_equal(doc, back));
+	json_decref(back);
+	free(text);
+	json_decref(doc);
+	free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_query_defaults),
+		cmocka_unit_test(test_query_valid),
+		cmocka_unit_test(test_query_errors),
+		cmocka_unit_test(test_document_host),
+		cmocka_unit_test(test_document_scopes),
+		cmocka_unit_test(test_document_levels),
+		cmocka_unit_test(test_document_cpu_filter),
+		cmocka_unit_test(test_document_no_topdown),
+		cmocka_unit_test(test_document_no_bottleneck),
+		cmocka_unit_test(test_dump),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

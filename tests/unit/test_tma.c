@@ -1,0 +1,611 @@
+/* Unit tests of tma: perf's TopDown formulas on hand-computed vectors, the
+ * daemon's documented clamps, invariants over many pseudo-random inputs,
+ * and the bottleneck. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tma.h"
+
+#define assert_near(a, b, eps)                                                        \
+	do {                                                                          \
+		double a_ = (a), b_ = (b);                                            \
+		if (!(fabs(a_ - b_) <= (eps)))                                        \
+			fail_msg("%s = %.17g, expected %.17g (+-%g)", #a, a_, b_,     \
+				 (double)(eps));                                      \
+	} while (0)
+
+static const struct tma_model SPR_HW = { TD_FORMULAS_SPR, false, 2 };
+static const struct tma_model SPR_PERF = { TD_FORMULAS_SPR, true, 2 };
+static const struct tma_model ICL_HW = { TD_FORMULAS_ICL, false, 2 };
+static const struct tma_model ICL_PERF = { TD_FORMULAS_ICL, true, 2 };
+
+/* What the kernel adds to a metric event on a read: slots * byte / 0xff,
+ * in u64 with truncation (reference page, "Reading"). */
+static uint64_t kmetric(uint64_t slots, unsigned byte)
+{
+	return slots * byte / 0xff;
+}
+
+/* Deltas of one interval from a PERF_METRICS register. */
+static struct tma_input from_bytes(uint64_t slots, unsigned ret, unsigned bad, unsigned fe,
+				   unsigned be, unsigned heavy, unsigned brm, unsigned fl,
+				   unsigned mb)
+{
+	struct tma_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.delta[TD_EV_SLOTS] = slots;
+	in.delta[TD_EV_RETIRING] = kmetric(slots, ret);
+	in.delta[TD_EV_BAD_SPEC] = kmetric(slots, bad);
+	in.delta[TD_EV_FE_BOUND] = kmetric(slots, fe);
+	in.delta[TD_EV_BE_BOUND] = kmetric(slots, be);
+	in.delta[TD_EV_HEAVY_OPS] = kmetric(slots, heavy);
+	in.delta[TD_EV_BR_MISPREDICT] = kmetric(slots, brm);
+	in.delta[TD_EV_FETCH_LAT] = kmetric(slots, fl);
+	in.delta[TD_EV_MEM_BOUND] = kmetric(slots, mb);
+	return in;
+}
+
+static void compute_ok(const struct tma_model *m, const struct tma_input *in,
+		       struct tma_ratios *out)
+{
+	int r;
+
+	memset(out, 0xff, sizeof(*out)); /* NaN everywhere: all must be written */
+	r = tma_compute(m, in, out);
+	if (r != 0)
+		fail_msg("tma_compute = %d, expected 0", r);
+}
+
+/* ---- the seed document's decoding ---- */
+
+/* PERF_METRICS bytes: retiring 0x3b (59), bad_spec 0x1a (26), fe 0x4c (76),
+ * be 0x5e (94): 59 + 26 + 76 + 94 = 255 = 0xff.  L2 bytes: heavy 0x10 (16)
+ * <= 59, br_mispredict 0x14 (20) <= 26, fetch_lat 0x30 (48) <= 76,
+ * mem_bound 0x40 (64) <= 94.  SLOTS = 1,000,000,000.
+ *
+ * Kernel deltas (1e9 * byte / 255, truncated):
+ *   ret   = 59e9/255 = 231372549.019..  -> 231372549
+ *   bad   = 26e9/255 = 101960784.313..  -> 101960784
+ *   fe    = 76e9/255 = 298039215.686..  -> 298039215
+ *   be    = 94e9/255 = 368627450.980..  -> 368627450
+ *   S     = 999999998 (2 slots lost to truncation)
+ *   heavy = 16e9/255 =  62745098.039..  ->  62745098
+ *   brm   = 20e9/255 =  78431372.549..  ->  78431372
+ *   fl    = 48e9/255 = 188235294.117..  -> 188235294
+ *   mb    = 64e9/255 = 250980392.156..  -> 250980392
+ * Ratios, S = 999999998:
+ *   retiring 0.2313725494..  (59/255 = 0.2313725490..)
+ *   bad      0.1019607843..  (26/255 = 0.1019607843..)
+ *   frontend 0.2980392158..  (76/255 = 0.2980392156..)
+ *   backend  0.3686274514..  (94/255 = 0.3686274509..)
+ *   heavy 0.0627450982, light = 0.2313725494 - 0.0627450982 = 0.1686274512
+ *   brm   0.0784313721, clears = 0.1019607843 - 0.0784313721 = 0.0235294122
+ *   fl    0.1882352944, bw     = 0.2980392158 - 0.1882352944 = 0.1098039214
+ *   mb    0.2509803927, core   = 0.3686274514 - 0.2509803927 = 0.1176470587 */
+static void test_seed_decoding(void **state)
+{
+	struct tma_input in = from_bytes(1000000000, 0x3b, 0x1a, 0x4c, 0x5e, 0x10, 0x14, 0x30, 0x40);
+	struct tma_ratios r;
+	const double S = 999999998.0;
+
+	(void)state;
+	assert_int_equal(in.delta[TD_EV_RETIRING], 231372549);
+	assert_int_equal(in.delta[TD_EV_BAD_SPEC], 101960784);
+	assert_int_equal(in.delta[TD_EV_FE_BOUND], 298039215);
+	assert_int_equal(in.delta[TD_EV_BE_BOUND], 368627450);
+	assert_int_equal(in.delta[TD_EV_HEAVY_OPS], 62745098);
+	assert_int_equal(in.delta[TD_EV_BR_MISPREDICT], 78431372);
+	assert_int_equal(in.delta[TD_EV_FETCH_LAT], 188235294);
+	assert_int_equal(in.delta[TD_EV_MEM_BOUND], 250980392);
+
+	compute_ok(&SPR_HW, &in, &r);
+	/* L1 = byte / 255 (the truncation moves them by < 1e-8). */
+	assert_near(r.l1[TD_RETIRING], 59.0 / 255, 1e-6);
+	assert_near(r.l1[TD_BAD_SPECULATION], 26.0 / 255, 1e-6);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 76.0 / 255, 1e-6);
+	assert_near(r.l1[TD_BACKEND_BOUND], 94.0 / 255, 1e-6);
+	/* And exactly the delta / S the formulas define. */
+	assert_near(r.l1[TD_RETIRING], 231372549 / S, 1e-12);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 298039215 / S, 1e-12);
+	assert_near(r.l1[TD_BACKEND_BOUND], 368627450 / S, 1e-12);
+	assert_near(r.l1[TD_BAD_SPECULATION], 101960784 / S, 1e-12);
+	assert_near(r.l1[TD_RETIRING], 0.2313725494, 1e-9);
+	assert_near(r.l1[TD_BAD_SPECULATION], 0.1019607843, 1e-9);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 0.2980392158, 1e-9);
+	assert_near(r.l1[TD_BACKEND_BOUND], 0.3686274514, 1e-9);
+
+	/* L2 measured children: byte / 255; derived: parent - child. */
+	assert_near(r.l2[TD_HEAVY_OPERATIONS], 16.0 / 255, 1e-6);
+	assert_near(r.l2[TD_BRANCH_MISPREDICTS], 20.0 / 255, 1e-6);
+	assert_near(r.l2[TD_FETCH_LATENCY], 48.0 / 255, 1e-6);
+	assert_near(r.l2[TD_MEMORY_BOUND], 64.0 / 255, 1e-6);
+	assert_near(r.l2[TD_LIGHT_OPERATIONS], (59.0 - 16) / 255, 1e-6);
+	assert_near(r.l2[TD_MACHINE_CLEARS], (26.0 - 20) / 255, 1e-6);
+	assert_near(r.l2[TD_FETCH_BANDWIDTH], (76.0 - 48) / 255, 1e-6);
+	assert_near(r.l2[TD_CORE_BOUND], (94.0 - 64) / 255, 1e-6);
+	assert_near(r.l2[TD_HEAVY_OPERATIONS], 0.0627450982, 1e-9);
+	assert_near(r.l2[TD_LIGHT_OPERATIONS], 0.1686274512, 1e-9);
+	assert_near(r.l2[TD_BRANCH_MISPREDICTS], 0.0784313721, 1e-9);
+	assert_near(r.l2[TD_MACHINE_CLEARS], 0.0235294122, 1e-9);
+	assert_near(r.l2[TD_FETCH_LATENCY], 0.1882352944, 1e-9);
+	assert_near(r.l2[TD_FETCH_BANDWIDTH], 0.1098039214, 1e-9);
+	assert_near(r.l2[TD_MEMORY_BOUND], 0.2509803927, 1e-9);
+	assert_near(r.l2[TD_CORE_BOUND], 0.1176470587, 1e-9);
+
+	/* Without refinement the ICL formulas are the same. */
+	{
+		struct tma_ratios r2;
+
+		compute_ok(&ICL_HW, &in, &r2);
+		for (int i = 0; i < TD_L1_COUNT; i++)
+			assert_near(r2.l1[i], r.l1[i], 1e-15);
+	}
+}
+
+/* Model perf ignores nothing it should not: the refinement events are
+ * unused when refine is false. */
+static void test_refine_off_ignores_ud_rc(void **state)
+{
+	struct tma_input in = from_bytes(1000000000, 0x3b, 0x1a, 0x4c, 0x5e, 0x10, 0x14, 0x30, 0x40);
+	struct tma_ratios a, b;
+
+	(void)state;
+	compute_ok(&SPR_HW, &in, &a);
+	in.delta[TD_EV_UOP_DROPPING] = 50000000;
+	in.delta[TD_EV_RECOVERY_CYCLES] = 10000000;
+	compute_ok(&SPR_HW, &in, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	compute_ok(&ICL_HW, &in, &b);
+	assert_memory_equal(&a.l1, &b.l1, sizeof(a.l1));
+}
+
+/* ---- Sapphire Rapids, model perf ----
+ * SLOTS = 1,000,000; ret 200,000, bad 40,000, fe 160,000, be 400,000, so
+ * S = 800,000 (!= SLOTS: UD is divided by SLOTS, the metrics by S).
+ * UD = 50,000 -> UD/SLOTS = 0.05.  RC = 30,000 (unused on SPR).
+ *   retiring        = 200000/800000            = 0.25
+ *   backend_bound   = 400000/800000            = 0.5
+ *   frontend_bound  = 160000/800000 - 0.05     = 0.2 - 0.05 = 0.15
+ *   bad_speculation = 1 - (0.15 + 0.5 + 0.25)  = 0.1
+ *   heavy 40,000/S  = 0.05;   light = 0.25 - 0.05 = 0.2
+ *   brm   24,000/S  = 0.03;   clears = 0.1 - 0.03 = 0.07
+ *   fl   120,000/S - 0.05 = 0.15 - 0.05 = 0.1;  bandwidth = 0.15 - 0.1 = 0.05
+ *   mb   240,000/S  = 0.3;    core = 0.5 - 0.3 = 0.2 */
+static struct tma_input spr_perf_input(void)
+{
+	struct tma_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.delta[TD_EV_SLOTS] = 1000000;
+	in.delta[TD_EV_RETIRING] = 200000;
+	in.delta[TD_EV_BAD_SPEC] = 40000;
+	in.delta[TD_EV_FE_BOUND] = 160000;
+	in.delta[TD_EV_BE_BOUND] = 400000;
+	in.delta[TD_EV_HEAVY_OPS] = 40000;
+	in.delta[TD_EV_BR_MISPREDICT] = 24000;
+	in.delta[TD_EV_FETCH_LAT] = 120000;
+	in.delta[TD_EV_MEM_BOUND] = 240000;
+	in.delta[TD_EV_UOP_DROPPING] = 50000;
+	in.delta[TD_EV_RECOVERY_CYCLES] = 30000;
+	return in;
+}
+
+static void test_spr_perf(void **state)
+{
+	struct tma_input in = spr_perf_input();
+	struct tma_ratios r;
+
+	(void)state;
+	compute_ok(&SPR_PERF, &in, &r);
+	assert_near(r.l1[TD_RETIRING], 0.25, 1e-12);
+	assert_near(r.l1[TD_BACKEND_BOUND], 0.5, 1e-12);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 0.15, 1e-12);
+	assert_near(r.l1[TD_BAD_SPECULATION], 0.1, 1e-12);
+	assert_near(r.l2[TD_HEAVY_OPERATIONS], 0.05, 1e-12);
+	assert_near(r.l2[TD_LIGHT_OPERATIONS], 0.2, 1e-12);
+	assert_near(r.l2[TD_BRANCH_MISPREDICTS], 0.03, 1e-12);
+	assert_near(r.l2[TD_MACHINE_CLEARS], 0.07, 1e-12);
+	assert_near(r.l2[TD_FETCH_LATENCY], 0.1, 1e-12);
+	assert_near(r.l2[TD_FETCH_BANDWIDTH], 0.05, 1e-12);
+	assert_near(r.l2[TD_MEMORY_BOUND], 0.3, 1e-12);
+	assert_near(r.l2[TD_CORE_BOUND], 0.2, 1e-12);
+
+	/* The same deltas without refinement: fe = 0.2, bad = 40000/S = 0.05,
+	 * fetch_latency = 0.15, bandwidth = 0.05. */
+	compute_ok(&SPR_HW, &in, &r);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 0.2, 1e-12);
+	assert_near(r.l1[TD_BAD_SPECULATION], 0.05, 1e-12);
+	assert_near(r.l2[TD_FETCH_LATENCY], 0.15, 1e-12);
+	assert_near(r.l2[TD_FETCH_BANDWIDTH], 0.05, 1e-12);
+	assert_near(r.l2[TD_MACHINE_CLEARS], 0.02, 1e-12);
+}
+
+/* ---- Ice Lake, model perf ----
+ * SLOTS = S = 1,000,000; ret 300,000, bad 100,000, fe 200,000, be 400,000.
+ * (a) RC = 10,000, UD = 20,000:
+ *     frontend = 0.2 - 20000/1e6 = 0.18
+ *     backend  = 0.4 + 5*10000/1e6 = 0.45
+ *     retiring = 0.3;  bad = 1 - (0.18 + 0.45 + 0.3) = 0.07
+ * (b) RC = 40,000, UD = 0: backend = 0.4 + 0.2 = 0.6, ret + fe + be = 1.1 > 1:
+ *     backend capped at 1 - 0.3 - 0.2 = 0.5 and bad_speculation = 0. */
+static struct tma_input icl_input(uint64_t ud, uint64_t rc)
+{
+	struct tma_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.delta[TD_EV_SLOTS] = 1000000;
+	in.delta[TD_EV_RETIRING] = 300000;
+	in.delta[TD_EV_BAD_SPEC] = 100000;
+	in.delta[TD_EV_FE_BOUND] = 200000;
+	in.delta[TD_EV_BE_BOUND] = 400000;
+	in.delta[TD_EV_UOP_DROPPING] = ud;
+	in.delta[TD_EV_RECOVERY_CYCLES] = rc;
+	return in;
+}
+
+static void test_icl_perf(void **state)
+{
+	const struct tma_model l1 = { TD_FORMULAS_ICL, true, 1 };
+	struct tma_input in = icl_input(20000, 10000);
+	struct tma_ratios r;
+
+	(void)state;
+	compute_ok(&l1, &in, &r);
+	assert_near(r.l1[TD_RETIRING], 0.3, 1e-12);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 0.18, 1e-12);
+	assert_near(r.l1[TD_BACKEND_BOUND], 0.45, 1e-12);
+	assert_near(r.l1[TD_BAD_SPECULATION], 0.07, 1e-12);
+
+	/* SPR formulas ignore RC: backend stays 0.4, bad = 1 - 0.88 = 0.12. */
+	compute_ok(&SPR_PERF, &in, &r);
+	assert_near(r.l1[TD_BACKEND_BOUND], 0.4, 1e-12);
+	assert_near(r.l1[TD_BAD_SPECULATION], 0.12, 1e-12);
+
+	in = icl_input(0, 40000);
+	compute_ok(&l1, &in, &r);
+	assert_near(r.l1[TD_RETIRING], 0.3, 1e-12);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 0.2, 1e-12);
+	assert_near(r.l1[TD_BACKEND_BOUND], 0.5, 1e-12);
+	assert_true(r.l1[TD_BAD_SPECULATION] == 0);
+	assert_near(r.l1[0] + r.l1[1] + r.l1[2] + r.l1[3], 1, 1e-12);
+}
+
+/* The Ice Lake cap when retiring + frontend already fill the slots:
+ * retiring 0x2b (43), frontend 0xd4 (212), bad = be = 0; SLOTS = 255e6 so
+ * ret = 43e6, fe = 212e6, S = SLOTS.  RC = 1000 gives backend =
+ * 5 * 1000 / 255e6 > 0, so ret + fe + be > 1 and backend is capped at
+ * 1 - 43/255 - 212/255, which is 0 mathematically but -1.1e-16 in double
+ * arithmetic.  Every ratio must stay in [0,1] (tma.h), so backend_bound
+ * (and memory_bound, clamped to [0, backend]) must be exactly 0, never
+ * negative: a negative ratio turns into a negative slot increment. */
+static void test_icl_cap_never_negative(void **state)
+{
+	struct tma_input in = from_bytes(255000000, 0x2b, 0, 0xd4, 0, 0x10, 0, 0x40, 0);
+	struct tma_ratios r;
+
+	(void)state;
+	in.delta[TD_EV_RECOVERY_CYCLES] = 1000;
+	compute_ok(&ICL_PERF, &in, &r);
+	assert_near(r.l1[TD_RETIRING], 43.0 / 255, 1e-15);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 212.0 / 255, 1e-15);
+	assert_true(r.l1[TD_BAD_SPECULATION] == 0);
+	if (!(r.l1[TD_BACKEND_BOUND] >= 0))
+		fail_msg("backend_bound = %.17g < 0", r.l1[TD_BACKEND_BOUND]);
+	if (!(r.l2[TD_MEMORY_BOUND] >= 0))
+		fail_msg("memory_bound = %.17g < 0", r.l2[TD_MEMORY_BOUND]);
+	assert_true(r.l2[TD_CORE_BOUND] >= 0);
+	assert_near(r.l1[TD_BACKEND_BOUND], 0, 1e-15);
+}
+
+/* ---- the clamps on derived nodes ---- */
+
+/* retiring byte 0x20 (32), heavy byte 0x21 (33) > retiring; the rest of L1:
+ * bad 0x10 (16), fe 0x40 (64), be 0x8f (143): 32+16+64+143 = 255.
+ * SLOTS = 255,000,000 so every delta is byte * 1,000,000 exactly, S = SLOTS.
+ *   heavy/S = 33/255 > retiring = 32/255: heavy is clamped to 32/255 and
+ *   light_operations = 0. */
+static void test_clamp_heavy_above_retiring(void **state)
+{
+	struct tma_input in = from_bytes(255000000, 0x20, 0x10, 0x40, 0x8f, 0x21, 0x08, 0x20, 0x50);
+	struct tma_ratios r;
+
+	(void)state;
+	assert_int_equal(in.delta[TD_EV_HEAVY_OPS], 33000000);
+	compute_ok(&SPR_HW, &in, &r);
+	assert_near(r.l1[TD_RETIRING], 32.0 / 255, 1e-15);
+	assert_true(r.l2[TD_LIGHT_OPERATIONS] == 0);
+	assert_true(r.l2[TD_HEAVY_OPERATIONS] == r.l1[TD_RETIRING]);
+	assert_true(r.l2[TD_HEAVY_OPERATIONS] + r.l2[TD_LIGHT_OPERATIONS] == r.l1[TD_RETIRING]);
+	/* The other pairs are untouched: 8/255 + 8/255, 32/255 + 32/255,
+	 * 80/255 + 63/255. */
+	assert_near(r.l2[TD_BRANCH_MISPREDICTS], 8.0 / 255, 1e-12);
+	assert_near(r.l2[TD_MACHINE_CLEARS], 8.0 / 255, 1e-12);
+	assert_near(r.l2[TD_FETCH_BANDWIDTH], 32.0 / 255, 1e-12);
+	assert_near(r.l2[TD_CORE_BOUND], 63.0 / 255, 1e-12);
+}
+
+/* br_mispredict 0x11 (17) > bad_spec 0x10 (16); mem_bound 0x90 (144) >
+ * be 0x8f (143): branch_mispredicts = bad_speculation, machine_clears = 0,
+ * memory_bound = backend_bound, core_bound = 0. */
+static void test_clamp_brm_and_mb(void **state)
+{
+	struct tma_input in = from_bytes(255000000, 0x20, 0x10, 0x40, 0x8f, 0x10, 0x11, 0x20, 0x90);
+	struct tma_ratios r;
+
+	(void)state;
+	compute_ok(&SPR_HW, &in, &r);
+	assert_near(r.l1[TD_BAD_SPECULATION], 16.0 / 255, 1e-12);
+	assert_near(r.l1[TD_BACKEND_BOUND], 143.0 / 255, 1e-12);
+	assert_true(r.l2[TD_MACHINE_CLEARS] == 0);
+	assert_true(r.l2[TD_BRANCH_MISPREDICTS] == r.l1[TD_BAD_SPECULATION]);
+	assert_true(r.l2[TD_CORE_BOUND] == 0);
+	assert_true(r.l2[TD_MEMORY_BOUND] == r.l1[TD_BACKEND_BOUND]);
+	assert_near(r.l2[TD_LIGHT_OPERATIONS], 16.0 / 255, 1e-12);
+}
+
+/* fetch_lat 0x08 (8) -> 8/255 = 0.0314; UD/SLOTS = 10,200,000/255,000,000 =
+ * 0.04 > 0.0314: fetch_latency = 8/255 - 0.04 < 0 -> 0, and
+ * fetch_bandwidth = frontend_bound = 64/255 - 0.04 = 0.2109803921... */
+static void test_clamp_fetch_latency(void **state)
+{
+	struct tma_input in = from_bytes(255000000, 0x20, 0x10, 0x40, 0x8f, 0x10, 0x08, 0x08, 0x50);
+	struct tma_ratios r;
+
+	(void)state;
+	in.delta[TD_EV_UOP_DROPPING] = 10200000;
+	compute_ok(&SPR_PERF, &in, &r);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 64.0 / 255 - 0.04, 1e-12);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 0.2109803921, 1e-9);
+	assert_true(r.l2[TD_FETCH_LATENCY] == 0);
+	assert_true(r.l2[TD_FETCH_BANDWIDTH] == r.l1[TD_FRONTEND_BOUND]);
+	/* bad = 1 - (32 + 143)/255 - (64/255 - 0.04) = 16/255 + 0.04 */
+	assert_near(r.l1[TD_BAD_SPECULATION], 16.0 / 255 + 0.04, 1e-12);
+}
+
+/* UD larger than the whole frontend metric: frontend_bound clamps at 0
+ * (documented beyond perf), and so does fetch_latency. */
+static void test_clamp_frontend(void **state)
+{
+	struct tma_input in = from_bytes(255000000, 0x20, 0x10, 0x40, 0x8f, 0x10, 0x08, 0x30, 0x50);
+	struct tma_ratios r;
+
+	(void)state;
+	in.delta[TD_EV_UOP_DROPPING] = 100000000; /* 0.392 > 64/255 = 0.251 */
+	compute_ok(&SPR_PERF, &in, &r);
+	assert_true(r.l1[TD_FRONTEND_BOUND] == 0);
+	assert_true(r.l2[TD_FETCH_LATENCY] == 0);
+	assert_true(r.l2[TD_FETCH_BANDWIDTH] == 0);
+	/* bad = 1 - (32 + 143)/255 = 80/255 */
+	assert_near(r.l1[TD_BAD_SPECULATION], 80.0 / 255, 1e-12);
+	assert_near(r.l1[0] + r.l1[1] + r.l1[2] + r.l1[3], 1, 1e-12);
+}
+
+/* ---- invariants ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+static unsigned rnd_below(unsigned n)
+{
+	return n ? (unsigned)(rnd() % n) : 0;
+}
+
+/* A byte near @parent: often 0, often equal, sometimes 1-2 above (the
+ * independent rounding of L2 bytes). */
+static unsigned child_byte(unsigned parent)
+{
+	switch (rnd_below(8)) {
+	case 0:
+		return 0;
+	case 1:
+		return parent;
+	case 2:
+		return parent + 1 > 255 ? 255 : parent + 1;
+	case 3:
+		return parent + 2 > 255 ? 255 : parent + 2;
+	default:
+		return rnd_below(parent + 1);
+	}
+}
+
+static void check_invariants(const struct tma_model *m, const struct tma_input *in, int n)
+{
+	struct tma_ratios r;
+	double sum = 0;
+
+	compute_ok(m, in, &r);
+	for (int i = 0; i < TD_L1_COUNT; i++) {
+		if (!(r.l1[i] >= 0 && r.l1[i] <= 1))
+			fail_msg("case %d (formulas %d refine %d): l1[%s] = %.17g out of [0,1]", n,
+				 m->formulas, m->refine, td_l1_name[i], r.l1[i]);
+		sum += r.l1[i];
+	}
+	if (!(fabs(sum - 1) <= 1e-9))
+		fail_msg("case %d: L1 sum %.17g", n, sum);
+	for (int i = 0; i < TD_L2_COUNT; i++)
+		if (!(r.l2[i] >= 0 && r.l2[i] <= 1))
+			fail_msg("case %d (formulas %d refine %d): l2[%s] = %.17g out of [0,1]", n,
+				 m->formulas, m->refine, td_l2_name[i], r.l2[i]);
+	for (int i = 0; i < TD_L2_COUNT; i += 2) {
+		enum td_l1 p = td_l2_parent[i];
+
+		if (!(fabs(r.l2[i] + r.l2[i + 1] - r.l1[p]) <= 1e-9))
+			fail_msg("case %d: %s + %s = %.17g != %s %.17g", n, td_l2_name[i],
+				 td_l2_name[i + 1], r.l2[i] + r.l2[i + 1], td_l1_name[p], r.l1[p]);
+	}
+}
+
+static void test_invariants_random(void **state)
+{
+	const struct tma_model *models[] = { &SPR_HW, &SPR_PERF, &ICL_HW, &ICL_PERF };
+
+	(void)state;
+	rng_state = 0x9e3779b97f4a7c15ull;
+	for (int n = 0; n < 10000; n++) {
+		unsigned b[4], left = 255;
+		uint64_t slots = 1000 + (rnd() % (1ull << 40));
+		struct tma_input in;
+
+		/* Four L1 bytes summing to 0xff, zeros included, in a random
+		 * order. */
+		for (int i = 0; i < 3; i++) {
+			b[i] = rnd_below(4) == 0 ? 0 : rnd_below(left + 1);
+			left -= b[i];
+		}
+		b[3] = left;
+		for (int i = 0; i < 4; i++) {
+			unsigned j = rnd_below(4), t = b[i];
+
+			b[i] = b[j];
+			b[j] = t;
+		}
+		in = from_bytes(slots, b[0], b[1], b[2], b[3], child_byte(b[0]), child_byte(b[1]),
+				child_byte(b[2]), child_byte(b[3]));
+		/* Refinement terms from nothing to more than the slots' share
+		 * the metrics have. */
+		in.delta[TD_EV_UOP_DROPPING] = rnd_below(3) == 0 ? 0 : rnd() % (slots / 2 + 1);
+		in.delta[TD_EV_RECOVERY_CYCLES] = rnd_below(3) == 0 ? 0 : rnd() % (slots / 8 + 1);
+		for (unsigned k = 0; k < 4; k++)
+			check_invariants(models[k], &in, n);
+	}
+}
+
+/* ---- errors and level 1 ---- */
+
+static void test_no_data(void **state)
+{
+	struct tma_input in = spr_perf_input();
+	struct tma_ratios r;
+
+	(void)state;
+	in.delta[TD_EV_SLOTS] = 0;
+	assert_int_equal(tma_compute(&SPR_PERF, &in, &r), -ENODATA);
+	assert_int_equal(tma_compute(&ICL_HW, &in, &r), -ENODATA);
+
+	/* Slots counted but no metric: S = 0. */
+	in = spr_perf_input();
+	in.delta[TD_EV_RETIRING] = in.delta[TD_EV_BAD_SPEC] = 0;
+	in.delta[TD_EV_FE_BOUND] = in.delta[TD_EV_BE_BOUND] = 0;
+	assert_int_equal(tma_compute(&SPR_PERF, &in, &r), -ENODATA);
+	assert_int_equal(tma_compute(&ICL_PERF, &in, &r), -ENODATA);
+
+	/* 2 slots: 2 * byte < 0xff for every byte below 0x80, so the kernel
+	 * adds 0 to each metric. */
+	in = from_bytes(2, 0x3b, 0x1a, 0x4c, 0x5e, 0, 0, 0, 0);
+	assert_int_equal(in.delta[TD_EV_RETIRING] + in.delta[TD_EV_BAD_SPEC] +
+				 in.delta[TD_EV_FE_BOUND] + in.delta[TD_EV_BE_BOUND], 0);
+	assert_int_equal(tma_compute(&SPR_HW, &in, &r), -ENODATA);
+}
+
+static void test_level1(void **state)
+{
+	const struct tma_model m = { TD_FORMULAS_SPR, true, 1 };
+	struct tma_input in = spr_perf_input();
+	struct tma_ratios r;
+
+	(void)state;
+	compute_ok(&m, &in, &r);
+	for (int i = 0; i < TD_L2_COUNT; i++)
+		assert_true(r.l2[i] == 0);
+	assert_near(r.l1[TD_FRONTEND_BOUND], 0.15, 1e-12);
+	assert_near(r.l1[TD_BAD_SPECULATION], 0.1, 1e-12);
+}
+
+/* ---- tma_bottleneck ---- */
+
+static void bottleneck_is(const double l1[TD_L1_COUNT], const double l2[TD_L2_COUNT],
+			  bool with_l2, const char *want)
+{
+	char buf[80];
+
+	memset(buf, 'X', sizeof(buf));
+	tma_bottleneck(l1, l2, with_l2, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+static void test_bottleneck(void **state)
+{
+	double l1[TD_L1_COUNT] = { 0.3, 0.1, 0.2, 0.4 };
+	double l2[TD_L2_COUNT] = { 0.1, 0.2, 0.06, 0.04, 0.15, 0.05, 0.1, 0.3 };
+	double z1[TD_L1_COUNT] = { 0 }, z2[TD_L2_COUNT] = { 0 };
+	char small[8];
+
+	(void)state;
+	bottleneck_is(l1, l2, true, "backend_bound.core_bound");
+	bottleneck_is(l1, l2, false, "backend_bound");
+	l2[TD_MEMORY_BOUND] = 0.35;
+	l2[TD_CORE_BOUND] = 0.05;
+	bottleneck_is(l1, l2, true, "backend_bound.memory_bound");
+
+	/* Retiring is never the bottleneck, however large. */
+	l1[TD_RETIRING] = 0.7;
+	l1[TD_BACKEND_BOUND] = 0.05;
+	l1[TD_BAD_SPECULATION] = 0.1;
+	l1[TD_FRONTEND_BOUND] = 0.15;
+	bottleneck_is(l1, l2, true, "frontend_bound.fetch_latency");
+	l1[TD_BAD_SPECULATION] = 0.2;
+	bottleneck_is(l1, l2, true, "bad_speculation.branch_mispredicts");
+	l2[TD_MACHINE_CLEARS] = 0.14;
+	bottleneck_is(l1, l2, true, "bad_speculation.machine_clears");
+
+	/* Ties: the first category in order wins, and the first child. */
+	l1[TD_BAD_SPECULATION] = l1[TD_FRONTEND_BOUND] = l1[TD_BACKEND_BOUND] = 0.1;
+	l2[TD_BRANCH_MISPREDICTS] = l2[TD_MACHINE_CLEARS] = 0.05;
+	bottleneck_is(l1, l2, true, "bad_speculation.branch_mispredicts");
+	l1[TD_BAD_SPECULATION] = 0;
+	l2[TD_FETCH_LATENCY] = l2[TD_FETCH_BANDWIDTH] = 0.05;
+	bottleneck_is(l1, l2, true, "frontend_bound.fetch_latency");
+
+	/* A parent whose children are all 0 (level 1 data): the parent only. */
+	bottleneck_is(l1, z2, true, "frontend_bound");
+
+	/* Nothing but retiring, or nothing at all: empty. */
+	bottleneck_is(z1, z2, true, "");
+	z1[TD_RETIRING] = 1;
+	bottleneck_is(z1, z2, false, "");
+
+	/* Truncated to the buffer, always terminated. */
+	l1[TD_BACKEND_BOUND] = 0.5;
+	tma_bottleneck(l1, l2, true, small, sizeof(small));
+	assert_string_equal(small, "backend");
+	tma_bottleneck(l1, l2, true, small, 0); /* must not write */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seed_decoding),
+		cmocka_unit_test(test_refine_off_ignores_ud_rc),
+		cmocka_unit_test(test_spr_perf),
+		cmocka_unit_test(test_icl_perf),
+		cmocka_unit_test(test_icl_cap_never_negative),
+		cmocka_unit_test(test_clamp_heavy_above_retiring),
+		cmocka_unit_test(test_clamp_brm_and_mb),
+		cmocka_unit_test(test_clamp_fetch_latency),
+		cmocka_unit_test(test_clamp_frontend),
+		cmocka_unit_test(test_invariants_random),
+		cmocka_unit_test(test_no_data),
+		cmocka_unit_test(test_level1),
+		cmocka_unit_test(test_bottleneck),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
