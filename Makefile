@@ -1,8 +1,10 @@
 # topdownd: Intel TopDown metrics daemon.  `make check` is the test command.
 #
 #   make            build daemon/topdownd and tests/fakepmu/libfakepmu.so
+#   make run        run topdownd in the foreground on 127.0.0.1:10412
+#   make demo       the same on the Sapphire Rapids fixture under the fake PMU
 #   make deps       install the missing Debian packages (a no-op when all are there)
-#   make check      deps, then unit + integration tests, then the same under
+#   make check      deps, lint, unit + integration tests, then the same under
 #                   AddressSanitizer + UndefinedBehaviorSanitizer
 #   make install    PREFIX, DESTDIR, SYSCONFDIR, UNITDIR are honoured
 #   make clean
@@ -64,7 +66,7 @@ DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	man-db iproute2
 DEBS := $(DEB_BUILD) $(DEB_TEST)
 
-.PHONY: all deps check check-tests check-unit check-integration check-fakepmu \
+.PHONY: all run demo deps check check-tests check-unit check-integration \
 	lint install clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
@@ -115,8 +117,26 @@ deps:
 		|| { $$sudo apt-get update && \
 		     $$sudo apt-get install -y --no-install-recommends $$missing; }
 
+RUN_ADDR ?= 127.0.0.1:10412
+
+# The README's first command: the real machine, the shipped config.
+run: $(TOPDOWND)
+	$(TOPDOWND) -c config/topdownd.conf -l $(RUN_ADDR)
+
+# Live numbers without a PMU: the Sapphire Rapids fixture under the fake
+# PMU, workloads changing every 5 seconds.
+demo: $(TOPDOWND) $(FAKEPMU)
+	@mkdir -p build
+	tests/scenarios/demo-scenario 5 >build/demo-scenario.json
+	@echo "demo: try  curl -s http://$(RUN_ADDR)/metrics | grep ratio"
+	@echo "      and  curl -s 'http://$(RUN_ADDR)/api/v1/topdown?scope=package' | jq .packages"
+	FAKEPMU_SYSFS=tests/fixtures/spr-2s FAKEPMU_SCENARIO=build/demo-scenario.json \
+		LD_PRELOAD=$(abspath $(FAKEPMU)) \
+		$(TOPDOWND) -c config/topdownd.conf --sysfs-root tests/fixtures/spr-2s -l $(RUN_ADDR)
+
 # The test command: a fresh tree needs nothing but `make check`.
 check: deps
+	$(MAKE) lint
 	$(MAKE) check-tests
 	$(MAKE) SAN=1 check-tests
 
