@@ -6,6 +6,8 @@
 #   make deps       install the missing Debian packages (a no-op when all are there)
 #   make check      deps, lint, unit + integration tests, then the same under
 #                   AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench      performance figures against SPEC.md's targets (not part of check)
+#   make fuzz       every libFuzzer harness, FUZZ_SECONDS each (default 60)
 #   make install    PREFIX, DESTDIR, SYSCONFDIR, UNITDIR are honoured
 #   make clean
 
@@ -67,7 +69,7 @@ DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 DEBS := $(DEB_BUILD) $(DEB_TEST)
 
 .PHONY: all run demo deps check check-tests check-unit check-integration \
-	lint install clean FORCE
+	lint bench fuzz install clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
 
@@ -152,6 +154,14 @@ TEST_ENV = TOPDOWND=$(abspath $(TOPDOWND)) FAKEPMU=$(abspath $(FAKEPMU)) \
 
 check-integration: all $(FAKEPMU_TEST_BINS)
 	$(TEST_ENV) prove -f $(INTEGRATION_TESTS)
+
+# Benchmarks print figures; no test depends on timing.
+bench: deps all
+	tests/bench/run
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
