@@ -25,7 +25,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wcast-qual -Wformat=2 -Werror
-PKGS := libmicrohttpd libsystemd jansson inih zlib
+PKGS := libmicrohttpd libsystemd jansson inih zlib gnutls
 
 # SAN=1 builds everything under build/asan with ASan + UBSan.
 ifeq ($(SAN),1)
@@ -167,8 +167,22 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem daemon/
 
+# The units name the installed paths; an existing config is never replaced.
 install: $(TOPDOWND)
 	install -D -m 0755 $(TOPDOWND) $(DESTDIR)$(SBINDIR)/topdownd
+	install -D -m 0644 daemon/topdownd.8 $(DESTDIR)$(MANDIR)/man8/topdownd.8
+	install -D -m 0644 daemon/topdownd.conf.5 $(DESTDIR)$(MANDIR)/man5/topdownd.conf.5
+	install -d $(DESTDIR)$(UNITDIR)
+	sed -e 's|/usr/local/sbin/topdownd|$(SBINDIR)/topdownd|' \
+	    -e 's|/etc/topdownd/topdownd.conf|$(SYSCONFDIR)/topdownd/topdownd.conf|' \
+	    systemd/topdownd.service >$(DESTDIR)$(UNITDIR)/topdownd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/topdownd.service
+	install -m 0644 systemd/topdownd.socket $(DESTDIR)$(UNITDIR)/topdownd.socket
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf ]; then \
+		echo "install: keeping the existing $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf"; \
+	else \
+		install -D -m 0644 config/topdownd.conf $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf; \
+	fi
 
 clean:
 	rm -rf build daemon/topdownd $(FAKEPMU)

@@ -103,6 +103,8 @@ static int add_counts(json_t *obj, const struct snap_counts *c, unsigned level)
 
 static bool pkg_selected(const struct snapshot *snap, const struct api_query *q, unsigned pkg)
 {
+	if (!snap->pkgs[pkg].covered)
+		return false;
 	if (!q->has_cpus)
 		return true;
 	for (unsigned i = 0; i < snap->n_cpus; i++)
@@ -113,6 +115,8 @@ static bool pkg_selected(const struct snapshot *snap, const struct api_query *q,
 
 static bool core_selected(const struct snapshot *snap, const struct api_query *q, unsigned core)
 {
+	if (!snap->cores[core].covered)
+		return false;
 	if (!q->has_cpus)
 		return true;
 	for (unsigned i = 0; i < snap->n_cpus; i++)
@@ -181,7 +185,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			json_object_set_new(o, "die", json_integer(snap->cores[i].die));
 			cpus = json_array();
 			for (unsigned k = 0; k < snap->n_cpus; k++)
-				if (snap->cpus[k].core_idx == (int)i)
+				if (snap->cpus[k].core_idx == (int)i && snap->cpus[k].selected)
 					json_array_append_new(cpus, json_integer(snap->cpus[k].cpu));
 			json_object_set_new(o, "cpus", cpus);
 			add_counts(o, &snap->cores[i].c, level);
@@ -195,7 +199,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			const struct snap_cpu *c = &snap->cpus[i];
 			json_t *o;
 
-			if (q->has_cpus && !cpuset_test(&q->cpus, (unsigned)c->cpu))
+			if (!c->selected || (q->has_cpus && !cpuset_test(&q->cpus, (unsigned)c->cpu)))
 				continue;
 			o = json_object();
 			json_object_set_new(o, "cpu", json_integer(c->cpu));

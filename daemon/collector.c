@@ -2,6 +2,7 @@
 #include "collector.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 struct ccpu {
 	int cpu;
 	enum cpu_state state;
+	bool selected; /* in [collect] cpus; others keep their totals only */
 	bool known;
 	int core_idx, pkg_idx;
 	int fd[TD_EV_COUNT]; /* in group order, -1 when closed */
@@ -50,6 +52,9 @@ struct collector {
 	/* Group composition in effect (after any fallback to hardware). */
 	unsigned n_events;
 	enum td_event events[TD_EV_COUNT];
+	/* What the plan asked for: a reload only reopens groups if it changes. */
+	unsigned planned_n_events;
+	enum td_event planned_events[TD_EV_COUNT];
 	struct tma_model model;
 	char reason[SNAP_REASON];
 
@@ -217,13 +222,60 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned n, unsigned
 	return 0;
 }
 
+/* n_waiting counts the CPUs worth revisiting: offline or failed. */
 static void set_state(struct collector *c, struct ccpu *cc, enum cpu_state state)
 {
 	bool was = cc->state == CPU_STATE_OFFLINE || cc->state == CPU_STATE_FAILED;
 	bool is = state == CPU_STATE_OFFLINE || state == CPU_STATE_FAILED;
 
-	c->n_waiting += (unsigned)is - (unsigned)was;
+	c->n_waiting = c->n_waiting + (unsigned)is - (unsigned)was;
 	cc->state = state;
+}
+
+/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in the effective set. */
+static bool has_perf_capability(void)
+{
+	char line[256];
+	bool has = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long eff;
+
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			has = (eff >> 38) & 1 || (eff >> 21) & 1;
+			break;
+		}
+	}
+	fclose(f);
+	return has;
+}
+
+/* Says which of the two ways to be allowed is missing. */
+static void describe_permission(char *buf, size_t len)
+{
+	char text[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	bool cap = has_perf_capability();
+	long paranoid = 99;
+
+	if (f) {
+		if (fgets(text, sizeof(text), f))
+			paranoid = strtol(text, NULL, 10);
+		fclose(f);
+	}
+	if (cap)
+		str_printf(buf, len, "the process has CAP_PERFMON, so a security module (SELinux, AppArmor, "
+			   "lockdown) or a seccomp filter denies perf_event_open");
+	else if (!f)
+		str_printf(buf, len, "the process lacks CAP_PERFMON and kernel.perf_event_paranoid cannot be read: "
+			   "grant CAP_PERFMON (AmbientCapabilities=CAP_PERFMON) or set kernel.perf_event_paranoid=0");
+	else
+		str_printf(buf, len, "the process lacks CAP_PERFMON and kernel.perf_event_paranoid is %ld: "
+			   "grant CAP_PERFMON (AmbientCapabilities=CAP_PERFMON) or run sysctl kernel.perf_event_paranoid=0",
+			   paranoid);
 }
 
 /* Records an open failure on @cc: state, error counter, one log line. */
@@ -238,10 +290,13 @@ static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned fa
 		c->errors[COLL_ERR_PERMISSION]++;
 		set_state(c, cc, CPU_STATE_FAILED);
 		if (!c->warned_permission) {
+			char why[300];
+
 			c->warned_permission = true;
-			log_error_errno(r, "Failed to open the TopDown group on CPU %d: %m. "
-					"topdownd needs CAP_PERFMON (or CAP_SYS_ADMIN), or kernel.perf_event_paranoid <= 0 "
-					"(sysctl kernel.perf_event_paranoid=0); retrying every 30s", cc->cpu);
+			describe_permission(why, sizeof(why));
+			log_error_errno(r, "Failed to open the TopDown group on CPU %d: %m. Counting on every CPU "
+					"needs CAP_PERFMON (or CAP_SYS_ADMIN) or kernel.perf_event_paranoid <= 0; %s. "
+					"Retrying every 30s", cc->cpu, why);
 		}
 		break;
 	case ENOENT:
@@ -340,35 +395,93 @@ static void raise_fd_limit(struct collector *c)
 				  (unsigned long long)need);
 }
 
-int collector_start(struct collector *c)
+/* Opens the group of every selected, covered CPU that has none, falling
+ * back to model hardware (on every CPU: one model per host) as soon as a
+ * refinement event is refused. */
+static void open_pending(struct collector *c, uint64_t now)
 {
-	uint64_t now = mono_ns();
-
-	if (!c->plan->usable)
-		return 0;
-	raise_fd_limit(c);
+restart:
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 		unsigned failed = 0;
 		int r;
 
-		if (cc->state == CPU_STATE_UNSUPPORTED)
+		if (!cc->selected || cc->state == CPU_STATE_UNSUPPORTED || cc->fd[0] >= 0)
 			continue;
 		r = open_group(c, cc, c->n_events, &failed);
 		if (r < 0 && refinement_refused(c, r, failed)) {
-			/* One model for the whole host: restart without them. */
 			use_hardware_model(c, cc->cpu, failed, r);
-			for (unsigned j = 0; j < i; j++)
-				close_group(c, &c->cpus[j]);
-			for (unsigned j = 0; j <= i; j++)
-				if (c->cpus[j].state != CPU_STATE_UNSUPPORTED)
-					try_open(c, &c->cpus[j], now);
-			continue;
+			for (unsigned j = 0; j < c->n_cpus; j++)
+				if (c->cpus[j].fd[0] >= 0)
+					close_group(c, &c->cpus[j]);
+			goto restart;
 		}
 		if (r == 0)
 			set_state(c, cc, CPU_STATE_MONITORED);
 		else
 			open_failed(c, cc, r, failed, now);
+	}
+}
+
+int collector_start(struct collector *c)
+{
+	if (!c->plan->usable)
+		return 0;
+	raise_fd_limit(c);
+	open_pending(c, mono_ns());
+	return 0;
+}
+
+/* Takes the plan's choices: group composition, model, notes, and which
+ * CPUs are selected and covered.  Closes the groups that must change. */
+static void apply_plan(struct collector *c, bool reopen)
+{
+	const struct plan *plan = c->plan;
+
+	/* Groups that stay open keep the composition they were opened with,
+	 * fallback to model hardware included. */
+	if (reopen || c->planned_n_events == 0) {
+		c->planned_n_events = plan->n_events;
+		memcpy(c->planned_events, plan->events, sizeof(c->planned_events));
+		c->n_events = plan->n_events;
+		memcpy(c->events, plan->events, sizeof(c->events));
+		c->model = (struct tma_model){ .formulas = plan->formulas,
+					       .refine = plan->model == MODEL_PERF,
+					       .level = plan->level };
+		str_printf(c->reason, sizeof(c->reason), "%s",
+			   !plan->usable ? plan->reason :
+			   plan->level_note[0] ? plan->level_note : plan->model_note);
+	}
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		struct ccpu *cc = &c->cpus[i];
+		bool want = cpuset_test(&plan->selected, (unsigned)cc->cpu);
+		bool covered = want && plan->usable && cpuset_test(&plan->monitor, (unsigned)cc->cpu);
+
+		if (cc->fd[0] >= 0 && (!covered || reopen))
+			close_group(c, cc);
+		cc->selected = want;
+		memset(&cc->counts.last, 0, sizeof(cc->counts.last));
+		if (!covered)
+			set_state(c, cc, CPU_STATE_UNSUPPORTED);
+		else if (cc->fd[0] < 0)
+			set_state(c, cc, CPU_STATE_OFFLINE); /* opened by open_pending */
+	}
+}
+
+int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
+		     uint64_t interval_ns)
+{
+	bool reopen = plan->n_events != c->planned_n_events ||
+		      memcmp(plan->events, c->planned_events, plan->n_events * sizeof(plan->events[0])) ||
+		      count_kernel != c->count_kernel;
+
+	c->plan = plan;
+	c->count_kernel = count_kernel;
+	c->interval_ns = interval_ns;
+	apply_plan(c, reopen);
+	if (plan->usable) {
+		raise_fd_limit(c);
+		open_pending(c, mono_ns());
 	}
 	return 0;
 }
@@ -536,7 +649,7 @@ void collector_collect(struct collector *c, uint64_t now_ns)
 
 int collector_new(const struct collector_params *p, struct collector **ret)
 {
-	const struct plan *plan = p->plan;
+	const struct cpuset *possible = topo_possible(p->topo);
 	struct collector *c;
 	unsigned n = 0;
 
@@ -546,20 +659,14 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->sysfs = p->sysfs;
 	c->topo = p->topo;
 	c->pmu = p->pmu;
-	c->plan = plan;
+	c->plan = p->plan;
 	c->count_kernel = p->count_kernel;
 	c->interval_ns = p->interval_ns;
 	c->fd_reserve = p->fd_reserve;
-	c->n_events = plan->n_events;
-	memcpy(c->events, plan->events, sizeof(c->events));
-	c->model = (struct tma_model){ .formulas = plan->formulas,
-				       .refine = plan->model == MODEL_PERF,
-				       .level = plan->level };
-	str_printf(c->reason, sizeof(c->reason), "%s",
-		   !plan->usable ? plan->reason :
-		   plan->level_note[0] ? plan->level_note : plan->model_note);
 
-	c->n_cpus = cpuset_count(&plan->selected);
+	/* Every possible CPU, selected or not: a reload may select it, and a
+	 * CPU deselected by a reload keeps its totals in the aggregates. */
+	c->n_cpus = cpuset_count(possible);
 	c->cpus = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->cpus));
 	c->cores = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->cores));
 	c->pkgs = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->pkgs));
@@ -569,17 +676,15 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 		collector_free(c);
 		return -ENOMEM;
 	}
-	CPUSET_FOREACH(cpu, &plan->selected) {
+	CPUSET_FOREACH(cpu, possible) {
 		struct ccpu *cc = &c->cpus[n++];
 
 		cc->cpu = cpu;
+		cc->state = CPU_STATE_UNSUPPORTED;
 		for (int i = 0; i < TD_EV_COUNT; i++)
 			cc->fd[i] = -1;
-		/* Monitored CPUs wait for collector_start to open them. */
-		cc->state = cpuset_test(&plan->monitor, (unsigned)cpu) ? CPU_STATE_OFFLINE
-								       : CPU_STATE_UNSUPPORTED;
-		c->n_waiting += cc->state == CPU_STATE_OFFLINE;
 	}
+	apply_plan(c, false);
 	build_layout(c);
 	*ret = c;
 	return 0;
@@ -618,7 +723,7 @@ unsigned collector_count(const struct collector *c, enum cpu_state state)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < c->n_cpus; i++)
-		n += c->cpus[i].state == state;
+		n += c->cpus[i].selected && c->cpus[i].state == state;
 	return n;
 }
 
@@ -644,6 +749,7 @@ void collector_fill(const struct collector *c, struct snapshot *snap)
 		struct snap_cpu *s = &snap->cpus[i];
 
 		s->cpu = cc->cpu;
+		s->selected = cc->selected;
 		s->known = cc->known;
 		s->core_id = t ? t->core_id : -1;
 		s->package = t ? t->package : -1;
@@ -653,7 +759,8 @@ void collector_fill(const struct collector *c, struct snapshot *snap)
 		s->core_idx = cc->core_idx;
 		s->pkg_idx = cc->pkg_idx;
 		s->c = cc->counts;
-		snap->cpus_by_state[cc->state]++;
+		if (cc->selected)
+			snap->cpus_by_state[cc->state]++;
 	}
 	snap->up = snap->cpus_by_state[CPU_STATE_MONITORED] > 0;
 	snap->n_cores = c->n_cores;

@@ -40,6 +40,12 @@ void collector_free(struct collector *c);
  * logged and recorded, not returned: returns 0 or -ENOMEM. */
 int collector_start(struct collector *c);
 
+/* Takes a new plan (SIGHUP): groups whose composition does not change stay
+ * open; CPUs no longer selected keep their totals, so cores, packages and
+ * the host never decrease.  @plan must outlive the collector. */
+int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
+		     uint64_t interval_ns);
+
 /* Reads every group once and accumulates.  @now_ns is CLOCK_MONOTONIC. */
 void collector_collect(struct collector *c, uint64_t now_ns);
 

@@ -253,10 +253,7 @@ struct parse_ctx {
 	unsigned set_on_line[N_KEYS];
 };
 
-static void diag_add(struct config_diag *diag, bool warning, const char *name,
-		     unsigned line, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static void diag_add(struct config_diag *diag, bool warning, const char *name,
+void config_diag_add(struct config_diag *diag, bool warning, const char *name,
 		     unsigned line, const char *fmt, ...)
 {
 	struct config_diag_entry *e;
@@ -346,11 +343,11 @@ static char *reader(char *str, int num, void *stream)
 		end--;
 
 	if (memchr(start, '\0', n)) {
-		diag_add(ctx->diag, false, ctx->name, ctx->line, "line contains a NUL byte");
+		config_diag_add(ctx->diag, false, ctx->name, ctx->line, "line contains a NUL byte");
 		goto blank;
 	}
 	if ((size_t)(end - start) + 2 > (size_t)num) {
-		diag_add(ctx->diag, false, ctx->name, ctx->line,
+		config_diag_add(ctx->diag, false, ctx->name, ctx->line,
 			 "line longer than %d characters", num - 2);
 		goto blank;
 	}
@@ -367,13 +364,13 @@ static char *reader(char *str, int num, void *stream)
 		size_t len;
 
 		if (!close) {
-			diag_add(ctx->diag, false, ctx->name, ctx->line,
+			config_diag_add(ctx->diag, false, ctx->name, ctx->line,
 				 "syntax error: section header without closing ']'");
 			goto blank;
 		}
 		for (const char *q = close + 1; q < end && *q != ';' && *q != '#'; q++) {
 			if (*q != ' ' && *q != '\t') {
-				diag_add(ctx->diag, false, ctx->name, ctx->line,
+				config_diag_add(ctx->diag, false, ctx->name, ctx->line,
 					 "syntax error: unexpected \"%.*s\" after the section header",
 					 (int)(end - q), q);
 				goto blank;
@@ -390,13 +387,13 @@ static char *reader(char *str, int num, void *stream)
 			char list[128];
 
 			section_list(list, sizeof(list));
-			diag_add(ctx->diag, false, ctx->name, ctx->line,
+			config_diag_add(ctx->diag, false, ctx->name, ctx->line,
 				 "unknown section [%s]: expected %s", name, list);
 		}
 		goto pass;
 	}
 	if (!memchr(p, '=', (size_t)(end - p))) {
-		diag_add(ctx->diag, false, ctx->name, ctx->line,
+		config_diag_add(ctx->diag, false, ctx->name, ctx->line,
 			 "syntax error: expected \"key = value\", \"[section]\" or a comment");
 		goto blank;
 	}
@@ -404,7 +401,7 @@ static char *reader(char *str, int num, void *stream)
 		char list[128];
 
 		section_list(list, sizeof(list));
-		diag_add(ctx->diag, false, ctx->name, ctx->line,
+		config_diag_add(ctx->diag, false, ctx->name, ctx->line,
 			 "key outside any section: put it under %s", list);
 		goto blank;
 	}
@@ -438,27 +435,27 @@ static int handler(void *user, const char *section, const char *name, const char
 			if (strcmp(keys[i].name, name) == 0)
 				break;
 		if (i < N_KEYS)
-			diag_add(ctx->diag, false, ctx->name, ctx->line,
+			config_diag_add(ctx->diag, false, ctx->name, ctx->line,
 				 "unknown key \"%s\" in [%s] (it belongs in [%s]); expected %s",
 				 name, section, keys[i].section, list);
 		else
-			diag_add(ctx->diag, false, ctx->name, ctx->line,
+			config_diag_add(ctx->diag, false, ctx->name, ctx->line,
 				 "unknown key \"%s\" in [%s]: expected %s", name, section, list);
 		return 1;
 	}
 	if (ctx->set_on_line[i]) {
-		diag_add(ctx->diag, false, ctx->name, ctx->line,
+		config_diag_add(ctx->diag, false, ctx->name, ctx->line,
 			 "[%s] %s is set twice (first on line %u)", section, name,
 			 ctx->set_on_line[i]);
 		return 1;
 	}
 	ctx->set_on_line[i] = ctx->line;
 	if (set_key(ctx->cfg, &keys[i], value, err, sizeof(err)) < 0) {
-		diag_add(ctx->diag, false, ctx->name, ctx->line, "[%s] %s: %s", section, name, err);
+		config_diag_add(ctx->diag, false, ctx->name, ctx->line, "[%s] %s: %s", section, name, err);
 		return 1;
 	}
 	if (keys[i].offset == OFF(interval_ns) && ctx->cfg->interval_ns > INTERVAL_PRECISION_NS)
-		diag_add(ctx->diag, true, ctx->name, ctx->line,
+		config_diag_add(ctx->diag, true, ctx->name, ctx->line,
 			 "[collect] interval %s is longer than 5s: the 8-bit TopDown metrics lose precision between reads",
 			 value);
 	return 1;
@@ -483,7 +480,7 @@ int config_parse(const char *name, const char *text, size_t len,
 
 	r = ini_parse_stream(reader, &ctx, handler, &ctx);
 	if (r > 0)
-		diag_add(diag, false, name, (unsigned)r,
+		config_diag_add(diag, false, name, (unsigned)r,
 			 "syntax error: expected \"key = value\", \"[section]\" or a comment");
 	if (diag->n_errors == 0 && config_validate(cfg, err, sizeof(err)) < 0) {
 		/* Point at the key that is set, the missing one has no line. */
@@ -491,7 +488,7 @@ int config_parse(const char *name, const char *text, size_t len,
 
 		if (!line)
 			line = line_of(&ctx, OFF(tls_client_ca));
-		diag_add(diag, false, name, line, "%s", err);
+		config_diag_add(diag, false, name, line, "%s", err);
 	}
 	return diag->n_errors ? -EINVAL : 0;
 }
@@ -523,12 +520,12 @@ int config_load(const char *path, bool missing_ok, struct config *cfg,
 		r = -errno;
 		if (r == -ENOENT && missing_ok)
 			return 0;
-		diag_add(diag, false, path, 0, "cannot open: %s", strerror(-r));
+		config_diag_add(diag, false, path, 0, "cannot open: %s", strerror(-r));
 		return r;
 	}
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		r = -EISDIR;
-		diag_add(diag, false, path, 0, "is a directory, not a config file");
+		config_diag_add(diag, false, path, 0, "is a directory, not a config file");
 		goto out;
 	}
 	/* Read to EOF rather than trusting st_size: /dev/null works too. */
@@ -544,7 +541,7 @@ int config_load(const char *path, bool missing_ok, struct config *cfg,
 			continue;
 		if (n < 0) {
 			r = -errno;
-			diag_add(diag, false, path, 0, "cannot read: %s", strerror(-r));
+			config_diag_add(diag, false, path, 0, "cannot read: %s", strerror(-r));
 			goto out;
 		}
 		if (n == 0)
@@ -552,7 +549,7 @@ int config_load(const char *path, bool missing_ok, struct config *cfg,
 		len += (size_t)n;
 		if (len > CONFIG_FILE_MAX) {
 			r = -EFBIG;
-			diag_add(diag, false, path, 0, "larger than %d bytes", CONFIG_FILE_MAX);
+			config_diag_add(diag, false, path, 0, "larger than %d bytes", CONFIG_FILE_MAX);
 			goto out;
 		}
 	}

@@ -74,6 +74,11 @@ struct config_diag {
 	struct config_diag_entry entries[CONFIG_DIAG_MAX];
 };
 
+/* Records a problem as "NAME:LINE: message" (no line if 0).  Also used by
+ * the files the configuration names (the basic-auth file). */
+void config_diag_add(struct config_diag *diag, bool warning, const char *name,
+		     unsigned line, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 void config_defaults(struct config *cfg);
 
 /* Parses INI text named @name (for messages) over the defaults.

@@ -4,6 +4,35 @@
 #include <errno.h>
 #include <string.h>
 
+const unsigned expo_http_codes[EXPO_CODE_COUNT] = {
+	200, 400, 401, 403, 404, 405, 406, 408, 413, 414, 431, 500, 503, 0,
+};
+
+const char *const expo_endpoint_name[EXPO_EP_COUNT] = {
+	[EXPO_EP_METRICS] = "metrics",
+	[EXPO_EP_API] = "api",
+	[EXPO_EP_INDEX] = "index",
+	[EXPO_EP_HEALTHY] = "healthy",
+	[EXPO_EP_READY] = "ready",
+	[EXPO_EP_OTHER] = "other",
+};
+
+const char *const expo_reject_name[EXPO_REJ_COUNT] = {
+	[EXPO_REJ_UNAUTHORIZED] = "unauthorized",
+	[EXPO_REJ_METHOD] = "method",
+	[EXPO_REJ_NOT_FOUND] = "not_found",
+	[EXPO_REJ_BAD_REQUEST] = "bad_request",
+	[EXPO_REJ_TOO_LARGE] = "too_large",
+};
+
+unsigned expo_http_code_index(unsigned code)
+{
+	for (unsigned i = 0; i + 1 < EXPO_CODE_COUNT; i++)
+		if (expo_http_codes[i] == code)
+			return i;
+	return EXPO_CODE_COUNT - 1;
+}
+
 struct render {
 	const struct snapshot *snap;
 	const struct expo_options *opt;
@@ -86,7 +115,7 @@ static bool entity(const struct render *r, unsigned i, struct buf *labels,
 	case GRAN_CPU: {
 		const struct snap_cpu *c = &s->cpus[i];
 
-		if (!c->known || c->state == CPU_STATE_UNSUPPORTED)
+		if (!c->selected || !c->known || c->state == CPU_STATE_UNSUPPORTED)
 			return false;
 		put_int_label(labels, &first, "cpu", c->cpu);
 		put_int_label(labels, &first, "core", c->core_id);
@@ -277,14 +306,14 @@ static void info_families(struct render *r)
 	}
 
 	for (unsigned i = 0; i < s->n_cpus && !any; i++)
-		any = s->cpus[i].known;
+		any = s->cpus[i].selected && s->cpus[i].known;
 	if (!any)
 		return;
 	family(r, "topdown_cpu_info", "gauge", "Topology of each CPU: core, package, die and NUMA node.");
 	for (unsigned i = 0; i < s->n_cpus; i++) {
 		const struct snap_cpu *c = &s->cpus[i];
 
-		if (!c->known)
+		if (!c->selected || !c->known)
 			continue;
 		buf_puts(b, "topdown_cpu_info");
 		first = true;
@@ -330,6 +359,55 @@ static void self_families(struct render *r)
 	buf_putc(b, '\n');
 }
 
+static void http_families(struct render *r)
+{
+	const struct expo_http *h = r->opt->http;
+	struct buf *b = r->out;
+	bool any = false;
+
+	if (!h)
+		return;
+	for (int e = 0; e < EXPO_EP_COUNT; e++)
+		for (int c = 0; c < EXPO_CODE_COUNT; c++)
+			any |= h->requests[e][c] > 0;
+	if (any) {
+		family(r, "topdown_http_requests_total", "counter",
+		       "HTTP requests answered, by endpoint and status code.");
+		for (int e = 0; e < EXPO_EP_COUNT; e++) {
+			for (int c = 0; c < EXPO_CODE_COUNT; c++) {
+				if (!h->requests[e][c])
+					continue;
+				buf_puts(b, "topdown_http_requests_total{endpoint=\"");
+				buf_puts(b, expo_endpoint_name[e]);
+				buf_puts(b, "\",code=\"");
+				if (expo_http_codes[c])
+					buf_u64(b, expo_http_codes[c]);
+				else
+					buf_puts(b, "other");
+				buf_puts(b, "\"} ");
+				buf_u64(b, h->requests[e][c]);
+				buf_putc(b, '\n');
+			}
+		}
+	}
+	family(r, "topdown_http_rejected_total", "counter",
+	       "HTTP requests refused, by reason: unauthorized, method, not_found, bad_request, too_large.");
+	for (int k = 0; k < EXPO_REJ_COUNT; k++) {
+		buf_puts(b, "topdown_http_rejected_total{reason=\"");
+		buf_puts(b, expo_reject_name[k]);
+		buf_puts(b, "\"} ");
+		buf_u64(b, h->rejected[k]);
+		buf_putc(b, '\n');
+	}
+	if (!h->auth)
+		return;
+	family(r, "topdown_http_password_checks_total", "counter",
+	       "bcrypt verifications of basic-auth passwords (verified credentials are cached).");
+	buf_puts(b, "topdown_http_password_checks_total ");
+	buf_u64(b, h->password_checks);
+	buf_putc(b, '\n');
+}
+
 int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 		enum expo_format format, struct buf *out)
 {
@@ -351,6 +429,7 @@ int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 	}
 	ratio_families(&r);
 	self_families(&r);
+	http_families(&r);
 	if (format == EXPO_OPENMETRICS)
 		buf_puts(out, "# EOF\n");
 	failed = buf_failed(out) || buf_failed(&labels);

@@ -20,11 +20,48 @@ enum expo_format {
 #define EXPO_CONTENT_TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define EXPO_CONTENT_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
+/* HTTP self metrics: topdown_http_requests_total{endpoint,code},
+ * topdown_http_rejected_total{reason}, topdown_http_password_checks_total. */
+enum expo_endpoint {
+	EXPO_EP_METRICS,
+	EXPO_EP_API,
+	EXPO_EP_INDEX,
+	EXPO_EP_HEALTHY,
+	EXPO_EP_READY,
+	EXPO_EP_OTHER,
+	EXPO_EP_COUNT,
+};
+
+enum expo_reject {
+	EXPO_REJ_UNAUTHORIZED,
+	EXPO_REJ_METHOD,
+	EXPO_REJ_NOT_FOUND,
+	EXPO_REJ_BAD_REQUEST,
+	EXPO_REJ_TOO_LARGE,
+	EXPO_REJ_COUNT,
+};
+
+#define EXPO_CODE_COUNT 14
+extern const unsigned expo_http_codes[EXPO_CODE_COUNT]; /* the last is "other" (0) */
+extern const char *const expo_endpoint_name[EXPO_EP_COUNT];
+extern const char *const expo_reject_name[EXPO_REJ_COUNT];
+
+struct expo_http {
+	uint64_t requests[EXPO_EP_COUNT][EXPO_CODE_COUNT];
+	uint64_t rejected[EXPO_REJ_COUNT];
+	uint64_t password_checks;
+	bool auth; /* basic auth on: export password_checks */
+};
+
+/* Index of @code in expo_http_codes (the "other" slot if absent). */
+unsigned expo_http_code_index(unsigned code);
+
 struct expo_options {
 	enum config_granularity granularity;
 	bool ratios;
 	const char *version;
 	const char *revision;
+	const struct expo_http *http; /* NULL: no HTTP families */
 };
 
 /* Appends the exposition to @out; returns 0 or -ENOMEM. */

@@ -2,6 +2,7 @@
 #include "http.h"
 
 #include <errno.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zlib.h>
 
 #include "api.h"
@@ -50,8 +52,9 @@ struct cache_entry {
 
 struct http {
 	struct http_params p;
-	struct MHD_Daemon *daemons[CONFIG_LISTEN_MAX];
+	struct MHD_Daemon *daemons[CONFIG_LISTEN_MAX * 4];
 	size_t n_daemons;
+	bool quiesced;
 	/* Guards the cache entries only: a few pointer swaps, no rendering. */
 	pthread_mutex_t cache_lock;
 	/* One renderer per variant; later scrapers of the same interval
@@ -86,6 +89,62 @@ static struct rendered *rendered_new(char *data, size_t len)
 	return r;
 }
 
+/* ---- accounting ---- */
+
+static void count_reject(struct http *h, unsigned status)
+{
+	int reason = -1;
+
+	switch (status) {
+	case MHD_HTTP_UNAUTHORIZED:
+	case MHD_HTTP_FORBIDDEN:
+		reason = EXPO_REJ_UNAUTHORIZED;
+		break;
+	case MHD_HTTP_METHOD_NOT_ALLOWED:
+	case MHD_HTTP_NOT_IMPLEMENTED:
+		reason = EXPO_REJ_METHOD;
+		break;
+	case MHD_HTTP_NOT_FOUND:
+		reason = EXPO_REJ_NOT_FOUND;
+		break;
+	case MHD_HTTP_CONTENT_TOO_LARGE:
+	case MHD_HTTP_URI_TOO_LONG:
+	case MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE:
+		reason = EXPO_REJ_TOO_LARGE;
+		break;
+	default:
+		if (status >= 400 && status != MHD_HTTP_SERVICE_UNAVAILABLE &&
+		    status != MHD_HTTP_INTERNAL_SERVER_ERROR)
+			reason = EXPO_REJ_BAD_REQUEST;
+	}
+	if (reason >= 0)
+		atomic_fetch_add(&h->p.stats->rejected[reason], 1);
+}
+
+static void count(struct http *h, enum expo_endpoint ep, unsigned status)
+{
+	atomic_fetch_add(&h->p.stats->requests[ep][expo_http_code_index(status)], 1);
+	count_reject(h, status);
+}
+
+/* With tls_client_ca, refuse the handshake itself to a peer without a
+ * certificate the CA signed: no request is ever read from it. */
+static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct http *h = cls;
+	const union MHD_ConnectionInfo *info;
+
+	(void)socket_context;
+	if (code != MHD_CONNECTION_NOTIFY_STARTED || !h->p.tls || !h->p.tls->ca)
+		return;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (info && info->tls_session) {
+		gnutls_certificate_server_set_request(info->tls_session, GNUTLS_CERT_REQUIRE);
+		gnutls_session_set_verify_cert(info->tls_session, NULL, 0);
+	}
+}
+
 /* ---- small responses ---- */
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
@@ -100,7 +159,10 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(conn, status, resp);
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		ret = MHD_queue_basic_auth_fail_response(conn, AUTH_REALM, resp);
+	else
+		ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
 }
@@ -187,13 +249,28 @@ static bool queue_cached(struct http *h, struct MHD_Connection *conn, enum varia
 	return hit;
 }
 
+static void http_counts(const struct http *h, struct expo_http *out)
+{
+	const struct http_stats *s = h->p.stats;
+
+	for (int e = 0; e < EXPO_EP_COUNT; e++)
+		for (int k = 0; k < EXPO_CODE_COUNT; k++)
+			out->requests[e][k] = atomic_load(&s->requests[e][k]);
+	for (int k = 0; k < EXPO_REJ_COUNT; k++)
+		out->rejected[k] = atomic_load(&s->rejected[k]);
+	out->password_checks = atomic_load(&s->password_checks);
+	out->auth = h->p.auth != NULL;
+}
+
 static struct rendered *render(struct http *h, const struct snapshot *snap, enum variant v)
 {
+	struct expo_http counts;
 	struct expo_options opt = {
 		.granularity = h->p.granularity,
 		.ratios = h->p.ratios,
 		.version = topdownd_version,
 		.revision = topdownd_revision,
+		.http = &counts,
 	};
 	bool om = v == VARIANT_OM || v == VARIANT_OM_GZIP;
 	struct rendered *plain;
@@ -202,6 +279,7 @@ static struct rendered *render(struct http *h, const struct snapshot *snap, enum
 	size_t len;
 
 	if (v == VARIANT_TEXT || v == VARIANT_OM) {
+		http_counts(h, &counts);
 		buf_init(&b);
 		if (expo_render(snap, &opt, om ? EXPO_OPENMETRICS : EXPO_TEXT, &b) < 0) {
 			buf_free(&b);
@@ -227,7 +305,7 @@ static struct rendered *render(struct http *h, const struct snapshot *snap, enum
 }
 
 static enum MHD_Result serve_metrics(struct http *h, struct MHD_Connection *conn,
-				     const struct snapshot *snap)
+				     const struct snapshot *snap, unsigned *status)
 {
 	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -239,6 +317,7 @@ static enum MHD_Result serve_metrics(struct http *h, struct MHD_Connection *conn
 	struct rendered *body, *old_body = NULL;
 	enum MHD_Result ret = MHD_NO;
 
+	*status = MHD_HTTP_OK;
 	if (queue_cached(h, conn, v, snap->seq, &ret))
 		return ret;
 	pthread_mutex_lock(&h->render_lock[v]);
@@ -246,7 +325,8 @@ static enum MHD_Result serve_metrics(struct http *h, struct MHD_Connection *conn
 		goto out;
 	body = render(h, snap, v);
 	if (!body) {
-		ret = respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory rendering metrics\n");
+		*status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		ret = respond_text(conn, *status, "out of memory rendering metrics\n");
 		goto out;
 	}
 	resp = MHD_create_response_from_buffer_with_free_callback_cls(body->len, body->data,
@@ -316,7 +396,7 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 }
 
 static enum MHD_Result serve_api(struct http *h, struct MHD_Connection *conn,
-				 const struct snapshot *snap)
+				 const struct snapshot *snap, unsigned *status)
 {
 	struct query_args args = { 0 };
 	struct api_query q;
@@ -324,6 +404,7 @@ static enum MHD_Result serve_api(struct http *h, struct MHD_Connection *conn,
 	enum MHD_Result ret;
 	json_t *doc;
 
+	*status = MHD_HTTP_BAD_REQUEST;
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
 	if (args.error[0])
 		return respond_json_error(conn, MHD_HTTP_BAD_REQUEST, args.error);
@@ -332,6 +413,7 @@ static enum MHD_Result serve_api(struct http *h, struct MHD_Connection *conn,
 	doc = api_document(snap, &q, h->p.hostname, topdownd_version);
 	text = doc ? api_dump(doc, false) : NULL;
 	json_decref(doc);
+	*status = text ? MHD_HTTP_OK : MHD_HTTP_INTERNAL_SERVER_ERROR;
 	if (!text)
 		return respond_json_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	ret = respond(conn, MHD_HTTP_OK, CT_JSON, text, strlen(text));
@@ -424,18 +506,105 @@ static enum MHD_Result serve_landing(struct http *h, struct MHD_Connection *conn
 
 /* ---- routing ---- */
 
+static enum expo_endpoint endpoint_of(const char *url)
+{
+	if (strcmp(url, "/metrics") == 0)
+		return EXPO_EP_METRICS;
+	if (strcmp(url, "/api/v1/topdown") == 0)
+		return EXPO_EP_API;
+	if (strcmp(url, "/") == 0)
+		return EXPO_EP_INDEX;
+	if (strcmp(url, "/-/healthy") == 0)
+		return EXPO_EP_HEALTHY;
+	if (strcmp(url, "/-/ready") == 0)
+		return EXPO_EP_READY;
+	return EXPO_EP_OTHER;
+}
+
+struct query_size {
+	size_t n, bytes;
+};
+
+static enum MHD_Result measure_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	struct query_size *q = cls;
+
+	(void)kind;
+	q->n++;
+	q->bytes += strlen(key) + (value ? strlen(value) + 1 : 0) + 1;
+	return MHD_YES;
+}
+
+/* With tls_client_ca the handshake already required a certificate the CA
+ * signed; this check keeps that true whatever the TLS library did. */
+static bool client_verified(const struct http *h, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info;
+	unsigned status = 0;
+
+	if (!h->p.tls || !h->p.tls->ca)
+		return true;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!info || !info->tls_session)
+		return false;
+	if (gnutls_certificate_verify_peers2(info->tls_session, &status) < 0 || status != 0)
+		return false;
+	return gnutls_certificate_get_peers(info->tls_session, NULL) != NULL;
+}
+
+/* Access control and limits shared by every endpoint; 0 when the request
+ * may proceed, else the status of the refusal that was queued. */
+static unsigned screen(struct http *h, struct MHD_Connection *conn, enum expo_endpoint ep,
+		       enum MHD_Result *ret)
+{
+	struct query_size q = { 0, 0 };
+
+	if (!client_verified(h, conn)) {
+		*ret = respond_text(conn, MHD_HTTP_FORBIDDEN, "403 client certificate required\n");
+		return MHD_HTTP_FORBIDDEN;
+	}
+	if (h->p.auth && ep != EXPO_EP_HEALTHY) {
+		const char *authz = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								MHD_HTTP_HEADER_AUTHORIZATION);
+		bool bcrypt = false;
+		enum auth_result a = auth_check(h->p.auth, authz, &bcrypt);
+
+		if (bcrypt)
+			atomic_fetch_add(&h->p.stats->password_checks, 1);
+		if (a != AUTH_OK) {
+			*ret = respond_text(conn, MHD_HTTP_UNAUTHORIZED, "401 unauthorized\n");
+			return MHD_HTTP_UNAUTHORIZED;
+		}
+	}
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, measure_arg, &q);
+	if (q.bytes > HTTP_QUERY_MAX) {
+		*ret = respond_text(conn, MHD_HTTP_URI_TOO_LONG, "414 query string too long\n");
+		return MHD_HTTP_URI_TOO_LONG;
+	}
+	if (q.n > HTTP_QUERY_PARAMS_MAX) {
+		*ret = respond_text(conn, MHD_HTTP_BAD_REQUEST, "400 too many query parameters\n");
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	return 0;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_size, void **con_cls)
 {
 	struct http *h = cls;
+	enum expo_endpoint ep = endpoint_of(url);
 	const struct snapshot *snap;
 	enum MHD_Result ret;
+	unsigned status;
 
 	(void)version;
 	(void)upload_data;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+		count(h, ep, MHD_HTTP_METHOD_NOT_ALLOWED);
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "405 method not allowed\n");
+	}
 	/* Answer once the whole request is in: a response queued earlier
 	 * makes libmicrohttpd close the connection instead of keeping it. */
 	if (!*con_cls) {
@@ -446,40 +615,80 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (strcmp(url, "/-/healthy") == 0)
+	status = screen(h, conn, ep, &ret);
+	if (status) {
+		count(h, ep, status);
+		return ret;
+	}
+	if (ep == EXPO_EP_HEALTHY) {
+		count(h, ep, MHD_HTTP_OK);
 		return respond_text(conn, MHD_HTTP_OK, "OK\n");
-
+	}
 	snap = snapring_acquire(h->p.ring);
-	if (!snap)
+	if (!snap) {
+		count(h, ep, MHD_HTTP_SERVICE_UNAVAILABLE);
 		return respond_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "starting\n");
-	if (strcmp(url, "/metrics") == 0)
-		ret = serve_metrics(h, conn, snap);
-	else if (strcmp(url, "/api/v1/topdown") == 0)
-		ret = serve_api(h, conn, snap);
-	else if (strcmp(url, "/") == 0)
+	}
+	switch (ep) {
+	case EXPO_EP_METRICS:
+		ret = serve_metrics(h, conn, snap, &status);
+		break;
+	case EXPO_EP_API:
+		ret = serve_api(h, conn, snap, &status);
+		break;
+	case EXPO_EP_INDEX:
+		status = MHD_HTTP_OK;
 		ret = serve_landing(h, conn, snap);
-	else if (strcmp(url, "/-/ready") == 0)
-		ret = snap->seq > 0 ? respond_text(conn, MHD_HTTP_OK, "ready\n")
-				    : respond_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-						   "not ready: no interval collected yet\n");
-	else
-		ret = respond_text(conn, MHD_HTTP_NOT_FOUND, "404 not found\n");
+		break;
+	case EXPO_EP_READY:
+		status = snap->seq > 0 ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
+		ret = status == MHD_HTTP_OK ? respond_text(conn, status, "ready\n")
+					   : respond_text(conn, status, "not ready: no interval collected yet\n");
+		break;
+	default:
+		status = MHD_HTTP_NOT_FOUND;
+		ret = respond_text(conn, status, "404 not found\n");
+		break;
+	}
 	snapring_release(h->p.ring, snap);
+	count(h, ep, status);
 	return ret;
 }
 
+/* libmicrohttpd answers malformed and oversized requests (400, 414, 431,
+ * 505) itself, without calling the handler; it logs each of them with
+ * this text, which is where they are counted. */
+#define MHD_ERROR_RESPONSE "Error processing request (HTTP response code is "
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	struct http *h = cls;
+	const char *code;
 	char msg[512];
 	size_t n;
 
-	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	n = strlen(msg);
 	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
 		msg[--n] = '\0';
-	/* Clients can make libmicrohttpd talk: keep it from flooding. */
+	code = strstr(msg, MHD_ERROR_RESPONSE);
+	if (code && h) {
+		unsigned status = (unsigned)strtoul(code + strlen(MHD_ERROR_RESPONSE), NULL, 10);
+
+		count(h, EXPO_EP_OTHER, status);
+		/* Counted in topdown_http_rejected_total; a client can cause
+		 * any number of these. */
+		log_debug("HTTP: %s", msg);
+		return;
+	}
 	log_ratelimited(&mhd_rl, LOG_LEVEL_WARNING, 0, "HTTP: %s", msg);
+}
+
+/* One host (a slowloris, a runaway script) may hold at most a quarter of
+ * the connections, so it cannot lock Prometheus out. */
+static unsigned per_ip_limit(unsigned max_connections)
+{
+	return max_connections >= 8 ? max_connections / 4 : 2;
 }
 
 int http_new(const struct http_params *params, struct http **ret)
@@ -493,13 +702,30 @@ int http_new(const struct http_params *params, struct http **ret)
 	for (int v = 0; v < VARIANT_COUNT; v++)
 		pthread_mutex_init(&h->render_lock[v], NULL);
 	for (size_t i = 0; i < params->n_fds; i++) {
+		struct MHD_OptionItem tls_options[5] = { { MHD_OPTION_END, 0, NULL } };
+		unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
 		struct MHD_Daemon *d;
 
-		d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC,
-				     0, NULL, NULL, handle, h,
-				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+		if (params->tls) {
+			const struct tls_material *t = params->tls;
+			int n = 0;
+
+			flags |= MHD_USE_TLS;
+			tls_options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, t->cert };
+			tls_options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, t->key };
+			tls_options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+								    (void *)(uintptr_t)TLS_PRIORITIES };
+			if (t->ca)
+				tls_options[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0, t->ca };
+			tls_options[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+		}
+		d = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
+				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				     MHD_OPTION_LISTEN_SOCKET, params->fds[i],
+				     MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h,
+				     MHD_OPTION_ARRAY, tls_options,
 				     MHD_OPTION_CONNECTION_LIMIT, params->max_connections,
+				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit(params->max_connections),
 				     MHD_OPTION_CONNECTION_TIMEOUT, params->timeout_s,
 				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
 				     MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
@@ -514,16 +740,47 @@ int http_new(const struct http_params *params, struct http **ret)
 	return 0;
 }
 
+static void quiesce(struct http *h)
+{
+	/* Quiescing hands the listening socket back instead of closing it:
+	 * it belongs to the caller. */
+	for (size_t i = 0; i < h->n_daemons && !h->quiesced; i++)
+		MHD_quiesce_daemon(h->daemons[i]);
+	h->quiesced = true;
+}
+
+static unsigned connections(struct http *h)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < h->n_daemons; i++) {
+		const union MHD_DaemonInfo *info =
+			MHD_get_daemon_info(h->daemons[i], MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+		if (info)
+			n += info->num_connections;
+	}
+	return n;
+}
+
+void http_drain(struct http *h, unsigned ms)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	if (!h)
+		return;
+	quiesce(h);
+	for (unsigned waited = 0; waited < ms && connections(h) > 0; waited += 10)
+		nanosleep(&tick, NULL);
+}
+
 void http_free(struct http *h)
 {
 	if (!h)
 		return;
-	for (size_t i = 0; i < h->n_daemons; i++) {
-		/* Quiescing hands the listening socket back instead of
-		 * closing it: it belongs to the caller. */
-		MHD_quiesce_daemon(h->daemons[i]);
+	quiesce(h);
+	for (size_t i = 0; i < h->n_daemons; i++)
 		MHD_stop_daemon(h->daemons[i]);
-	}
 	for (int v = 0; v < VARIANT_COUNT; v++) {
 		if (h->cache[v].response)
 			MHD_destroy_response(h->cache[v].response);

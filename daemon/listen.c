@@ -62,6 +62,15 @@ static int open_unix(const struct listen_addr *addr, int *fds, size_t max, size_
 		str_printf(err, errlen, "Failed to listen on unix:%s: %s", addr->path, strerror(-fd));
 		return fd;
 	}
+	/* Whoever can reach the directory may connect, whatever the umask:
+	 * access is the directory's business (and basic auth's). */
+	if (chmod(addr->path, 0666) < 0) {
+		int r = -errno;
+
+		str_printf(err, errlen, "Failed to make unix:%s accessible: %s", addr->path, strerror(errno));
+		close(fd);
+		return r;
+	}
 	fds[(*n)++] = fd;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "auth.h"
 #include "collector.h"
 #include "config.h"
 #include "http.h"
@@ -25,9 +26,12 @@
 #include "plan.h"
 #include "pmu.h"
 #include "report.h"
+#include "sd.h"
 #include "snapshot.h"
 #include "sysfs.h"
+#include "tls.h"
 #include "topo.h"
+#include "util.h"
 #include "version.h"
 
 #define EXIT_RUNTIME 1
@@ -190,23 +194,37 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	return -1;
 }
 
-static void print_diag(const struct config_diag *diag)
+/* At start the diagnostics go to stderr as FILE:LINE: message; on a
+ * reload they go through the log (the journal). */
+static void print_diag(const struct config_diag *diag, bool to_log)
 {
-	for (size_t i = 0; i < diag->n; i++)
-		fprintf(stderr, "%s\n", diag->entries[i].text);
-	if (diag->dropped)
+	for (size_t i = 0; i < diag->n; i++) {
+		const struct config_diag_entry *e = &diag->entries[i];
+
+		if (!to_log)
+			fprintf(stderr, "%s\n", e->text);
+		else if (e->warning)
+			log_warning("%s", e->text);
+		else
+			log_error("%s", e->text);
+	}
+	if (diag->dropped && to_log)
+		log_error("(%zu more problems not shown)", diag->dropped);
+	else if (diag->dropped)
 		fprintf(stderr, "(%zu more problems not shown)\n", diag->dropped);
 }
 
-/* Loads the file and applies the command-line overrides. */
-static int load_config(const struct cli *cli, struct config *cfg)
+/* Loads the file and applies the command-line overrides.  @diag keeps the
+ * problems for the caller (a failed reload reports the first one). */
+static int load_config(const struct cli *cli, struct config *cfg, bool to_log,
+		       struct config_diag *diag)
 {
-	struct config_diag diag = { 0 };
 	int r;
 
+	memset(diag, 0, sizeof(*diag));
 	config_defaults(cfg);
-	r = config_load(cli->config_path, !cli->config_explicit, cfg, &diag);
-	print_diag(&diag);
+	r = config_load(cli->config_path, !cli->config_explicit, cfg, diag);
+	print_diag(diag, to_log);
 	if (r < 0)
 		return r;
 	if (cli->n_listen) {
@@ -215,8 +233,43 @@ static int load_config(const struct cli *cli, struct config *cfg)
 	}
 	if (cli->have_interval) {
 		cfg->interval_ns = cli->interval_ns;
-		if (cfg->interval_ns > 5 * NSEC_PER_SEC)
+		if (cfg->interval_ns > 5 * NSEC_PER_SEC && !to_log)
 			fprintf(stderr, "topdownd: warning: --interval longer than 5s: the 8-bit TopDown metrics lose precision between reads\n");
+	}
+	return 0;
+}
+
+/* The files the configuration names: the TLS material and the basic-auth
+ * file.  Errors name the file; at start they go to stderr, on reload to
+ * the log. */
+static int load_files(const struct config *cfg, bool to_log, struct tls_material **tls,
+		      struct auth_db **auth)
+{
+	struct config_diag diag = { 0 };
+	char err[600];
+	int r;
+
+	*tls = NULL;
+	*auth = NULL;
+	if (cfg->tls_cert[0]) {
+		r = tls_material_load(cfg->tls_cert, cfg->tls_key, cfg->tls_client_ca, tls, err,
+				      sizeof(err));
+		if (r < 0) {
+			if (to_log)
+				log_error("%s", err);
+			else
+				fprintf(stderr, "%s\n", err);
+			return r;
+		}
+	}
+	if (cfg->basic_auth_file[0]) {
+		r = auth_db_load(cfg->basic_auth_file, auth, &diag);
+		print_diag(&diag, to_log);
+		if (r < 0) {
+			tls_material_free(*tls);
+			*tls = NULL;
+			return r;
+		}
 	}
 	return 0;
 }
@@ -231,12 +284,22 @@ struct app {
 	struct plan plan;
 	struct collector *collector;
 	struct snapring *ring;
+	struct tls_material *tls;
+	struct auth_db *auth;
+	struct http_stats http_stats;
 	struct http *http;
 	int listen_fds[CONFIG_LISTEN_MAX * 4];
 	size_t n_listen_fds;
+	bool socket_activated;
 	char hostname[256];
-	int epoll_fd, timer_fd, signal_fd;
+	int epoll_fd, timer_fd, signal_fd, watchdog_fd;
+	char status[640];
+	char reload_error[400]; /* why the last reload failed, until one works */
+	uint64_t status_at_ns;
 };
+
+/* STATUS= is refreshed at most this often, and only when it changes. */
+#define STATUS_EVERY_NS (10 * NSEC_PER_SEC)
 
 /* Descriptors kept for everything but the perf groups. */
 #define FD_RESERVE 256
@@ -306,7 +369,18 @@ static int app_listen(struct app *app)
 {
 	const size_t max = sizeof(app->listen_fds) / sizeof(app->listen_fds[0]);
 	char err[512];
+	int n;
 
+	n = sd_glue_listen_fds(app->listen_fds, max);
+	if (n < 0)
+		return log_error_errno(n, "Failed to use the sockets passed by systemd: %m");
+	if (n > 0) {
+		app->n_listen_fds = (size_t)n;
+		app->socket_activated = true;
+		log_info("Using %d socket%s passed by systemd; [http] listen is ignored", n,
+			 n == 1 ? "" : "s");
+		return 0;
+	}
 	for (size_t i = 0; i < app->cfg.n_listen; i++) {
 		int r = listen_open(&app->cfg.listen[i], app->listen_fds, max, &app->n_listen_fds,
 				    err, sizeof(err));
@@ -319,27 +393,37 @@ static int app_listen(struct app *app)
 	return 0;
 }
 
-static int app_start_http(struct app *app)
+static void http_params_of(struct app *app, const struct config *cfg, const struct tls_material *tls,
+			   struct auth_db *auth, struct http_params *params)
 {
-	struct http_params params = {
+	*params = (struct http_params){
+		.tls = tls,
+		.auth = auth,
+		.stats = &app->http_stats,
 		.ring = app->ring,
 		.hostname = app->hostname,
 		.fds = app->listen_fds,
 		.n_fds = app->n_listen_fds,
-		.granularity = app->cfg.granularity,
-		.ratios = app->cfg.ratios,
-		.max_connections = (unsigned)app->cfg.max_connections,
-		.timeout_s = (unsigned)((app->cfg.timeout_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC),
+		.granularity = cfg->granularity,
+		.ratios = cfg->ratios,
+		.max_connections = (unsigned)cfg->max_connections,
+		.timeout_s = (unsigned)((cfg->timeout_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC),
 	};
+}
+
+static int app_start_http(struct app *app)
+{
+	struct http_params params;
 	int r;
 
+	http_params_of(app, &app->cfg, app->tls, app->auth, &params);
 	r = http_new(&params, &app->http);
 	if (r < 0)
 		return log_error_errno(r, "Failed to start the HTTP server: %m");
 	for (size_t i = 0; i < app->n_listen_fds; i++) {
 		char url[400];
 
-		listen_url(app->listen_fds[i], "http", url, sizeof(url));
+		listen_url(app->listen_fds[i], app->tls ? "https" : "http", url, sizeof(url));
 		log_info("Listening on %s", url);
 	}
 	return 0;
@@ -348,12 +432,16 @@ static int app_start_http(struct app *app)
 static void app_free(struct app *app)
 {
 	http_free(app->http);
+	auth_db_free(app->auth);
+	tls_material_free(app->tls);
 	for (size_t i = 0; i < app->n_listen_fds; i++)
 		close(app->listen_fds[i]);
 	if (app->signal_fd >= 0)
 		close(app->signal_fd);
 	if (app->timer_fd >= 0)
 		close(app->timer_fd);
+	if (app->watchdog_fd >= 0)
+		close(app->watchdog_fd);
 	if (app->epoll_fd >= 0)
 		close(app->epoll_fd);
 	snapring_free(app->ring);
@@ -413,12 +501,30 @@ static int run_once(struct app *app)
 	return EXIT_SUCCESS;
 }
 
+static int arm_periodic(int fd, uint64_t period_ns)
+{
+	uint64_t first = mono_now() + period_ns;
+	struct itimerspec its = {
+		.it_value = { (time_t)(first / NSEC_PER_SEC), (long)(first % NSEC_PER_SEC) },
+		.it_interval = { (time_t)(period_ns / NSEC_PER_SEC), (long)(period_ns % NSEC_PER_SEC) },
+	};
+
+	/* Absolute deadlines: a slow interval does not shift the next ones. */
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ? -errno : 0;
+}
+
+static int watch(struct app *app, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(app->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
 static int setup_loop(struct app *app)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct itimerspec its;
-	uint64_t first;
+	uint64_t watchdog_usec;
 	sigset_t mask;
+	int r;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -428,42 +534,177 @@ static int setup_loop(struct app *app)
 	if (pthread_sigmask(SIG_BLOCK, &mask, NULL) != 0)
 		return log_error_errno(-EINVAL, "Failed to block signals");
 	signal(SIGPIPE, SIG_IGN);
+	app->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (app->epoll_fd < 0)
+		return log_error_errno(-errno, "Failed to create an epoll instance: %m");
 	app->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (app->signal_fd < 0)
 		return log_error_errno(-errno, "Failed to create a signalfd: %m");
 	app->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (app->timer_fd < 0)
 		return log_error_errno(-errno, "Failed to create a timerfd: %m");
-	/* Absolute deadlines: a slow interval does not shift the next ones. */
-	first = mono_now() + app->cfg.interval_ns;
-	its.it_value.tv_sec = (time_t)(first / NSEC_PER_SEC);
-	its.it_value.tv_nsec = (long)(first % NSEC_PER_SEC);
-	its.it_interval.tv_sec = (time_t)(app->cfg.interval_ns / NSEC_PER_SEC);
-	its.it_interval.tv_nsec = (long)(app->cfg.interval_ns % NSEC_PER_SEC);
-	if (timerfd_settime(app->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		return log_error_errno(-errno, "Failed to arm the interval timer: %m");
-	app->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (app->epoll_fd < 0)
-		return log_error_errno(-errno, "Failed to create an epoll instance: %m");
-	ev.data.fd = app->timer_fd;
-	if (epoll_ctl(app->epoll_fd, EPOLL_CTL_ADD, app->timer_fd, &ev) < 0)
-		return log_error_errno(-errno, "Failed to watch the timer: %m");
-	ev.data.fd = app->signal_fd;
-	if (epoll_ctl(app->epoll_fd, EPOLL_CTL_ADD, app->signal_fd, &ev) < 0)
-		return log_error_errno(-errno, "Failed to watch signals: %m");
+	r = arm_periodic(app->timer_fd, app->cfg.interval_ns);
+	if (r < 0)
+		return log_error_errno(r, "Failed to arm the interval timer: %m");
+	if ((r = watch(app, app->timer_fd)) < 0 || (r = watch(app, app->signal_fd)) < 0)
+		return log_error_errno(r, "Failed to set up the event loop: %m");
+	/* Pinged from this loop, which also collects: a stuck collection
+	 * stops the pings and systemd restarts the service. */
+	watchdog_usec = sd_glue_watchdog_usec();
+	if (watchdog_usec) {
+		app->watchdog_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (app->watchdog_fd < 0)
+			return log_error_errno(-errno, "Failed to create the watchdog timer: %m");
+		r = arm_periodic(app->watchdog_fd, watchdog_usec * 1000 / 2);
+		if (r < 0 || (r = watch(app, app->watchdog_fd)) < 0)
+			return log_error_errno(r, "Failed to arm the watchdog timer: %m");
+		log_debug("systemd watchdog: pinging every %llu ms",
+			  (unsigned long long)(watchdog_usec / 2000));
+	}
 	return 0;
+}
+
+/* One line for `systemctl status`. */
+static void app_status(const struct app *app, char *buf, size_t len)
+{
+	unsigned monitored = collector_count(app->collector, CPU_STATE_MONITORED);
+	unsigned failed = collector_count(app->collector, CPU_STATE_FAILED);
+	unsigned offline = collector_count(app->collector, CPU_STATE_OFFLINE);
+
+	char state[256];
+
+	if (!app->plan.usable)
+		str_printf(state, sizeof(state), "TopDown not available: %s", app->plan.reason);
+	else if (monitored == 0)
+		str_printf(state, sizeof(state), "no CPU monitored (%u failed, %u offline): see the journal",
+			   failed, offline);
+	else
+		str_printf(state, sizeof(state), "monitoring %u CPUs, level %u, model %s%s%s", monitored,
+			   app->plan.level, collector_model(app->collector),
+			   failed ? ", some CPUs failed" : "", offline ? ", some CPUs offline" : "");
+	if (app->reload_error[0])
+		str_printf(buf, len, "%s; last reload failed, previous configuration in force: %s", state,
+			   app->reload_error);
+	else
+		str_printf(buf, len, "%s", state);
+}
+
+/* Refreshes STATUS= when it changed, at most every STATUS_EVERY_NS. */
+static void update_status(struct app *app, uint64_t now)
+{
+	char status[sizeof(app->status)];
+
+	if (now - app->status_at_ns < STATUS_EVERY_NS)
+		return;
+	app->status_at_ns = now;
+	app_status(app, status, sizeof(status));
+	if (strcmp(status, app->status) != 0) {
+		strcpy(app->status, status);
+		sd_glue_status(status);
+	}
+}
+
+/* READY=1 with the current status (start, end of a reload). */
+static void notify_ready(struct app *app)
+{
+	app->status_at_ns = mono_now();
+	app_status(app, app->status, sizeof(app->status));
+	sd_glue_ready(app->status);
 }
 
 static void on_timer(struct app *app)
 {
-	uint64_t expirations;
+	uint64_t expirations, now;
 
 	/* Missed expirations are not made up: the next read's deltas cover
 	 * the whole time since the previous one. */
 	if (read(app->timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
-	collector_collect(app->collector, mono_now());
+	now = mono_now();
+	collector_collect(app->collector, now);
 	app_publish(app);
+	update_status(app, now);
+}
+
+static bool same_listen(const struct config *a, const struct config *b)
+{
+	if (a->n_listen != b->n_listen)
+		return false;
+	for (size_t i = 0; i < a->n_listen; i++) {
+		char x[300], y[300];
+
+		format_listen_addr(&a->listen[i], x, sizeof(x));
+		format_listen_addr(&b->listen[i], y, sizeof(y));
+		if (strcmp(x, y) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* SIGHUP: a bad file changes nothing; a good one takes effect at once
+ * without touching the listening sockets, and counters carry on. */
+static void reload(struct app *app)
+{
+	struct tls_material *tls;
+	struct config_diag diag;
+	struct http_params params;
+	struct auth_db *auth;
+	struct config cfg;
+	struct http *http;
+	int r;
+
+	sd_glue_reloading();
+	log_info("Reloading %s", app->cli->config_path);
+	if (load_config(app->cli, &cfg, true, &diag) < 0) {
+		str_printf(app->reload_error, sizeof(app->reload_error), "%s",
+			   diag.n ? diag.entries[0].text : "cannot read the file");
+		goto failed;
+	}
+	if (load_files(&cfg, true, &tls, &auth) < 0) {
+		str_printf(app->reload_error, sizeof(app->reload_error),
+			   "a file it names is unusable, see the journal");
+		goto failed;
+	}
+	if (!app->socket_activated && !same_listen(&cfg, &app->cfg))
+		log_warning("[http] listen changed: restart topdownd to listen on the new addresses");
+
+	http_params_of(app, &cfg, tls, auth, &params);
+	r = http_new(&params, &http);
+	if (r < 0) {
+		log_error_errno(r, "Failed to restart the HTTP server: %m");
+		str_printf(app->reload_error, sizeof(app->reload_error), "the HTTP server could not restart");
+		auth_db_free(auth);
+		tls_material_free(tls);
+		goto failed;
+	}
+	/* Both accept until the old one is quiesced; requests in flight on
+	 * the old one get a moment to finish.  Idle keep-alive connections
+	 * are closed: clients reconnect. */
+	http_drain(app->http, 500);
+	http_free(app->http);
+	app->http = http;
+	auth_db_free(app->auth);
+	tls_material_free(app->tls);
+	app->auth = auth;
+	app->tls = tls;
+
+	log_set_level(cfg.log_level);
+	if (cfg.interval_ns != app->cfg.interval_ns) {
+		r = arm_periodic(app->timer_fd, cfg.interval_ns);
+		if (r < 0)
+			log_error_errno(r, "Failed to re-arm the interval timer: %m");
+	}
+	app->cfg = cfg;
+	plan_make(&app->pmu, app->topo, &app->cfg, &app->plan);
+	collector_reload(app->collector, &app->plan, cfg.count_kernel, cfg.interval_ns);
+	app_publish(app);
+	app->reload_error[0] = '\0';
+	log_info("Configuration reloaded");
+	notify_ready(app);
+	return;
+failed:
+	log_error("Configuration not reloaded: the previous one stays in force");
+	notify_ready(app);
 }
 
 /* Returns true when the daemon should stop. */
@@ -473,11 +714,22 @@ static bool on_signal(struct app *app)
 
 	while (read(app->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+			sd_glue_stopping();
 			log_info("Received %s, stopping", si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
 			return true;
 		}
+		if (si.ssi_signo == SIGHUP)
+			reload(app);
 	}
 	return false;
+}
+
+static void on_watchdog(struct app *app)
+{
+	uint64_t expirations;
+
+	if (read(app->watchdog_fd, &expirations, sizeof(expirations)) > 0)
+		sd_glue_watchdog();
 }
 
 static int run_daemon(struct app *app)
@@ -497,6 +749,7 @@ static int run_daemon(struct app *app)
 	app_publish(app);
 	if (app_start_http(app) < 0)
 		return EXIT_RUNTIME;
+	notify_ready(app);
 	while (!stop) {
 		struct epoll_event events[4];
 		int n = epoll_wait(app->epoll_fd, events, 4, -1);
@@ -510,6 +763,8 @@ static int run_daemon(struct app *app)
 		for (int i = 0; i < n; i++) {
 			if (events[i].data.fd == app->timer_fd)
 				on_timer(app);
+			else if (events[i].data.fd == app->watchdog_fd)
+				on_watchdog(app);
 			else if (events[i].data.fd == app->signal_fd)
 				stop = on_signal(app) || stop;
 		}
@@ -519,7 +774,8 @@ static int run_daemon(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .epoll_fd = -1, .timer_fd = -1, .signal_fd = -1 };
+	struct app app = { .epoll_fd = -1, .timer_fd = -1, .signal_fd = -1, .watchdog_fd = -1 };
+	struct config_diag diag;
 	struct config cfg;
 	struct cli cli;
 	int r;
@@ -529,9 +785,15 @@ int main(int argc, char **argv)
 	if (r >= 0)
 		return r;
 
-	r = load_config(&cli, &cfg);
-	if (cli.check_config)
+	r = load_config(&cli, &cfg, false, &diag);
+	/* Only what serves HTTP needs the TLS and auth files. */
+	if (r == 0 && !cli.print_config && !cli.probe && !cli.once)
+		r = load_files(&cfg, false, &app.tls, &app.auth);
+	if (cli.check_config) {
+		auth_db_free(app.auth);
+		tls_material_free(app.tls);
 		return r < 0 ? EXIT_CONFIG : EXIT_SUCCESS;
+	}
 	if (r < 0)
 		return EXIT_CONFIG;
 	log_set_level(cfg.log_level);

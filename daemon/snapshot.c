@@ -46,7 +46,7 @@ void snapshot_aggregate(struct snapshot *snap)
 	 * non-decreasing terms never decrease, so aggregates stay monotonic. */
 	for (unsigned i = 0; i < snap->n_cpus; i++) {
 		const struct snap_cpu *cpu = &snap->cpus[i];
-		bool covered = cpu->state != CPU_STATE_UNSUPPORTED;
+		bool covered = cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
 
 		if (cpu->core_idx >= 0) {
 			add_counts(&snap->cores[cpu->core_idx].c, &cpu->c);

@@ -55,7 +55,8 @@ struct snap_counts {
 
 struct snap_cpu {
 	int cpu;
-	bool known; /* topology known: core/package/die/node valid */
+	bool selected; /* in [collect] cpus; others only add their past totals */
+	bool known;    /* topology known: core/package/die/node valid */
 	int core_id, package, die, node;
 	enum cpu_state state;
 	int core_idx, pkg_idx; /* into cores[]/pkgs[], -1 when !known */
@@ -93,7 +94,7 @@ struct snapshot {
 	bool up;
 
 	unsigned n_cpus, n_cores, n_pkgs;
-	struct snap_cpu *cpus;   /* monitored-or-not CPUs, by CPU number */
+	struct snap_cpu *cpus;   /* every possible CPU, by CPU number */
 	struct snap_core *cores; /* sorted by package, die, core */
 	struct snap_pkg *pkgs;   /* sorted by package */
 	struct snap_counts host;

@@ -55,6 +55,7 @@ struct fault {
 	int evclass;			/* EC_* or EC_ANY */
 	int err;			/* errno to return; 0 for a short read */
 	bool short_read;
+	unsigned delay_ms;		/* read blocks this long, then succeeds */
 	uint64_t after_ns;
 	uint8_t *cpus;			/* [ncpus] */
 	long *remaining;		/* [ncpus]; -1 = forever */

@@ -8,6 +8,7 @@
  * detach (perf_event_exit_cpu_context).  Everything runs under the global
  * lock taken by interpose.c. */
 #include <errno.h>
+#include <time.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -615,6 +616,16 @@ ssize_t fp_read(struct fev *ev, void *buf, size_t len)
 	unsigned char *p = buf;
 	size_t size;
 
+	if (f && f->delay_ms) {
+		/* A read stuck in the kernel (an IPI to a wedged CPU): the
+		 * counts are those of when it returns. */
+		struct timespec ts = { (time_t)(f->delay_ms / 1000), (long)(f->delay_ms % 1000) * 1000000L };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		now = fp_now_ns();
+		f = NULL;
+	}
 	if (f && !f->short_read)
 		return fail(f->err);
 	check_cpu(ev->cpu, now);

@@ -350,7 +350,7 @@ static int errno_by_name(const char *name)
 static void parse_fault(const char *path, json_t *o, struct fault *f)
 {
 	static const char *const keys[] = {
-		"cpus", "op", "event", "errno", "short", "count", "after_seconds", NULL,
+		"cpus", "op", "event", "errno", "short", "delay_ms", "count", "after_seconds", NULL,
 	};
 	int n = fp_fix.ncpus;
 	char sub[512];
@@ -415,12 +415,18 @@ static void parse_fault(const char *path, json_t *o, struct fault *f)
 			    "fetch_latency, memory_bound, uop_dropping, recovery_cycles)",
 			    json_string_value(v));
 	}
+	if ((v = json_object_get(o, "delay_ms"))) {
+		sp(sub, sizeof(sub), "%s.delay_ms", path);
+		if (f->op != FO_READ)
+			bad(sub, "only allowed with \"op\": \"read\"");
+		if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 600000)
+			bad(sub, "must be an integer from 1 to 600000");
+		f->delay_ms = (unsigned)json_integer_value(v);
+	}
 	if (f->op == FO_OPEN && !e)
 		bad(path, "\"errno\" is required for an open fault");
-	if (f->op == FO_READ && !e && !s)
-		bad(path, "a read fault needs \"errno\" or \"short\": true");
-	if (f->op == FO_READ && e && s)
-		bad(path, "a read fault takes \"errno\" or \"short\", not both");
+	if (f->op == FO_READ && !!e + !!s + !!f->delay_ms != 1)
+		bad(path, "a read fault takes one of \"errno\", \"short\": true or \"delay_ms\"");
 	if ((v = json_object_get(o, "count"))) {
 		sp(sub, sizeof(sub), "%s.count", path);
 		if (!json_is_integer(v) || json_integer_value(v) < 1)

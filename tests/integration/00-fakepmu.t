@@ -294,8 +294,13 @@ bad "fault: unknown errno name" 'fakepmu: scen.json: faults[0].errno: unknown er
 bad "fault: open without errno" 'fakepmu: scen.json: faults[0]: "errno" is required for an open fault' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"open\"}]}"
 bad "fault: read with errno and short" \
-	'fakepmu: scen.json: faults[0]: a read fault takes "errno" or "short", not both' \
+	'fakepmu: scen.json: faults[0]: a read fault takes one of "errno", "short": true or "delay_ms"' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"read\", \"errno\": \"EIO\", \"short\": true}]}"
+bad "fault: read without errno, short or delay" \
+	'fakepmu: scen.json: faults[0]: a read fault takes one of "errno", "short": true or "delay_ms"' \
+	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"read\"}]}"
+bad "fault: delay_ms on an open fault" 'fakepmu: scen.json: faults[0].delay_ms: only allowed with "op": "read"' \
+	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"open\", \"errno\": \"EIO\", \"delay_ms\": 5}]}"
 bad "fault: event on a read fault" 'fakepmu: scen.json: faults[0].event: only allowed with "op": "open"' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"read\", \"errno\": \"EIO\", \"event\": \"slots\"}]}"
 bad "fault: unknown event" \

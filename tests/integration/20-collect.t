@@ -4,7 +4,7 @@
 # interrupted and short reads.
 . "$(dirname "$0")/lib.sh"
 
-plan 49
+plan 52
 
 SPR=$FIXTURES/spr-2s
 api() { curl -sf "$TD_URL/api/v1/topdown?$1"; }
@@ -105,6 +105,13 @@ check "model hardware: ratios = member/S, no UOP_DROPPING term (truth)" \
 like "$(jq -r '.pmu.reason' "$TMP/hw.json")" 'INT_MISC.UOP_DROPPING refused on CPU 0 \(Invalid argument\); using model hardware' \
 	"the fallback is explained in pmu.reason"
 like "$(curl -sf "$TD_URL/metrics" | grep '^topdown_pmu_info')" 'model="hardware"' "topdown_pmu_info says model hardware"
+# A reload with the same configuration keeps the groups and the fallback.
+kill -HUP "$TD_PID"
+wait_intervals 3
+api "scope=cpu" >"$TMP/hw2.json"
+is "$(jq -r '.pmu.model' "$TMP/hw2.json")" "hardware" "after SIGHUP: still model hardware"
+check "after SIGHUP: ratios still right" api "$refused" "$SPR" "$TMP/hw2.json" --model hardware
+is "$(metric 'topdown_collection_errors_total{reason="short_read"}')" 0 "after SIGHUP: no short reads"
 td_stop
 
 # --- 5. a CPU goes offline and comes back ---

@@ -131,7 +131,7 @@ td_start() {
 	_TD_PIDS+=("$TD_PID")
 	TD_URL=
 	for _ in $(seq 1 200); do
-		TD_URL=$(sed -n 's|.*Listening on \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TD_LOG" | head -1)
+		TD_URL=$(sed -n 's|.*Listening on \(https\{0,1\}://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TD_LOG" | head -1)
 		[ -n "$TD_URL" ] && return 0
 		kill -0 "$TD_PID" 2>/dev/null || break
 		sleep 0.05

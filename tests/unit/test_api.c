@@ -226,6 +226,7 @@ static struct fixture *fixture_new(void)
 		struct snap_cpu *c = &f->cpus[i];
 
 		c->cpu = i;
+		c->selected = true;
 		c->known = layout[i].known;
 		c->core_id = layout[i].core_id;
 		c->package = layout[i].package;

@@ -34,7 +34,9 @@ struct fixture {
 	struct snap_pkg pkgs[2];
 };
 
-static const struct expo_options CPU_OPTS = { GRAN_CPU, true, "1.2.3", "abc123" };
+static const struct expo_options CPU_OPTS = {
+	.granularity = GRAN_CPU, .ratios = true, .version = "1.2.3", .revision = "abc123",
+};
 
 static struct fixture *tiny(void)
 {
@@ -70,7 +72,7 @@ static struct fixture *tiny(void)
 	s->n_cores = 1;
 	s->n_pkgs = 1;
 	for (int i = 0; i < 2; i++) {
-		f->cpus[i] = (struct snap_cpu){ .cpu = i, .known = true, .core_id = 0, .package = 0,
+		f->cpus[i] = (struct snap_cpu){ .cpu = i, .selected = true, .known = true, .core_id = 0, .package = 0,
 						.die = 0, .node = 0, .state = CPU_STATE_MONITORED,
 						.core_idx = 0, .pkg_idx = 0 };
 	}
@@ -504,9 +506,9 @@ static void test_unsupported_cpu(void **state)
 	s->n_cpus = 4;
 	s->n_cores = 2;
 	s->n_pkgs = 2;
-	f->cpus[2] = (struct snap_cpu){ .cpu = 2, .known = true, .core_id = 1, .package = 1,
+	f->cpus[2] = (struct snap_cpu){ .cpu = 2, .selected = true, .known = true, .core_id = 1, .package = 1,
 					.state = CPU_STATE_UNSUPPORTED, .core_idx = 1, .pkg_idx = 1 };
-	f->cpus[3] = (struct snap_cpu){ .cpu = 3, .known = false, .core_id = -1, .package = -1,
+	f->cpus[3] = (struct snap_cpu){ .cpu = 3, .selected = true, .known = false, .core_id = -1, .package = -1,
 					.die = -1, .node = -1, .state = CPU_STATE_FAILED,
 					.core_idx = -1, .pkg_idx = -1 };
 	f->cores[1] = (struct snap_core){ .core_id = 1, .package = 1 };
@@ -645,9 +647,45 @@ static void test_python_parsers(void **state)
 	free(f);
 }
 
+/* HTTP self metrics: only seen (endpoint, code) pairs, every reason, the
+ * password checks only with basic auth; both parsers accept them. */
+static void test_http_families(void **state)
+{
+	struct fixture *f = tiny();
+	struct expo_options opt = CPU_OPTS;
+	struct expo_http http;
+	char *t;
+
+	(void)state;
+	memset(&http, 0, sizeof(http));
+	http.requests[EXPO_EP_METRICS][expo_http_code_index(200)] = 41;
+	http.requests[EXPO_EP_OTHER][expo_http_code_index(431)] = 2;
+	http.requests[EXPO_EP_API][expo_http_code_index(299)] = 1;
+	http.rejected[EXPO_REJ_TOO_LARGE] = 2;
+	http.password_checks = 3;
+	opt.http = &http;
+	t = render(&f->snap, &opt, EXPO_TEXT);
+	assert_non_null(strstr(t, "topdown_http_requests_total{endpoint=\"metrics\",code=\"200\"} 41\n"));
+	assert_non_null(strstr(t, "topdown_http_requests_total{endpoint=\"other\",code=\"431\"} 2\n"));
+	assert_non_null(strstr(t, "topdown_http_requests_total{endpoint=\"api\",code=\"other\"} 1\n"));
+	assert_null(strstr(t, "endpoint=\"index\""));
+	assert_non_null(strstr(t, "topdown_http_rejected_total{reason=\"too_large\"} 2\n"));
+	assert_non_null(strstr(t, "topdown_http_rejected_total{reason=\"unauthorized\"} 0\n"));
+	assert_null(strstr(t, "topdown_http_password_checks_total"));
+	python_accepts(PY_TEXT, t);
+	free(t);
+	http.auth = true;
+	t = render(&f->snap, &opt, EXPO_OPENMETRICS);
+	assert_non_null(strstr(t, "# TYPE topdown_http_password_checks counter\ntopdown_http_password_checks_total 3\n"));
+	python_accepts(PY_OM, t);
+	free(t);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_http_families),
 		cmocka_unit_test(test_text_exact),
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_text_has_no_eof),

@@ -76,6 +76,7 @@ static struct fixture *fixture_new(void)
 	f->snap.level = 2;
 	for (int i = 0; i < N_CPUS; i++) {
 		f->cpus[i].cpu = i;
+		f->cpus[i].selected = true;
 		f->cpus[i].known = layout[i].core_idx >= 0;
 		f->cpus[i].core_id = layout[i].core_id;
 		f->cpus[i].package = layout[i].package;

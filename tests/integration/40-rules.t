@@ -1,0 +1,107 @@
+#!/bin/bash
+# contrib/: the Prometheus rules and scrape config pass promtool, the rule
+# unit tests pass and cover every rule, the Grafana dashboard is a valid
+# model whose every query reads only metrics topdownd or rules.yml produce.
+. "$(dirname "$0")/lib.sh"
+
+if [ ! -x /usr/bin/promtool ]; then
+	echo "1..0 # SKIP prometheus package not installed (make deps installs it)"
+	exit 0
+fi
+
+plan 16
+
+PROM=$ROOT/contrib/prometheus
+RULES=$PROM/rules.yml
+DASH=$ROOT/contrib/grafana/topdownd.json
+PC="/usr/bin/python3 $PROM/tests/promcheck.py"
+
+# --- the rules ---
+out=$(promtool check rules --lint=all --lint-fatal "$RULES" 2>&1)
+st=$?
+n_rules=$($PC rules "$RULES" | wc -l)
+ok $st "promtool check rules --lint=all --lint-fatal rules.yml"
+[ $st -eq 0 ] || echo "$out" | sed 's/^/#   /'
+like "$out" "SUCCESS: $n_rules rules found" "promtool and promcheck.py agree: $n_rules rules"
+
+out=$(cd "$PROM/tests" && promtool test rules ./*.yml 2>&1)
+st=$?
+ok $st "promtool test rules contrib/prometheus/tests/*.yml"
+[ $st -eq 0 ] || echo "$out" | head -60 | sed 's/^/#   /'
+
+out=$($PC rules-lint "$RULES" 2>&1)
+ok $? "alerts carry severity, summary, description, runbook; records are level:metric:ops, recorded before use"
+[ -z "$out" ] || echo "$out" | sed 's/^/#   /'
+
+# Every recording rule's value is asserted, every alert fires in a test.
+missing=
+for r in $($PC rules "$RULES" | awk -F'\t' '$1 == "record" {print $2}'); do
+	grep -Eq "^ *- expr: (round\\()?$r([ ){]|\$)" "$PROM"/tests/*.yml || missing="$missing $r"
+done
+is "$missing" "" "every recording rule's value is asserted in contrib/prometheus/tests"
+missing=
+for a in $($PC rules "$RULES" | awk -F'\t' '$1 == "alert" {print $2}'); do
+	grep -A3 "alertname: $a\$" "$PROM"/tests/*.yml | grep -q 'exp_labels:' || missing="$missing $a(fires)"
+	grep -q "alertname: $a, exp_alerts: \[\]" "$PROM"/tests/*.yml || missing="$missing $a(silent)"
+done
+is "$missing" "" "every alert is tested firing and not firing"
+is "$($PC rules "$RULES" | awk -F'\t' '$1 == "alert" {print $2}' | sort | tr '\n' ' ')" \
+	"TopdownCPUsFailing TopdownCPUsOffline TopdownCollectionStalled TopdownHeavyMultiplexing TopdownUnsupported TopdowndDown " \
+	"the six alerts exist"
+
+# --- the scrape config example ---
+cfg="$TMP/prometheus.yml"
+sed "s|/etc/prometheus/rules/topdownd.yml|$RULES|" "$PROM/prometheus.yml" >"$cfg"
+out=$(promtool check config "$cfg" 2>&1)
+ok $? "promtool check config prometheus.yml (rule_files pointed at contrib/prometheus/rules.yml)"
+like "$out" "SUCCESS: $n_rules rules found" "the config loads the $n_rules rules"
+# The commented TLS + basic auth variant, uncommented in place of the plain job.
+awk -v d="$TMP" '
+	/^  - job_name: topdownd$/ && !seen {skip = 1; seen = 1; next}
+	/^  # --- TLS and basic auth variant/ {skip = 0; invar = 1; next}
+	/^  # --- end of the variant/ {invar = 0; next}
+	skip {next}
+	invar && /^  # [ -]/ {sub(/^  # /, "  "); gsub("/etc/prometheus/", d "/"); print; next}
+	invar {next}
+	{print}' "$cfg" >"$TMP/variant.yml"
+touch "$TMP/topdownd-ca.pem" "$TMP/topdownd-client.pem" "$TMP/topdownd-client.key" "$TMP/topdownd.password"
+out=$(promtool check config "$TMP/variant.yml" 2>&1)
+st=$?
+grep -q '^    scheme: https' "$TMP/variant.yml" && grep -q '^      password_file:' "$TMP/variant.yml"
+ok $((st + $?)) "the commented TLS/basic-auth variant, uncommented, passes promtool check config"
+[ $st -eq 0 ] || echo "$out" | sed 's/^/#   /'
+grep -q '^  - job_name: topdownd$' "$PROM/prometheus.yml" && grep -q 'up{job="topdownd"}' "$RULES"
+ok $? "the example's job name is the one the alerts select (topdownd)"
+
+# --- the dashboard ---
+/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$DASH" 2>"$TMP/err"
+ok $? "topdownd.json is valid JSON"
+[ -s "$TMP/err" ] && sed 's/^/#   /' "$TMP/err"
+out=$($PC dashboard-lint "$DASH" 2>&1)
+ok $? "dashboard: schemaVersion >= 37, datasource and instance variables, every panel on \${datasource}, the panels the issue lists"
+[ -z "$out" ] || echo "$out" | sed 's/^/#   /'
+
+# Every expression reads only metrics a live daemon serves (granularity
+# cpu, level 2) or rules.yml records.
+td_start "$FIXTURES/spr-2s" "$ROOT/tests/scenarios/constant.json" -i 100ms || exit 1
+wait_intervals 2 || { diag "the daemon published no interval; its log:"; sed 's/^/#   /' "$TD_LOG"; }
+curl -sf "$TD_URL/metrics" >"$TMP/metrics.txt" || { diag "no /metrics; the daemon's log:"; sed 's/^/#   /' "$TD_LOG"; }
+td_stop
+{
+	awk '!/^#/ && NF {sub(/[{ ].*/, "", $1); print $1}' "$TMP/metrics.txt"
+	$PC rules "$RULES" | awk -F'\t' '$1 == "record" {print $2}'
+} | sort -u >"$TMP/known"
+$PC exprs "$DASH" job=topdownd instance=127.0.0.1:10412 package=0 category=backend_bound >"$TMP/exprs"
+n_exprs=$(wc -l <"$TMP/exprs")
+out=$($PC names --known "$TMP/known" <"$TMP/exprs")
+is "$out" "" "all $n_exprs dashboard expressions read only names in a live /metrics or recorded by rules.yml"
+diag "dashboard reads: $($PC names <"$TMP/exprs" | sort | tr '\n' ' ')"
+# The rules read only the daemon's metrics, their own records, and up.
+echo up >>"$TMP/known"
+out=$($PC rules "$RULES" | $PC names --known "$TMP/known")
+is "$out" "" "every rule expression reads only names in a live /metrics, recorded by rules.yml, or up"
+# No query uses the last-interval gauges: ratios over a window come from counters.
+ok $(grep -q 'topdown_level[12]_ratio\b' "$TMP/exprs" "$RULES"; [ $? -ne 0 ]; echo $?) \
+	"no rule or dashboard query averages the last-interval ratio gauges"
+
+done_testing

@@ -1,0 +1,221 @@
+#!/bin/bash
+# contrib/ against a real Prometheus: Debian's prometheus server scrapes the
+# daemon under the fake PMU every second and evaluates rules.yml every
+# second; the recording rules must match the scenario's truth (check.py)
+# within 0.01, the alerts must be in the states the scenario implies, and
+# every query of the Grafana dashboard must return data.
+. "$(dirname "$0")/lib.sh"
+
+if [ ! -x /usr/bin/prometheus ]; then
+	echo "1..0 # SKIP prometheus package not installed (make deps installs it)"
+	exit 0
+fi
+
+PROM=$ROOT/contrib/prometheus
+RULES=$PROM/rules.yml
+DASH=$ROOT/contrib/grafana/topdownd.json
+PC="/usr/bin/python3 $PROM/tests/promcheck.py"
+SPR=$FIXTURES/spr-2s
+L1="retiring bad_speculation frontend_bound backend_bound"
+L2="heavy_operations light_operations branch_mispredicts machine_clears fetch_latency fetch_bandwidth memory_bound core_bound"
+
+# Package 1 (CPUs 4-7, 12-15) runs another workload at twice the slot rate;
+# CPU 2 (package 0) a third, multiplexed: its counters run half the time.
+scenario=$(write_scenario multi <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
+   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12,
+   "memory_bound": 0.25, "uop_dropping": 0.01}]},
+  "4-7,12-15": {"slots_per_second": 2.4e10, "phases": [
+  {"retiring": 0.55, "bad_speculation": 0.05, "frontend_bound": 0.25, "backend_bound": 0.15,
+   "heavy_operations": 0.15, "branch_mispredicts": 0.02, "fetch_latency": 0.10,
+   "memory_bound": 0.05, "uop_dropping": 0.02}]},
+  "2": {"slots_per_second": 1.2e10, "running": 0.5, "phases": [
+  {"retiring": 0.20, "bad_speculation": 0.30, "frontend_bound": 0.15, "backend_bound": 0.35,
+   "heavy_operations": 0.02, "branch_mispredicts": 0.25, "fetch_latency": 0.08,
+   "memory_bound": 0.10, "uop_dropping": 0.005}]}}}
+EOF
+)
+
+# The dashboard's queries are counted before anything starts: one test each.
+$PC exprs "$DASH" >"$TMP/exprs0" || exit 1
+n_exprs=$(wc -l <"$TMP/exprs0")
+plan $((111 + n_exprs))
+
+# --- the daemon and Prometheus ---
+td_start "$SPR" "$scenario" || exit 1
+instance=${TD_URL#http://}
+cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $RULES
+scrape_configs:
+  - job_name: topdownd
+    static_configs:
+      - targets: ["$instance"]
+EOF
+/usr/bin/prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+	--web.listen-address=127.0.0.1:0 --log.level=info >"$TMP/prometheus.log" 2>&1 &
+PROM_PID=$!
+_TD_PIDS+=("$PROM_PID")
+PURL=
+for _ in $(seq 1 400); do
+	PURL=$(sed -n 's/.*msg="Listening on" address=\(127\.0\.0\.1:[0-9]*\).*/http:\/\/\1/p' "$TMP/prometheus.log" | head -1)
+	[ -n "$PURL" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$PURL/-/ready")" = 200 ] && break
+	kill -0 "$PROM_PID" 2>/dev/null || break
+	sleep 0.05
+done
+[ -n "$PURL" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$PURL/-/ready")" = 200 ]
+ok $? "prometheus $(/usr/bin/prometheus --version 2>&1 | awk 'NR == 1 {print $3}') ready on ${PURL:-?} (scrape and rules every 1s, rules.yml loaded)"
+if [ -z "$PURL" ]; then
+	sed 's/^/#   /' "$TMP/prometheus.log"
+	exit 1
+fi
+
+q() { # q EXPR -> "{labels} value" lines
+	curl -sf --data-urlencode "query=$1" "$PURL/api/v1/query" | $PC vector
+}
+val() { # val EXPR LABEL-SUBSTRINGS... -> the value of the first sample matching all
+	local expr=$1
+	shift
+	q "$expr" | awk -v pats="$*" 'BEGIN {n = split(pats, p, " ")}
+		{for (i = 1; i <= n; i++) if (index($1, p[i]) == 0) next; print $2; exit}'
+}
+
+# Wait for 10 scrapes and for every rule family to have data (at most 60 s).
+start=$(date +%s)
+ready=1
+while [ $(($(date +%s) - start)) -lt 60 ]; do
+	n=$(val "count_over_time(topdown_collections_total{job=\"topdownd\"}[1m])")
+	if [ "${n:-0}" -ge 10 ] &&
+		[ -n "$(val 'instance_package:topdown_level2:ratio_rate1m')" ] &&
+		[ -n "$(val 'instance:topdown_bottleneck_level2:ratio_rate5m')" ] &&
+		[ -n "$(val 'job:topdown_level2:ratio_rate5m')" ]; then
+		ready=0
+		break
+	fi
+	sleep 0.5
+done
+ok $ready "every rule has data after $(($(date +%s) - start)) s (${n:-0} scrapes in the last minute)"
+[ $ready -eq 0 ] || { sed 's/^/#   /' "$TMP/prometheus.log" | tail -20; tail -5 "$TD_LOG" | sed 's/^/#   /'; }
+
+n_rules=$($PC rules "$RULES" | wc -l)
+curl -sf "$PURL/api/v1/rules" >"$TMP/rules.json"
+is "$(jq -r "[.data.groups[].rules[]] | \"\(length) \(map(select(.health != \"ok\")) | length)\"" "$TMP/rules.json")" \
+	"$n_rules 0" "Prometheus loaded all $n_rules rules and none fails to evaluate"
+jq -r '.data.groups[].rules[] | select(.health != "ok") | "#   \(.name): \(.lastError)"' "$TMP/rules.json"
+
+# --- recording rules vs the scenario's truth ---
+$CHECK truth "$scenario" "$SPR" >"$TMP/truth.json"
+truth() { jq -r "$1" "$TMP/truth.json"; }
+# rate(running)/rate(enabled) over all CPUs: enabled time is the same on each.
+running_truth=$(/usr/bin/python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import check, json
+scen = json.load(open(sys.argv[2]))
+topo = check.topology(sys.argv[3])
+print(sum(check.cpu_settings(scen, c)[1] for c in topo) / len(topo))' \
+	"$ROOT/tests/integration" "$scenario" "$SPR")
+
+compare() { # compare RULE LABEL-FILTER TRUTH-PATH CATEGORY [PARENT]
+	local rule=$1 filter=$2 path=$3 cat=$4 parent=${5:-} got want shown
+	got=$(awk -v c="category=\"$cat\"" -v f="$filter" 'index($1, c) && index($1, f) {print $2; exit}' "$TMP/q-$rule")
+	want=$(truth "$path.$cat")
+	shown="{${filter:+$filter,}category=\"$cat\"${parent:+,parent=\"$parent\"}}"
+	diag "$(printf '%s%s = %.4f (truth %.4f)' "$rule" "$shown" "${got:-nan}" "$want")"
+	near "$got" "$want" 0.01 "$rule$shown within 0.01 of the truth"
+}
+parent_of() {
+	case $1 in
+	heavy_operations | light_operations) echo retiring ;;
+	branch_mispredicts | machine_clears) echo bad_speculation ;;
+	fetch_latency | fetch_bandwidth) echo frontend_bound ;;
+	*) echo backend_bound ;;
+	esac
+}
+for w in 1m 5m; do
+	for level in instance instance_package job; do
+		for n in 1 2; do
+			rule="$level:topdown_level$n:ratio_rate$w"
+			q "$rule" >"$TMP/q-$rule"
+		done
+	done
+	for level in instance job; do
+		for c in $L1; do compare "$level:topdown_level1:ratio_rate$w" "" .host "$c"; done
+		for c in $L2; do compare "$level:topdown_level2:ratio_rate$w" "" .host "$c" "$(parent_of "$c")"; done
+	done
+	for p in 0 1; do
+		for c in $L1; do compare "instance_package:topdown_level1:ratio_rate$w" "package=\"$p\"" ".packages[\"$p\"]" "$c"; done
+		for c in $L2; do
+			compare "instance_package:topdown_level2:ratio_rate$w" "package=\"$p\"" ".packages[\"$p\"]" "$c" "$(parent_of "$c")"
+		done
+	done
+	got=$(val "instance:topdown_running:ratio_rate$w")
+	diag "$(printf 'instance:topdown_running:ratio_rate%s = %.4f (truth %.4f)' "$w" "${got:-nan}" "$running_truth")"
+	near "$got" "$running_truth" 0.01 "instance:topdown_running:ratio_rate$w within 0.01 of the mean running fraction"
+done
+# The bottleneck: the largest non-retiring level-1 category, its largest child.
+b1=$(truth '.host | to_entries | map(select(.key == "bad_speculation" or .key == "frontend_bound" or .key == "backend_bound")) | max_by(.value) | .key')
+b2=$(truth ".host as \$h | {retiring: [\"heavy_operations\",\"light_operations\"], bad_speculation: [\"branch_mispredicts\",\"machine_clears\"], frontend_bound: [\"fetch_latency\",\"fetch_bandwidth\"], backend_bound: [\"memory_bound\",\"core_bound\"]}[\"$b1\"] | map({key: ., value: \$h[.]}) | max_by(.value) | .key")
+line=$(q instance:topdown_bottleneck:ratio_rate5m)
+like "$line" "category=\"$b1\"" "instance:topdown_bottleneck:ratio_rate5m names $b1"
+got=${line##* }
+diag "$(printf 'instance:topdown_bottleneck:ratio_rate5m{category="%s"} = %.4f (truth %.4f)' "$b1" "${got:-nan}" "$(truth ".host.$b1")")"
+near "$got" "$(truth ".host.$b1")" 0.01 "instance:topdown_bottleneck:ratio_rate5m within 0.01 of the truth"
+line=$(q instance:topdown_bottleneck_level2:ratio_rate5m)
+like "$line" "category=\"$b2\".*parent=\"$b1\"" "instance:topdown_bottleneck_level2:ratio_rate5m names $b1.$b2"
+got=${line##* }
+diag "$(printf 'instance:topdown_bottleneck_level2:ratio_rate5m{category="%s",parent="%s"} = %.4f (truth %.4f)' "$b2" "$b1" "${got:-nan}" "$(truth ".host.$b2")")"
+near "$got" "$(truth ".host.$b2")" 0.01 "instance:topdown_bottleneck_level2:ratio_rate5m within 0.01 of the truth"
+near "$(val 'sum(instance:topdown_level1:ratio_rate1m)')" 1 1e-9 "the level-1 shares of the host add up to 1"
+
+# --- alerts: only the multiplexing one, pending (CPU 2 runs half the time) ---
+curl -sf "$PURL/api/v1/alerts" >"$TMP/alerts.json"
+is "$(jq -r '[.data.alerts[] | select(.labels.alertname == "TopdownHeavyMultiplexing") | "\(.state) \(.labels.instance)"] | join(",")' "$TMP/alerts.json")" \
+	"pending $instance" "TopdownHeavyMultiplexing pending for the host (CPU 2 runs 50% of the time)"
+is "$(jq -r '[.data.alerts[] | select(.labels.alertname != "TopdownHeavyMultiplexing") | .labels.alertname] | join(",")' "$TMP/alerts.json")" \
+	"" "no other alert is pending or firing"
+
+# --- every dashboard query, variables substituted, returns data ---
+$PC exprs "$DASH" job=topdownd "instance=$instance" package=0 category=backend_bound datasource=prometheus >"$TMP/exprs"
+while IFS=$'\t' read -r title expr; do
+	q "$expr" >"$TMP/res"
+	n=$(grep -c . "$TMP/res")
+	ok $([ "$n" -gt 0 ] && ! grep -q '^error' "$TMP/res"; echo $?) "dashboard $title: $n series"
+	diag "  $expr"
+	diag "  -> $(head -1 "$TMP/res")${n:+$([ "$n" -gt 1 ] && echo " (+$((n - 1)) more)")}"
+done <"$TMP/exprs"
+# The heatmap's per-CPU backend_bound against each CPU's truth.
+heat=$(awk -F'\t' '$1 ~ /by CPU/ {print $2}' "$TMP/exprs")
+q "$heat" | sed 's/.*cpu="\([0-9]*\)".* \(.*\)/\1 \2/' >"$TMP/heat"
+worst=$(while read -r cpu v; do
+	echo "$cpu $v $(truth ".cpus[\"$cpu\"].backend_bound")"
+done <"$TMP/heat" | awk '{d = $2 - $3; if (d < 0) d = -d; if (d > m) {m = d; w = $1}} END {printf "%d %.4f %d", NR, m, w}')
+read -r n_cpus maxdev _ <<<"$worst"
+diag "heatmap backend_bound per CPU: $n_cpus CPUs, largest deviation from the truth $maxdev"
+ok $([ "$n_cpus" = 16 ] && awk -v d="$maxdev" 'BEGIN {exit !(d <= 0.01)}'; echo $?) \
+	"the per-CPU heatmap query gives all 16 CPUs within 0.01 of their truth"
+
+# --- the daemon goes away: TopdowndDown becomes pending ---
+td_stop
+state=
+for _ in $(seq 1 100); do
+	state=$(curl -sf "$PURL/api/v1/alerts" | jq -r '[.data.alerts[] | select(.labels.alertname == "TopdowndDown") | .state] | join(",")')
+	[ -n "$state" ] && break
+	sleep 0.1
+done
+is "$state" "pending" "the daemon stopped: TopdowndDown pending (up == 0; it fires after 5m)"
+
+kill -TERM "$PROM_PID"
+for _ in $(seq 1 100); do
+	kill -0 "$PROM_PID" 2>/dev/null || break
+	sleep 0.1
+done
+wait "$PROM_PID"
+is "$?" 0 "prometheus stops cleanly on SIGTERM"
+
+done_testing

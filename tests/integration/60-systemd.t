@@ -1,0 +1,150 @@
+#!/bin/bash
+# systemd integration: the sd_notify sequence for start, reload (good and
+# bad) and stop; the watchdog's rate and a stuck collector; socket
+# activation; the units (verify, security exposure); make install.
+. "$(dirname "$0")/lib.sh"
+
+plan 46
+
+SPR=$FIXTURES/spr-2s
+scen=$(write_scenario constant <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
+   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12, "memory_bound": 0.25}]}}}
+EOF
+)
+NOTIFY=$TMP/notify.sock
+start_notify() {
+	/usr/bin/python3 "$ROOT/tests/integration/notify.py" "$NOTIFY" >"$TMP/notify.log" &
+	_TD_PIDS+=($!)
+	for _ in $(seq 1 100); do grep -q listening "$TMP/notify.log" 2>/dev/null && return; sleep 0.02; done
+}
+# Messages other than WATCHDOG=1, one per line, without timestamps.
+messages() { grep -v $'\tWATCHDOG=1$' "$TMP/notify.log" | grep -v '^listening' | cut -f2-; }
+wait_message() { # wait_message N: until N non-watchdog messages arrived (10 s)
+	for _ in $(seq 1 500); do [ "$(messages | wc -l)" -ge "$1" ] && return 0; sleep 0.02; done
+	return 1
+}
+
+# --- 1. the notification sequence ---
+conf=$TMP/td.conf
+printf '[collect]\ninterval = 100ms\n' >"$conf"
+start_notify
+NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=1000000 td_start "$SPR" "$scen" -c "$conf" || exit 1
+wait_message 1
+ok $? "READY=1 arrives"
+sleep 2.2
+printf '[collect]\ninterval = 250ms\n' >"$conf"
+kill -HUP "$TD_PID"
+wait_message 3
+is "$(curl -sf "$TD_URL/api/v1/topdown" | jq .interval_seconds)" 0.25 "SIGHUP with a new interval: JSON interval_seconds 0.25"
+printf '[collect]\ninterval = 250ms\nbogus = 1\n' >"$conf"
+kill -HUP "$TD_PID"
+wait_message 5
+is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/metrics")" 200 "after a broken config the daemon still serves"
+is "$(curl -sf "$TD_URL/api/v1/topdown" | jq .interval_seconds)" 0.25 "and keeps the previous configuration"
+grep -q "error: $conf:3: unknown key \"bogus\" in \[collect\]" "$TD_LOG"
+ok $? "the broken reload is logged as FILE:LINE: message"
+n0=$(intervals)
+wait_intervals 3
+ok $? "collection continues after the failed reload"
+td_stop
+is "$TD_STATUS" 0 "SIGTERM: exit 0"
+ok $([ "$TD_STOP_MS" -lt 1000 ]; echo $?) "SIGTERM: gone in ${TD_STOP_MS} ms (< 1000)"
+sleep 0.1
+messages >"$TMP/seq"
+status='STATUS=monitoring 16 CPUs, level 2, model perf'
+like "$(sed -n 1p "$TMP/seq")" "^READY=1\|$status$" "1: READY=1 with STATUS= after listening and setting up the PMU"
+like "$(sed -n 2p "$TMP/seq")" '^RELOADING=1\|MONOTONIC_USEC=[0-9]+$' "2: RELOADING=1 with MONOTONIC_USEC on SIGHUP"
+like "$(sed -n 3p "$TMP/seq")" "^READY=1\|$status$" "3: READY=1 after the reload"
+like "$(sed -n 4p "$TMP/seq")" '^RELOADING=1\|MONOTONIC_USEC=[0-9]+$' "4: RELOADING=1 on the second SIGHUP"
+like "$(sed -n 5p "$TMP/seq")" "^READY=1\|$status; last reload failed, previous configuration in force: $conf:3: unknown key \"bogus\"" \
+	"5: READY=1 with the reason of the failed reload"
+is "$(sed -n 6p "$TMP/seq")" "STOPPING=1" "6: STOPPING=1 on SIGTERM"
+is "$(wc -l <"$TMP/seq")" 6 "nothing else"
+mono=$(sed -n 2p "$TMP/seq" | sed 's/.*MONOTONIC_USEC=//')
+sent=$(grep -m1 $'\tRELOADING' "$TMP/notify.log" | cut -f1)
+awk -v m="$mono" -v s="$sent" 'BEGIN {d = m / 1e6 - s; if (d < 0) d = -d; exit !(d < 0.5)}'
+ok $? "MONOTONIC_USEC is CLOCK_MONOTONIC"
+# WATCHDOG_USEC=1 s: a ping every 0.5 s.
+grep $'\tWATCHDOG=1$' "$TMP/notify.log" | cut -f1 >"$TMP/wd"
+pings=$(wc -l <"$TMP/wd")
+rate=$(awk 'NR == 1 {f = $1} {l = $1} END {if (NR > 1) printf "%.3f", (l - f) / (NR - 1)}' "$TMP/wd")
+diag "$pings watchdog pings, every $rate s on average"
+ok $([ "$pings" -ge 4 ]; echo $?) "WATCHDOG=1 keeps coming ($pings pings)"
+near "$rate" 0.5 0.05 "WATCHDOG=1 every half of WATCHDOG_USEC"
+
+# --- 2. a stuck collector stops the pings ---
+stuck=$(write_scenario stuck <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40}]}},
+ "faults": [{"cpus": "3", "op": "read", "delay_ms": 3000, "after_seconds": 1.5, "count": 1}]}
+EOF
+)
+: >"$TMP/notify.log"
+start_notify
+NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=400000 td_start "$SPR" "$stuck" -i 100ms || exit 1
+sleep 5
+td_stop
+grep $'\tWATCHDOG=1$' "$TMP/notify.log" | cut -f1 >"$TMP/wd"
+gap=$(awk 'NR > 1 && $1 - p > g {g = $1 - p} {p = $1} END {printf "%.2f", g}' "$TMP/wd")
+diag "longest gap between pings while a read was stuck for 3 s: $gap s"
+awk -v g="$gap" 'BEGIN {exit !(g >= 2.5)}'
+ok $? "no WATCHDOG=1 while the collector is stuck (gap $gap s > WatchdogSec 0.4 s: systemd would restart it)"
+
+# --- 3. socket activation ---
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+systemd-socket-activate -l "127.0.0.1:$port" \
+	-E LD_PRELOAD="$FAKEPMU" -E FAKEPMU_SYSFS="$SPR" -E FAKEPMU_SCENARIO="$scen" \
+	-E ASAN_OPTIONS="$ASAN_OPTIONS" -E UBSAN_OPTIONS="$UBSAN_OPTIONS" \
+	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" -l 127.0.0.1:1 -i 100ms >"$TMP/sa.log" 2>&1 &
+TD_PID=$!
+_TD_PIDS+=("$TD_PID")
+sleep 0.3
+is "$(curl -s --max-time 10 "http://127.0.0.1:$port/-/healthy")" "OK" "served over the socket systemd-socket-activate passed"
+grep -q 'Using 1 socket passed by systemd; \[http\] listen is ignored' "$TMP/sa.log"
+ok $? "[http] listen ignored, with a log line"
+ok $(grep -q 'Listening on http://127.0.0.1:1/' "$TMP/sa.log"; [ $? -ne 0 ]; echo $?) "the configured address was not used"
+wait_intervals 2 "http://127.0.0.1:$port"
+ok $? "collecting behind the inherited socket"
+is "$(curl -s "http://127.0.0.1:$port/metrics" | awk '$1 == "topdown_up" {print $2}')" 1 "topdown_up 1 over the inherited socket"
+kill -HUP "$TD_PID"
+sleep 0.5
+is "$(curl -s --max-time 5 "http://127.0.0.1:$port/-/healthy")" "OK" "the inherited socket survives a reload"
+td_stop
+is "$TD_STATUS" 0 "socket-activated daemon exits 0"
+
+# --- 4. the units ---
+inst=$TMP/root
+make -s -C "$ROOT" install DESTDIR="$inst" PREFIX=/usr SYSCONFDIR=/etc UNITDIR=/lib/systemd/system \
+	>"$TMP/install.log" 2>&1
+ok $? "make install DESTDIR=... succeeds"
+for f in usr/sbin/topdownd usr/share/man/man8/topdownd.8 usr/share/man/man5/topdownd.conf.5 \
+	lib/systemd/system/topdownd.service lib/systemd/system/topdownd.socket etc/topdownd/topdownd.conf; do
+	ok $([ -f "$inst/$f" ]; echo $?) "installed /$f"
+done
+grep -q '^ExecStart=/usr/sbin/topdownd -c /etc/topdownd/topdownd.conf$' "$inst/lib/systemd/system/topdownd.service"
+ok $? "the installed unit names the installed binary and config"
+echo "# mine" >>"$inst/etc/topdownd/topdownd.conf"
+make -s -C "$ROOT" install DESTDIR="$inst" PREFIX=/usr >/dev/null 2>&1
+tail -1 "$inst/etc/topdownd/topdownd.conf" | grep -q '^# mine$'
+ok $? "a second install keeps the existing config"
+# systemd-analyze needs the binary at ExecStart= and the man pages it names.
+sed "s|^ExecStart=/usr/sbin/topdownd|ExecStart=$inst/usr/sbin/topdownd|" \
+	"$inst/lib/systemd/system/topdownd.service" >"$TMP/topdownd.service"
+cp "$inst/lib/systemd/system/topdownd.socket" "$TMP/topdownd.socket"
+out=$(cd "$TMP" && MANPATH="$inst/usr/share/man" systemd-analyze verify topdownd.service topdownd.socket 2>&1)
+is "$out" "" "systemd-analyze verify: clean"
+exposure=$(cd "$TMP" && systemd-analyze security --offline=yes topdownd.service 2>&1 |
+	sed -n 's/.*Overall exposure level for topdownd.service: \([0-9.]*\).*/\1/p')
+diag "systemd-analyze security --offline=yes: exposure $exposure"
+awk -v e="$exposure" 'BEGIN {exit !(e != "" && e <= 2.0)}'
+ok $? "security exposure $exposure <= 2.0"
+for k in Type=notify ExecReload= Restart=on-failure WatchdogSec=30s DynamicUser=yes \
+	AmbientCapabilities=CAP_PERFMON CapabilityBoundingSet=CAP_PERFMON LimitNOFILE= \
+	ConfigurationDirectory=topdownd; do
+	grep -q "^$k" "$ROOT/systemd/topdownd.service"
+	ok $? "unit sets $k"
+done
+
+done_testing

@@ -1,0 +1,184 @@
+#!/bin/bash
+# The man pages, daemon/topdownd.8 and daemon/topdownd.conf.5: they render
+# without a warning (man, groff, mandoc when installed), and they document
+# what the daemon really has: every option of --help, every key of
+# --print-config with its default, every metric family of a live scrape
+# (and nothing it does not export), the signals, the exit statuses, the
+# systemd environment, the endpoints; the --probe and --print-config
+# examples are the daemon's actual output.
+. "$(dirname "$0")/lib.sh"
+
+MAN8=$ROOT/daemon/topdownd.8
+MAN5=$ROOT/daemon/topdownd.conf.5
+SPR=$FIXTURES/spr-2s
+# Families the page documents that a daemon may not export yet.
+HTTP_FAMILIES=" topdown_http_requests_total topdown_http_rejected_total topdown_http_password_checks_total "
+
+# Plain text, one line per paragraph (no wrapping): tags at 7 columns,
+# bodies at 14, .SH headings at 0, .SS headings at 3.
+render() { LC_ALL=C MANWIDTH=4000 man -l "$1" 2>/dev/null; }
+# section FILE HEADING: the text of one .SH section of a rendered page.
+section() {
+	awk -v h="$2" '/^[A-Z][A-Z ]*$/ { on = ($0 == h); next } on' "$1"
+}
+# has_tag FILE HEADING REGEX: a tag line of that section starts with REGEX.
+has_tag() {
+	section "$1" "$2" | grep -qE "^       ($3)"
+}
+
+render "$MAN8" >"$TMP/8.txt"
+render "$MAN5" >"$TMP/5.txt"
+
+# ---- what the daemon has ----
+"$TOPDOWND" --help >"$TMP/help" 2>&1
+mapfile -t OPTS < <(grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' "$TMP/help" |
+	grep -oE -- '(^|[ ,])-{1,2}[a-zA-Z][a-z-]*' | tr -d ' ,' | sort -u)
+EXITS=$( (echo 0 1 64 78; sed -n 's/^Exit status: //p' "$TMP/help" | grep -oE '\b[0-9]+\b') |
+	tr ' ' '\n' | grep . | sort -nu | tr '\n' ' ')
+"$TOPDOWND" -c /dev/null --print-config >"$TMP/defaults" 2>&1
+mapfile -t KEYS < <(awk '/^\[/ { s = $1; next } / =/ { v = $0; sub(/^[^=]*= ?/, "", v);
+	print s " " $1 " " (v == "" ? "empty" : v) }' "$TMP/defaults")
+
+constant=$(write_scenario constant <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
+   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12,
+   "memory_bound": 0.25, "uop_dropping": 0.01}]}}}
+EOF
+)
+# With basic authentication, so that its family is exported too
+# (user scraper, password scrape; cost 4 keeps the test fast).
+echo 'scraper:$2b$04$abcdefghijklmnopqrstuukWVPh09ZD8iOGHfzdmcO2EjLYdiyhOW' >"$TMP/htpasswd"
+printf '[http]\nbasic_auth_file = %s\n' "$TMP/htpasswd" >"$TMP/auth.conf"
+LIVE=()
+if td_start "$SPR" "$constant" -i 100ms -c "$TMP/auth.conf"; then
+	url=${TD_URL/http:\/\//http://scraper:scrape@}
+	wait_intervals 2 "$url" || diag "no two intervals published within 20 s"
+	curl -sf "$url/metrics" >"$TMP/metrics"
+	td_stop
+	mapfile -t LIVE < <(awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$TMP/metrics")
+fi
+# Families documented: the tags of METRICS that name a topdown_ family.
+mapfile -t DOC < <(section "$TMP/8.txt" METRICS | grep -oE '^       topdown_[a-z0-9_]+' |
+	sed 's/^ *//')
+
+SIGNALS="SIGHUP SIGTERM SIGINT"
+ENVS="JOURNAL_STREAM NOTIFY_SOCKET WATCHDOG_USEC LISTEN_FDS"
+ENDPOINTS="/metrics /api/v1/topdown / /-/healthy /-/ready"
+
+N_EXITS=$(wc -w <<<"$EXITS")
+# 8 rendering, 1 defaults example, 1 live scrape, 3 signals, 4 variables,
+# 5 endpoints, 4 structure and examples; one per option, key, family, status.
+plan $((8 + ${#OPTS[@]} + ${#KEYS[@]} + 1 + 1 + ${#LIVE[@]} + ${#DOC[@]} + 3 + N_EXITS +
+	4 + 5 + 4))
+
+# ---- 1. rendering: no warning anywhere ----
+for page in "$MAN8" "$MAN5"; do
+	name=${page##*/}
+	MANWIDTH=80 man --warnings -l "$page" >/dev/null 2>"$TMP/err"
+	ok $? "$name: man --warnings renders it (exit 0)"
+	is "$(cat "$TMP/err")" "" "$name: man --warnings prints nothing on stderr"
+	groff -man -ww -z -t "$page" >"$TMP/err" 2>&1
+	is "$(cat "$TMP/err")" "" "$name: groff -man -ww -z -t prints nothing"
+	if command -v mandoc >/dev/null; then
+		mandoc -T lint -W all "$page" >"$TMP/err" 2>&1
+		is "$(cat "$TMP/err")" "" "$name: mandoc -T lint -W all prints nothing"
+	else
+		skip "$name: mandoc is not installed"
+	fi
+done
+
+# ---- 2. every option of --help has its tag in OPTIONS ----
+for opt in "${OPTS[@]}"; do
+	case $opt in
+	--*) re="(-[a-zA-Z], )?$opt( |,|\$)" ;;
+	*) re="$opt(, | |\$)" ;;
+	esac
+	has_tag "$TMP/8.txt" OPTIONS "$re"
+	ok $? "topdownd.8: OPTIONS describes $opt"
+done
+
+# ---- 3. every key of --print-config, under its section, with its default ----
+awk '/^[A-Z][A-Z ]*$/ { on = ($0 == "KEYS"); next }
+	on && /^   \[[a-z]+\]$/ { s = $1; key = ""; next }
+	on && /^       [a-z_]+ = / { key = $1; next }
+	on && key != "" && (i = index($0, "Default: ")) {
+		split(substr($0, i + 9), w, " "); v = w[1]; sub(/[.,;]$/, "", v)
+		print s " " key " " v; key = "" }' "$TMP/5.txt" >"$TMP/documented"
+for k in "${KEYS[@]}"; do
+	read -r sec key want <<<"$k"
+	got=$(awk -v s="$sec" -v k="$key" '$1 == s && $2 == k { print $3 }' "$TMP/documented")
+	is "$got" "$want" "topdownd.conf.5: $sec $key documented with Default: $want"
+done
+sed -n '/^EXAMPLES$/,/^[A-Z]/p' "$TMP/5.txt" | sed 's/^ *//' |
+	grep -xF -f <(grep . "$TMP/defaults") | sort -u >"$TMP/shown"
+is "$(wc -l <"$TMP/shown")" "$(grep -c . "$TMP/defaults" | tr -d ' ')" \
+	"topdownd.conf.5: EXAMPLES shows every line of --print-config"
+
+# ---- 4. metric families: live scrape <-> METRICS ----
+ok $((${#LIVE[@]} == 0)) "the daemon under the fake PMU exported ${#LIVE[@]} families"
+for fam in "${LIVE[@]}"; do
+	has_tag "$TMP/8.txt" METRICS "$fam(\\{|\$)"
+	ok $? "topdownd.8: METRICS documents $fam (exported by the daemon)"
+done
+for fam in "${DOC[@]}"; do
+	if printf '%s\n' "${LIVE[@]}" | grep -qxF "$fam"; then
+		ok 0 "topdownd.8: documented $fam is exported by the daemon"
+	elif [[ $HTTP_FAMILIES == *" $fam "* ]]; then
+		diag "$fam is documented but the daemon does not export it yet"
+		skip "$fam: not exported by this daemon yet"
+	else
+		ok 1 "topdownd.8: documented $fam is exported by the daemon"
+	fi
+done
+
+# ---- 5. signals, exit statuses, environment, endpoints ----
+for sig in $SIGNALS; do
+	has_tag "$TMP/8.txt" SIGNALS "(SIG[A-Z]+, )*$sig( |,|\$)"
+	ok $? "topdownd.8: SIGNALS describes $sig"
+done
+for st in $EXITS; do
+	has_tag "$TMP/8.txt" "EXIT STATUS" "$st( |\$)"
+	ok $? "topdownd.8: EXIT STATUS describes $st"
+done
+for var in $ENVS; do
+	has_tag "$TMP/8.txt" ENVIRONMENT "([A-Z_]+, )*$var( |,|\$)"
+	ok $? "topdownd.8: ENVIRONMENT describes $var"
+done
+for ep in $ENDPOINTS; do
+	has_tag "$TMP/8.txt" "HTTP ENDPOINTS" "$ep( |\$)"
+	ok $? "topdownd.8: HTTP ENDPOINTS describes $ep"
+done
+
+# ---- 6. structure and examples ----
+missing=
+for h in NAME SYNOPSIS DESCRIPTION OPTIONS "HTTP ENDPOINTS" METRICS PERMISSIONS SYSTEMD \
+	SIGNALS "EXIT STATUS" ENVIRONMENT FILES EXAMPLES NOTES BUGS "SEE ALSO"; do
+	grep -qx "$h" "$TMP/8.txt" || missing="$missing [$h]"
+done
+is "$missing" "" "topdownd.8 has every section"
+missing=
+for ref in "topdownd.conf(5)" "systemd.exec(5)" "perf-stat(1)" "sysctl(8)" "htpasswd(1)"; do
+	section "$TMP/8.txt" "SEE ALSO" | grep -qF "$ref" || missing="$missing $ref"
+done
+for f in /etc/topdownd/topdownd.conf topdownd.service topdownd.socket; do
+	section "$TMP/8.txt" FILES | grep -qF "$f" || missing="$missing $f"
+done
+is "$missing" "" "topdownd.8: SEE ALSO and FILES name what they must"
+
+# The --probe example is the real output on the Sapphire Rapids fixture.
+"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --probe >"$TMP/probe" 2>&1
+section "$TMP/8.txt" EXAMPLES | sed 's/^           //' |
+	sed -n '/^\$ topdownd --probe$/,/^\$ /p' | sed '1d;$d' >"$TMP/probe.doc"
+diff "$TMP/probe" "$TMP/probe.doc" >"$TMP/diff"
+ok $? "topdownd.8: the --probe example is the daemon's output on spr-2s"
+[ -s "$TMP/diff" ] && sed 's/^/#   /' "$TMP/diff"
+
+missing=
+for h in NAME SYNOPSIS DESCRIPTION SYNTAX KEYS RELOADING SECURITY DIAGNOSTICS EXAMPLES \
+	FILES "SEE ALSO"; do
+	grep -qx "$h" "$TMP/5.txt" || missing="$missing [$h]"
+done
+is "$missing" "" "topdownd.conf.5 has every section"
+
+done_testing

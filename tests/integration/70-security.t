@@ -1,0 +1,150 @@
+#!/bin/bash
+# HTTPS (TLS 1.2+, mutual TLS), basic auth with bcrypt and its cache, and
+# the request limits.
+. "$(dirname "$0")/lib.sh"
+
+plan 43
+
+SPR=$FIXTURES/spr-2s
+scen=$(write_scenario constant <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40}]}}}
+EOF
+)
+PKI=$TMP/pki
+mkdir -p "$PKI"
+(
+	cd "$PKI" || exit 1
+	ec="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+	openssl req -x509 $ec -keyout ca.key -out ca.pem -days 2 -subj "/CN=test CA"
+	openssl req $ec -keyout server.key -out server.csr -subj "/CN=localhost"
+	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >san.ext
+	openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile san.ext
+	openssl req $ec -keyout server2.key -out server2.csr -subj "/CN=renewed"
+	openssl x509 -req -in server2.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server2.pem -days 2 -extfile san.ext
+	openssl req $ec -keyout client.key -out client.csr -subj "/CN=prometheus"
+	openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 2
+	openssl req -x509 $ec -keyout rogue.key -out rogue.pem -days 2 -subj "/CN=rogue"
+) >/dev/null 2>&1
+ok $([ -s "$PKI/client.pem" ]; echo $?) "test PKI generated with openssl"
+
+# --- 1. HTTPS with client certificates ---
+conf=$TMP/tls.conf
+printf '[http]\ntls_cert = %s\ntls_key = %s\ntls_client_ca = %s\n' \
+	"$PKI/server.pem" "$PKI/server.key" "$PKI/ca.pem" >"$conf"
+td_start "$SPR" "$scen" -c "$conf" -i 100ms || exit 1
+url=$TD_URL
+like "$url" '^https://' "listening over HTTPS ($url)"
+hp=${url#https://}
+good=(--cacert "$PKI/ca.pem" --cert "$PKI/client.pem" --key "$PKI/client.key")
+is "$(curl -s "${good[@]}" "$url/-/healthy")" "OK" "HTTPS with the test CA and a client certificate it signed"
+is "$(curl -s -o /dev/null -w '%{http_code}' "${good[@]}" "$url/metrics")" 200 "/metrics over mutual TLS"
+curl -s --max-time 5 "http://$hp/-/healthy" >"$TMP/plain.out" 2>&1
+ok $([ $? -ne 0 ] && ! grep -q OK "$TMP/plain.out"; echo $?) "plain HTTP to the TLS port is refused"
+curl -s --max-time 5 --cacert "$PKI/ca.pem" "$url/-/healthy" >/dev/null 2>&1
+ok $([ $? -ne 0 ]; echo $?) "no client certificate: refused"
+curl -s --max-time 5 --cacert "$PKI/ca.pem" --cert "$PKI/rogue.pem" --key "$PKI/rogue.key" "$url/-/healthy" >"$TMP/rogue.out" 2>&1
+ok $([ $? -ne 0 ] && ! grep -q OK "$TMP/rogue.out"; echo $?) "a client certificate from another CA: refused"
+echo | openssl s_client -connect "$hp" -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0' \
+	-cert "$PKI/client.pem" -key "$PKI/client.key" >"$TMP/tls11.out" 2>&1
+grep -q 'Cipher is (NONE)' "$TMP/tls11.out"
+ok $? "TLS 1.1 is refused"
+echo | openssl s_client -connect "$hp" -tls1_2 -CAfile "$PKI/ca.pem" \
+	-cert "$PKI/client.pem" -key "$PKI/client.key" >"$TMP/tls12.out" 2>&1
+like "$(grep -m1 'Protocol' "$TMP/tls12.out")" 'TLSv1\.2' "TLS 1.2 is accepted"
+# Reload: a broken key keeps the old files; a renewed certificate is used.
+cp "$conf" "$TMP/tls.good"
+printf '[http]\ntls_cert = %s\ntls_key = %s\ntls_client_ca = %s\n' \
+	"$PKI/server.pem" "$PKI/rogue.key" "$PKI/ca.pem" >"$conf"
+kill -HUP "$TD_PID"
+sleep 0.8
+is "$(curl -s "${good[@]}" "$url/-/healthy")" "OK" "a reload with a mismatched key keeps serving with the old files"
+grep -q "tls_cert $PKI/server.pem and tls_key $PKI/rogue.key do not go together" "$TD_LOG"
+ok $? "the mismatch is logged naming both files"
+printf '[http]\ntls_cert = %s\ntls_key = %s\ntls_client_ca = %s\n' \
+	"$PKI/server2.pem" "$PKI/server2.key" "$PKI/ca.pem" >"$conf"
+kill -HUP "$TD_PID"
+sleep 0.8
+echo | openssl s_client -connect "$hp" -CAfile "$PKI/ca.pem" -cert "$PKI/client.pem" \
+	-key "$PKI/client.key" 2>/dev/null | openssl x509 -noout -subject >"$TMP/subject" 2>&1
+like "$(cat "$TMP/subject")" 'CN ?= ?renewed' "SIGHUP re-reads the certificate files"
+td_stop
+is "$TD_STATUS" 0 "exit 0"
+
+# --- 2. bad TLS files at start: exit 78 naming the file ---
+bad_tls() { # bad_tls DESC CERT KEY CA REGEX
+	printf '[http]\ntls_cert = %s\ntls_key = %s\ntls_client_ca = %s\n' "$2" "$3" "$4" >"$TMP/bad.conf"
+	out=$("$TOPDOWND" -c "$TMP/bad.conf" --sysfs-root "$FIXTURES/vm-nopmu" -l 127.0.0.1:0 2>&1)
+	st=$?
+	is "$st" 78 "$1: exit 78"
+	like "$out" "$5" "$1: the message names the file"
+}
+bad_tls "missing certificate" "$PKI/nope.pem" "$PKI/server.key" "" "^tls_cert $PKI/nope.pem: cannot open: No such file or directory$"
+bad_tls "mismatched key" "$PKI/server.pem" "$PKI/client.key" "" "^tls_cert $PKI/server.pem and tls_key $PKI/client.key do not go together"
+printf 'not a certificate\n' >"$PKI/junk.pem"
+bad_tls "garbage certificate" "$PKI/junk.pem" "$PKI/server.key" "" "^tls_cert $PKI/junk.pem: not a PEM certificate"
+bad_tls "garbage CA" "$PKI/server.pem" "$PKI/server.key" "$PKI/junk.pem" "^tls_client_ca $PKI/junk.pem: no PEM CA certificate"
+chmod 000 "$PKI/server.key"
+if [ "$(id -u)" -ne 0 ]; then
+	bad_tls "unreadable key" "$PKI/server.pem" "$PKI/server.key" "" "^tls_key $PKI/server.key: cannot open: Permission denied$"
+else
+	skip "unreadable key: running as root, file modes do not apply"
+	skip "unreadable key: running as root, file modes do not apply"
+fi
+chmod 600 "$PKI/server.key"
+
+# --- 3. basic auth ---
+/usr/bin/python3 -W ignore - "$TMP/htpasswd" <<'EOF'
+import crypt, sys
+def h(pw):  # htpasswd -B writes $2y$; libxcrypt reads both
+    return crypt.crypt(pw, crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=2 ** 5)).replace("$2b$", "$2y$", 1)
+open(sys.argv[1], "w").write("# Prometheus\nprom:%s\n\nops:%s\n" % (h("s3cret pass"), h("other")))
+EOF
+printf '[http]\nbasic_auth_file = %s\n' "$TMP/htpasswd" >"$TMP/auth.conf"
+td_start "$SPR" "$scen" -c "$TMP/auth.conf" -i 100ms || exit 1
+out=$(curl -s -D - -o /dev/null "$TD_URL/metrics" | tr -d '\r')
+like "$out" '^HTTP/1.1 401' "no credentials: 401"
+like "$out" $'\nWWW-Authenticate: Basic realm="topdownd"' "401 carries WWW-Authenticate: Basic realm=\"topdownd\""
+is "$(curl -s -o /dev/null -w '%{http_code}' -u 'prom:wrong' "$TD_URL/metrics")" 401 "wrong password: 401"
+is "$(curl -s -o /dev/null -w '%{http_code}' -u 'nobody:s3cret pass' "$TD_URL/metrics")" 401 "unknown user: 401"
+is "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer abc' "$TD_URL/metrics")" 401 "not Basic: 401"
+is "$(curl -s -o /dev/null -w '%{http_code}' -u 'prom:s3cret pass' "$TD_URL/metrics")" 200 "right credentials: 200"
+is "$(curl -s -o /dev/null -w '%{http_code}' -u 'prom:s3cret pass' "$TD_URL/api/v1/topdown")" 200 "the API needs them too"
+is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/")" 401 "the landing page needs them too"
+is "$(curl -s "$TD_URL/-/healthy")" "OK" "/-/healthy stays open"
+checks() { curl -s -u 'prom:s3cret pass' "$TD_URL/metrics" | awk '$1 == "topdown_http_password_checks_total" {print $2}'; }
+sleep 0.3
+before=$(checks)
+for _ in $(seq 1 100); do curl -s -o /dev/null -u 'prom:s3cret pass' "$TD_URL/metrics"; done
+sleep 0.25
+after=$(checks)
+diag "bcrypt verifications: $before before, $after after 100 scrapes"
+ok $([ $((after - before)) -lt 10 ]; echo $?) "100 scrapes with the right credentials cost $((after - before)) bcrypt verifications (< 10)"
+like "$(curl -s -u 'prom:s3cret pass' "$TD_URL/metrics" | grep '^topdown_http_rejected_total{reason="unauthorized"}')" ' [1-9][0-9]*$' \
+	"401s counted in topdown_http_rejected_total"
+td_stop
+printf 'prom:$2y$05$tooshort\nnocolon\n:$2y$05$abcdefghijklmnopqrstuuVWXYZ0123456789./abcdefghijklmnopq\n' >"$TMP/badpw"
+printf '[http]\nbasic_auth_file = %s\n' "$TMP/badpw" >"$TMP/badauth.conf"
+out=$("$TOPDOWND" -c "$TMP/badauth.conf" --check-config 2>&1)
+is "$?" 78 "malformed basic-auth file: exit 78"
+is "$out" "$TMP/badpw:1: user \"prom\": not a bcrypt hash (create the file with htpasswd -B)
+$TMP/badpw:2: expected user:hash (create the file with htpasswd -B)
+$TMP/badpw:3: user name empty or longer than 255 bytes" "each malformed line as FILE:LINE: message"
+
+# --- 4. limits ---
+printf '[http]\nmax_connections = 64\n' >"$TMP/lim.conf"
+td_start "$SPR" "$scen" -c "$TMP/lim.conf" -i 100ms || exit 1
+port=${TD_URL##*:}
+raw() { /usr/bin/python3 "$ROOT/tests/integration/rawhttp.py" "$port" "$@"; }
+is "$(raw header 65536)" "431" "64 KiB header: 431"
+is "$(raw url 1048576)" "414" "1 MiB URL: 414"
+is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/metrics?x=$(head -c 1500 /dev/zero | tr '\0' a)")" 414 "query string over 1 KiB: 414"
+is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/api/v1/topdown?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9")" 400 "more than 8 query parameters: 400"
+is "$(raw send $'GET /metrics\r\n\r\n')" "400" "HTTP/0.9 request line: 400"
+wait_intervals 2
+curl -s "$TD_URL/metrics" >"$TMP/lim.prom"
+is "$(sample "$TMP/lim.prom" 'topdown_http_rejected_total{reason="too_large"}')" 3 "431, 414 and the long query counted as too_large"
+is "$(sample "$TMP/lim.prom" 'topdown_http_rejected_total{reason="bad_request"}')" 2 "the 400s counted as bad_request"
+td_stop
+
+done_testing

@@ -1,0 +1,69 @@
+#!/bin/bash
+# The abuse battery: 1,000 idle connections, slowloris, huge headers and
+# URLs, invalid methods, garbage, HTTP/0.9, pipelining, half-closed sockets.
+# Afterwards the daemon is alive, its RSS at most doubled, it collected
+# every interval, and a normal scrape succeeds.
+. "$(dirname "$0")/lib.sh"
+
+plan 16
+
+SPR=$FIXTURES/spr-2s
+scen=$(write_scenario constant <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40}]}}}
+EOF
+)
+printf '[http]\nmax_connections = 64\ntimeout = 2s\n' >"$TMP/abuse.conf"
+td_start "$SPR" "$scen" -c "$TMP/abuse.conf" -i 100ms || exit 1
+port=${TD_URL##*:}
+raw() { /usr/bin/python3 "$ROOT/tests/integration/rawhttp.py" "$port" "$@"; }
+rss() { awk '/^VmRSS:/ {print $2}' "/proc/$TD_PID/status"; }
+
+for _ in $(seq 1 50); do curl -s "$TD_URL/metrics" "$TD_URL/api/v1/topdown?scope=cpu" >/dev/null; done
+rss0=$(rss)
+n0=$(intervals)
+t0=$(date +%s%N)
+
+out=$(raw idle 1000 3)
+diag "1,000 idle connections: $out (connected, still open after 3 s)"
+curl -s -o /dev/null --max-time 5 "$TD_URL/-/healthy"
+ok $? "the daemon answers after 1,000 idle connections"
+# Slowloris from 40 hosts, within max_connections: scrapes still get through.
+raw slowloris 40 5 >"$TMP/slow" &
+slow=$!
+_TD_PIDS+=($slow)
+sleep 1.5
+is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$TD_URL/metrics")" 200 "a scrape succeeds during a slowloris"
+wait $slow
+diag "slowloris: $(cat "$TMP/slow") (connections, still open after trickling for 5 s)"
+is "$(raw header 65536)" 431 "64 KiB header: 431"
+is "$(raw url 1048576)" 414 "1 MiB URL: 414"
+like "$(raw send $'BREW /metrics HTTP/1.1\r\nHost: x\r\n\r\n')" '^(405|501)$' "invalid method BREW: 405 or 501"
+like "$(raw send $'GET\x00\x01\x02 /\r\n\r\n')" '^(400|closed)$' "binary garbage in the request line: 400 or closed"
+ok $([ "$(raw garbage 50)" -eq 50 ]; echo $?) "50 connections of random bytes"
+is "$(raw send $'GET /metrics\r\n\r\n')" 400 "HTTP/0.9: 400"
+is "$(raw pipelined 20)" 20 "20 pipelined requests: 20 responses"
+like "$(raw halfclose)" '^(200|closed)$' "half-closed socket: answered or closed, no harm"
+# A body promised and never sent: held until the idle timeout, in parallel.
+for _ in $(seq 1 10); do raw send $'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\nxx' >/dev/null & done
+wait_pids=$(jobs -p | grep -v "^$TD_PID$")
+
+for p in $wait_pids; do [ "$p" = "$TD_PID" ] || wait "$p" 2>/dev/null; done
+sleep 2.5 # the idle timeout frees what the battery left open
+elapsed_ms=$((($(date +%s%N) - t0) / 1000000))
+n1=$(intervals)
+rss1=$(rss)
+diag "after the battery: RSS $rss0 -> $rss1 KiB; $((n1 - n0)) intervals in $elapsed_ms ms at 100 ms"
+ok $(kill -0 "$TD_PID"; echo $?) "the daemon is alive"
+ok $([ "$rss1" -le $((2 * rss0)) ]; echo $?) "RSS within 2x its pre-battery value ($rss0 -> $rss1 KiB)"
+expected=$((elapsed_ms / 100))
+ok $([ $((n1 - n0)) -ge $((expected * 9 / 10)) ]; echo $?) \
+	"it collected every interval ($((n1 - n0)) of ~$expected)"
+is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/metrics")" 200 "a normal scrape succeeds"
+curl -s "$TD_URL/metrics" >"$TMP/after.prom"
+too=$(sample "$TMP/after.prom" 'topdown_http_rejected_total{reason="too_large"}')
+ok $([ "${too:-0}" -ge 2 ]; echo $?) "oversized requests counted (too_large = $too)"
+td_stop
+is "$TD_STATUS" 0 "exit 0 after the battery"
+
+done_testing
