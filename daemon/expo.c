@@ -340,6 +340,11 @@ static void self_families(struct render *r)
 		buf_u64(b, s->errors[k]);
 		buf_putc(b, '\n');
 	}
+	family(r, "topdown_collection_interval_seconds", "gauge",
+	       "The configured collection interval.");
+	buf_puts(b, "topdown_collection_interval_seconds ");
+	buf_double(b, s->interval_s);
+	buf_putc(b, '\n');
 	family(r, "topdown_collections_total", "counter",
 	       "Intervals collected since the daemon started.");
 	buf_puts(b, "topdown_collections_total ");

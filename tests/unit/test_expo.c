@@ -207,6 +207,9 @@ static void no_text(const char *text, const char *what)
 	"topdown_collection_errors_total{reason=\"open\"} 0\n" \
 	"topdown_collection_errors_total{reason=\"read\"} 2\n" \
 	"topdown_collection_errors_total{reason=\"short_read\"} 0\n" \
+	"# HELP topdown_collection_interval_seconds The configured collection interval.\n" \
+	"# TYPE topdown_collection_interval_seconds gauge\n" \
+	"topdown_collection_interval_seconds 1\n" \
 	"# HELP topdown_collections_total Intervals collected since the daemon started.\n" \
 	"# TYPE topdown_collections_total counter\n" \
 	"topdown_collections_total 3\n" \
