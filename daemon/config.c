@@ -605,6 +605,33 @@ static void print_value(const struct config *cfg, const struct key_desc *k, FILE
 	}
 }
 
+/* "key = value", or "key=value" when the blanks would make the line longer
+ * than the reader accepts (libinih's INI_MAX_LINE - 2 characters): what
+ * was read from a file always prints back into a file that reads. */
+static void print_key(const struct config *cfg, const struct key_desc *k, FILE *out)
+{
+	char *value = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&value, &len);
+
+	if (mem) {
+		print_value(cfg, k, mem);
+		if (fclose(mem) != 0) {
+			free(value);
+			value = NULL;
+		}
+	}
+	if (!value) { /* out of memory: the usual layout */
+		fprintf(out, "%s = ", k->name);
+		print_value(cfg, k, out);
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, "%s%s%s\n", k->name,
+		strlen(k->name) + 3 + len > INI_MAX_LINE - 2 ? "=" : " = ", value);
+	free(value);
+}
+
 void config_print(const struct config *cfg, FILE *out)
 {
 	const char *section = NULL;
@@ -618,9 +645,7 @@ void config_print(const struct config *cfg, FILE *out)
 			fprintf(out, "%s =\n", keys[i].name);
 			continue;
 		}
-		fprintf(out, "%s = ", keys[i].name);
-		print_value(cfg, &keys[i], out);
-		fputc('\n', out);
+		print_key(cfg, &keys[i], out);
 	}
 }
 

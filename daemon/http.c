@@ -660,6 +660,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
  * this text, which is where they are counted. */
 #define MHD_ERROR_RESPONSE "Error processing request (HTTP response code is "
 
+static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct http *h = cls;

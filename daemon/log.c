@@ -97,6 +97,9 @@ static void emit(enum log_level level, const char *msg)
 }
 
 static void vlog(enum log_level level, int error, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void vlog(enum log_level level, int error, const char *fmt, va_list ap)
 {
 	char msg[1536];
 	int saved = errno;

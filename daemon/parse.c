@@ -30,7 +30,7 @@ int parse_duration(const char *text, uint64_t *ns, char *err, size_t errlen)
 	bool digits = false;
 
 	while (isdigit((unsigned char)*p)) {
-		if (whole > UINT64_MAX / 10 - 9) {
+		if (whole > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) {
 			snprintf(err, errlen, "duration \"%s\" is too large", text);
 			return -ERANGE;
 		}
@@ -117,7 +117,7 @@ int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out,
 		return -EINVAL;
 	}
 	for (; isdigit((unsigned char)*p); p++) {
-		if (v > (UINT64_MAX - 9) / 10) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) {
 			v = UINT64_MAX;
 			break;
 		}
