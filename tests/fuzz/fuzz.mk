@@ -9,7 +9,7 @@
 
 FUZZ_CC ?= clang
 FUZZ_BUILD ?= build/fuzz
-PKGS := libmicrohttpd libsystemd jansson inih zlib
+PKGS := libmicrohttpd libsystemd jansson inih zlib gnutls
 
 SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(SAN) \
