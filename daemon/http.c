@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "api.h"
@@ -61,6 +63,9 @@ struct http {
 	 * wait for it and reuse its result. */
 	pthread_mutex_t render_lock[VARIANT_COUNT];
 	struct cache_entry cache[VARIANT_COUNT];
+	/* Size of the last render per variant: the next one is allocated at
+	 * once instead of grown through a chain of reallocs. */
+	size_t last_len[VARIANT_COUNT];
 };
 
 static struct log_ratelimit mhd_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(1000000000), 10);
@@ -215,7 +220,10 @@ static int gzip_body(const char *in, size_t len, char **out, size_t *out_len)
 	}
 	*out_len = zs.total_out;
 	deflateEnd(&zs);
-	*out = buf;
+	/* deflateBound is about the input's size; the output is a tenth. */
+	*out = realloc(buf, *out_len ? *out_len : 1);
+	if (!*out)
+		*out = buf;
 	return 0;
 }
 
@@ -281,11 +289,14 @@ static struct rendered *render(struct http *h, const struct snapshot *snap, enum
 	if (v == VARIANT_TEXT || v == VARIANT_OM) {
 		http_counts(h, &counts);
 		buf_init(&b);
+		if (h->last_len[v])
+			buf_reserve(&b, h->last_len[v] + h->last_len[v] / 16);
 		if (expo_render(snap, &opt, om ? EXPO_OPENMETRICS : EXPO_TEXT, &b) < 0) {
 			buf_free(&b);
 			return NULL;
 		}
 		data = buf_steal(&b, &len);
+		h->last_len[v] = len;
 		return rendered_new(data, len);
 	}
 	/* The gzip variant compresses the plain one of the same interval,
@@ -693,16 +704,25 @@ static unsigned per_ip_limit(unsigned max_connections)
 	return max_connections >= 8 ? max_connections / 4 : 2;
 }
 
-int http_new(const struct http_params *params, struct http **ret)
-{
-	struct http *h = calloc(1, sizeof(*h));
+/* libmicrohttpd's threads inherit the nice value of the thread that
+ * starts them: started from this one, they yield a busy core to the
+ * collection (which stays at the daemon's priority) rather than delay it. */
+#define HTTP_NICE 5
 
-	if (!h)
-		return -ENOMEM;
-	h->p = *params;
-	pthread_mutex_init(&h->cache_lock, NULL);
-	for (int v = 0; v < VARIANT_COUNT; v++)
-		pthread_mutex_init(&h->render_lock[v], NULL);
+struct starter {
+	struct http *h;
+	int r;
+};
+
+static void *start_daemons(void *arg)
+{
+	struct starter *st = arg;
+	struct http *h = st->h;
+	const struct http_params *params = &h->p;
+
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), HTTP_NICE) < 0)
+		log_debug_errno(-errno, "Failed to lower the HTTP threads' priority: %m");
+	st->r = 0;
 	for (size_t i = 0; i < params->n_fds; i++) {
 		struct MHD_OptionItem tls_options[5] = { { MHD_OPTION_END, 0, NULL } };
 		unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
@@ -733,10 +753,35 @@ int http_new(const struct http_params *params, struct http **ret)
 				     MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
 				     MHD_OPTION_END);
 		if (!d) {
-			http_free(h);
-			return -EIO;
+			st->r = -EIO;
+			break;
 		}
 		h->daemons[h->n_daemons++] = d;
+	}
+	return NULL;
+}
+
+int http_new(const struct http_params *params, struct http **ret)
+{
+	struct http *h = calloc(1, sizeof(*h));
+	struct starter st = { h, 0 };
+	pthread_t thread;
+	int r;
+
+	if (!h)
+		return -ENOMEM;
+	h->p = *params;
+	pthread_mutex_init(&h->cache_lock, NULL);
+	for (int v = 0; v < VARIANT_COUNT; v++)
+		pthread_mutex_init(&h->render_lock[v], NULL);
+	r = -pthread_create(&thread, NULL, start_daemons, &st);
+	if (r == 0) {
+		pthread_join(thread, NULL);
+		r = st.r;
+	}
+	if (r < 0) {
+		http_free(h);
+		return r;
 	}
 	*ret = h;
 	return 0;

@@ -2,7 +2,7 @@
 #include "snapshot.h"
 
 #include <errno.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,15 +76,19 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 }
 
 /* Three buffers: one being written, one published, one still read by a
- * slow reader of the previous interval. */
+ * slow reader of the previous interval.
+ *
+ * Lock-free: the writer (one thread) only takes a buffer that is neither
+ * published nor referenced; a reader increments the published buffer's
+ * count, then checks it is still the published one, else lets go and
+ * tries again.  The writer never waits; a reader only retries if a
+ * publication happened between its two loads. */
 #define RING_SIZE 3
 
 struct snapring {
-	pthread_mutex_t lock;
 	struct snapshot bufs[RING_SIZE];
-	unsigned refs[RING_SIZE];
-	int current; /* published index, -1 before the first */
-	int writing; /* index handed out by begin, -1 if none */
+	atomic_uint refs[RING_SIZE];
+	atomic_int current; /* published index, -1 before the first */
 };
 
 int snapring_new(unsigned capacity, struct snapring **ret)
@@ -93,12 +97,11 @@ int snapring_new(unsigned capacity, struct snapring **ret)
 
 	if (!ring)
 		return -ENOMEM;
-	pthread_mutex_init(&ring->lock, NULL);
-	ring->current = -1;
-	ring->writing = -1;
+	atomic_init(&ring->current, -1);
 	for (int i = 0; i < RING_SIZE; i++) {
 		struct snapshot *s = &ring->bufs[i];
 
+		atomic_init(&ring->refs[i], 0);
 		s->cpus = calloc(capacity ? capacity : 1, sizeof(*s->cpus));
 		s->cores = calloc(capacity ? capacity : 1, sizeof(*s->cores));
 		s->pkgs = calloc(capacity ? capacity : 1, sizeof(*s->pkgs));
@@ -120,52 +123,42 @@ void snapring_free(struct snapring *ring)
 		free(ring->bufs[i].cores);
 		free(ring->bufs[i].pkgs);
 	}
-	pthread_mutex_destroy(&ring->lock);
 	free(ring);
 }
 
 struct snapshot *snapring_begin(struct snapring *ring)
 {
-	struct snapshot *s = NULL;
+	int current = atomic_load(&ring->current);
 
-	pthread_mutex_lock(&ring->lock);
-	for (int i = 0; i < RING_SIZE; i++) {
-		if (i != ring->current && ring->refs[i] == 0) {
-			ring->writing = i;
-			s = &ring->bufs[i];
-			break;
-		}
-	}
-	pthread_mutex_unlock(&ring->lock);
-	return s;
+	for (int i = 0; i < RING_SIZE; i++)
+		if (i != current && atomic_load(&ring->refs[i]) == 0)
+			return &ring->bufs[i];
+	return NULL;
 }
 
-void snapring_publish(struct snapring *ring, struct snapshot *snap)
+void snapring_publish(struct snapring *ring, const struct snapshot *snap)
 {
-	pthread_mutex_lock(&ring->lock);
-	ring->current = (int)(snap - ring->bufs);
-	ring->writing = -1;
-	pthread_mutex_unlock(&ring->lock);
+	/* Sequentially consistent: the buffer's contents before the index. */
+	atomic_store(&ring->current, (int)(snap - ring->bufs));
 }
 
 const struct snapshot *snapring_acquire(struct snapring *ring)
 {
-	const struct snapshot *s = NULL;
+	for (;;) {
+		int i = atomic_load(&ring->current);
 
-	pthread_mutex_lock(&ring->lock);
-	if (ring->current >= 0) {
-		ring->refs[ring->current]++;
-		s = &ring->bufs[ring->current];
+		if (i < 0)
+			return NULL;
+		atomic_fetch_add(&ring->refs[i], 1);
+		if (atomic_load(&ring->current) == i)
+			return &ring->bufs[i];
+		/* Published over meanwhile: the writer may be reusing it. */
+		atomic_fetch_sub(&ring->refs[i], 1);
 	}
-	pthread_mutex_unlock(&ring->lock);
-	return s;
 }
 
 void snapring_release(struct snapring *ring, const struct snapshot *snap)
 {
-	if (!snap)
-		return;
-	pthread_mutex_lock(&ring->lock);
-	ring->refs[snap - ring->bufs]--;
-	pthread_mutex_unlock(&ring->lock);
+	if (snap)
+		atomic_fetch_sub(&ring->refs[snap - ring->bufs], 1);
 }

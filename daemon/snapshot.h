@@ -3,10 +3,9 @@
  * readers (the HTTP threads, --once) without either waiting for the other.
  *
  * The collector fills a free buffer of the ring, then publishes it; readers
- * acquire the latest published buffer, use it, release it.  The lock guards
- * a few words of bookkeeping only, never a copy, a render or I/O.  If every
- * buffer is held by readers the collector skips one publication (its own
- * totals are unaffected) instead of waiting. */
+ * acquire the latest published buffer, use it, release it.  No lock: the
+ * collector never waits, and if every buffer is held by readers it skips
+ * one publication (its own totals are unaffected). */
 #ifndef TOPDOWND_SNAPSHOT_H
 #define TOPDOWND_SNAPSHOT_H
 
@@ -118,7 +117,7 @@ void snapring_free(struct snapring *ring);
 
 /* Writer side (one writer).  Returns a buffer no reader holds, or NULL. */
 struct snapshot *snapring_begin(struct snapring *ring);
-void snapring_publish(struct snapring *ring, struct snapshot *snap);
+void snapring_publish(struct snapring *ring, const struct snapshot *snap);
 
 /* Reader side (any thread).  NULL before the first publication. */
 const struct snapshot *snapring_acquire(struct snapring *ring);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "snapshot.h"
 
@@ -447,9 +449,77 @@ static void test_ring_capacity_zero(void **state)
 	snapring_free(ring);
 }
 
+/* One writer publishing as fast as it can, readers checking that every
+ * buffer they hold is whole: all its CPUs carry the buffer's seq, and it
+ * does not change while held (the writer never reuses a held buffer). */
+#define STRESS_CPUS 64
+
+struct stress {
+	struct snapring *ring;
+	atomic_bool stop;
+	atomic_ulong reads, torn;
+};
+
+static void *stress_reader(void *arg)
+{
+	struct stress *st = arg;
+
+	while (!atomic_load(&st->stop)) {
+		const struct snapshot *s = snapring_acquire(st->ring);
+		uint64_t seq;
+
+		if (!s)
+			continue;
+		seq = s->seq;
+		for (int i = 0; i < STRESS_CPUS; i++)
+			if (s->cpus[i].c.total[TD_C_SLOTS] != (double)seq)
+				atomic_fetch_add(&st->torn, 1);
+		if (s->seq != seq)
+			atomic_fetch_add(&st->torn, 1);
+		snapring_release(st->ring, s);
+		atomic_fetch_add(&st->reads, 1);
+	}
+	return NULL;
+}
+
+static void test_ring_stress(void **state)
+{
+	struct stress st = { 0 };
+	pthread_t readers[3];
+	uint64_t published = 0, skipped = 0;
+
+	(void)state;
+	assert_int_equal(snapring_new(STRESS_CPUS, &st.ring), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&readers[i], NULL, stress_reader, &st), 0);
+	for (uint64_t k = 1; k <= 200000; k++) {
+		struct snapshot *s = snapring_begin(st.ring);
+
+		if (!s) {
+			skipped++;
+			continue;
+		}
+		s->seq = k;
+		s->n_cpus = STRESS_CPUS;
+		for (int i = 0; i < STRESS_CPUS; i++)
+			s->cpus[i].c.total[TD_C_SLOTS] = (double)k;
+		snapring_publish(st.ring, s);
+		published++;
+	}
+	atomic_store(&st.stop, true);
+	for (int i = 0; i < 3; i++)
+		pthread_join(readers[i], NULL);
+	print_message("ring: %llu published, %llu skipped, %lu reads\n", (unsigned long long)published,
+		      (unsigned long long)skipped, atomic_load(&st.reads));
+	assert_int_equal(atomic_load(&st.torn), 0);
+	assert_true(published > 0);
+	snapring_free(st.ring);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_stress),
 		cmocka_unit_test(test_aggregate_sums),
 		cmocka_unit_test(test_aggregate_slot_weighted),
 		cmocka_unit_test(test_aggregate_empty),
