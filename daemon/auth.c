@@ -4,7 +4,6 @@
 #include <crypt.h>
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <pthread.h>
@@ -15,6 +14,8 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "util.h"
 
 #define FILE_MAX (1024 * 1024)
 #define USERS_MAX 10000
@@ -168,43 +169,18 @@ next:;
 
 int auth_db_load(const char *path, struct auth_db **ret, struct config_diag *diag)
 {
-	char *buf;
+	char *buf = NULL;
 	size_t len = 0;
-	int fd, r;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		config_diag_add(diag, false, path, 0, "basic_auth_file: cannot open: %s", strerror(errno));
-		return r;
-	}
-	buf = malloc(FILE_MAX + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, FILE_MAX + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : 0;
-			break;
-		}
-		len += (size_t)n;
-		if (len > FILE_MAX) {
-			r = -EFBIG;
-			break;
-		}
-	}
-	close(fd);
+	r = read_file(path, FILE_MAX, &buf, &len);
 	if (r == -EFBIG)
 		config_diag_add(diag, false, path, 0, "basic_auth_file: larger than 1 MiB");
 	else if (r < 0)
-		config_diag_add(diag, false, path, 0, "basic_auth_file: cannot read: %s", strerror(-r));
-	else
-		r = auth_db_parse(path, buf, len, ret, diag);
+		config_diag_add(diag, false, path, 0, "basic_auth_file: cannot open: %s", strerror(-r));
+	if (r < 0)
+		return r;
+	r = auth_db_parse(path, buf, len, ret, diag);
 	explicit_bzero(buf, len);
 	free(buf);
 	return r;

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
+
 enum key_type {
 	KEY_DURATION,
 	KEY_CPUS,
@@ -511,52 +513,22 @@ int config_load(const char *path, bool missing_ok, struct config *cfg,
 		struct config_diag *diag)
 {
 	char *buf = NULL;
-	struct stat st;
 	size_t len = 0;
-	int fd, r;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		if (r == -ENOENT && missing_ok)
-			return 0;
-		config_diag_add(diag, false, path, 0, "cannot open: %s", strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		r = -EISDIR;
+	r = read_file(path, CONFIG_FILE_MAX, &buf, &len);
+	if (r == -ENOENT && missing_ok)
+		return 0;
+	if (r == -EISDIR)
 		config_diag_add(diag, false, path, 0, "is a directory, not a config file");
-		goto out;
-	}
-	/* Read to EOF rather than trusting st_size: /dev/null works too. */
-	buf = malloc(CONFIG_FILE_MAX + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			config_diag_add(diag, false, path, 0, "cannot read: %s", strerror(-r));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > CONFIG_FILE_MAX) {
-			r = -EFBIG;
-			config_diag_add(diag, false, path, 0, "larger than %d bytes", CONFIG_FILE_MAX);
-			goto out;
-		}
-	}
+	else if (r == -EFBIG)
+		config_diag_add(diag, false, path, 0, "larger than %d bytes", CONFIG_FILE_MAX);
+	else if (r < 0)
+		config_diag_add(diag, false, path, 0, "cannot open: %s", strerror(-r));
+	if (r < 0)
+		return r;
 	r = config_parse(path, buf, len, cfg, diag);
-out:
 	free(buf);
-	close(fd);
 	return r;
 }
 

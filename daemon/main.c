@@ -5,16 +5,16 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
-#include <time.h>
-#include <unistd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "auth.h"
@@ -571,7 +571,6 @@ static void app_status(const struct app *app, char *buf, size_t len)
 	unsigned monitored = collector_count(app->collector, CPU_STATE_MONITORED);
 	unsigned failed = collector_count(app->collector, CPU_STATE_FAILED);
 	unsigned offline = collector_count(app->collector, CPU_STATE_OFFLINE);
-
 	char state[256];
 
 	if (!app->plan.usable)

@@ -2,13 +2,10 @@
 #include "tls.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util.h"
 
@@ -16,47 +13,13 @@
 
 static int read_pem(const char *what, const char *path, char **out, char *err, size_t errlen)
 {
-	size_t len = 0;
-	char *buf;
-	int fd, r;
+	size_t len;
+	int r = read_file(path, PEM_MAX, out, &len);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		str_printf(err, errlen, "%s %s: cannot open: %s", what, path, strerror(errno));
-		return r;
-	}
-	buf = malloc(PEM_MAX + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, PEM_MAX + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			str_printf(err, errlen, "%s %s: cannot read: %s", what, path, strerror(errno));
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > PEM_MAX) {
-			r = -EFBIG;
-			str_printf(err, errlen, "%s %s: larger than 1 MiB", what, path);
-			goto fail;
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
-fail:
-	close(fd);
-	free(buf);
+	if (r == -EFBIG)
+		str_printf(err, errlen, "%s %s: larger than 1 MiB", what, path);
+	else if (r < 0)
+		str_printf(err, errlen, "%s %s: cannot open: %s", what, path, strerror(-r));
 	return r;
 }
 

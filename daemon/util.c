@@ -1,11 +1,14 @@
 /* util: string helpers and the growable buffer. */
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void str_printf(char *buf, size_t len, const char *fmt, ...)
 {
@@ -16,6 +19,48 @@ void str_printf(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+int read_file(const char *path, size_t max, char **data, size_t *len)
+{
+	size_t used = 0;
+	char *buf;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(max + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + used, max + 1 - used);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+		if (used > max) {
+			r = -EFBIG;
+			goto fail;
+		}
+	}
+	close(fd);
+	buf[used] = '\0';
+	*data = buf;
+	*len = used;
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return r;
 }
 
 void buf_init(struct buf *b)

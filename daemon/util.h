@@ -11,6 +11,10 @@
 void str_printf(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Reads all of @path (to EOF: pipes and /dev/null work) into a new
+ * NUL-terminated buffer.  -errno on failure, -EFBIG beyond @max bytes. */
+int read_file(const char *path, size_t max, char **data, size_t *len);
+
 /* A growable byte buffer.  After an allocation failure every append is a
  * no-op and buf_failed() is true, so writers check once at the end. */
 struct buf {
