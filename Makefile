@@ -65,7 +65,7 @@ DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-de
 	libjansson-dev libinih-dev zlib1g-dev libcrypt-dev
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
-	man-db iproute2
+	man-db openssl
 DEBS := $(DEB_BUILD) $(DEB_TEST)
 
 .PHONY: all run demo deps check check-tests check-unit check-integration \
