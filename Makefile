@@ -98,6 +98,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 # sanitized daemons), built from its own sources only.
 $(FAKEPMU): $(FAKEPMU_SRCS) $(wildcard tests/fakepmu/*.h)
 	$(CC) -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -O2 -g -fPIC -shared \
+		-DFAKEPMU_TABLES_DEFAULT='"$(abspath reference/perf-tables)"' \
 		$(shell pkg-config --cflags jansson) -o $@ $(FAKEPMU_SRCS) \
 		$(shell pkg-config --libs jansson) -ldl -lpthread -lm
 

@@ -13,31 +13,42 @@
 #define FP_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 /* Scenario fraction indexes.  0..7 are also the metric numbers, in the
- * order of the PERF_METRICS bytes (umask 0x80 + index). */
+ * order of the PERF_METRICS bytes (umask 0x80 + index).  uop_dropping and
+ * recovery_cycles are the legacy names of two events per slot (see
+ * scenario.c); they are kept so that old scenarios keep their meaning. */
 enum {
 	FR_RETIRING, FR_BAD_SPEC, FR_FE_BOUND, FR_BE_BOUND,
 	FR_HEAVY_OPS, FR_BR_MISPREDICT, FR_FETCH_LAT, FR_MEM_BOUND,
-	FR_UOP_DROPPING, FR_RECOVERY_CYCLES,
 	FR_COUNT
 };
 #define NMETRIC 8
 
+/* Events a scenario gives rates for, by perf's name, at most. */
+#define FP_EVENTS_MAX 64
+
 struct fev;				/* one fake event (perf.c) */
 
-/* Event classes: what the fake counts for an event.  Also the values of a
- * fault's "event" key (EC_ANY when omitted). */
+/* Event classes: what the fake counts for an event. */
 enum {
 	EC_SLOTS = 0,
 	EC_METRIC0 = 1,			/* EC_METRIC0 + metric number (0..7) */
-	EC_UOP_DROPPING = EC_METRIC0 + NMETRIC,
-	EC_RECOVERY_CYCLES,
-	EC_OTHER,			/* accepted, counts 0 */
+	EC_HW = EC_METRIC0 + NMETRIC,	/* any other core-PMU event: counted by name */
+	EC_SW_CLOCK,			/* cpu-clock, task-clock: nanoseconds */
+	EC_SW_OTHER,			/* other software events: accepted, count 0 */
 	EC_ANY = -1
+};
+
+/* An x86 event encoding as perf's tables give it. */
+struct fp_enc {
+	uint16_t event;			/* with AMD's extended bits 8-11 */
+	uint8_t umask, cmask;
+	bool edge, inv, any;
 };
 
 struct phase {
 	uint64_t start_ns, end_ns;	/* end_ns = UINT64_MAX on the last phase */
 	double f[FR_COUNT];
+	double *ev;			/* [fp_scen.nevents] events per slot */
 	uint8_t bytes[NMETRIC];		/* PERF_METRICS bytes of this phase alone */
 };
 
@@ -52,7 +63,8 @@ enum fault_op { FO_OPEN, FO_READ };
 
 struct fault {
 	enum fault_op op;
-	int evclass;			/* EC_* or EC_ANY */
+	int evclass;			/* EC_SLOTS, a metric, or EC_ANY */
+	char evname[128];		/* or an event by perf's name */
 	int err;			/* errno to return; 0 for a short read */
 	bool short_read;
 	unsigned delay_ms;		/* read blocks this long, then succeeds */
@@ -63,6 +75,8 @@ struct fault {
 
 struct scenario {
 	struct cpucfg **cpu;		/* [ncpus], every possible CPU set */
+	char *events[FP_EVENTS_MAX];	/* perf's names of the events with rates */
+	int nevents;
 	struct fault *faults;
 	int nfaults;
 };
@@ -73,6 +87,7 @@ struct pmu {
 	bool core;			/* cpu, cpu_core or cpu_atom */
 	bool has_slots;			/* events/slots exists: perf metrics */
 	int nmetrics;			/* 8 with events/topdown-heavy-ops, else 4 */
+	int gp_counters;		/* general-purpose counters per CPU */
 	uint8_t *cpus;			/* [ncpus] from the cpus file, or NULL = all */
 };
 
@@ -82,6 +97,8 @@ struct fixture {
 	uint8_t *possible;		/* [ncpus] */
 	struct pmu *pmus;
 	int npmus;
+	bool amd;			/* modalias vendor: x86 event bits 32-35 */
+	uint64_t mux_ns;		/* perf_event_mux_interval_ms of the core PMU */
 };
 
 extern FP_HIDDEN struct fixture fp_fix;
@@ -109,10 +126,20 @@ FP_HIDDEN const struct pmu *fp_pmu_by_type(uint32_t type);
 FP_HIDDEN const struct pmu *fp_core_pmu_for_cpu(int cpu);
 FP_HIDDEN bool fp_cpu_online(int cpu, int64_t *offline_since_ns);
 
+/* tables.c */
+FP_HIDDEN void fp_tables_load(const char *modalias);
+FP_HIDDEN const char *fp_tables_dir(void);
+FP_HIDDEN void fp_decode_x86(uint64_t config, bool amd, struct fp_enc *out);
+FP_HIDDEN bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t len);
+FP_HIDDEN int fp_tables_lookup(const char *pmu, const char *name, struct fp_enc *out);
+FP_HIDDEN int fp_tables_gp_counters(const char *pmu);
+
 /* scenario.c */
 FP_HIDDEN void fp_scenario_load(const char *path);
 FP_HIDDEN void fp_quantise(const double f[NMETRIC], uint8_t bytes[NMETRIC]);
-FP_HIDDEN const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass);
+FP_HIDDEN const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass,
+					    const char *evname);
+FP_HIDDEN int fp_scenario_event(const char *name);
 
 /* perf.c */
 FP_HIDDEN int fp_perf_event_open(void *attr, long pid, long cpu, long group_fd,

@@ -153,6 +153,37 @@ static void load_pmus(void)
 	qsort(fp_fix.pmus, (size_t)fp_fix.npmus, sizeof(*fp_fix.pmus), pmu_cmp);
 }
 
+/* The hardware behind the PMUs: perf's tables for the CPU the modalias
+ * names, the general-purpose counters each core PMU has (the highest
+ * counter the table's events list, else the vendor's architectural
+ * number: 8 on Intel since Ice Lake, 6 core counters on AMD since
+ * Zen), and the rotation interval of multiplexing. */
+static void load_hardware(void)
+{
+	char buf[4096];
+	char path[8192];
+	long mux = 4;
+
+	fixture_path(path, sizeof(path), "devices/system/cpu/modalias");
+	fp_tables_load(fp_read_file(path, buf, sizeof(buf)) > 0 ? buf : NULL);
+	for (int i = 0; i < fp_fix.npmus; i++) {
+		struct pmu *p = &fp_fix.pmus[i];
+		char rel[256];
+
+		if (!p->core)
+			continue;
+		p->gp_counters = fp_tables_gp_counters(p->name);
+		if (p->gp_counters <= 0)
+			p->gp_counters = fp_fix.amd ? 6 : 8;
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/perf_event_mux_interval_ms",
+			 p->name);
+		fixture_path(path, sizeof(path), rel);
+		if (fp_read_file(path, buf, sizeof(buf)) > 0 && atol(buf) > 0)
+			mux = atol(buf);
+	}
+	fp_fix.mux_ns = (uint64_t)mux * 1000000ULL;
+}
+
 void fp_fixture_load(const char *root)
 {
 	if (strlen(root) >= sizeof(fp_fix.root))
@@ -160,6 +191,7 @@ void fp_fixture_load(const char *root)
 	snprintf(fp_fix.root, sizeof(fp_fix.root), "%s", root);
 	load_possible();
 	load_pmus();
+	load_hardware();
 	glob.online = calloc((size_t)fp_fix.ncpus, 1);
 	cpuw = calloc((size_t)fp_fix.ncpus, sizeof(*cpuw));
 	if (!glob.online || !cpuw)

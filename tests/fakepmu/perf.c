@@ -1,9 +1,10 @@
 /* perf.c: the emulated kernel.  Owns fake events and groups: attribute
- * validation with the kernel's errno for each violation
- * (perf_event_open, perf_copy_attr, intel_pmu_hw_config, x86 group
- * validation), the counting model (SLOTS and PERF_METRICS accumulate per
- * group and are folded into the event counts on every read, reset, disable
- * and close, like intel_update_topdown_event + icl_get_metrics_event_value),
+ * validation with the kernel's errno for each violation (perf_event_open,
+ * perf_copy_attr, intel_pmu_hw_config, x86 group validation), the per-CPU
+ * scheduling of groups onto counters (ctx_sched_in, merge_sched_in,
+ * perf_rotate_context), the counting model (SLOTS and PERF_METRICS saved
+ * and restored across schedule-out/in and folded into the event counts the
+ * way intel_update_topdown_event and __icl_update_topdown_event do),
  * read() layouts (perf_read_group / perf_read_one), ioctls and hotplug
  * detach (perf_event_exit_cpu_context).  Everything runs under the global
  * lock taken by interpose.c. */
@@ -36,47 +37,59 @@
 
 #define SLOTS_CONFIG		0x0400ULL	/* event 0x00, umask 0x04 */
 #define METRIC_RETIRING		0x8000ULL	/* event 0x00, umask 0x80..0x87 */
-#define UOP_DROPPING_CONFIG	0x100dULL	/* INT_MISC.UOP_DROPPING */
-#define RECOVERY_CYCLES_CONFIG	0x010dULL	/* INT_MISC.RECOVERY_CYCLES */
 
 #define FORMAT_ALL	((uint64_t)PERF_FORMAT_MAX - 1)
 #define MAX_READ_SIZE	(16 * 1024)	/* perf_event_validate_size() */
 #define FIRST_ID	1000
+#define FIXED_MAX	4		/* fixed counters 0..3 */
 
 struct fev {
 	int fd, cpu;
 	int cls;			/* EC_* */
-	const struct pmu *pmu;
+	int sid;			/* scenario event (fp_scen names), -1: counts 0 */
+	int fixed;			/* fixed counter it prefers, -1: none */
+	bool gp_ok;			/* may take a general-purpose counter */
+	char name[128];			/* perf's name for a hardware event, "" */
+	const struct pmu *pmu;		/* NULL for software events */
 	uint64_t id, read_format;
-	bool sampling;
+	bool sampling, pinned;
 	bool enabled;			/* not PERF_EVENT_STATE_OFF by ioctl/attr.disabled */
 	bool detached;			/* CPU went offline: frozen for good */
 	bool error;			/* PERF_EVENT_STATE_ERROR: read() returns 0 */
 	struct fev *leader;		/* self for a leader or singleton */
 	struct fev **sib;		/* leader only: members in open order */
 	int nsib, capsib;
-	struct fev *cpu_prev, *cpu_next; /* attached leaders of this CPU */
+	struct fev *cpu_prev, *cpu_next; /* leaders of this CPU, in list order */
 
 	uint64_t count;			/* the software count read() reports */
-	double carry;			/* refinement events: fraction not yet counted */
-	uint64_t t_enabled;
-	double t_running;
+	double carry;			/* events not yet counted (< 1) */
+	uint64_t t_enabled, t_running;
 
-	/* Leader only: group clock and the pending hardware registers. */
-	uint64_t last_ns;
-	double hw_w;			/* SLOTS since the last fold (real-valued) */
-	double hw_wf[NMETRIC];		/* slot-weighted category sums */
-	double hw_carry;		/* fraction of a slot not yet counted */
-	int hw_phase;			/* the only phase seen, -1 none, -2 several */
+	/* Leader only: scheduling and the topdown registers. */
+	bool in;			/* scheduled on the counters */
+	bool want;			/* place(): stays or goes on */
+	double hw_s;			/* SLOTS register (real-valued) */
+	double hw_wf[NMETRIC];		/* slot-weighted fractions behind PERF_METRICS */
+	int hw_phase;			/* the only phase in the registers, -1 none, -2 several */
+	uint64_t saved_slots;		/* hw->saved_slots / saved_metric */
+	uint8_t saved_bytes[NMETRIC];
+	double saved_frac;		/* the part of a slot below the saved count */
+	int saved_phase;
 };
 
-static struct fev **cpu_leaders;	/* [ncpus] */
+struct ctx {
+	struct fev *head, *tail;	/* leaders in rotation order */
+	uint64_t last_ns;		/* settled up to here */
+	bool rotate_necessary;		/* a flexible group did not fit */
+};
+
+static struct ctx *ctxs;		/* [ncpus] */
 static uint64_t next_id = FIRST_ID;
 
 void fp_cpus_init(void)
 {
-	cpu_leaders = calloc((size_t)fp_fix.ncpus, sizeof(*cpu_leaders));
-	if (!cpu_leaders)
+	ctxs = calloc((size_t)fp_fix.ncpus, sizeof(*ctxs));
+	if (!ctxs)
 		fp_fatal("fakepmu: out of memory");
 }
 
@@ -96,9 +109,13 @@ static bool is_topdown_cls(int cls)
 	return cls == EC_SLOTS || is_metric_cls(cls);
 }
 
-/* is_slots_event / is_metric_event (arch/x86/events/perf_event.h) plus
- * the two refinement events the scenario drives. */
-static int classify(uint64_t config)
+static bool is_sw_cls(int cls)
+{
+	return cls == EC_SW_CLOCK || cls == EC_SW_OTHER;
+}
+
+/* is_slots_event / is_metric_event (arch/x86/events/perf_event.h). */
+static int classify_topdown(uint64_t config)
 {
 	uint64_t eu = config & CFG_EVENT_UMASK;
 
@@ -107,12 +124,7 @@ static int classify(uint64_t config)
 	if ((config & CFG_EVENT) == 0 && eu >= METRIC_RETIRING &&
 	    eu <= METRIC_RETIRING + ((NMETRIC - 1) << 8))
 		return EC_METRIC0 + (int)((eu - METRIC_RETIRING) >> 8);
-	if (eu == UOP_DROPPING_CONFIG && !(config & CFG_ALL_FLAGS))
-		return EC_UOP_DROPPING;
-	if (eu == RECOVERY_CYCLES_CONFIG && (config & CFG_CMASK) == (1ULL << 24) &&
-	    (config & CFG_EDGE) && !(config & (CFG_ALL_FLAGS & ~(CFG_CMASK | CFG_EDGE))))
-		return EC_RECOVERY_CYCLES;
-	return EC_OTHER;
+	return EC_HW;
 }
 
 static bool active(const struct fev *ev)
@@ -126,45 +138,68 @@ static struct fev *member(struct fev *l, int i)
 	return i == 0 ? l : l->sib[i - 1];
 }
 
-static struct fev *group_slots(struct fev *l)
+static bool group_is_software(struct fev *l)
 {
 	for (int i = 0; i <= l->nsib; i++)
-		if (member(l, i)->cls == EC_SLOTS)
-			return member(l, i);
-	return NULL;
+		if (!is_sw_cls(member(l, i)->cls))
+			return false;
+	return true;
 }
 
-static bool uses_fixed3(struct fev *l)
+/* ---- counters: what a group needs and whether it fits ---- */
+
+struct counters {
+	int gp_free;
+	bool fixed_busy[FIXED_MAX];
+};
+
+static int gp_counters(const struct pmu *p)
 {
-	struct fev *s = group_slots(l);
-
-	return s && active(s);
+	return p && p->gp_counters > 0 ? p->gp_counters : 8;
 }
 
-/* Groups on a CPU that hold fixed counter 3 share it: each gets 1/n of the
- * time the scenario's "running" allows (a fair stand-in for rotation). */
-static int fixed3_users(int cpu)
+/* x86_schedule_events() reduced to what the fake needs: slots and the
+ * metrics share fixed counter 3, an event with a fixed counter takes it
+ * when free, otherwise (if it may) a general-purpose counter like every
+ * other event.  Commits to @c only when the whole group fits. */
+static bool fits(struct fev *l, struct counters *c, bool only_enabled)
 {
-	int n = 0;
+	struct counters t = *c;
+	bool topdown = false;
 
-	for (struct fev *l = cpu_leaders[cpu]; l; l = l->cpu_next)
-		if (uses_fixed3(l))
-			n++;
-	return n;
+	for (int i = 0; i <= l->nsib; i++) {
+		struct fev *ev = member(l, i);
+
+		if (is_sw_cls(ev->cls) || (only_enabled && !active(ev)))
+			continue;
+		if (is_topdown_cls(ev->cls)) {
+			topdown = true;
+			continue;
+		}
+		if (ev->fixed >= 0 && ev->fixed < FIXED_MAX && !t.fixed_busy[ev->fixed]) {
+			t.fixed_busy[ev->fixed] = true;
+			continue;
+		}
+		if (!ev->gp_ok || t.gp_free == 0)
+			return false;
+		t.gp_free--;
+	}
+	if (topdown) {
+		if (t.fixed_busy[3])
+			return false;
+		t.fixed_busy[3] = true;
+	}
+	*c = t;
+	return true;
 }
 
-static const struct phase *phase_at(const struct cpucfg *c, uint64_t t)
-{
-	for (int p = 0; p < c->nphases; p++)
-		if (t < c->phases[p].end_ns)
-			return &c->phases[p];
-	return &c->phases[c->nphases - 1];
-}
+/* ---- time, phases and the topdown registers ---- */
 
-/* Slots (w) and slot-weighted fractions (wf) over [a, b), integrating
- * piecewise over the phases; *marker tracks which phases were touched. */
-static void integrate(const struct cpucfg *c, uint64_t a, uint64_t b, double rate,
-		      double *w, double wf[FR_COUNT], int *marker)
+/* Slots (w), slot-weighted fractions (wf) and scenario events (we) over
+ * [a, b), integrated piecewise over the phases; *marker tracks which
+ * phases were touched. */
+static void integrate(const struct cpucfg *c, uint64_t a, uint64_t b, double *w,
+		      double wf[FR_COUNT], double *we, int *marker)
 {
 	for (int p = 0; p < c->nphases; p++) {
 		const struct phase *ph = &c->phases[p];
@@ -174,10 +209,12 @@ static void integrate(const struct cpucfg *c, uint64_t a, uint64_t b, double rat
 
 		if (lo >= hi)
 			continue;
-		wp = rate * (double)(hi - lo);
+		wp = c->slots_per_ns * (double)(hi - lo);
 		*w += wp;
 		for (int k = 0; k < FR_COUNT; k++)
 			wf[k] += wp * ph->f[k];
+		for (int k = 0; k < fp_scen.nevents; k++)
+			we[k] += wp * ph->ev[k];
 		*marker = *marker == -1 ? p : -2;
 	}
 }
@@ -192,137 +229,306 @@ static void add_events(struct fev *ev, double real)
 	ev->carry -= whole;
 }
 
-/* Runs a group's clock up to t: times, refinement counts and the pending
- * SLOTS/PERF_METRICS registers.  Callers make sure nothing that changes
- * fixed3_users() happened since the group's last_ns (see cpu_sync). */
-static void advance(struct fev *l, uint64_t t)
+/* PERF_METRICS as the hardware reports it for what the registers hold. */
+static void current_bytes(struct fev *l, uint8_t bytes[NMETRIC])
 {
 	const struct cpucfg *cfg = fp_scen.cpu[l->cpu];
-	uint64_t a = l->last_ns, dt;
-	double r, w = 0, wf[FR_COUNT] = {0};
+
+	if (l->hw_phase >= 0) {
+		/* One phase: its own fractions, bit for bit (no averaging noise). */
+		memcpy(bytes, cfg->phases[l->hw_phase].bytes, NMETRIC);
+	} else if (l->hw_s > 0) {
+		double f[NMETRIC];
+
+		for (int k = 0; k < NMETRIC; k++)
+			f[k] = l->hw_wf[k] / l->hw_s;
+		fp_quantise(f, bytes);
+	} else {
+		memset(bytes, 0, NMETRIC);
+	}
+}
+
+/* icl_get_topdown_value(): slots itself, or slots * byte / 0xff (u64
+ * truncation, mul_u64_u32_div) for a metric. */
+static uint64_t topdown_value(int cls, uint64_t slots, const uint8_t bytes[NMETRIC])
+{
+	if (cls == EC_SLOTS)
+		return slots;
+	return (uint64_t)((unsigned __int128)slots * bytes[cls - EC_METRIC0] / 0xff);
+}
+
+/* intel_update_topdown_event() for the group of @l: every topdown member
+ * gains value(now) - value(saved) when that is positive
+ * (__icl_update_topdown_event).  With @reset (a read while scheduled) both
+ * registers are zeroed and the saved values cleared; without (the group
+ * is scheduled out) the registers are saved for the next schedule-in. */
+static void topdown_update(struct fev *l, bool reset)
+{
+	uint8_t bytes[NMETRIC];
+	uint64_t slots = (uint64_t)floor(l->hw_s);
+
+	if (slots == 0)
+		return;		/* "if (!slots) return 0": nothing, not even saved */
+	current_bytes(l, bytes);
+	for (int i = 0; i <= l->nsib; i++) {
+		struct fev *ev = member(l, i);
+		uint64_t now, last = 0;
+
+		if (!is_topdown_cls(ev->cls) || !active(ev))
+			continue;
+		now = topdown_value(ev->cls, slots, bytes);
+		if (l->saved_slots)
+			last = topdown_value(ev->cls, l->saved_slots, l->saved_bytes);
+		if (now > last)
+			ev->count += now - last;
+	}
+	if (reset) {
+		l->hw_s -= (double)slots;	/* the fraction of a slot stays */
+		memset(l->hw_wf, 0, sizeof(l->hw_wf));
+		l->hw_phase = -1;
+		l->saved_slots = 0;
+		l->saved_frac = 0;
+		l->saved_phase = -1;
+	} else {
+		l->saved_slots = slots;
+		l->saved_frac = l->hw_s - (double)slots;
+		memcpy(l->saved_bytes, bytes, NMETRIC);
+		l->saved_phase = l->hw_phase;
+	}
+}
+
+/* icl_set_topdown_event_period(): the registers start from zero on the
+ * first schedule-in and are written back from the saved values later. */
+static void sched_in(struct fev *l)
+{
+	l->in = true;
+	if (l->saved_slots) {
+		l->hw_s = (double)l->saved_slots + l->saved_frac;
+		for (int k = 0; k < NMETRIC; k++)
+			l->hw_wf[k] = (double)l->saved_bytes[k] / 255.0 * (double)l->saved_slots;
+		l->hw_phase = l->saved_phase;
+	} else {
+		l->hw_s = l->saved_frac;
+		memset(l->hw_wf, 0, sizeof(l->hw_wf));
+		l->hw_phase = -1;
+	}
+}
+
+static void sched_out(struct fev *l)
+{
+	if (!l->in)
+		return;
+	topdown_update(l, false);
+	l->in = false;
+}
+
+/* Runs @l's counts over [a, b): times for every enabled member, counts
+ * while the group is scheduled. */
+static void run_group(struct fev *l, uint64_t a, uint64_t b)
+{
+	const struct cpucfg *cfg = fp_scen.cpu[l->cpu];
+	double w = 0, wf[FR_COUNT] = { 0 }, we[FP_EVENTS_MAX] = { 0 };
+	uint64_t dt = b - a;
 	int marker = -1;
 	bool need = false;
 
-	if (t <= a)
+	if (b <= a || !l->enabled || l->detached || l->error)
 		return;
-	l->last_ns = t;
-	if (!l->enabled || l->detached || l->error)
-		return;
-	dt = t - a;
-	r = cfg->running;
-	if (uses_fixed3(l))
-		r /= fixed3_users(l->cpu);
 	for (int i = 0; i <= l->nsib; i++) {
 		struct fev *ev = member(l, i);
 
 		if (!active(ev))
 			continue;
 		ev->t_enabled += dt;
-		ev->t_running += (double)dt * r;
-		need |= ev->cls == EC_SLOTS || ev->cls == EC_UOP_DROPPING ||
-			ev->cls == EC_RECOVERY_CYCLES;
+		if (!l->in)
+			continue;
+		ev->t_running += dt;
+		if (ev->cls == EC_SW_CLOCK)
+			ev->count += dt;
+		need |= is_topdown_cls(ev->cls) || ev->sid >= 0;
 	}
-	if (!need)
+	if (!l->in || !need)
 		return;
-	integrate(cfg, a, t, cfg->slots_per_ns * r, &w, wf, &marker);
+	integrate(cfg, a, b, &w, wf, we, &marker);
 	for (int i = 0; i <= l->nsib; i++) {
 		struct fev *ev = member(l, i);
 
 		if (!active(ev))
 			continue;
 		if (ev->cls == EC_SLOTS) {
-			l->hw_w += w;
+			l->hw_s += w;
 			for (int k = 0; k < NMETRIC; k++)
 				l->hw_wf[k] += wf[k];
 			if (marker != -1)
 				l->hw_phase = l->hw_phase == -1 || l->hw_phase == marker ? marker : -2;
-		} else if (ev->cls == EC_UOP_DROPPING) {
-			add_events(ev, wf[FR_UOP_DROPPING]);
-		} else if (ev->cls == EC_RECOVERY_CYCLES) {
-			add_events(ev, wf[FR_RECOVERY_CYCLES]);
+		} else if (ev->sid >= 0) {
+			add_events(ev, we[ev->sid]);
 		}
 	}
 }
 
-/* The kernel's fold of the hardware into the counts: the integer SLOTS
- * count goes to the slots event, slots * byte / 0xff (truncated, like
- * mul_u64_u32_div) to each metric event, then both registers are zeroed. */
-static void fold(struct fev *l)
+/* ---- scheduling (ctx_sched_in, perf_rotate_context) ---- */
+
+/* An outside user of the PMU (the scenario's "running" < 1) holds every
+ * counter in some mux slices: slice k is taken when the running share
+ * steps over a whole slice, so over n slices it takes round(n * (1 -
+ * running)) of them. */
+static bool phantom_slice(const struct cpucfg *cfg, uint64_t k)
 {
-	const struct cpucfg *cfg = fp_scen.cpu[l->cpu];
-	struct fev *s = group_slots(l);
-	uint8_t bytes[NMETRIC];
-	double real, whole;
-	uint64_t slots;
+	double busy = 1.0 - cfg->running;
 
-	if (!s)
-		return;
-	real = l->hw_w + l->hw_carry;
-	whole = floor(real);
-	slots = (uint64_t)whole;
-	l->hw_carry = real - whole;
-	if (l->hw_phase >= 0) {
-		/* One phase: its own fractions, bit for bit (no averaging noise). */
-		memcpy(bytes, cfg->phases[l->hw_phase].bytes, NMETRIC);
-	} else if (l->hw_w > 0) {
-		double f[NMETRIC];
-
-		for (int k = 0; k < NMETRIC; k++)
-			f[k] = l->hw_wf[k] / l->hw_w;
-		fp_quantise(f, bytes);
-	} else {
-		memcpy(bytes, phase_at(cfg, l->last_ns)->bytes, NMETRIC);
-	}
-	s->count += slots;
-	for (int i = 0; i <= l->nsib; i++) {
-		struct fev *ev = member(l, i);
-
-		if (is_metric_cls(ev->cls) && active(ev))
-			ev->count += (uint64_t)((unsigned __int128)slots *
-						bytes[ev->cls - EC_METRIC0] / 0xff);
-	}
-	l->hw_w = 0;
-	memset(l->hw_wf, 0, sizeof(l->hw_wf));
-	l->hw_phase = -1;
+	return busy > 0 && floor((double)(k + 1) * busy) > floor((double)k * busy);
 }
 
-static void cpu_sync(int cpu, uint64_t t)
+static uint64_t slice_of(uint64_t t)
 {
-	for (struct fev *l = cpu_leaders[cpu]; l; l = l->cpu_next)
-		advance(l, t);
+	return t / fp_fix.mux_ns;
+}
+
+/* Places the groups of @cpu for slice @k: pinned groups first, then the
+ * flexible ones in list order until one does not fit (merge_sched_in:
+ * can_add_hw drops to 0, and rotation becomes necessary); a pinned group
+ * that does not fit goes to ERROR.  Groups that leave are scheduled out
+ * before any arrives (ctx_sched_out, then ctx_sched_in). */
+static void place(int cpu, uint64_t k)
+{
+	struct ctx *c = &ctxs[cpu];
+	const struct cpucfg *cfg = fp_scen.cpu[cpu];
+	bool phantom = phantom_slice(cfg, k), can_add = true;
+	struct counters cnt = { 0 };
+	struct fev *l;
+
+	cnt.gp_free = gp_counters(fp_core_pmu_for_cpu(cpu));
+	c->rotate_necessary = false;
+	for (int pass = 0; pass < 2; pass++) {
+		for (l = c->head; l; l = l->cpu_next) {
+			if (l->pinned != (pass == 0))
+				continue;
+			l->want = false;
+			if (!l->enabled || l->error || l->detached)
+				continue;
+			if (group_is_software(l)) {
+				l->want = true;
+				continue;
+			}
+			if (l->pinned) {
+				if (!phantom && fits(l, &cnt, true)) {
+					l->want = true;
+				} else {
+					sched_out(l);
+					l->error = true;
+				}
+				continue;
+			}
+			if (!phantom && can_add && fits(l, &cnt, true)) {
+				l->want = true;
+				continue;
+			}
+			can_add = false;
+			c->rotate_necessary = true;
+		}
+	}
+	for (l = c->head; l; l = l->cpu_next)
+		if (l->in && !l->want)
+			sched_out(l);
+	for (l = c->head; l; l = l->cpu_next)
+		if (!l->in && l->want)
+			sched_in(l);
+}
+
+/* rotate_ctx(): the first flexible group goes to the end of the list. */
+static void rotate(int cpu)
+{
+	struct ctx *c = &ctxs[cpu];
+	struct fev *l = c->head;
+
+	while (l && l->pinned)
+		l = l->cpu_next;
+	if (!l || l == c->tail)
+		return;
+	if (l->cpu_prev)
+		l->cpu_prev->cpu_next = l->cpu_next;
+	else
+		c->head = l->cpu_next;
+	l->cpu_next->cpu_prev = l->cpu_prev;
+	l->cpu_prev = c->tail;
+	l->cpu_next = NULL;
+	c->tail->cpu_next = l;
+	c->tail = l;
+}
+
+/* Settles every group of @cpu up to @t: counts over each mux slice, and
+ * at every slice boundary the rotation (when a flexible group was left
+ * out) and the new placement.  When no rotation is due and no outside
+ * user comes and goes, nothing changes at the boundaries: one step. */
+static void cpu_advance(int cpu, uint64_t t)
+{
+	struct ctx *c = &ctxs[cpu];
+	const struct cpucfg *cfg = fp_scen.cpu[cpu];
+
+	while (c->last_ns < t) {
+		bool steady = !c->rotate_necessary && cfg->running >= 1.0;
+		uint64_t boundary = (slice_of(c->last_ns) + 1) * fp_fix.mux_ns;
+		uint64_t end = steady || boundary > t ? t : boundary;
+
+		for (struct fev *l = c->head; l; l = l->cpu_next)
+			run_group(l, c->last_ns, end);
+		c->last_ns = end;
+		if (!steady && end == boundary) {
+			if (c->rotate_necessary)
+				rotate(cpu);
+			place(cpu, slice_of(end));
+		}
+	}
+}
+
+/* After a change (open, close, enable, disable): settle to now, then place
+ * again in list order (ctx_resched). */
+static void resched(int cpu, uint64_t now)
+{
+	cpu_advance(cpu, now);
+	place(cpu, slice_of(now));
 }
 
 static void cpu_link(struct fev *l)
 {
-	l->cpu_prev = NULL;
-	l->cpu_next = cpu_leaders[l->cpu];
-	if (l->cpu_next)
-		l->cpu_next->cpu_prev = l;
-	cpu_leaders[l->cpu] = l;
+	struct ctx *c = &ctxs[l->cpu];
+
+	l->cpu_next = NULL;
+	l->cpu_prev = c->tail;
+	if (c->tail)
+		c->tail->cpu_next = l;
+	else
+		c->head = l;
+	c->tail = l;
 }
 
 static void cpu_unlink(struct fev *l)
 {
+	struct ctx *c = &ctxs[l->cpu];
+
 	if (l->cpu_prev)
 		l->cpu_prev->cpu_next = l->cpu_next;
 	else
-		cpu_leaders[l->cpu] = l->cpu_next;
+		c->head = l->cpu_next;
 	if (l->cpu_next)
 		l->cpu_next->cpu_prev = l->cpu_prev;
+	else
+		c->tail = l->cpu_prev;
 	l->cpu_prev = l->cpu_next = NULL;
 }
 
 /* perf_group_detach(): metric siblings cannot live alone
- * (PERF_EV_CAP_SIBLING) and go to ERROR; the others become singletons.
- * The caller has folded the group. */
-static void promote_siblings(struct fev *l, uint64_t t)
+ * (PERF_EV_CAP_SIBLING) and go to ERROR; the others become singletons. */
+static void promote_siblings(struct fev *l)
 {
 	for (int i = 0; i < l->nsib; i++) {
 		struct fev *ev = l->sib[i];
 
 		ev->leader = ev;
-		ev->last_ns = t;
+		ev->in = false;
 		ev->hw_phase = -1;
+		ev->saved_phase = -1;
 		if (is_metric_cls(ev->cls))
 			ev->error = true;
 		else if (!ev->detached)
@@ -331,28 +537,26 @@ static void promote_siblings(struct fev *l, uint64_t t)
 	l->nsib = 0;
 }
 
-/* CPU hotplug (perf_event_exit_cpu_context): every event of the CPU is
- * folded and frozen at the moment it went offline, groups are broken up,
- * and nothing reattaches them when the CPU returns. */
+/* CPU hotplug (perf_event_exit_cpu_context): every group of the CPU is
+ * scheduled out at the moment it went offline, frozen, and broken up;
+ * nothing reattaches when the CPU returns. */
 static void detach_cpu(int cpu, int64_t since, uint64_t now)
 {
+	struct ctx *c = &ctxs[cpu];
+	uint64_t t = now;
 	struct fev *l;
 
-	for (l = cpu_leaders[cpu]; l; l = l->cpu_next) {
-		uint64_t t = now;
-
-		if (!fp_fake_clock() && since >= 0 && (uint64_t)since < now)
-			t = (uint64_t)since;
-		if (t < l->last_ns)
-			t = l->last_ns;
-		advance(l, t);
-	}
-	while ((l = cpu_leaders[cpu]) != NULL) {
-		fold(l);
+	if (!fp_fake_clock() && since >= 0 && (uint64_t)since < now)
+		t = (uint64_t)since;
+	if (t < c->last_ns)
+		t = c->last_ns;
+	cpu_advance(cpu, t);
+	while ((l = c->head) != NULL) {
+		sched_out(l);
 		cpu_unlink(l);
 		for (int i = 0; i <= l->nsib; i++)
 			member(l, i)->detached = true;
-		promote_siblings(l, l->last_ns);
+		promote_siblings(l);
 	}
 }
 
@@ -364,7 +568,7 @@ static bool check_cpu(int cpu, uint64_t now)
 
 	if (fp_cpu_online(cpu, &since))
 		return true;
-	if (cpu_leaders[cpu])
+	if (ctxs[cpu].head)
 		detach_cpu(cpu, since, now);
 	return false;
 }
@@ -389,11 +593,19 @@ static void note(const char *what)
 		return;
 }
 
-/* Resolves attr.type to a PMU (perf_init_event); returns an errno or 0. */
+/* Resolves attr.type to a PMU (perf_init_event); returns an errno or 0.
+ * *out is NULL for the software PMU. */
 static int resolve_pmu(const struct perf_event_attr *a, int cpu, const struct pmu **out)
 {
 	const struct pmu *p;
 
+	*out = NULL;
+	if (a->type == PERF_TYPE_SOFTWARE) {
+		/* perf_swevent_init / cpu_clock_event_init / task_clock_event_init */
+		if (a->config >= PERF_COUNT_SW_MAX)
+			return ENOENT;
+		return 0;
+	}
 	if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE) {
 		uint32_t ext = (uint32_t)(a->config >> PERF_PMU_TYPE_SHIFT);
 
@@ -407,7 +619,7 @@ static int resolve_pmu(const struct perf_event_attr *a, int cpu, const struct pm
 		p = fp_pmu_by_type(a->type);
 		if (!p)
 			return ENOENT;
-		/* Software, tracepoint, uncore... PMUs exist but are not emulated. */
+		/* Tracepoint, uncore... PMUs exist but are not emulated. */
 		if (!p->core)
 			return EOPNOTSUPP;
 	}
@@ -440,40 +652,108 @@ static int check_topdown(const struct perf_event_attr *a, const struct pmu *p, i
 
 /* Group validation (x86 collect_events/validate_group and
  * perf_event_open's own checks); 0 or an errno. */
-static int check_group(struct fev *l, int cpu, int cls,
-		       uint64_t rf)
+static int check_group(struct fev *l, int cpu, struct fev *ev)
 {
+	struct counters cnt = { 0 };
+
 	if (l->leader != l || l->detached || l->error)
 		return EINVAL;
 	if (l->cpu != cpu)
 		return EINVAL;
-	if (read_size(rf | PERF_FORMAT_GROUP, l->nsib + 2) > MAX_READ_SIZE)
+	if (read_size(ev->read_format | PERF_FORMAT_GROUP, l->nsib + 2) > MAX_READ_SIZE)
 		return EINVAL;
-	if (is_topdown_cls(cls)) {
+	if (is_topdown_cls(ev->cls)) {
 		int metrics = 0;
 
 		for (int i = 0; i <= l->nsib; i++) {
 			int c = member(l, i)->cls;
 
-			if (c == cls)
+			if (c == ev->cls)
 				return EINVAL;	/* one counter per metric, one fixed counter 3 */
 			metrics += is_metric_cls(c);
 		}
-		if (is_metric_cls(cls) && metrics >= NMETRIC)
+		if (is_metric_cls(ev->cls) && metrics >= NMETRIC)
+			return EINVAL;
+	}
+	/* validate_group(): the group with the new event must fit an empty
+	 * PMU, or it could never be scheduled. */
+	if (!is_sw_cls(ev->cls)) {
+		bool ok;
+
+		cnt.gp_free = gp_counters(ev->pmu);
+		l->sib[l->nsib] = ev;	/* room was made by the caller */
+		l->nsib++;
+		ok = fits(l, &cnt, false);
+		l->nsib--;
+		if (!ok)
 			return EINVAL;
 	}
 	return 0;
+}
+
+static int grow_siblings(struct fev *l)
+{
+	if (l->nsib + 1 >= l->capsib) {
+		int cap = l->capsib ? l->capsib * 2 : 16;
+		struct fev **s = realloc(l->sib, (size_t)cap * sizeof(*s));
+
+		if (!s)
+			return ENOMEM;
+		l->sib = s;
+		l->capsib = cap;
+	}
+	return 0;
+}
+
+/* What the fake counts for a hardware event that is not slots or a
+ * metric: the scenario's rate of the event perf's tables name for its
+ * config, or nothing. */
+static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
+{
+	struct fp_enc enc;
+
+	ev->sid = -1;
+	ev->fixed = -1;
+	ev->gp_ok = true;
+	if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE)
+		return;
+	fp_decode_x86(a->config, fp_fix.amd, &enc);
+	if (!fp_tables_name(ev->pmu->name, &enc, ev->name, sizeof(ev->name)))
+		return;
+	ev->sid = fp_scenario_event(ev->name);
+}
+
+/* The fixed counters of Intel cores (FIXED_EVENT_CONSTRAINT in
+ * arch/x86/events/intel/core.c): INST_RETIRED.ANY 0x00c0 on fixed counter
+ * 0, CPU_CLK_UNHALTED.THREAD 0x003c on 1, the reference cycles pseudo-event
+ * 0x0300 on 2 (only there); slots (0x0400) is fixed counter 3, handled as
+ * topdown.  The first two may also take a general-purpose counter. */
+static void fixed_counter(struct fev *ev, const struct perf_event_attr *a)
+{
+	uint64_t code = a->config & (CFG_EVENT_UMASK | CFG_ALL_FLAGS);
+
+	if (fp_fix.amd || (a->type != PERF_TYPE_RAW && a->type != ev->pmu->type))
+		return;
+	if (code == 0x00c0)
+		ev->fixed = 0;
+	else if (code == 0x003c)
+		ev->fixed = 1;
+	else if (code == 0x0300) {
+		ev->fixed = 2;
+		ev->gp_ok = false;
+	}
 }
 
 int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigned long flags)
 {
 	struct perf_event_attr a;
 	const struct pmu *pmu = NULL;
-	struct fev *leader = NULL, *ev;
+	struct fev *leader = NULL, *ev = NULL;
 	const struct fault *f;
 	uint32_t size;
-	int cpu = (int)cpu_l, cls = EC_OTHER, fd, err;
+	int cpu = (int)cpu_l, cls = EC_HW, fd, err;
 	uint64_t now;
+	char name[128] = "";
 
 	/* perf_copy_attr() */
 	if (!uattr)
@@ -510,10 +790,16 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 		return fail(EINVAL);
 	/* Injected faults stand where the kernel checks permissions. */
 	pmu = fp_pmu_by_type(a.type);
-	if (pmu && pmu->core)
-		cls = classify(a.config);
+	if (pmu && pmu->core) {
+		struct fp_enc enc;
+
+		cls = classify_topdown(a.config);
+		fp_decode_x86(a.config, fp_fix.amd, &enc);
+		if (cls == EC_HW && !fp_tables_name(pmu->name, &enc, name, sizeof(name)))
+			name[0] = '\0';
+	}
 	pmu = NULL;
-	f = fp_fault_fire(FO_OPEN, cpu, cls);
+	f = fp_fault_fire(FO_OPEN, cpu, cls, name);
 	if (f)
 		return fail(f->err);
 
@@ -532,63 +818,70 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 	if (!err)
 		err = resolve_pmu(&a, cpu, &pmu);
 	/* Mixed hybrid groups are refused before the CPU mask is looked at,
-	 * so the row is reachable on a fixture whose PMUs have disjoint cpus. */
-	if (!err && leader && leader->pmu != pmu)
+	 * so the row is reachable on a fixture whose PMUs have disjoint cpus.
+	 * Software events may join any group. */
+	if (!err && leader && pmu && leader->pmu && leader->pmu != pmu)
 		err = EINVAL;
-	if (!err && pmu->cpus && !pmu->cpus[cpu])
+	if (!err && pmu && pmu->cpus && !pmu->cpus[cpu])
 		err = ENOENT;
-	cls = EC_OTHER;
-	if (!err && a.type != PERF_TYPE_HARDWARE && a.type != PERF_TYPE_HW_CACHE) {
-		cls = classify(a.config);
+	cls = !pmu ? (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK
+			      ? EC_SW_CLOCK : EC_SW_OTHER)
+		   : EC_HW;
+	if (!err && pmu && a.type != PERF_TYPE_HARDWARE && a.type != PERF_TYPE_HW_CACHE) {
+		cls = classify_topdown(a.config);
 		if (is_topdown_cls(cls))
 			err = check_topdown(&a, pmu, cls, leader);
 	}
 	now = fp_now_ns();
 	if (!err && !check_cpu(cpu, now))
 		err = ENODEV;
-	if (!err && leader)
-		err = check_group(leader, cpu, cls, a.read_format);
 	if (!err) {
 		ev = calloc(1, sizeof(*ev));
 		if (!ev)
 			err = ENOMEM;
 	}
+	if (!err) {
+		ev->fd = fd;
+		ev->cpu = cpu;
+		ev->cls = cls;
+		ev->pmu = pmu;
+		ev->read_format = a.read_format;
+		ev->sampling = a.sample_period != 0;
+		ev->pinned = a.pinned && !leader;
+		ev->enabled = !a.disabled;
+		ev->hw_phase = -1;
+		ev->saved_phase = -1;
+		ev->sid = -1;
+		ev->fixed = -1;
+		if (cls == EC_HW) {
+			classify_hw(ev, &a);
+			fixed_counter(ev, &a);
+		}
+		if (leader)
+			err = grow_siblings(leader);
+		if (!err && leader)
+			err = check_group(leader, cpu, ev);
+	}
 	if (err) {
+		free(ev);
 		fp_real_close(fd);
 		return fail(err);
 	}
-	ev->fd = fd;
-	ev->cpu = cpu;
-	ev->cls = cls;
-	ev->pmu = pmu;
 	ev->id = next_id++;
-	ev->read_format = a.read_format;
-	ev->sampling = a.sample_period != 0;
-	ev->enabled = !a.disabled;
-	ev->hw_phase = -1;
-	/* Whatever is counting on this CPU is settled before the new event can
-	 * change how fixed counter 3 is shared. */
-	cpu_sync(cpu, now);
+	/* Whatever is counting on this CPU is settled before the new event
+	 * can change what is scheduled. */
+	cpu_advance(cpu, now);
 	if (leader) {
-		if (leader->nsib == leader->capsib) {
-			int cap = leader->capsib ? leader->capsib * 2 : 16;
-			struct fev **s = realloc(leader->sib, (size_t)cap * sizeof(*s));
-
-			if (!s) {
-				free(ev);
-				fp_real_close(fd);
-				return fail(ENOMEM);
-			}
-			leader->sib = s;
-			leader->capsib = cap;
-		}
+		/* A member joining a scheduled group shares its registers
+		 * from the last reset on (what the kernel does when, as
+		 * usual, nothing was saved since). */
 		leader->sib[leader->nsib++] = ev;
 		ev->leader = leader;
 	} else {
 		ev->leader = ev;
-		ev->last_ns = now;
 		cpu_link(ev);
 	}
+	resched(cpu, now);
 	if (fp_fd_set(fd, ev) < 0) {
 		fp_close(ev);
 		return fail(ENFILE);
@@ -611,7 +904,7 @@ ssize_t fp_read(struct fev *ev, void *buf, size_t len)
 {
 	uint64_t now = fp_now_ns();
 	uint64_t rf = ev->read_format;
-	const struct fault *f = fp_fault_fire(FO_READ, ev->cpu, ev->cls);
+	const struct fault *f = fp_fault_fire(FO_READ, ev->cpu, ev->cls, ev->name);
 	struct fev *l, *timer;
 	unsigned char *p = buf;
 	size_t size;
@@ -636,10 +929,12 @@ ssize_t fp_read(struct fev *ev, void *buf, size_t len)
 	if (len < size)
 		return fail(ENOSPC);
 	if (!l->detached) {
-		advance(l, now);
-		/* Reading a topdown event or the group reads PERF_METRICS. */
-		if ((rf & PERF_FORMAT_GROUP) || is_topdown_cls(ev->cls))
-			fold(l);
+		cpu_advance(l->cpu, now);
+		/* Reading a topdown event or the group of a scheduled group
+		 * reads and resets SLOTS and PERF_METRICS; a group that is
+		 * scheduled out reports what it had at schedule-out. */
+		if (l->in && ((rf & PERF_FORMAT_GROUP) || is_topdown_cls(ev->cls)))
+			topdown_update(l, true);
 	}
 	timer = (rf & PERF_FORMAT_GROUP) ? l : ev;
 	if (rf & PERF_FORMAT_GROUP)
@@ -649,7 +944,7 @@ ssize_t fp_read(struct fev *ev, void *buf, size_t len)
 	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
 		put64(&p, timer->t_enabled);
 	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		put64(&p, (uint64_t)timer->t_running);
+		put64(&p, timer->t_running);
 	for (int i = 0; i <= ((rf & PERF_FORMAT_GROUP) ? l->nsib : 0); i++) {
 		struct fev *m = (rf & PERF_FORMAT_GROUP) ? member(l, i) : ev;
 
@@ -692,11 +987,15 @@ int fp_ioctl(struct fev *ev, unsigned long req, void *arg)
 	check_cpu(ev->cpu, now);
 	l = ev->leader;		/* after a possible hotplug detach */
 	if (!l->detached) {
-		/* Settle every group of the CPU: enabling or disabling changes
-		 * how fixed counter 3 is shared; disable and reset fold. */
-		cpu_sync(ev->cpu, now);
-		if (req != PERF_EVENT_IOC_ENABLE)
-			fold(l);
+		cpu_advance(ev->cpu, now);
+		/* A reset reads the registers first (perf_event_reset ->
+		 * event->pmu->read); a disable schedules the events out. */
+		if (req == PERF_EVENT_IOC_RESET && l->in)
+			topdown_update(l, true);
+		if (req == PERF_EVENT_IOC_DISABLE && (group || ev == l))
+			sched_out(l);
+		else if (req == PERF_EVENT_IOC_DISABLE && l->in && is_topdown_cls(ev->cls))
+			topdown_update(l, false);
 	}
 	/* PERF_IOC_FLAG_GROUP acts on the whole group, whichever member is
 	 * named (perf_event_for_each). */
@@ -704,11 +1003,15 @@ int fp_ioctl(struct fev *ev, unsigned long req, void *arg)
 	for (int i = 0; i < n; i++) {
 		struct fev *t = group ? member(l, i) : ev;
 
-		if (req == PERF_EVENT_IOC_RESET)
+		if (req == PERF_EVENT_IOC_RESET) {
 			t->count = 0;	/* enabled/running times are not reset */
-		else if (!t->detached && !t->error)
+			t->carry = 0;
+		} else if (!t->detached && !t->error) {
 			t->enabled = req == PERF_EVENT_IOC_ENABLE;
+		}
 	}
+	if (!l->detached && req != PERF_EVENT_IOC_RESET)
+		resched(ev->cpu, now);
 	return 0;
 }
 
@@ -721,12 +1024,16 @@ int fp_close(struct fev *ev)
 	check_cpu(ev->cpu, now);
 	l = ev->leader;		/* after a possible hotplug detach */
 	if (!ev->detached && !ev->error) {
-		cpu_sync(ev->cpu, now);
-		fold(l);
+		cpu_advance(ev->cpu, now);
 		if (l == ev) {
+			sched_out(ev);
 			cpu_unlink(ev);
-			promote_siblings(ev, now);
+			promote_siblings(ev);
 		} else {
+			/* event_sched_out() of one member: the group's
+			 * topdown events are updated and saved. */
+			if (l->in)
+				topdown_update(l, false);
 			for (int i = 0; i < l->nsib; i++) {
 				if (l->sib[i] != ev)
 					continue;
@@ -736,6 +1043,7 @@ int fp_close(struct fev *ev)
 				break;
 			}
 		}
+		resched(ev->cpu, now);
 	}
 	fp_fd_set(fd, NULL);
 	free(ev->sib);

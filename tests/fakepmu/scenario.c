@@ -21,14 +21,20 @@ static const char *scen_file;
 static const char *const frac_names[FR_COUNT] = {
 	"retiring", "bad_speculation", "frontend_bound", "backend_bound",
 	"heavy_operations", "branch_mispredicts", "fetch_latency", "memory_bound",
-	"uop_dropping", "recovery_cycles",
 };
 
-/* Fault "event" names, indexed by EC_* class. */
-static const char *const event_names[EC_OTHER] = {
+/* Fault "event" names of the topdown events, indexed by EC_* class. */
+static const char *const topdown_names[EC_HW] = {
 	"slots", "retiring", "bad_speculation", "frontend_bound", "backend_bound",
 	"heavy_operations", "branch_mispredicts", "fetch_latency", "memory_bound",
-	"uop_dropping", "recovery_cycles",
+};
+
+/* The legacy keys, events per slot on every model: INT_MISC.UOP_DROPPING,
+ * and INT_MISC.RECOVERY_CYCLES with cmask=1,edge=1 as perf's Ice Lake
+ * formula uses it (INT_MISC.CLEARS_COUNT where the table names it). */
+static const char *const legacy_keys[2] = { "uop_dropping", "recovery_cycles" };
+static const char *const legacy_events[2] = {
+	"INT_MISC.UOP_DROPPING", "INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1",
 };
 
 static const struct {
@@ -105,6 +111,60 @@ static double number(const char *path, json_t *v, const char *what)
 	return d;
 }
 
+/* perf's name for @name in some core PMU's table (canonical: an encoding
+ * the table names exactly gets that name), or false. */
+static bool canonical_event(const char *name, char *out, size_t len)
+{
+	for (int i = 0; i < fp_fix.npmus; i++) {
+		const struct pmu *p = &fp_fix.pmus[i];
+		struct fp_enc enc;
+
+		if (p->core && fp_tables_lookup(p->name, name, &enc) == 0 &&
+		    fp_tables_name(p->name, &enc, out, len))
+			return true;
+	}
+	return false;
+}
+
+static int register_event(const char *path, const char *name, bool legacy)
+{
+	char canon[128];
+
+	if (!canonical_event(name, canon, sizeof(canon))) {
+		if (!legacy)
+			bad(path, "unknown event \"%s\": not in perf's %s tables for this fixture%s",
+			    name, fp_tables_dir()[0] ? fp_tables_dir() : "(none)",
+			    fp_tables_dir()[0] ? "" : " (the fixture has no devices/system/cpu/modalias perf knows)");
+		snprintf(canon, sizeof(canon), "%s", name);
+	}
+	for (int i = 0; i < fp_scen.nevents; i++)
+		if (!strcmp(fp_scen.events[i], canon))
+			return i;
+	if (fp_scen.nevents == FP_EVENTS_MAX)
+		bad(path, "more than %d different events", FP_EVENTS_MAX);
+	fp_scen.events[fp_scen.nevents] = strdup(canon);
+	if (!fp_scen.events[fp_scen.nevents])
+		fp_fatal("fakepmu: out of memory");
+	return fp_scen.nevents++;
+}
+
+int fp_scenario_event(const char *name)
+{
+	for (int i = 0; i < fp_scen.nevents; i++)
+		if (!strcmp(fp_scen.events[i], name))
+			return i;
+	return -1;
+}
+
+static double events_per_slot(const char *path, json_t *v)
+{
+	double d = number(path, v, "a number >= 0 (events per slot)");
+
+	if (d < 0)
+		bad(path, "must be a number >= 0 (events per slot)");
+	return d;
+}
+
 /* Largest-remainder rounding of the four L1 fractions to bytes summing to
  * 0xff (ties go to the lower metric number); each L2 byte is f*255 rounded
  * to nearest, clamped to its parent's byte. */
@@ -152,10 +212,10 @@ static void parse_phase(const char *path, json_t *ph, bool last, struct phase *o
 	static const char *const keys[] = {
 		"seconds", "retiring", "bad_speculation", "frontend_bound", "backend_bound",
 		"heavy_operations", "branch_mispredicts", "fetch_latency", "memory_bound",
-		"uop_dropping", "recovery_cycles", NULL,
+		"uop_dropping", "recovery_cycles", "events", NULL,
 	};
 	char sub[512];
-	json_t *secs;
+	json_t *secs, *evs;
 	double sum = 0;
 
 	if (!json_is_object(ph))
@@ -180,14 +240,38 @@ static void parse_phase(const char *path, json_t *ph, bool last, struct phase *o
 		if (!v)
 			continue;
 		sp(sub, sizeof(sub), "%s.%s", path, frac_names[k]);
-		if (k < NMETRIC) {
-			out->f[k] = number(sub, v, "a number in [0,1]");
-			if (out->f[k] < 0 || out->f[k] > 1)
-				bad(sub, "must be a number in [0,1]");
-		} else {
-			out->f[k] = number(sub, v, "a number >= 0 (events per slot)");
-			if (out->f[k] < 0)
-				bad(sub, "must be a number >= 0 (events per slot)");
+		out->f[k] = number(sub, v, "a number in [0,1]");
+		if (out->f[k] < 0 || out->f[k] > 1)
+			bad(sub, "must be a number in [0,1]");
+	}
+	out->ev = xcalloc(FP_EVENTS_MAX, sizeof(double));
+	for (int k = 0; k < 2; k++) {
+		json_t *v = json_object_get(ph, legacy_keys[k]);
+
+		if (!v)
+			continue;
+		sp(sub, sizeof(sub), "%s.%s", path, legacy_keys[k]);
+		out->ev[register_event(sub, legacy_events[k], true)] += events_per_slot(sub, v);
+	}
+	if ((evs = json_object_get(ph, "events"))) {
+		const char *name;
+		json_t *v;
+
+		sp(sub, sizeof(sub), "%s.events", path);
+		if (!json_is_object(evs))
+			bad(sub, "must be an object of perf event names and events per slot");
+		json_object_foreach(evs, name, v) {
+			char sub2[768];
+			double rate;
+			int i;
+
+			sp(sub2, sizeof(sub2), "%s.events.%s", path, name);
+			rate = events_per_slot(sub2, v);
+
+			i = register_event(sub2, name, false);
+			if (out->ev[i] != 0)
+				bad(sub2, "given twice (also as uop_dropping or recovery_cycles)");
+			out->ev[i] = rate;
 		}
 	}
 	for (int k = 0; k < 4; k++)
@@ -406,14 +490,20 @@ static void parse_fault(const char *path, json_t *o, struct fault *f)
 			bad(sub, "only allowed with \"op\": \"open\"");
 		if (!json_is_string(v))
 			bad(sub, "must be an event name");
-		for (int k = 0; k < EC_OTHER; k++)
-			if (!strcmp(event_names[k], json_string_value(v)))
+		for (int k = 0; k < EC_HW; k++)
+			if (!strcmp(topdown_names[k], json_string_value(v)))
 				f->evclass = k;
-		if (f->evclass == EC_ANY)
-			bad(sub, "unknown event \"%s\" (one of slots, retiring, bad_speculation, "
+		for (int k = 0; k < 2 && f->evclass == EC_ANY; k++)
+			if (!strcmp(legacy_keys[k], json_string_value(v)) &&
+			    !canonical_event(legacy_events[k], f->evname, sizeof(f->evname)))
+				snprintf(f->evname, sizeof(f->evname), "%s", legacy_events[k]);
+		if (f->evclass == EC_ANY && !f->evname[0] &&
+		    !canonical_event(json_string_value(v), f->evname, sizeof(f->evname)))
+			bad(sub, "unknown event \"%s\" (slots, retiring, bad_speculation, "
 			    "frontend_bound, backend_bound, heavy_operations, branch_mispredicts, "
-			    "fetch_latency, memory_bound, uop_dropping, recovery_cycles)",
-			    json_string_value(v));
+			    "fetch_latency, memory_bound, uop_dropping, recovery_cycles, or an "
+			    "event of perf's %s tables)",
+			    json_string_value(v), fp_tables_dir()[0] ? fp_tables_dir() : "(none)");
 	}
 	if ((v = json_object_get(o, "delay_ms"))) {
 		sp(sub, sizeof(sub), "%s.delay_ms", path);
@@ -484,7 +574,7 @@ void fp_scenario_load(const char *path)
 
 /* The first active fault matching (op, cpu, event class), with its per-CPU
  * count consumed; NULL when none fires. */
-const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass)
+const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass, const char *evname)
 {
 	uint64_t now = 0;
 	bool have_now = false;
@@ -495,6 +585,8 @@ const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass)
 		if (f->op != op || !f->cpus[cpu] || f->remaining[cpu] == 0)
 			continue;
 		if (f->evclass != EC_ANY && f->evclass != evclass)
+			continue;
+		if (f->evname[0] && (!evname || strcmp(f->evname, evname) != 0))
 			continue;
 		if (f->after_ns) {
 			if (!have_now)

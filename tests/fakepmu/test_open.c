@@ -271,8 +271,13 @@ static void pmu_types(void **state)
 	/* No fixture PMU has these types. */
 	assert_int_equal(open_err(99, SLOTS, 0, -1), ENOENT);
 	assert_int_equal(open_err(3000, 0, 0, -1), ENOENT);
-	/* Known non-core PMUs (software, tracepoint, msr...) are not emulated. */
-	assert_int_equal(open_err(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, -1), EOPNOTSUPP);
+	/* Software events are emulated (perf adds cpu-clock, task-clock);
+	 * an unknown software config is ENOENT (perf_swevent_init). */
+	assert_int_equal(open_err(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, -1), 0);
+	assert_int_equal(open_err(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, -1), 0);
+	assert_int_equal(open_err(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, -1), 0);
+	assert_int_equal(open_err(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_MAX, 0, -1), ENOENT);
+	/* Other known non-core PMUs (tracepoint, msr...) are not emulated. */
 	assert_int_equal(open_err(PERF_TYPE_TRACEPOINT, 1, 0, -1), EOPNOTSUPP);
 	assert_int_equal(open_err(pmu_type("msr"), 0, 0, -1), EOPNOTSUPP);
 	/* Generic hardware events go to the core PMU. */
@@ -281,6 +286,31 @@ static void pmu_types(void **state)
 	assert_int_equal(open_err(PERF_TYPE_HARDWARE, PERF_COUNT_HW_MAX, 0, -1), EINVAL);
 	t_attr(&a, PERF_TYPE_HARDWARE, 3000ULL << 32, RF_ALL);
 	assert_int_equal(t_open_errno(&a, 0, -1), ENOENT);
+}
+
+/* validate_group(): a group that could never be scheduled is refused.
+ * Sapphire Rapids has 8 general-purpose counters (the table's events list
+ * counters 0-7) and fixed counters: slots and the metrics share fixed
+ * counter 3, cycles (0x3c) takes fixed counter 1 first, then a
+ * general-purpose one. */
+static void group_capacity(void **state)
+{
+	int fds[MAXEV], n = 0;
+
+	(void)state;
+	fds[n++] = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
+	for (int m = 0; m < 8; m++)
+		fds[n++] = t_open(PERF_TYPE_RAW, METRIC(m), 0, fds[0]);
+	fds[n++] = t_open(PERF_TYPE_RAW, CYCLES_RAW, 0, fds[0]);	/* fixed counter 1 */
+	for (int i = 0; i < 8; i++)
+		fds[n++] = t_open(PERF_TYPE_RAW, 0x00c5ULL, 0, fds[0]);
+	for (int i = 0; i < n; i++)
+		assert_true(fds[i] >= 0);
+	assert_int_equal(open_err(PERF_TYPE_RAW, 0x00c5ULL, 0, fds[0]), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 0, fds[0]), EINVAL);
+	/* Software events take no counter. */
+	assert_int_equal(open_err(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, fds[0]), 0);
+	t_close_all(fds, n);
 }
 
 static void ioctl_errors(void **state)
@@ -354,7 +384,7 @@ static void emfile(void **state)
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
 	fds[n++] = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
 	assert_true(fds[0] >= 0);
-	while ((fd = t_open(PERF_TYPE_RAW, CYCLES_RAW, 0, fds[0])) >= 0) {
+	while ((fd = t_open(PERF_TYPE_RAW, CYCLES_RAW, 0, -1)) >= 0) {
 		assert_true(n < 256);
 		fds[n++] = fd;
 	}
@@ -504,6 +534,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(leader_on_other_cpu),
 	cmocka_unit_test(attr_size),
 	cmocka_unit_test(pmu_types),
+	cmocka_unit_test(group_capacity),
 	cmocka_unit_test(ioctl_errors),
 	cmocka_unit_test(fd_flags),
 	cmocka_unit_test(ids_unique),

@@ -32,8 +32,15 @@
 
 #define SLOTS		0x0400ULL
 #define METRIC(m)	(0x8000ULL + ((uint64_t)(m) << 8))
-#define UOP_DROPPING	0x100dULL
-#define RECOVERY_CYCLES	(0x010dULL | (1ULL << 18) | (1ULL << 24))	/* edge, cmask=1 */
+/* The refinement events on the Sapphire Rapids fixture the tests use:
+ * INT_MISC.UOP_DROPPING (EventCode 0xad, UMask 0x10) and INT_MISC.CLEARS_COUNT
+ * (INT_MISC.RECOVERY_CYCLES, 0xad/0x01, with CounterMask 1 and EdgeDetect),
+ * reference/perf-tables/x86/sapphirerapids/pipeline.json.  Ice Lake's
+ * INT_MISC is event 0x0d (x86/icelakex/pipeline.json): on Sapphire Rapids
+ * that encoding is another event, and counts nothing here. */
+#define UOP_DROPPING	0x10adULL
+#define RECOVERY_CYCLES	(0x01adULL | (1ULL << 18) | (1ULL << 24))	/* edge, cmask=1 */
+#define ICL_UOP_DROPPING 0x100dULL
 #define CYCLES_RAW	0x003cULL
 #define F_EDGE		(1ULL << 18)
 #define F_ANY		(1ULL << 21)
@@ -261,6 +268,50 @@ static inline struct t_cpu t_scenario(int cpu)
 			t_fill(&c, v);
 	json_decref(root);
 	return c;
+}
+
+/* The scenario's rate (events per slot) of perf event @name in phase
+ * @phase of @cpu: the CPU's own key if it has phases, else "default". */
+static inline double t_event_rate(int cpu, int phase, const char *name)
+{
+	json_error_t err;
+	json_t *root = json_load_file(getenv("FAKEPMU_SCENARIO"), 0, &err);
+	json_t *cpus, *v, *phases = NULL, *rate;
+	const char *key;
+	double r;
+
+	assert_non_null(root);
+	cpus = json_object_get(root, "cpus");
+	if ((v = json_object_get(cpus, "default")))
+		phases = json_object_get(v, "phases");
+	json_object_foreach(cpus, key, v)
+		if (strcmp(key, "default") && t_in_cpulist(key, cpu) && json_object_get(v, "phases"))
+			phases = json_object_get(v, "phases");
+	rate = json_object_get(json_object_get(json_array_get(phases, (size_t)phase), "events"), name);
+	r = rate ? json_number_value(rate) : 0;
+	json_decref(root);
+	return r;
+}
+
+/* ---- multiplexing ---- */
+
+#define T_MUX_NS 4000000ULL	/* perf_event_mux_interval_ms of the fixtures */
+
+/* The README's rule for the scenario's "running" r < 1: an outside user
+ * holds every counter in mux slice k when floor((k+1)(1-r)) > floor(k(1-r)).
+ * Running time of a group alone on its CPU over [0, t): the free slices. */
+static inline uint64_t t_running_ns(double running, double seconds)
+{
+	uint64_t t = (uint64_t)llround(seconds * 1e9), run = 0;
+	double busy = 1.0 - running;
+
+	for (uint64_t k = 0; k * T_MUX_NS < t; k++) {
+		uint64_t len = t - k * T_MUX_NS < T_MUX_NS ? t - k * T_MUX_NS : T_MUX_NS;
+
+		if (!(busy > 0 && floor((double)(k + 1) * busy) > floor((double)k * busy)))
+			run += len;
+	}
+	return run;
 }
 
 /* ---- time ---- */

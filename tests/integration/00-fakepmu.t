@@ -80,6 +80,9 @@ bad() {
 # Phase fractions used below (L1 sums to 1, each L2 within its parent).
 A='"retiring": 0.31, "bad_speculation": 0.07, "frontend_bound": 0.22, "backend_bound": 0.40,
    "heavy_operations": 0.06, "branch_mispredicts": 0.05, "fetch_latency": 0.13, "memory_bound": 0.27,
+   "uop_dropping": 0.011, "recovery_cycles": 0.0023,
+   "events": {"BR_MISP_RETIRED.ALL_BRANCHES": 0.0042, "MACHINE_CLEARS.COUNT": 0.0007}'
+PLAIN='"retiring": 0.31, "bad_speculation": 0.07, "frontend_bound": 0.22, "backend_bound": 0.40,
    "uop_dropping": 0.011, "recovery_cycles": 0.0023'
 B='"retiring": 0.55, "bad_speculation": 0.15, "frontend_bound": 0.10, "backend_bound": 0.20,
    "heavy_operations": 0.20, "branch_mispredicts": 0.12, "fetch_latency": 0.04, "memory_bound": 0.09,
@@ -87,6 +90,10 @@ B='"retiring": 0.55, "bad_speculation": 0.15, "frontend_bound": 0.10, "backend_b
 
 cat >"$tmp/basic.json" <<EOF
 {"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [{$A}]}}}
+EOF
+# Without named events, for fixtures whose CPU has no perf table or no core PMU.
+cat >"$tmp/plain.json" <<EOF
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [{$PLAIN}]}}}
 EOF
 cat >"$tmp/count.json" <<EOF
 {"cpus": {
@@ -96,6 +103,9 @@ cat >"$tmp/count.json" <<EOF
    "2": {"running": 0.5},
    "3": {"slots_per_second": 2.4e10},
    "8-11": {"slots_per_second": 3.3e9, "running": 0.25},
+   "14": {"phases": [{"seconds": 0.1, "retiring": 0.4, "bad_speculation": 0.00392156862745098,
+                      "frontend_bound": 0.2, "backend_bound": 0.39607843137254902},
+                     {"retiring": 0.4, "bad_speculation": 0, "frontend_bound": 0.2, "backend_bound": 0.4}]},
    "15": {"slots_per_second": 1.0000003e9, "running": 0.7}}}
 EOF
 cat >"$tmp/rt.json" <<EOF
@@ -133,6 +143,7 @@ run "group_fd that is a member, not a leader: EINVAL" "$spr" "$tmp/basic.json" 0
 run "leader on another CPU: EINVAL" "$spr" "$tmp/basic.json" 0 test_open leader_on_other_cpu
 run "attr.size below PERF_ATTR_SIZE_VER0 or non-zero tail: E2BIG" "$spr" "$tmp/basic.json" 0 test_open attr_size
 run "unknown type ENOENT, non-core PMU EOPNOTSUPP, generic events on the core PMU" "$spr" "$tmp/basic.json" 0 test_open pmu_types
+run "a group that cannot fit the counters (8 general-purpose, fixed 1 and 3): EINVAL" "$spr" "$tmp/basic.json" 0 test_open group_capacity
 run "ioctl: IOC_ID to NULL EFAULT, unknown request ENOTTY" "$spr" "$tmp/basic.json" 0 test_open ioctl_errors
 run "PERF_FLAG_FD_CLOEXEC honoured, unknown flags EINVAL, closed fd not fake" "$spr" "$tmp/basic.json" 0 test_open fd_flags
 run "ids are unique, increasing, from 1000" "$spr" "$tmp/basic.json" 0 test_open ids_unique
@@ -142,23 +153,26 @@ run "icx-1s: L2 metric on a 4-metric PMU: EINVAL" "$fixtures/icx-1s" "$tmp/basic
 run "adl-hybrid: CPU not in the PMU's cpus: ENOENT" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open hybrid_cpu_not_in_pmu
 run "adl-hybrid: cpu_core and cpu_atom events in one group: EINVAL" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open hybrid_mixed_group
 run "adl-hybrid: slots/metric config on cpu_atom: EINVAL" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open hybrid_atom_no_slots
-run "vm-nopmu: type 4 and generic events: ENOENT" "$fixtures/vm-nopmu" "$tmp/basic.json" 0 test_open vm_no_core_pmu
+run "vm-nopmu: type 4 and generic events: ENOENT" "$fixtures/vm-nopmu" "$tmp/plain.json" 0 test_open vm_no_core_pmu
 run "spr-holes: CPU offline at open: ENODEV" "$fixtures/spr-holes" "$tmp/basic.json" 0 test_open offline_cpu_enodev
-run "skx-1s: no events/slots, slots/metric config: EINVAL" "$fixtures/skx-1s" "$tmp/basic.json" 0 test_open skx_no_slots
+run "skx-1s: no events/slots, slots/metric config: EINVAL" "$fixtures/skx-1s" "$tmp/plain.json" 0 test_open skx_no_slots
 
 # ---- counting model (exact, on the fake clock) ----
-for c in group_read reset_on_read per_cpu_keys multiplex fixed_counter_sharing ioc_reset \
-	ioc_disable_enable start_disabled refinement_events read_formats close_leader; do
+for c in group_read reset_on_read per_cpu_keys multiplex fixed_counter_sharing positive_only ioc_reset \
+	ioc_disable_enable start_disabled refinement_events table_events software_events read_formats close_leader; do
 	case $c in
 	group_read) d="group read: nr, ids, times, metric = slots*byte/255, refinement counts" ;;
 	reset_on_read) d="reset on read: every interval has its own period's bytes, phases integrate piecewise" ;;
 	per_cpu_keys) d="per-CPU keys inherit from default; tie-breaking and L2 clamping of bytes" ;;
-	multiplex) d="running 0.5: time_running = time_enabled/2, slots halved" ;;
-	fixed_counter_sharing) d="two slots groups on one CPU each run running/2" ;;
+	multiplex) d="running 0.5: every other 4 ms slice taken; SLOTS/PERF_METRICS saved at schedule-out, restored at schedule-in" ;;
+	fixed_counter_sharing) d="groups rotate on fixed counter 3 every 4 ms tick, placed in list order until one does not fit" ;;
+	positive_only) d="a metric whose value went down since schedule-out adds nothing (__icl_update_topdown_event)" ;;
 	ioc_reset) d="IOC_RESET folds, zeroes counts, keeps times" ;;
 	ioc_disable_enable) d="IOC_DISABLE stops counts and time_enabled; IOC_ENABLE resumes" ;;
 	start_disabled) d="attr.disabled: nothing counts until IOC_ENABLE" ;;
-	refinement_events) d="UOP_DROPPING/RECOVERY_CYCLES(cmask=1,edge) = fraction*slots; other encodings 0" ;;
+	refinement_events) d="UOP_DROPPING/RECOVERY_CYCLES(cmask=1,edge) with the fixture's encodings = fraction*slots; Ice Lake's encoding and others 0" ;;
+	table_events) d="general-purpose events count the scenario's rate of the event perf's table names" ;;
+	software_events) d="cpu-clock/task-clock count ns; software groups are never taken off" ;;
 	read_formats) d="read layouts: non-group, GROUP via member, LOST, ENOSPC" ;;
 	close_leader) d="closing the leader: metrics go to ERROR (EOF), others become singletons" ;;
 	esac
@@ -304,8 +318,20 @@ bad "fault: delay_ms on an open fault" 'fakepmu: scen.json: faults[0].delay_ms: 
 bad "fault: event on a read fault" 'fakepmu: scen.json: faults[0].event: only allowed with "op": "open"' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"read\", \"errno\": \"EIO\", \"event\": \"slots\"}]}"
 bad "fault: unknown event" \
-	'fakepmu: scen.json: faults[0].event: unknown event "cycles" (one of slots, retiring, bad_speculation, frontend_bound, backend_bound, heavy_operations, branch_mispredicts, fetch_latency, memory_bound, uop_dropping, recovery_cycles)' \
+	"fakepmu: scen.json: faults[0].event: unknown event \"cycles\" (slots, retiring, bad_speculation, frontend_bound, backend_bound, heavy_operations, branch_mispredicts, fetch_latency, memory_bound, uop_dropping, recovery_cycles, or an event of perf's sapphirerapids tables)" \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"open\", \"errno\": \"EIO\", \"event\": \"cycles\"}]}"
+bad "events: a name perf's table for the fixture does not have" \
+	"fakepmu: scen.json: cpus.default.phases[0].events.INT_MISC.UOP_DROPING: unknown event \"INT_MISC.UOP_DROPING\": not in perf's sapphirerapids tables for this fixture" \
+	"{\"cpus\": {\"default\": {$D, \"phases\": [{$PLAIN, \"events\": {\"INT_MISC.UOP_DROPING\": 0.01}}]}}}"
+bad "events: not an object" \
+	'fakepmu: scen.json: cpus.default.phases[0].events: must be an object of perf event names and events per slot' \
+	"{\"cpus\": {\"default\": {$D, \"phases\": [{$PLAIN, \"events\": [1]}]}}}"
+bad "events: negative rate" \
+	'fakepmu: scen.json: cpus.default.phases[0].events.INT_MISC.UOP_DROPPING: must be a number >= 0 (events per slot)' \
+	"{\"cpus\": {\"default\": {$D, \"phases\": [{$PLAIN, \"events\": {\"INT_MISC.UOP_DROPPING\": -1}}]}}}"
+bad "events: the same event as uop_dropping and by name" \
+	'fakepmu: scen.json: cpus.default.phases[0].events.INT_MISC.UOP_DROPPING: given twice (also as uop_dropping or recovery_cycles)' \
+	"{\"cpus\": {\"default\": {$D, \"phases\": [{$PLAIN, \"events\": {\"INT_MISC.UOP_DROPPING\": 0.02}}]}}}"
 bad "fault: bad cpulist" 'fakepmu: scen.json: faults[0].cpus: "0-99" is not a valid cpulist: CPU 99 is not a possible CPU (there are 16)' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"cpus\": \"0-99\", \"op\": \"open\", \"errno\": \"EIO\"}]}"
 bad "fault: count 0" 'fakepmu: scen.json: faults[0].count: must be an integer >= 1' \

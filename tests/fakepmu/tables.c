@@ -1,0 +1,363 @@
+/* tables.c: the hardware the fake pretends to be, as Linux perf's own
+ * tables describe it.  Owns which perf table directory a fixture is
+ * (its devices/system/cpu/modalias matched against x86/mapfile.csv the way
+ * perf matches a CPUID string), the event encodings of that directory's
+ * JSON files, and the names the fake gives to a config: the table's own
+ * event name, or "BASE,cmask=N,edge=1,inv=1" when the config is a table
+ * event with extra filter bits.
+ *
+ * This is the fake's own reading of the upstream files; it shares nothing
+ * with the daemon (whose per-microarchitecture module is checked against
+ * the same files by its own test). */
+#include <dirent.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "fakepmu.h"
+
+#ifndef FAKEPMU_TABLES_DEFAULT
+#define FAKEPMU_TABLES_DEFAULT "reference/perf-tables"
+#endif
+
+struct tevent {
+	char name[96];
+	char unit[16];		/* "" or cpu_core / cpu_atom */
+	struct fp_enc enc;
+	int max_gp;		/* highest general-purpose counter listed, -1 */
+};
+
+static struct {
+	char dir[64];		/* "sapphirerapids", "" when unknown */
+	char cpuid[64];		/* "GenuineIntel-6-8F" */
+	struct tevent *ev;
+	int nev, cap;
+} tab;
+
+static char tables_root[4096];
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p)
+		fp_fatal("fakepmu: out of memory");
+	return p;
+}
+
+/* x86 config bits (arch/x86/include/asm/perf_event.h), plus AMD's event
+ * select bits 32-35 (AMD64_EVENTSEL_EVENT). */
+void fp_decode_x86(uint64_t config, bool amd, struct fp_enc *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->event = (uint16_t)(config & 0xff);
+	if (amd)
+		out->event |= (uint16_t)(((config >> 32) & 0xf) << 8);
+	out->umask = (uint8_t)((config >> 8) & 0xff);
+	out->cmask = (uint8_t)((config >> 24) & 0xff);
+	out->edge = (config >> 18) & 1;
+	out->inv = (config >> 23) & 1;
+	out->any = !amd && ((config >> 21) & 1);
+}
+
+static bool enc_equal(const struct fp_enc *a, const struct fp_enc *b)
+{
+	return a->event == b->event && a->umask == b->umask && a->cmask == b->cmask &&
+	       a->edge == b->edge && a->inv == b->inv && a->any == b->any;
+}
+
+static unsigned long hexnum(json_t *v)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+
+	/* "0xB7,0xBB" (offcore events on two codes): the first is the event. */
+	return s ? strtoul(s, NULL, 0) : 0;
+}
+
+/* perf's jevents.py (real_event) encodes these well-known events itself,
+ * whatever the JSON says: they are what the fixed counters count. */
+static const struct {
+	const char *name;
+	uint16_t event;
+	uint8_t umask;
+	bool any;
+} jevents_fixed[] = {
+	{ "inst_retired.any", 0xc0, 0, false },
+	{ "inst_retired.any_p", 0xc0, 0, false },
+	{ "cpu_clk_unhalted.ref", 0x00, 0x03, false },
+	{ "cpu_clk_unhalted.thread", 0x3c, 0, false },
+	{ "cpu_clk_unhalted.core", 0x3c, 0, false },
+	{ "cpu_clk_unhalted.thread_any", 0x3c, 0, true },
+};
+
+static void apply_jevents_fixed(struct tevent *t)
+{
+	for (size_t i = 0; i < sizeof(jevents_fixed) / sizeof(jevents_fixed[0]); i++) {
+		if (strcasecmp(t->name, jevents_fixed[i].name) != 0)
+			continue;
+		memset(&t->enc, 0, sizeof(t->enc));
+		t->enc.event = jevents_fixed[i].event;
+		t->enc.umask = jevents_fixed[i].umask;
+		t->enc.any = jevents_fixed[i].any;
+	}
+}
+
+static void parse_counter(struct tevent *t, const char *c)
+{
+	t->max_gp = -1;
+	if (!c || !strncmp(c, "Fixed counter ", 14))
+		return;
+	for (const char *p = c; *p; p++)
+		if (*p >= '0' && *p <= '9' && (p == c || p[-1] == ',')) {
+			int n = atoi(p);
+
+			if (n > t->max_gp)
+				t->max_gp = n;
+		}
+}
+
+static void add_events_file(const char *path)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr), *e;
+	size_t i;
+
+	if (!root)
+		fp_fatal("fakepmu: %s: %s", path, jerr.text);
+	json_array_foreach(root, i, e) {
+		json_t *name = json_object_get(e, "EventName");
+		json_t *unit = json_object_get(e, "Unit");
+		json_t *counter = json_object_get(e, "Counter");
+		struct tevent *t;
+
+		if (!json_is_string(name))
+			continue;
+		if (tab.nev == tab.cap) {
+			tab.cap = tab.cap ? tab.cap * 2 : 512;
+			tab.ev = xrealloc(tab.ev, (size_t)tab.cap * sizeof(*tab.ev));
+		}
+		t = &tab.ev[tab.nev];
+		memset(t, 0, sizeof(*t));
+		if (strlen(json_string_value(name)) >= sizeof(t->name))
+			continue;
+		strcpy(t->name, json_string_value(name));
+		if (json_is_string(unit) && strlen(json_string_value(unit)) < sizeof(t->unit))
+			strcpy(t->unit, json_string_value(unit));
+		t->enc.event = (uint16_t)hexnum(json_object_get(e, "EventCode"));
+		t->enc.umask = (uint8_t)hexnum(json_object_get(e, "UMask"));
+		t->enc.cmask = (uint8_t)hexnum(json_object_get(e, "CounterMask"));
+		t->enc.edge = hexnum(json_object_get(e, "EdgeDetect")) != 0;
+		t->enc.inv = hexnum(json_object_get(e, "Invert")) != 0;
+		t->enc.any = hexnum(json_object_get(e, "AnyThread")) != 0;
+		parse_counter(t, json_is_string(counter) ? json_string_value(counter) : NULL);
+		apply_jevents_fixed(t);
+		tab.nev++;
+	}
+	json_decref(root);
+}
+
+static bool is_events_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	/* metrics files (spr-metrics.json, ...) hold no events */
+	return n > 5 && !strcmp(name + n - 5, ".json") && !strstr(name, "metrics");
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void load_dir(const char *dir)
+{
+	char path[8192], *names[64];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/x86/%s", tables_root, dir);
+	d = opendir(path);
+	if (!d)
+		fp_fatal("fakepmu: perf tables: cannot open %s: %s (set FAKEPMU_TABLES)", path,
+			 strerror(errno));
+	while ((de = readdir(d)) != NULL && n < 64)
+		if (is_events_file(de->d_name))
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(names[0]), name_cmp);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/x86/%s/%s", tables_root, dir, names[i]);
+		add_events_file(path);
+		free(names[i]);
+	}
+}
+
+/* perf's strcmp_cpuid_str(): the mapfile pattern must match the whole
+ * vendor-family-model string. */
+static bool cpuid_matches(const char *pattern, const char *cpuid)
+{
+	regmatch_t m[1];
+	regex_t re;
+	bool ok;
+
+	if (regcomp(&re, pattern, REG_EXTENDED) != 0)
+		return false;
+	ok = regexec(&re, cpuid, 1, m, 0) == 0 && m[0].rm_so == 0 &&
+	     (size_t)m[0].rm_eo == strlen(cpuid);
+	regfree(&re);
+	return ok;
+}
+
+static void find_dir(void)
+{
+	char path[8192], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/x86/mapfile.csv", tables_root);
+	f = fopen(path, "re");
+	if (!f)
+		fp_fatal("fakepmu: perf tables: cannot open %s: %s (set FAKEPMU_TABLES)", path,
+			 strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *pattern = line, *version, *dir;
+
+		if (line[0] == '#' || strncmp(line, "Family-model", 12) == 0)
+			continue;
+		version = strchr(pattern, ',');
+		if (!version)
+			continue;
+		*version++ = '\0';
+		dir = strchr(version, ',');
+		if (!dir)
+			continue;
+		*dir++ = '\0';
+		dir[strcspn(dir, ",\n")] = '\0';
+		if (strlen(dir) < sizeof(tab.dir) && cpuid_matches(pattern, tab.cpuid)) {
+			strcpy(tab.dir, dir);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+void fp_tables_load(const char *modalias)
+{
+	const char *root = getenv("FAKEPMU_TABLES");
+	unsigned vendor, family, model;
+	const char *p;
+
+	snprintf(tables_root, sizeof(tables_root), "%s",
+		 root && *root ? root : FAKEPMU_TABLES_DEFAULT);
+	/* cpu:type:x86,ven0000fam0006mod008F:feature:... */
+	p = modalias ? strstr(modalias, "type:x86,ven") : NULL;
+	if (!p || sscanf(p, "type:x86,ven%4xfam%4xmod%4x", &vendor, &family, &model) != 3)
+		return;
+	if (vendor != 0 && vendor != 2)
+		return;
+	snprintf(tab.cpuid, sizeof(tab.cpuid), "%s-%u-%X",
+		 vendor == 0 ? "GenuineIntel" : "AuthenticAMD", family, model);
+	fp_fix.amd = vendor == 2;
+	find_dir();
+	if (tab.dir[0])
+		load_dir(tab.dir);
+}
+
+const char *fp_tables_dir(void)
+{
+	return tab.dir;
+}
+
+static bool unit_matches(const struct tevent *t, const char *pmu)
+{
+	return !t->unit[0] || !strcmp(t->unit, pmu);
+}
+
+static const struct tevent *find_enc(const char *pmu, const struct fp_enc *enc)
+{
+	for (int i = 0; i < tab.nev; i++)
+		if (unit_matches(&tab.ev[i], pmu) && enc_equal(&tab.ev[i].enc, enc))
+			return &tab.ev[i];
+	return NULL;
+}
+
+static const struct tevent *find_name(const char *pmu, const char *name, size_t len)
+{
+	for (int i = 0; i < tab.nev; i++)
+		if (unit_matches(&tab.ev[i], pmu) && strlen(tab.ev[i].name) == len &&
+		    !memcmp(tab.ev[i].name, name, len))
+			return &tab.ev[i];
+	return NULL;
+}
+
+bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t len)
+{
+	const struct tevent *t = find_enc(pmu, enc);
+	struct fp_enc base;
+	int n;
+
+	if (t) {
+		snprintf(buf, len, "%s", t->name);
+		return true;
+	}
+	base = *enc;
+	base.cmask = 0;
+	base.edge = base.inv = base.any = false;
+	t = find_enc(pmu, &base);
+	if (!t)
+		return false;
+	n = snprintf(buf, len, "%s", t->name);
+	if (enc->cmask)
+		n += snprintf(buf + n, len - (size_t)n, ",cmask=%u", enc->cmask);
+	if (enc->edge)
+		n += snprintf(buf + n, len - (size_t)n, ",edge=1");
+	if (enc->inv)
+		n += snprintf(buf + n, len - (size_t)n, ",inv=1");
+	if (enc->any)
+		snprintf(buf + n, len - (size_t)n, ",any=1");
+	return true;
+}
+
+int fp_tables_lookup(const char *pmu, const char *name, struct fp_enc *out)
+{
+	const char *comma = strchr(name, ',');
+	const struct tevent *t = find_name(pmu, name, comma ? (size_t)(comma - name) : strlen(name));
+
+	if (!t)
+		return -ENOENT;
+	*out = t->enc;
+	while (comma) {
+		const char *term = comma + 1;
+		unsigned v;
+
+		comma = strchr(term, ',');
+		if (sscanf(term, "cmask=%u", &v) == 1 && v < 256)
+			out->cmask = (uint8_t)v;
+		else if (!strncmp(term, "edge=1", 6))
+			out->edge = true;
+		else if (!strncmp(term, "inv=1", 5))
+			out->inv = true;
+		else if (!strncmp(term, "any=1", 5))
+			out->any = true;
+		else
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The number of general-purpose counters: the highest counter an event of
+ * the table may use, plus one ("Counter": "0,1,2,3,4,5,6,7").  Tables
+ * without Counter fields (AMD) get their vendor's number from the caller. */
+int fp_tables_gp_counters(const char *pmu)
+{
+	int best = -1;
+
+	for (int i = 0; i < tab.nev; i++)
+		if (unit_matches(&tab.ev[i], pmu) && tab.ev[i].max_gp > best)
+			best = tab.ev[i].max_gp;
+	return best < 0 ? -1 : best + 1;
+}
