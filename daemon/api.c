@@ -67,7 +67,7 @@ static json_t *count(double v)
 }
 
 /* Fields shared by the host, a package, a core and a CPU. */
-static int add_counts(json_t *obj, const struct snap_counts *c, unsigned level)
+static int add_counts(json_t *obj, const struct snap_counts *c, unsigned level, td_catset cats)
 {
 	const double *last = c->last;
 	double slots = last[TD_C_SLOTS];
@@ -87,16 +87,19 @@ static int add_counts(json_t *obj, const struct snap_counts *c, unsigned level)
 		return 0;
 	}
 	l1 = json_object();
-	for (int i = 0; i < TD_L1_COUNT; i++)
-		json_object_set_new(l1, td_l1_name[i], ratio(last[TD_C_L1 + i] / slots));
-	json_object_set_new(obj, "level1", l1);
-	if (level >= 2) {
-		l2 = json_object();
-		for (int i = 0; i < TD_L2_COUNT; i++)
-			json_object_set_new(l2, td_l2_name[i], ratio(last[TD_C_L2 + i] / slots));
-		json_object_set_new(obj, "level2", l2);
+	l2 = json_object();
+	for (int i = 0; i < TD_CAT_COUNT; i++) {
+		if (!td_catset_has(cats, (enum td_cat)i) || td_cat[i].level > level)
+			continue;
+		json_object_set_new(td_cat[i].level == 1 ? l1 : l2, td_cat[i].name,
+				    ratio(last[TD_C_CAT + i] / slots));
 	}
-	tma_bottleneck(&last[TD_C_L1], &last[TD_C_L2], level >= 2, bottleneck, sizeof(bottleneck));
+	json_object_set_new(obj, "level1", l1);
+	if (level >= 2)
+		json_object_set_new(obj, "level2", l2);
+	else
+		json_decref(l2);
+	tma_bottleneck(&last[TD_C_CAT], cats, level >= 2, bottleneck, sizeof(bottleneck));
 	json_object_set_new(obj, "bottleneck", bottleneck[0] ? json_string(bottleneck) : json_null());
 	return 0;
 }
@@ -125,6 +128,26 @@ static bool core_selected(const struct snapshot *snap, const struct api_query *q
 	return false;
 }
 
+static json_t *str_or_null(const char *s)
+{
+	return s && s[0] ? json_string(s) : json_null();
+}
+
+static json_t *pmu_object(const struct snapshot *snap, const struct snap_pmu *p)
+{
+	json_t *o = json_object();
+
+	(void)snap;
+	json_object_set_new(o, "name", str_or_null(p ? p->name : NULL));
+	json_object_set_new(o, "pmu_name", str_or_null(p ? p->pmu_name : NULL));
+	json_object_set_new(o, "uarch", str_or_null(p ? p->uarch : NULL));
+	json_object_set_new(o, "level", json_integer(p ? p->level : 0));
+	json_object_set_new(o, "model", str_or_null(p ? p->model : NULL));
+	if (p && p->reason[0])
+		json_object_set_new(o, "reason", json_string(p->reason));
+	return o;
+}
+
 json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		     const char *hostname, const char *version)
 {
@@ -140,14 +163,18 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	json_object_set_new(doc, "intervals", json_integer((json_int_t)snap->seq));
 	json_object_set_new(doc, "up", json_boolean(snap->up));
 
-	pmu = json_object();
-	json_object_set_new(pmu, "name", snap->pmu[0] ? json_string(snap->pmu) : json_null());
-	json_object_set_new(pmu, "pmu_name", snap->pmu_name[0] ? json_string(snap->pmu_name) : json_null());
-	json_object_set_new(pmu, "level", json_integer(snap->level));
-	json_object_set_new(pmu, "model", snap->model[0] ? json_string(snap->model) : json_null());
-	if (snap->reason[0])
+	/* "pmu" is the first core PMU (the one monitored on a hybrid part);
+	 * "pmus" lists every core PMU. */
+	pmu = pmu_object(snap, snap->n_pmus ? &snap->pmus[0] : NULL);
+	if (!snap->n_pmus)
+		json_object_set_new(pmu, "level", json_integer(snap->level));
+	if (snap->reason[0] && !json_object_get(pmu, "reason"))
 		json_object_set_new(pmu, "reason", json_string(snap->reason));
 	json_object_set_new(doc, "pmu", pmu);
+	arr = json_array();
+	for (unsigned i = 0; i < snap->n_pmus; i++)
+		json_array_append_new(arr, pmu_object(snap, &snap->pmus[i]));
+	json_object_set_new(doc, "pmus", arr);
 
 	states = json_object();
 	for (int s = 0; s < CPU_STATE_COUNT; s++)
@@ -155,7 +182,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	json_object_set_new(doc, "cpus_by_state", states);
 
 	host = json_object();
-	add_counts(host, &snap->host, level);
+	add_counts(host, &snap->host, level, snap->cats);
 	json_object_set_new(doc, "host", host);
 
 	if (q->scope >= API_SCOPE_PACKAGE) {
@@ -167,7 +194,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				continue;
 			o = json_object();
 			json_object_set_new(o, "package", json_integer(snap->pkgs[i].package));
-			add_counts(o, &snap->pkgs[i].c, level);
+			add_counts(o, &snap->pkgs[i].c, level, snap->cats);
 			json_array_append_new(arr, o);
 		}
 		json_object_set_new(doc, "packages", arr);
@@ -188,7 +215,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				if (snap->cpus[k].core_idx == (int)i && snap->cpus[k].selected)
 					json_array_append_new(cpus, json_integer(snap->cpus[k].cpu));
 			json_object_set_new(o, "cpus", cpus);
-			add_counts(o, &snap->cores[i].c, level);
+			add_counts(o, &snap->cores[i].c, level, snap->cats);
 			json_array_append_new(arr, o);
 		}
 		json_object_set_new(doc, "cores", arr);
@@ -208,7 +235,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			json_object_set_new(o, "die", c->known ? json_integer(c->die) : json_null());
 			json_object_set_new(o, "node", c->known ? json_integer(c->node) : json_null());
 			json_object_set_new(o, "state", json_string(cpu_state_name[c->state]));
-			add_counts(o, &c->c, level);
+			add_counts(o, &c->c, level, snap->cats);
 			json_array_append_new(arr, o);
 		}
 		json_object_set_new(doc, "cpus", arr);

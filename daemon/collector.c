@@ -28,12 +28,29 @@ struct ccpu {
 	bool selected; /* in [collect] cpus; others keep their totals only */
 	bool known;
 	int core_idx, pkg_idx;
-	int fd[TD_EV_COUNT]; /* in group order, -1 when closed */
-	uint64_t id[TD_EV_COUNT];
-	uint64_t prev[TD_EV_COUNT];
-	uint64_t prev_enabled, prev_running;
+	int pmu;       /* into collector.pmus, -1 when no monitored PMU covers it */
+	int fd[UA_EVENTS_MAX]; /* in group order, -1 when closed */
+	uint64_t id[UA_EVENTS_MAX];
+	uint64_t prev[UA_EVENTS_MAX];
+	uint64_t prev_enabled[PLAN_GROUPS_MAX], prev_running[PLAN_GROUPS_MAX];
 	uint64_t retry_at_ns;
 	struct snap_counts counts;
+};
+
+/* The groups opened on the CPUs of one core PMU, after any fallback to
+ * model hardware. */
+struct cpmu {
+	const struct plan_pmu *pp;
+	unsigned n_events;
+	uint8_t events[UA_EVENTS_MAX];       /* indexes into ua->events */
+	enum td_event var[UA_EVENTS_MAX];    /* the variable of each position */
+	unsigned n_groups;
+	uint8_t group_start[PLAN_GROUPS_MAX + 1];
+	struct tma_model model;
+	char reason[SNAP_REASON];
+	/* What the plan asked for: a reload only reopens groups if it changes. */
+	unsigned planned_n_events;
+	uint8_t planned_events[UA_EVENTS_MAX];
 };
 
 struct layout_core {
@@ -49,14 +66,8 @@ struct collector {
 	uint64_t interval_ns;
 	unsigned fd_reserve;
 
-	/* Group composition in effect (after any fallback to hardware). */
-	unsigned n_events;
-	enum td_event events[TD_EV_COUNT];
-	/* What the plan asked for: a reload only reopens groups if it changes. */
-	unsigned planned_n_events;
-	enum td_event planned_events[TD_EV_COUNT];
-	struct tma_model model;
-	char reason[SNAP_REASON];
+	unsigned n_pmus;
+	struct cpmu pmus[PMU_CORE_MAX];
 
 	unsigned n_cpus;
 	struct ccpu *cpus;
@@ -162,63 +173,76 @@ static long perf_event_open(struct perf_event_attr *attr, int cpu, int group_fd)
 static void close_group(struct collector *c, struct ccpu *cc)
 {
 	(void)c;
-	/* Members first, the leader last, as perf does. */
-	for (int i = TD_EV_COUNT - 1; i >= 0; i--) {
+	/* Members first, the leaders last, as perf does. */
+	for (int i = UA_EVENTS_MAX - 1; i >= 0; i--) {
 		if (cc->fd[i] >= 0)
 			close(cc->fd[i]);
 		cc->fd[i] = -1;
 	}
 }
 
-/* Opens @cc's group with the first @n events.  On failure returns -errno
- * and the index of the event that failed in @failed. */
-static int open_group(struct collector *c, struct ccpu *cc, unsigned n, unsigned *failed)
+static const char *event_name(const struct cpmu *pm, unsigned pos)
 {
+	return pm->pp->ua->events[pm->events[pos]].name;
+}
+
+/* Opens @cc's groups with the events of its PMU.  On failure returns
+ * -errno and the position of the event that failed in @failed. */
+static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
+{
+	const struct cpmu *pm = &c->pmus[cc->pmu];
+	const struct pmu_core *core = pm->pp->core;
 	int r;
 
-	for (unsigned i = 0; i < n; i++) {
-		const struct pmu_encoding *enc = &c->pmu->enc[c->events[i]];
-		struct perf_event_attr attr;
-		long fd;
+	for (unsigned g = 0; g < pm->n_groups; g++) {
+		unsigned lead = pm->group_start[g];
 
-		memset(&attr, 0, sizeof(attr));
-		attr.type = c->pmu->type;
-		attr.size = sizeof(attr);
-		attr.config = enc->config[0];
-		attr.config1 = enc->config[1];
-		attr.config2 = enc->config[2];
-		attr.read_format = READ_FORMAT;
-		/* Start the whole group at once, as perf does. */
-		attr.disabled = i == 0;
-		/* Fixed counter 3 takes its privilege filter from the leader:
-		 * identical bits across the group. */
-		attr.exclude_kernel = !c->count_kernel;
-		fd = perf_event_open(&attr, cc->cpu, i == 0 ? -1 : cc->fd[0]);
-		if (fd < 0) {
-			r = -errno;
-			*failed = i;
-			close_group(c, cc);
-			return r;
-		}
-		cc->fd[i] = (int)fd;
-		if (ioctl(cc->fd[i], PERF_EVENT_IOC_ID, &cc->id[i]) < 0) {
-			r = -errno;
-			*failed = i;
-			close_group(c, cc);
-			return r;
+		for (unsigned i = lead; i < pm->group_start[g + 1]; i++) {
+			const struct pmu_encoding *enc = &core->enc[pm->events[i]];
+			struct perf_event_attr attr;
+			long fd;
+
+			memset(&attr, 0, sizeof(attr));
+			attr.type = core->type;
+			attr.size = sizeof(attr);
+			attr.config = enc->config[0];
+			attr.config1 = enc->config[1];
+			attr.config2 = enc->config[2];
+			attr.read_format = READ_FORMAT;
+			/* Start each group at once, as perf does. */
+			attr.disabled = i == lead;
+			/* Fixed counter 3 takes its privilege filter from the
+			 * leader: identical bits across the group. */
+			attr.exclude_kernel = !c->count_kernel;
+			fd = perf_event_open(&attr, cc->cpu, i == lead ? -1 : cc->fd[lead]);
+			if (fd < 0) {
+				r = -errno;
+				*failed = i;
+				close_group(c, cc);
+				return r;
+			}
+			cc->fd[i] = (int)fd;
+			if (ioctl(cc->fd[i], PERF_EVENT_IOC_ID, &cc->id[i]) < 0) {
+				r = -errno;
+				*failed = i;
+				close_group(c, cc);
+				return r;
+			}
 		}
 	}
-	if (ioctl(cc->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
-		r = -errno;
-		*failed = 0;
-		close_group(c, cc);
-		return r;
+	for (unsigned g = 0; g < pm->n_groups; g++) {
+		if (ioctl(cc->fd[pm->group_start[g]], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
+			r = -errno;
+			*failed = pm->group_start[g];
+			close_group(c, cc);
+			return r;
+		}
 	}
 	/* Counts and times start at 0 when a group is created: the first
 	 * read is a full delta, nothing is lost after a reopen. */
 	memset(cc->prev, 0, sizeof(cc->prev));
-	cc->prev_enabled = 0;
-	cc->prev_running = 0;
+	memset(cc->prev_enabled, 0, sizeof(cc->prev_enabled));
+	memset(cc->prev_running, 0, sizeof(cc->prev_running));
 	return 0;
 }
 
@@ -282,7 +306,13 @@ static void describe_permission(char *buf, size_t len)
 static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned failed,
 			uint64_t now)
 {
-	const char *ev = td_event_name[c->events[failed]];
+	const struct cpmu *pm = &c->pmus[cc->pmu];
+	const char *ev = event_name(pm, failed);
+	unsigned n_events = 0, n_monitor = cpuset_count(&c->plan->monitor);
+
+	for (unsigned i = 0; i < c->n_pmus; i++)
+		if (c->pmus[i].n_events > n_events)
+			n_events = c->pmus[i].n_events;
 
 	switch (-r) {
 	case EACCES:
@@ -323,7 +353,7 @@ static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned fa
 			getrlimit(RLIMIT_NOFILE, &rl);
 			log_error_errno(r, "Failed to open the TopDown group on CPU %d: %m. %u CPUs x %u events need "
 					"%u file descriptors, the limit is %llu: raise LimitNOFILE= (or ulimit -n)",
-					cc->cpu, cpuset_count(&c->plan->monitor), c->n_events, cpuset_count(&c->plan->monitor) * c->n_events + c->fd_reserve,
+					cc->cpu, n_monitor, n_events, n_monitor * n_events + c->fd_reserve,
 					(unsigned long long)rl.rlim_cur);
 		}
 		break;
@@ -337,30 +367,38 @@ static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned fa
 	cc->retry_at_ns = now + RETRY_NS;
 }
 
-static bool refinement_refused(const struct collector *c, int r, unsigned failed)
+static bool refinement_refused(const struct cpmu *pm, int r, unsigned failed)
 {
-	return failed >= c->plan->n_core && failed < c->n_events &&
+	return failed >= pm->pp->n_core && failed < pm->n_events &&
 	       (r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP);
 }
 
-static void use_hardware_model(struct collector *c, int cpu, unsigned failed, int r)
+/* Drops the refinement events of @pm (they sit after the others, at the
+ * end of the last group). */
+static void use_hardware_model(struct cpmu *pm, int cpu, unsigned failed, int r)
 {
-	const char *ev = td_event_name[c->events[failed]];
+	const char *ev = event_name(pm, failed);
 
 	log_warning_errno(r, "Failed to open %s on CPU %d: %m; using model hardware "
-			  "(metric events only, no refinement) on all CPUs", ev, cpu);
-	str_printf(c->reason, sizeof(c->reason),
+			  "(metric events only, no refinement) on all CPUs of %s", ev, cpu,
+			  pm->pp->core->name);
+	str_printf(pm->reason, sizeof(pm->reason),
 		   "model perf unavailable: %s refused on CPU %d (%s); using model hardware",
 		   ev, cpu, strerror(-r));
-	c->n_events = c->plan->n_core;
-	c->model.refine = false;
+	pm->n_events = pm->pp->n_core;
+	for (unsigned g = 0; g <= pm->n_groups; g++)
+		if (pm->group_start[g] > pm->n_events)
+			pm->group_start[g] = (uint8_t)pm->n_events;
+	while (pm->n_groups > 1 && pm->group_start[pm->n_groups - 1] == pm->n_events)
+		pm->n_groups--;
+	pm->model.refine = false;
 }
 
-/* Opens one CPU's group; returns true if it is monitored afterwards. */
+/* Opens one CPU's groups; returns true if it is monitored afterwards. */
 static bool try_open(struct collector *c, struct ccpu *cc, uint64_t now)
 {
 	unsigned failed = 0;
-	int r = open_group(c, cc, c->n_events, &failed);
+	int r = open_group(c, cc, &failed);
 
 	if (r == 0) {
 		set_state(c, cc, CPU_STATE_MONITORED);
@@ -372,8 +410,15 @@ static bool try_open(struct collector *c, struct ccpu *cc, uint64_t now)
 
 static void raise_fd_limit(struct collector *c)
 {
-	rlim_t need = (rlim_t)cpuset_count(&c->plan->monitor) * c->n_events + c->fd_reserve;
+	rlim_t need = c->fd_reserve;
+	unsigned n_events = 0;
 	struct rlimit rl;
+
+	for (unsigned i = 0; i < c->n_pmus; i++) {
+		need += (rlim_t)cpuset_count(&c->pmus[i].pp->monitor) * c->pmus[i].n_events;
+		if (c->pmus[i].n_events > n_events)
+			n_events = c->pmus[i].n_events;
+	}
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
 		return;
@@ -383,9 +428,9 @@ static void raise_fd_limit(struct collector *c)
 		/* Raising the hard limit needs CAP_SYS_RESOURCE; try. */
 		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
 			return;
-		log_warning("%llu file descriptors are needed (%u CPUs x %u events + %u) but the hard limit is %llu: "
+		log_warning("%llu file descriptors are needed (%u CPUs x up to %u events + %u) but the hard limit is %llu: "
 			    "some CPUs will not be monitored; raise LimitNOFILE= (or ulimit -Hn)",
-			    (unsigned long long)need, cpuset_count(&c->plan->monitor), c->n_events,
+			    (unsigned long long)need, cpuset_count(&c->plan->monitor), n_events,
 			    c->fd_reserve, (unsigned long long)rl.rlim_max);
 		need = rl.rlim_max;
 	}
@@ -395,9 +440,9 @@ static void raise_fd_limit(struct collector *c)
 				  (unsigned long long)need);
 }
 
-/* Opens the group of every selected, covered CPU that has none, falling
- * back to model hardware (on every CPU: one model per host) as soon as a
- * refinement event is refused. */
+/* Opens the groups of every selected, covered CPU that has none, falling
+ * back to model hardware (on every CPU of the PMU: one model per core
+ * type) as soon as a refinement event is refused. */
 static void open_pending(struct collector *c, uint64_t now)
 {
 restart:
@@ -406,13 +451,14 @@ restart:
 		unsigned failed = 0;
 		int r;
 
-		if (!cc->selected || cc->state == CPU_STATE_UNSUPPORTED || cc->fd[0] >= 0)
+		if (!cc->selected || cc->pmu < 0 || cc->state == CPU_STATE_UNSUPPORTED ||
+		    cc->fd[0] >= 0)
 			continue;
-		r = open_group(c, cc, c->n_events, &failed);
-		if (r < 0 && refinement_refused(c, r, failed)) {
-			use_hardware_model(c, cc->cpu, failed, r);
+		r = open_group(c, cc, &failed);
+		if (r < 0 && refinement_refused(&c->pmus[cc->pmu], r, failed)) {
+			use_hardware_model(&c->pmus[cc->pmu], cc->cpu, failed, r);
 			for (unsigned j = 0; j < c->n_cpus; j++)
-				if (c->cpus[j].fd[0] >= 0)
+				if (c->cpus[j].pmu == cc->pmu && c->cpus[j].fd[0] >= 0)
 					close_group(c, &c->cpus[j]);
 			goto restart;
 		}
@@ -432,36 +478,73 @@ int collector_start(struct collector *c)
 	return 0;
 }
 
+static void plan_to_pmu(struct cpmu *pm, const struct plan_pmu *pp)
+{
+	pm->pp = pp;
+	pm->planned_n_events = pp->n_events;
+	memcpy(pm->planned_events, pp->events, sizeof(pm->planned_events));
+	pm->n_events = pp->n_events;
+	memcpy(pm->events, pp->events, sizeof(pm->events));
+	for (unsigned i = 0; i < pm->n_events; i++)
+		pm->var[i] = pp->ua->events[pp->events[i]].var;
+	pm->n_groups = pp->n_groups;
+	memcpy(pm->group_start, pp->group_start, sizeof(pm->group_start));
+	pm->model = (struct tma_model){ .formulas = pp->ua->formulas,
+					.refine = pp->model == MODEL_PERF,
+					.level = pp->level };
+	str_printf(pm->reason, sizeof(pm->reason), "%s",
+		   pp->level_note[0] ? pp->level_note : pp->model_note);
+}
+
+static bool same_groups(const struct cpmu *pm, const struct plan_pmu *pp)
+{
+	return pm->pp && pm->pp->core == pp->core && pm->planned_n_events == pp->n_events &&
+	       memcmp(pm->planned_events, pp->events, pp->n_events) == 0;
+}
+
 /* Takes the plan's choices: group composition, model, notes, and which
  * CPUs are selected and covered.  Closes the groups that must change. */
-static void apply_plan(struct collector *c, bool reopen)
+static void apply_plan(struct collector *c, bool reopen_all)
 {
 	const struct plan *plan = c->plan;
+	bool reopen[PMU_CORE_MAX] = { false, false };
+	struct cpmu old[PMU_CORE_MAX];
+	unsigned n_old = c->n_pmus;
 
+	memcpy(old, c->pmus, sizeof(old));
 	/* Groups that stay open keep the composition they were opened with,
 	 * fallback to model hardware included. */
-	if (reopen || c->planned_n_events == 0) {
-		c->planned_n_events = plan->n_events;
-		memcpy(c->planned_events, plan->events, sizeof(c->planned_events));
-		c->n_events = plan->n_events;
-		memcpy(c->events, plan->events, sizeof(c->events));
-		c->model = (struct tma_model){ .formulas = plan->formulas,
-					       .refine = plan->model == MODEL_PERF,
-					       .level = plan->level };
-		str_printf(c->reason, sizeof(c->reason), "%s",
-			   !plan->usable ? plan->reason :
-			   plan->level_note[0] ? plan->level_note : plan->model_note);
+	for (unsigned i = 0; i < plan->n_pmus; i++) {
+		const struct plan_pmu *pp = &plan->pmu[i];
+		int keep = -1;
+
+		for (unsigned j = 0; j < n_old && !reopen_all; j++)
+			if (same_groups(&old[j], pp))
+				keep = (int)j;
+		if (keep >= 0) {
+			c->pmus[i] = old[keep];
+			c->pmus[i].pp = pp;
+		} else {
+			plan_to_pmu(&c->pmus[i], pp);
+			reopen[i] = true;
+		}
 	}
+	c->n_pmus = plan->n_pmus;
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 		bool want = cpuset_test(&plan->selected, (unsigned)cc->cpu);
-		bool covered = want && plan->usable && cpuset_test(&plan->monitor, (unsigned)cc->cpu);
+		int pmu = -1;
 
-		if (cc->fd[0] >= 0 && (!covered || reopen))
+		for (unsigned k = 0; k < plan->n_pmus && want; k++)
+			if (cpuset_test(&plan->pmu[k].monitor, (unsigned)cc->cpu))
+				pmu = (int)k;
+		/* A CPU whose PMU changed, or whose groups change, reopens. */
+		if (cc->fd[0] >= 0 && (pmu < 0 || reopen[pmu] || pmu != cc->pmu))
 			close_group(c, cc);
+		cc->pmu = pmu;
 		cc->selected = want;
 		memset(&cc->counts.last, 0, sizeof(cc->counts.last));
-		if (!covered)
+		if (pmu < 0)
 			set_state(c, cc, CPU_STATE_UNSUPPORTED);
 		else if (cc->fd[0] < 0)
 			set_state(c, cc, CPU_STATE_OFFLINE); /* opened by open_pending */
@@ -471,14 +554,12 @@ static void apply_plan(struct collector *c, bool reopen)
 int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
 		     uint64_t interval_ns)
 {
-	bool reopen = plan->n_events != c->planned_n_events ||
-		      memcmp(plan->events, c->planned_events, plan->n_events * sizeof(plan->events[0])) ||
-		      count_kernel != c->count_kernel;
+	bool reopen_all = count_kernel != c->count_kernel;
 
 	c->plan = plan;
 	c->count_kernel = count_kernel;
 	c->interval_ns = interval_ns;
-	apply_plan(c, reopen);
+	apply_plan(c, reopen_all);
 	if (plan->usable) {
 		raise_fd_limit(c);
 		open_pending(c, mono_ns());
@@ -497,99 +578,121 @@ static void went_offline(struct collector *c, struct ccpu *cc, uint64_t now)
 	log_info("CPU %d went offline; monitoring it again when it comes back", cc->cpu);
 }
 
-/* Finds the group position of @id; the kernel returns the values in
- * group order, so this is only reached after a surprise. */
-static int index_of_id(const struct ccpu *cc, unsigned n, uint64_t id)
+/* Reads group @g of @cc, adding its scaled deltas to @in; false when the
+ * CPU has nothing to report this interval (the reason is counted). */
+static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_t now,
+		       struct tma_input *in, double *enabled_ns, double *running_ns)
 {
-	for (unsigned i = 0; i < n; i++)
-		if (cc->id[i] == id)
-			return (int)i;
-	return -1;
-}
-
-static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
-{
-	const size_t want = (3 + 2 * (size_t)c->n_events) * sizeof(uint64_t);
-	uint64_t *b = c->buf;
-	struct tma_input in;
-	struct tma_ratios ratios;
-	uint64_t enabled, running, slots;
-	int pos[TD_EV_COUNT];
-	ssize_t n;
+	const struct cpmu *pm = &c->pmus[cc->pmu];
+	unsigned lead = pm->group_start[g], n = pm->group_start[g + 1] - lead;
+	const size_t want = (3 + 2 * (size_t)n) * sizeof(uint64_t);
+	uint64_t *b = c->buf, enabled, running, delta[UA_EVENTS_MAX];
+	double scale;
+	ssize_t r;
 	int tries = 0;
 
-	memset(&cc->counts.last, 0, sizeof(cc->counts.last));
 	do {
-		n = read(cc->fd[0], b, c->buf_words * sizeof(uint64_t));
-	} while (n < 0 && errno == EINTR && ++tries < EINTR_RETRIES);
-	if (n < 0) {
+		r = read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
+	} while (r < 0 && errno == EINTR && ++tries < EINTR_RETRIES);
+	if (r < 0) {
 		c->errors[COLL_ERR_READ]++;
 		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, -errno,
 				"Failed to read the group of CPU %d: %m; skipping this interval for it",
 				cc->cpu);
-		return;
+		return false;
 	}
 	/* A detached group (its CPU went offline) reads back as the leader
 	 * alone with frozen counts; nothing reattaches it. */
-	if ((size_t)n >= 3 * sizeof(uint64_t) && b[0] == 1 && c->n_events > 1) {
+	if ((size_t)r >= 3 * sizeof(uint64_t) && b[0] == 1 && n > 1) {
 		went_offline(c, cc, now);
-		return;
+		return false;
 	}
-	if ((size_t)n != want || b[0] != c->n_events) {
+	if ((size_t)r != want || b[0] != n) {
 		c->errors[COLL_ERR_SHORT_READ]++;
 		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
 				"Short read from the group of CPU %d (%zd of %zu bytes, %llu values); skipping this interval for it",
-				cc->cpu, n, want, (unsigned long long)b[0]);
-		return;
+				cc->cpu, r, want, (unsigned long long)b[0]);
+		return false;
 	}
 	enabled = b[1];
 	running = b[2];
-	if (enabled == cc->prev_enabled) {
+	if (enabled == cc->prev_enabled[g]) {
 		/* time_enabled stands still for a group whose CPU went away; the
 		 * online list confirms it.  Otherwise no time passed for the
 		 * group: nothing to count this interval. */
 		topo_refresh_online(c->topo, c->sysfs);
 		if (!cpuset_test(topo_online(c->topo), (unsigned)cc->cpu))
 			went_offline(c, cc, now);
-		return;
+		return false;
 	}
-	if (enabled < cc->prev_enabled || running < cc->prev_running) {
+	if (enabled < cc->prev_enabled[g] || running < cc->prev_running[g]) {
 		c->errors[COLL_ERR_SHORT_READ]++;
-		return;
+		return false;
 	}
-
-	memset(&in, 0, sizeof(in));
-	for (unsigned i = 0; i < c->n_events; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		uint64_t value = b[3 + 2 * i], id = b[4 + 2 * i];
+		unsigned pos = lead + i;
 
-		pos[i] = id == cc->id[i] ? (int)i : index_of_id(cc, c->n_events, id);
-		if (pos[i] < 0 || value < cc->prev[pos[i]]) {
+		/* The kernel returns the values in group order. */
+		if (id != cc->id[pos] || value < cc->prev[pos]) {
 			c->errors[COLL_ERR_SHORT_READ]++;
 			log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
 					"Unexpected values from the group of CPU %d; skipping this interval for it",
 					cc->cpu);
-			return;
+			return false;
 		}
-		in.delta[c->events[pos[i]]] = value - cc->prev[pos[i]];
+		delta[i] = value - cc->prev[pos];
 	}
-	for (unsigned i = 0; i < c->n_events; i++)
-		cc->prev[pos[i]] = b[3 + 2 * i];
+	for (unsigned i = 0; i < n; i++)
+		cc->prev[lead + i] = b[3 + 2 * i];
+	*enabled_ns = (double)(enabled - cc->prev_enabled[g]);
+	*running_ns = (double)(running - cc->prev_running[g]);
+	cc->prev_enabled[g] = enabled;
+	cc->prev_running[g] = running;
+	if (*running_ns <= 0)
+		return false;
+	/* Multiplexed: each group's counts stand for its whole enabled time,
+	 * scaled by its own enabled/running as perf does. */
+	scale = *enabled_ns / *running_ns;
+	for (unsigned i = 0; i < n; i++)
+		in->v[pm->var[lead + i]] += (double)delta[i] * scale;
+	return true;
+}
 
-	cc->counts.last[TD_C_ENABLED] = (double)(enabled - cc->prev_enabled);
-	cc->counts.last[TD_C_RUNNING] = (double)(running - cc->prev_running);
-	cc->prev_enabled = enabled;
-	cc->prev_running = running;
-	slots = in.delta[TD_EV_SLOTS];
-	/* Slots weigh each ratio: the categories then partition the slots
+static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
+{
+	const struct cpmu *pm = &c->pmus[cc->pmu];
+	struct tma_input in;
+	struct tma_result res;
+	double enabled = 0, running_share = 1;
+	bool ok = true;
+
+	memset(&cc->counts.last, 0, sizeof(cc->counts.last));
+	memset(&in, 0, sizeof(in));
+	for (unsigned g = 0; g < pm->n_groups && cc->state == CPU_STATE_MONITORED; g++) {
+		double e = 0, r = 0;
+
+		if (!read_group(c, cc, g, now, &in, &e, &r)) {
+			ok = false;
+			if (e <= 0)
+				continue;
+		}
+		/* The CPU runs as much as its least scheduled group. */
+		if (g == 0)
+			enabled = e;
+		if (e > 0 && r / e < running_share)
+			running_share = r / e;
+	}
+	if (cc->state != CPU_STATE_MONITORED)
+		return;
+	cc->counts.last[TD_C_ENABLED] = enabled;
+	cc->counts.last[TD_C_RUNNING] = enabled * running_share;
+	/* Slots weigh each fraction: the categories then partition the slots
 	 * counter exactly and aggregate by plain addition. */
-	if (tma_compute(&c->model, &in, &ratios) == 0) {
-		double w = (double)slots;
-
-		cc->counts.last[TD_C_SLOTS] = w;
-		for (int k = 0; k < TD_L1_COUNT; k++)
-			cc->counts.last[TD_C_L1 + k] = ratios.l1[k] * w;
-		for (int k = 0; k < TD_L2_COUNT; k++)
-			cc->counts.last[TD_C_L2 + k] = ratios.l2[k] * w;
+	if (ok && tma_compute(&pm->model, &in, &res) == 0) {
+		cc->counts.last[TD_C_SLOTS] = res.slots;
+		for (int k = 0; k < TD_CAT_COUNT; k++)
+			cc->counts.last[TD_C_CAT + k] = res.frac[k] * res.slots;
 	}
 	for (int k = 0; k < TD_C_COUNT; k++)
 		cc->counts.total[k] += cc->counts.last[k];
@@ -670,7 +773,7 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->cpus = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->cpus));
 	c->cores = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->cores));
 	c->pkgs = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->pkgs));
-	c->buf_words = 3 + 2 * TD_EV_COUNT;
+	c->buf_words = 3 + 2 * UA_EVENTS_MAX;
 	c->buf = calloc(c->buf_words, sizeof(uint64_t));
 	if (!c->cpus || !c->cores || !c->pkgs || !c->buf) {
 		collector_free(c);
@@ -681,7 +784,8 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 
 		cc->cpu = cpu;
 		cc->state = CPU_STATE_UNSUPPORTED;
-		for (int i = 0; i < TD_EV_COUNT; i++)
+		cc->pmu = -1;
+		for (int i = 0; i < UA_EVENTS_MAX; i++)
 			cc->fd[i] = -1;
 	}
 	apply_plan(c, false);
@@ -715,7 +819,42 @@ bool collector_up(const struct collector *c)
 
 const char *collector_model(const struct collector *c)
 {
-	return c->model.refine ? "perf" : "hardware";
+	if (!c->plan->usable || c->n_pmus == 0)
+		return "";
+	return c->pmus[0].model.refine ? "perf" : "hardware";
+}
+
+/* One row per core PMU, in discovery order: what it runs, or why not. */
+static void fill_pmus(const struct collector *c, struct snapshot *snap, int *pmu_row)
+{
+	snap->n_pmus = 0;
+	for (unsigned i = 0; i < c->pmu->n_cores && i < SNAP_PMUS; i++) {
+		const struct pmu_core *core = &c->pmu->core[i];
+		struct snap_pmu *row = &snap->pmus[snap->n_pmus++];
+		const struct cpmu *pm = NULL;
+
+		for (unsigned k = 0; k < c->n_pmus; k++)
+			if (c->pmus[k].pp->core == core) {
+				pm = &c->pmus[k];
+				pmu_row[k] = (int)i;
+			}
+		str_printf(row->name, sizeof(row->name), "%s", core->name);
+		str_printf(row->pmu_name, sizeof(row->pmu_name), "%s", core->pmu_name);
+		str_printf(row->uarch, sizeof(row->uarch), "%s",
+			   pm || core->level ? core->ua->id : "");
+		if (pm) {
+			row->level = pm->pp->level;
+			str_printf(row->model, sizeof(row->model), "%s",
+				   pm->model.refine ? "perf" : "hardware");
+			str_printf(row->reason, sizeof(row->reason), "%s", pm->reason);
+		} else {
+			row->level = 0;
+			row->model[0] = '\0';
+			str_printf(row->reason, sizeof(row->reason), "%s",
+				   core->level ? "none of its CPUs is selected by [collect] cpus"
+					       : core->reason);
+		}
+	}
 }
 
 unsigned collector_count(const struct collector *c, enum cpu_state state)
@@ -734,11 +873,13 @@ void collector_fill(const struct collector *c, struct snapshot *snap)
 	snap->timestamp = c->timestamp;
 	snap->interval_s = (double)c->interval_ns / 1e9;
 	snap->duration_s = c->duration_s;
-	str_printf(snap->pmu, sizeof(snap->pmu), "%s", c->pmu->name);
-	str_printf(snap->pmu_name, sizeof(snap->pmu_name), "%s", c->pmu->pmu_name);
+	int pmu_row[PMU_CORE_MAX] = { -1, -1 };
+
+	fill_pmus(c, snap, pmu_row);
 	snap->level = c->plan->level;
-	str_printf(snap->model, sizeof(snap->model), "%s", c->plan->usable ? collector_model(c) : "");
-	str_printf(snap->reason, sizeof(snap->reason), "%s", c->reason);
+	snap->cats = c->plan->cats;
+	str_printf(snap->reason, sizeof(snap->reason), "%s",
+		   c->plan->usable ? "" : c->plan->reason);
 	memset(snap->cpus_by_state, 0, sizeof(snap->cpus_by_state));
 	memcpy(snap->errors, c->errors, sizeof(snap->errors));
 
@@ -749,6 +890,7 @@ void collector_fill(const struct collector *c, struct snapshot *snap)
 		struct snap_cpu *s = &snap->cpus[i];
 
 		s->cpu = cc->cpu;
+		s->pmu_idx = cc->pmu >= 0 ? pmu_row[cc->pmu] : -1;
 		s->selected = cc->selected;
 		s->known = cc->known;
 		s->core_id = t ? t->core_id : -1;

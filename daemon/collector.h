@@ -1,7 +1,8 @@
 /* collector: the per-CPU perf groups and the interval reads.
  *
- * Opens one group per monitored CPU (slots leader, metric events,
- * refinement events in model perf), reads each group once per interval,
+ * Opens the groups of every monitored CPU as the plan of its core PMU
+ * says (for PERF_METRICS parts one slots-led group: metric events and, in
+ * model perf, the refinement events), reads each group once per interval,
  * turns deltas into slot counters with the tma module, and keeps every
  * failure confined to its CPU: permission, unsupported, offline (reopened
  * when the CPU returns), fd limits, interrupted and short reads.  Fills
@@ -36,8 +37,8 @@ int collector_new(const struct collector_params *params, struct collector **ret)
 void collector_free(struct collector *c);
 
 /* Raises RLIMIT_NOFILE and opens the groups, falling back to model
- * hardware if the refinement events are refused.  Per-CPU failures are
- * logged and recorded, not returned: returns 0 or -ENOMEM. */
+ * hardware on a core PMU whose refinement events are refused.  Per-CPU
+ * failures are logged and recorded, not returned: returns 0 or -ENOMEM. */
 int collector_start(struct collector *c);
 
 /* Takes a new plan (SIGHUP): groups whose composition does not change stay
@@ -55,7 +56,8 @@ void collector_fill(const struct collector *c, struct snapshot *snap);
 unsigned collector_capacity(const struct collector *c);
 
 bool collector_up(const struct collector *c);
-/* "perf" or "hardware": the model in effect after any fallback. */
+/* "perf" or "hardware": the model in effect on the first monitored core
+ * PMU after any fallback; "" when nothing is monitored. */
 const char *collector_model(const struct collector *c);
 unsigned collector_count(const struct collector *c, enum cpu_state state);
 

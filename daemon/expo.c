@@ -208,30 +208,34 @@ static void category_families(struct render *r, struct buf *labels)
 	for (unsigned i = 0; i < n_entities(r); i++) {
 		if (!entity(r, i, labels, &c))
 			continue;
-		for (int k = 0; k < TD_L1_COUNT; k++) {
+		for (int k = 0; k < TD_CAT_COUNT; k++) {
+			if (!td_catset_has(r->snap->cats, (enum td_cat)k) || td_cat[k].level != 1)
+				continue;
 			sample_start(b, "topdown_level1_slots_total", labels);
 			buf_puts(b, labels->len ? ",category=\"" : "{category=\"");
-			buf_puts(b, td_l1_name[k]);
+			buf_puts(b, td_cat[k].name);
 			buf_puts(b, "\"} ");
-			buf_count(b, c->total[TD_C_L1 + k]);
+			buf_count(b, c->total[TD_C_CAT + k]);
 			buf_putc(b, '\n');
 		}
 	}
-	if (r->snap->level < 2)
+	if (r->snap->level < 2 || !td_catset_level(r->snap->cats, 2))
 		return;
 	family(r, "topdown_level2_slots_total", "counter",
 	       "Pipeline slots attributed to each TopDown level-2 category; the two children of a parent sum to it.");
 	for (unsigned i = 0; i < n_entities(r); i++) {
 		if (!entity(r, i, labels, &c))
 			continue;
-		for (int k = 0; k < TD_L2_COUNT; k++) {
+		for (int k = 0; k < TD_CAT_COUNT; k++) {
+			if (!td_catset_has(r->snap->cats, (enum td_cat)k) || td_cat[k].level != 2)
+				continue;
 			sample_start(b, "topdown_level2_slots_total", labels);
 			buf_puts(b, labels->len ? ",category=\"" : "{category=\"");
-			buf_puts(b, td_l2_name[k]);
+			buf_puts(b, td_cat[k].name);
 			buf_puts(b, "\",parent=\"");
-			buf_puts(b, td_l1_name[td_l2_parent[k]]);
+			buf_puts(b, td_cat[td_cat[k].parent].name);
 			buf_puts(b, "\"} ");
-			buf_count(b, c->total[TD_C_L2 + k]);
+			buf_count(b, c->total[TD_C_CAT + k]);
 			buf_putc(b, '\n');
 		}
 	}
@@ -247,24 +251,28 @@ static void ratio_families(struct render *r)
 		return;
 	family(r, "topdown_level1_ratio", "gauge",
 	       "Share of the host's pipeline slots in each level-1 category over the last interval.");
-	for (int k = 0; k < TD_L1_COUNT; k++) {
+	for (int k = 0; k < TD_CAT_COUNT; k++) {
+		if (!td_catset_has(r->snap->cats, (enum td_cat)k) || td_cat[k].level != 1)
+			continue;
 		buf_puts(b, "topdown_level1_ratio{category=\"");
-		buf_puts(b, td_l1_name[k]);
+		buf_puts(b, td_cat[k].name);
 		buf_puts(b, "\"} ");
-		buf_double(b, last[TD_C_L1 + k] / slots);
+		buf_double(b, last[TD_C_CAT + k] / slots);
 		buf_putc(b, '\n');
 	}
-	if (r->snap->level < 2)
+	if (r->snap->level < 2 || !td_catset_level(r->snap->cats, 2))
 		return;
 	family(r, "topdown_level2_ratio", "gauge",
 	       "Share of the host's pipeline slots in each level-2 category over the last interval.");
-	for (int k = 0; k < TD_L2_COUNT; k++) {
+	for (int k = 0; k < TD_CAT_COUNT; k++) {
+		if (!td_catset_has(r->snap->cats, (enum td_cat)k) || td_cat[k].level != 2)
+			continue;
 		buf_puts(b, "topdown_level2_ratio{category=\"");
-		buf_puts(b, td_l2_name[k]);
+		buf_puts(b, td_cat[k].name);
 		buf_puts(b, "\",parent=\"");
-		buf_puts(b, td_l1_name[td_l2_parent[k]]);
+		buf_puts(b, td_cat[td_cat[k].parent].name);
 		buf_puts(b, "\"} ");
-		buf_double(b, last[TD_C_L2 + k] / slots);
+		buf_double(b, last[TD_C_CAT + k] / slots);
 		buf_putc(b, '\n');
 	}
 }
@@ -279,15 +287,20 @@ static void info_families(struct render *r)
 	buf_puts(b, s->up ? "topdown_up 1\n" : "topdown_up 0\n");
 
 	family(r, "topdown_pmu_info", "gauge",
-	       "The core PMU, the TopDown level and model in effect, and why anything is missing.");
-	buf_puts(b, "topdown_pmu_info");
-	first = true;
-	put_label(b, &first, "pmu", s->pmu);
-	put_label(b, &first, "pmu_name", s->pmu_name);
-	put_int_label(b, &first, "level", s->level);
-	put_label(b, &first, "model", s->model);
-	put_label(b, &first, "reason", s->reason);
-	buf_puts(b, "} 1\n");
+	       "Each core PMU: its microarchitecture, the TopDown level and model in effect, and why anything is missing.");
+	for (unsigned i = 0; i < s->n_pmus || (i == 0 && s->n_pmus == 0); i++) {
+		const struct snap_pmu *p = s->n_pmus ? &s->pmus[i] : NULL;
+
+		buf_puts(b, "topdown_pmu_info");
+		first = true;
+		put_label(b, &first, "pmu", p ? p->name : "");
+		put_label(b, &first, "pmu_name", p ? p->pmu_name : "");
+		put_label(b, &first, "uarch", p ? p->uarch : "");
+		put_int_label(b, &first, "level", p ? p->level : 0);
+		put_label(b, &first, "model", p ? p->model : "");
+		put_label(b, &first, "reason", p && p->reason[0] ? p->reason : s->reason);
+		buf_puts(b, "} 1\n");
+	}
 
 	family(r, "topdown_build_info", "gauge", "The version and source revision of topdownd.");
 	buf_puts(b, "topdown_build_info");
@@ -424,7 +437,7 @@ int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 	info_families(&r);
 	if (any_entity(&r, &labels)) {
 		counter_family(&r, &labels, "topdown_slots_total",
-			       "Pipeline slots (the SLOTS fixed counter) counted.", TD_C_SLOTS, false);
+			       "Pipeline slots counted (TOPDOWN.SLOTS), scaled to the enabled time when the counters were multiplexed, as perf does.", TD_C_SLOTS, false);
 		category_families(&r, &labels);
 		counter_family(&r, &labels, "topdown_enabled_seconds_total",
 			       "Time the counters were enabled.", TD_C_ENABLED, true);

@@ -485,11 +485,20 @@ static enum MHD_Result serve_landing(struct http *h, struct MHD_Connection *conn
 	buf_puts(&b, "</b>.</p>\n<table>\n");
 	str_printf(text, sizeof(text), "%s (revision %s)", topdownd_version, topdownd_revision);
 	row(&b, "Version", text);
-	row(&b, "PMU", snap->pmu[0] ? snap->pmu : "none");
-	row(&b, "pmu_name", snap->pmu_name[0] ? snap->pmu_name : "none");
-	str_printf(text, sizeof(text), "%u", snap->level);
-	row(&b, "Level", text);
-	row(&b, "Model", snap->model[0] ? snap->model : "none");
+	if (!snap->n_pmus)
+		row(&b, "PMU", "none");
+	for (unsigned i = 0; i < snap->n_pmus; i++) {
+		const struct snap_pmu *p = &snap->pmus[i];
+
+		row(&b, "PMU", p->name);
+		row(&b, "pmu_name", p->pmu_name[0] ? p->pmu_name : "none");
+		row(&b, "Uarch", p->uarch[0] ? p->uarch : "none");
+		str_printf(text, sizeof(text), "%u", p->level);
+		row(&b, "Level", text);
+		row(&b, "Model", p->model[0] ? p->model : "none");
+		if (p->reason[0])
+			row(&b, "Note", p->reason);
+	}
 	str_printf(text, sizeof(text), "%u of %u (%u failed, %u offline, %u unsupported)",
 		   snap->cpus_by_state[CPU_STATE_MONITORED], total,
 		   snap->cpus_by_state[CPU_STATE_FAILED], snap->cpus_by_state[CPU_STATE_OFFLINE],

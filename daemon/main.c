@@ -743,8 +743,9 @@ static int run_daemon(struct app *app)
 		return EXIT_RUNTIME;
 	if (!app->plan.usable)
 		log_warning("TopDown is not available: %s. Serving topdown_up 0.", app->plan.reason);
-	else if (app->plan.level_note[0])
-		log_info("%s", app->plan.level_note);
+	for (unsigned i = 0; i < app->plan.n_pmus; i++)
+		if (app->plan.pmu[i].level_note[0])
+			log_info("%s", app->plan.pmu[i].level_note);
 	/* Something to serve before the first interval completes. */
 	app_publish(app);
 	if (app_start_http(app) < 0)

@@ -211,134 +211,183 @@ static int add_format(const char *name, void *userdata)
 	return 0;
 }
 
-/* Sysfs event file of each TopDown event; refinement events are not in
- * sysfs and come from perf's event tables (reference page). */
-static const char *const event_terms_fixed[TD_EV_COUNT] = {
-	[TD_EV_UOP_DROPPING] = "event=0x0d,umask=0x10",
-	[TD_EV_RECOVERY_CYCLES] = "event=0x0d,umask=0x01,cmask=1,edge=1",
-};
-
-static void describe_missing_slots(const struct sysfs *sysfs, struct pmu_info *info)
+static void describe_no_topdown(const struct sysfs *sysfs, const struct pmu_info *info,
+				struct pmu_core *core)
 {
-	char path[256];
+	char path[256], cpuid[64];
 
-	snprintf(path, sizeof(path), DEVICES "/%s/events/topdown-total-slots", info->name);
-	if (sysfs_exists(sysfs, path))
-		str_printf(info->reason, sizeof(info->reason),
-			 "pre-Ice Lake CPU (pmu_name %s): no SLOTS counter or PERF_METRICS, TopDown metrics need Ice Lake or later",
-			 info->pmu_name[0] ? info->pmu_name : "unknown");
-	else
-		str_printf(info->reason, sizeof(info->reason),
-			 "core PMU %s (pmu_name %s) has no slots event: not an Intel CPU with PERF_METRICS (Ice Lake or later)",
-			 info->name, info->pmu_name[0] ? info->pmu_name : "unknown");
+	snprintf(path, sizeof(path), DEVICES "/%s/events/topdown-total-slots", core->name);
+	if (strcmp(core->name, "cpu_atom") == 0) {
+		str_printf(core->reason, sizeof(core->reason),
+			   "cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
+	} else if (sysfs_exists(sysfs, path)) {
+		str_printf(core->reason, sizeof(core->reason),
+			   "pre-Ice Lake CPU (pmu_name %s): no SLOTS counter or PERF_METRICS, TopDown metrics need Ice Lake or later",
+			   core->pmu_name[0] ? core->pmu_name : "unknown");
+	} else if (info->have_cpuid && strcmp(info->cpuid.vendor, "GenuineIntel") != 0) {
+		ua_cpuid_format(&info->cpuid, cpuid, sizeof(cpuid));
+		str_printf(core->reason, sizeof(core->reason),
+			   "%s (core PMU %s) is not a microarchitecture topdownd has TopDown tables for",
+			   cpuid, core->name);
+	} else {
+		str_printf(core->reason, sizeof(core->reason),
+			   "core PMU %s (pmu_name %s) has no slots event: not an Intel CPU with PERF_METRICS (Ice Lake or later)",
+			   core->name, core->pmu_name[0] ? core->pmu_name : "unknown");
+	}
 }
 
-static void discover_core(const struct sysfs *sysfs, struct pmu_info *info)
+/* Encodes each event of the core's microarchitecture: from the kernel's
+ * events/ file when it has one, else from perf's encoding. */
+static void encode_events(const struct sysfs *sysfs, const struct pmu_formats *formats,
+			  struct pmu_core *core)
 {
-	struct pmu_formats formats = { 0 };
-	struct format_ctx fctx = { sysfs, info->name, &formats };
 	char path[512], text[256], err[160];
-	unsigned n_l1 = 0, n_l2 = 0;
-	long type;
-	int r;
 
-	snprintf(path, sizeof(path), DEVICES "/%s/type", info->name);
-	r = sysfs_read_int(sysfs, path, &type);
-	if (r < 0 || type < 0 || type > UINT32_MAX) {
-		str_printf(info->reason, sizeof(info->reason), "cannot read %s: %s", path,
-			 r < 0 ? strerror(-r) : "bad value");
-		return;
-	}
-	info->type = (uint32_t)type;
-	snprintf(path, sizeof(path), DEVICES "/%s/caps/pmu_name", info->name);
-	if (sysfs_read(sysfs, path, text, sizeof(text)) > 0)
-		str_printf(info->pmu_name, sizeof(info->pmu_name), "%s", text);
+	for (unsigned i = 0; i < core->ua->n_events; i++) {
+		const struct ua_event *ev = &core->ua->events[i];
+		const char *terms = ev->terms;
 
-	snprintf(path, sizeof(path), DEVICES "/%s/cpus", info->name);
-	if (sysfs_read(sysfs, path, text, sizeof(text)) >= 0) {
-		if (cpuset_parse(text, &info->cpus, err, sizeof(err)) < 0) {
-			str_printf(info->reason, sizeof(info->reason), "cannot parse %s: %s", path, err);
-			return;
-		}
-		info->has_cpus = true;
-	}
-
-	snprintf(path, sizeof(path), DEVICES "/%s/format", info->name);
-	sysfs_foreach(sysfs, path, add_format, &fctx);
-
-	for (int ev = 0; ev < TD_EV_COUNT; ev++) {
-		const char *terms = event_terms_fixed[ev];
-
-		if (!terms) {
-			snprintf(path, sizeof(path), DEVICES "/%s/events/%s", info->name,
-				 td_event_name[ev]);
+		if (ev->sysfs) {
+			snprintf(path, sizeof(path), DEVICES "/%s/events/%s", core->name, ev->sysfs);
 			if (sysfs_read(sysfs, path, text, sizeof(text)) < 0)
 				continue;
 			terms = text;
 		}
-		if (pmu_encode_terms(&formats, terms, &info->enc[ev], err, sizeof(err)) < 0) {
-			if (ev == TD_EV_SLOTS || td_event_is_metric((enum td_event)ev))
-				str_printf(info->reason, sizeof(info->reason),
-					 "cannot encode %s/%s (\"%s\"): %s", info->name,
-					 td_event_name[ev], terms, err);
+		if (!terms)
+			continue;
+		if (pmu_encode_terms(formats, terms, &core->enc[i], err, sizeof(err)) < 0) {
+			if (!ev->refine && !core->reason[0])
+				str_printf(core->reason, sizeof(core->reason),
+					   "cannot encode %s/%s (\"%s\"): %s", core->name,
+					   ev->sysfs ? ev->sysfs : ev->name, terms, err);
 			continue;
 		}
-		info->have[ev] = true;
+		core->have[i] = true;
+	}
+}
+
+/* The highest level whose non-refinement events are all there. */
+static unsigned offered_level(const struct pmu_core *core)
+{
+	unsigned level = 0;
+
+	for (unsigned l = 1; l <= core->ua->max_level; l++) {
+		for (unsigned i = 0; i < core->ua->n_events; i++) {
+			const struct ua_event *ev = &core->ua->events[i];
+
+			if (ev->level <= l && !ev->refine && !core->have[i])
+				return level;
+		}
+		level = l;
+	}
+	return level;
+}
+
+static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info,
+			  struct pmu_core *core)
+{
+	struct pmu_formats formats = { 0 };
+	struct format_ctx fctx = { sysfs, core->name, &formats };
+	char path[512], text[256], err[160];
+	long type;
+	int r;
+
+	snprintf(path, sizeof(path), DEVICES "/%s/type", core->name);
+	r = sysfs_read_int(sysfs, path, &type);
+	if (r < 0 || type < 0 || type > UINT32_MAX) {
+		str_printf(core->reason, sizeof(core->reason), "cannot read %s: %s", path,
+			   r < 0 ? strerror(-r) : "bad value");
+		return;
+	}
+	core->type = (uint32_t)type;
+	snprintf(path, sizeof(path), DEVICES "/%s/caps/pmu_name", core->name);
+	if (sysfs_read(sysfs, path, text, sizeof(text)) > 0)
+		str_printf(core->pmu_name, sizeof(core->pmu_name), "%s", text);
+	snprintf(path, sizeof(path), DEVICES "/%s/cpus", core->name);
+	if (sysfs_read(sysfs, path, text, sizeof(text)) >= 0) {
+		if (cpuset_parse(text, &core->cpus, err, sizeof(err)) < 0) {
+			str_printf(core->reason, sizeof(core->reason), "cannot parse %s: %s", path, err);
+			return;
+		}
+		core->has_cpus = true;
 	}
 
-	if (!info->have[TD_EV_SLOTS]) {
-		if (!info->reason[0])
-			describe_missing_slots(sysfs, info);
+	if (info->have_cpuid)
+		core->ua = ua_lookup(&info->cpuid, core->name);
+	snprintf(path, sizeof(path), DEVICES "/%s/events/slots", core->name);
+	if (!core->ua && sysfs_exists(sysfs, path) &&
+	    (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0))
+		core->ua = ua_metrics_only();
+	if (!core->ua) {
+		describe_no_topdown(sysfs, info, core);
 		return;
 	}
-	for (int ev = TD_EV_RETIRING; ev <= TD_EV_BE_BOUND; ev++)
-		n_l1 += info->have[ev];
-	for (int ev = TD_EV_HEAVY_OPS; ev <= TD_EV_MEM_BOUND; ev++)
-		n_l2 += info->have[ev];
-	if (n_l1 < 4) {
-		if (!info->reason[0])
-			str_printf(info->reason, sizeof(info->reason),
-				 "core PMU %s has a slots event but only %u of the 4 level-1 topdown events",
-				 info->name, n_l1);
+	snprintf(path, sizeof(path), DEVICES "/%s/format", core->name);
+	sysfs_foreach(sysfs, path, add_format, &fctx);
+	encode_events(sysfs, &formats, core);
+	core->level = offered_level(core);
+	if (core->level == 0) {
+		for (unsigned i = 0; i < core->ua->n_events && !core->reason[0]; i++) {
+			const struct ua_event *ev = &core->ua->events[i];
+
+			if (ev->level == 1 && !ev->refine && !core->have[i])
+				str_printf(core->reason, sizeof(core->reason),
+					   "core PMU %s (%s) has no events/%s: this kernel does not expose its TopDown events",
+					   core->name, core->ua->name, ev->sysfs ? ev->sysfs : ev->name);
+		}
 		return;
 	}
-	info->reason[0] = '\0';
-	info->level = n_l2 == 4 ? 2 : 1;
-	/* Eight metrics mean the Golden Cove generation and its formulas;
-	 * four mean Ice Lake's.  The pmu_name is only informational. */
-	info->formulas = info->level == 2 ? TD_FORMULAS_SPR : TD_FORMULAS_ICL;
-	if (info->level == 1)
-		for (int ev = TD_EV_HEAVY_OPS; ev <= TD_EV_MEM_BOUND; ev++)
-			info->have[ev] = false;
+	core->reason[0] = '\0';
+	/* Events above the offered level are not opened. */
+	for (unsigned i = 0; i < core->ua->n_events; i++)
+		if (core->ua->events[i].level > core->level)
+			core->have[i] = false;
+}
+
+static void read_cpuid(const struct sysfs *sysfs, struct pmu_info *info)
+{
+	char text[512];
+
+	if (sysfs_read(sysfs, "devices/system/cpu/modalias", text, sizeof(text)) > 0 &&
+	    ua_parse_modalias(text, &info->cpuid) == 0)
+		info->have_cpuid = true;
 }
 
 int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 {
-	char path[256], text[256], err[160];
+	static const char *const hybrid[] = { "cpu_core", "cpu_atom" };
 
 	memset(info, 0, sizeof(*info));
+	read_cpuid(sysfs, info);
 	if (sysfs_exists(sysfs, DEVICES "/cpu")) {
-		strcpy(info->name, "cpu");
-	} else if (sysfs_exists(sysfs, DEVICES "/cpu_core")) {
-		strcpy(info->name, "cpu_core");
-		if (sysfs_exists(sysfs, DEVICES "/cpu_atom")) {
-			strcpy(info->other_name, "cpu_atom");
-			snprintf(path, sizeof(path), DEVICES "/cpu_atom/cpus");
-			if (sysfs_read(sysfs, path, text, sizeof(text)) >= 0)
-				cpuset_parse(text, &info->other_cpus, err, sizeof(err));
-			str_printf(info->other_reason, sizeof(info->other_reason),
-				 "cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
-		}
-	} else if (sysfs_exists(sysfs, DEVICES "/cpu_atom")) {
-		str_printf(info->reason, sizeof(info->reason),
-			 "only an Atom core PMU (cpu_atom) is registered: E-cores have no SLOTS counter or PERF_METRICS");
-		return 0;
+		strcpy(info->core[info->n_cores++].name, "cpu");
 	} else {
+		for (size_t i = 0; i < 2; i++) {
+			char path[128];
+
+			snprintf(path, sizeof(path), DEVICES "/%s", hybrid[i]);
+			if (sysfs_exists(sysfs, path))
+				strcpy(info->core[info->n_cores++].name, hybrid[i]);
+		}
+	}
+	if (info->n_cores == 0) {
 		str_printf(info->reason, sizeof(info->reason),
-			 "no core PMU registered by the kernel (%s has no cpu or cpu_core): a virtual machine without a virtual PMU, or a CPU the perf driver does not support",
-			 DEVICES);
+			   "no core PMU registered by the kernel (%s has no cpu or cpu_core): a virtual machine without a virtual PMU, or a CPU the perf driver does not support",
+			   DEVICES);
 		return 0;
 	}
-	discover_core(sysfs, info);
+	for (unsigned i = 0; i < info->n_cores; i++)
+		discover_core(sysfs, info, &info->core[i]);
 	return 0;
+}
+
+const struct pmu_core *pmu_core_of(const struct pmu_info *info, unsigned cpu)
+{
+	for (unsigned i = 0; i < info->n_cores; i++) {
+		const struct pmu_core *c = &info->core[i];
+
+		if (!c->has_cpus || cpuset_test(&c->cpus, cpu))
+			return c;
+	}
+	return NULL;
 }

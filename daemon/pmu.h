@@ -15,6 +15,7 @@
 #include "cpuset.h"
 #include "sysfs.h"
 #include "topdown.h"
+#include "uarch.h"
 
 #define PMU_FORMAT_MAX 32
 #define PMU_FORMAT_RANGES 4
@@ -47,29 +48,42 @@ int pmu_parse_format(const char *name, const char *text, struct pmu_format *out,
 int pmu_encode_terms(const struct pmu_formats *formats, const char *terms,
 		     struct pmu_encoding *out, char *err, size_t errlen);
 
-struct pmu_info {
-	/* The core PMU; name[0] == '\0' when there is none. */
+#define PMU_CORE_MAX 2
+
+/* One core PMU (cpu, or cpu_core / cpu_atom on a hybrid part) and what it
+ * offers. */
+struct pmu_core {
 	char name[PMU_NAME_MAX];
 	uint32_t type;
 	char pmu_name[PMU_NAME_MAX]; /* caps/pmu_name, "" if absent */
-	unsigned level;             /* 0: no TopDown, 1: L1 metrics, 2: L1 + L2 */
-	enum td_formulas formulas;
-	/* CPUs the core PMU covers: its `cpus` file, or every possible CPU. */
+	/* CPUs the PMU covers: its `cpus` file, or every possible CPU. */
 	bool has_cpus;
 	struct cpuset cpus;
-	bool have[TD_EV_COUNT];
-	struct pmu_encoding enc[TD_EV_COUNT];
+	const struct uarch *ua;     /* NULL: no TopDown here */
+	unsigned level;             /* 0: no TopDown, 1: level 1, 2: level 1 and 2 */
+	/* Per event of ua: whether it could be encoded, and how. */
+	bool have[UA_EVENTS_MAX];
+	struct pmu_encoding enc[UA_EVENTS_MAX];
 	/* Why level is 0, or what is degraded: one line for operators. */
 	char reason[PMU_REASON_MAX];
+};
 
-	/* Hybrid parts: the other core type's PMU, whose CPUs are unsupported. */
-	char other_name[PMU_NAME_MAX];
-	struct cpuset other_cpus;
-	char other_reason[PMU_REASON_MAX];
+struct pmu_info {
+	/* devices/system/cpu/modalias, when it names an x86 CPU. */
+	bool have_cpuid;
+	struct ua_cpuid cpuid;
+	unsigned n_cores;
+	struct pmu_core core[PMU_CORE_MAX];
+	/* Why there is no core PMU at all (n_cores == 0). */
+	char reason[PMU_REASON_MAX];
 };
 
 /* Fills @info from @sysfs.  Only fails (-errno) on allocation failure;
- * absent or unusable hardware is described by info->level and reason. */
+ * absent or unusable hardware is described by each core's level and
+ * reason. */
 int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info);
+
+/* The core PMU covering @cpu, or NULL. */
+const struct pmu_core *pmu_core_of(const struct pmu_info *info, unsigned cpu);
 
 #endif

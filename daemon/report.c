@@ -5,11 +5,6 @@
 
 #include "tma.h"
 
-static const char *formulas_name(enum td_formulas f)
-{
-	return f == TD_FORMULAS_ICL ? "icelake" : "sapphire_rapids";
-}
-
 static void print_cpus(FILE *out, const char *label, const struct cpuset *set,
 		       const char *why)
 {
@@ -61,6 +56,79 @@ static void count_topology(const struct topo *topo, const struct cpuset *set, in
 	}
 }
 
+/* A list of event names after @label, wrapped at 79 columns. */
+static void print_events(FILE *out, const char *label, const struct plan_pmu *pp,
+			 unsigned from, unsigned to)
+{
+	size_t col = 14;
+
+	fprintf(out, "%-13s ", label);
+	for (unsigned i = from; i < to; i++) {
+		const char *name = pp->ua->events[pp->events[i]].name;
+		size_t len = strlen(name) + (i + 1 < to ? 1 : 0);
+
+		if (i > from && col + 1 + len > 79) {
+			fprintf(out, "\n%-13s ", "");
+			col = 14;
+		} else if (i > from) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%s%s", name, i + 1 < to ? "," : "");
+		col += len;
+	}
+	fputc('\n', out);
+}
+
+/* One core PMU: what it is, and what topdownd does with it. */
+static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_core *core,
+		      const struct plan *plan)
+{
+	const struct plan_pmu *pp = NULL;
+	char cpuid[64] = "", list[4096];
+
+	for (unsigned i = 0; i < plan->n_pmus; i++)
+		if (plan->pmu[i].core == core)
+			pp = &plan->pmu[i];
+	if (pmu->have_cpuid)
+		ua_cpuid_format(&pmu->cpuid, cpuid, sizeof(cpuid));
+	fprintf(out, "%-13s %s (type %u)\n", "PMU:", core->name, core->type);
+	fprintf(out, "%-13s %s\n", "pmu_name:", core->pmu_name[0] ? core->pmu_name : "unknown");
+	if (core->ua)
+		fprintf(out, "%-13s %s%s%s%s\n", "Uarch:", core->ua->name, cpuid[0] ? " (" : "",
+			cpuid, cpuid[0] ? ")" : "");
+	else
+		fprintf(out, "%-13s none%s%s%s\n", "Uarch:", cpuid[0] ? " (" : "", cpuid,
+			cpuid[0] ? ")" : "");
+	if (pmu->n_cores > 1 && core->has_cpus) {
+		cpuset_format(&core->cpus, list, sizeof(list));
+		fprintf(out, "%-13s %u (%s)\n", "CPUs:", cpuset_count(&core->cpus), list);
+	}
+	fprintf(out, "%-13s %u\n", "Level:", pp ? pp->level : 0);
+	if (!pp) {
+		if (core->reason[0])
+			fprintf(out, "%-13s %s\n", "", core->reason);
+		return;
+	}
+	if (pp->level_note[0])
+		fprintf(out, "%-13s %s\n", "", pp->level_note);
+	if (pp->ua->n_metrics)
+		fprintf(out, "%-13s %s (perf's x86/%s tables)\n", "Formulas:", pp->ua->id, pp->ua->id);
+	else
+		fprintf(out, "%-13s PERF_METRICS only (no perf table for this model in topdownd)\n",
+			"Formulas:");
+	if (pp->model == MODEL_PERF) {
+		fprintf(out, "%-13s perf (refinement events: ", "Model:");
+		for (unsigned i = pp->n_core; i < pp->n_events; i++)
+			fprintf(out, "%s%s", i > pp->n_core ? ", " : "", pp->ua->events[pp->events[i]].name);
+		fprintf(out, ")\n");
+	} else {
+		fprintf(out, "%-13s hardware (metric events only)%s%s\n", "Model:",
+			pp->model_note[0] ? ": " : "", pp->model_note);
+	}
+	print_events(out, "Events:", pp, 0, pp->n_events);
+}
+
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,
 		  const struct plan *plan)
 {
@@ -68,38 +136,28 @@ void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo
 	unsigned n_pkg, n_core;
 	char list[4096];
 
-	if (pmu->name[0])
-		fprintf(out, "%-13s %s (type %u)\n", "PMU:", pmu->name, pmu->type);
-	else
+	if (pmu->n_cores == 0) {
 		fprintf(out, "%-13s none\n", "PMU:");
-	if (pmu->name[0])
-		fprintf(out, "%-13s %s\n", "pmu_name:", pmu->pmu_name[0] ? pmu->pmu_name : "unknown");
-	fprintf(out, "%-13s %u\n", "Level:", plan->level);
-	if (plan->level_note[0])
-		fprintf(out, "%-13s %s\n", "", plan->level_note);
-	if (plan->usable) {
-		fprintf(out, "%-13s %s\n", "Formulas:", formulas_name(plan->formulas));
-		if (plan->model == MODEL_PERF)
-			fprintf(out, "%-13s perf (refinement events: %s%s)\n", "Model:",
-				td_event_name[TD_EV_UOP_DROPPING],
-				plan->formulas == TD_FORMULAS_ICL ? ", INT_MISC.RECOVERY_CYCLES:c1:e1" : "");
-		else
-			fprintf(out, "%-13s hardware (metric events only)%s%s\n", "Model:",
-				plan->model_note[0] ? ": " : "", plan->model_note);
+		fprintf(out, "%-13s 0\n", "Level:");
 	}
+	for (unsigned i = 0; i < pmu->n_cores; i++)
+		probe_pmu(out, pmu, &pmu->core[i], plan);
 
 	if (!plan->usable) {
 		print_cpus(out, "Unsupported:", &plan->unsupported, NULL);
 		fprintf(out, "%-13s not usable: %s\n", "TopDown:", plan->reason);
 		return;
 	}
+	/* Monitored counts what is counting now: the package lines add up
+	 * to it, offline CPUs are listed apart. */
 	cpuset_and(&online_monitor, &plan->monitor, topo_online(topo));
 	cpuset_andnot(&offline, &plan->monitor, topo_online(topo));
 	count_topology(topo, &online_monitor, -1, &n_pkg, &n_core);
-	cpuset_format(&plan->monitor, list, sizeof(list));
-	fprintf(out, "%-13s %u CPUs on %u package%s, %u cores (%s)\n", "Monitored:",
-		cpuset_count(&plan->monitor), n_pkg, n_pkg == 1 ? "" : "s", n_core,
-		cpuset_empty(&plan->monitor) ? "none" : list);
+	cpuset_format(&online_monitor, list, sizeof(list));
+	fprintf(out, "%-13s %u CPU%s on %u package%s, %u cores (%s)\n", "Monitored:",
+		cpuset_count(&online_monitor), cpuset_count(&online_monitor) == 1 ? "" : "s",
+		n_pkg, n_pkg == 1 ? "" : "s", n_core,
+		cpuset_empty(&online_monitor) ? "none" : list);
 	cpuset_zero(&pkgs);
 	CPUSET_FOREACH(cpu, &online_monitor) {
 		const struct topo_cpu *c = topo_cpu(topo, (unsigned)cpu);
@@ -121,8 +179,8 @@ void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo
 		count_topology(topo, &in_pkg, pkg, &n_pkg, &n_core);
 		cpuset_format(&in_pkg, list, sizeof(list));
 		snprintf(name, sizeof(name), "  package %d:", pkg);
-		fprintf(out, "%-13s %u CPUs, %u cores (%s)\n", name, cpuset_count(&in_pkg),
-			n_core, list);
+		fprintf(out, "%-13s %u CPU%s, %u cores (%s)\n", name, cpuset_count(&in_pkg),
+			cpuset_count(&in_pkg) == 1 ? "" : "s", n_core, list);
 	}
 	print_cpus(out, "Offline:", &offline,
 		   cpuset_empty(&offline) ? NULL : "monitored once they come online");
@@ -136,10 +194,10 @@ void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo
 
 #define ONCE_MAX_COLUMNS 64
 
-static void cell(FILE *out, const struct snap_counts *c, int idx, const char *bottleneck,
-		 const char *name, const char *parent)
+static void cell(FILE *out, const struct snap_counts *c, int cat, const char *bottleneck)
 {
 	double slots = c->last[TD_C_SLOTS];
+	const char *name = td_cat[cat].name, *parent = td_cat[td_cat[cat].parent].name;
 	char mark = ' ';
 	size_t plen;
 
@@ -148,26 +206,28 @@ static void cell(FILE *out, const struct snap_counts *c, int idx, const char *bo
 		return;
 	}
 	/* bottleneck is "parent" or "parent.child". */
-	plen = strlen(parent ? parent : name);
-	if (!parent && strncmp(bottleneck, name, plen) == 0 &&
+	plen = strlen(td_cat[cat].level == 1 ? name : parent);
+	if (td_cat[cat].level == 1 && strncmp(bottleneck, name, plen) == 0 &&
 	    (bottleneck[plen] == '\0' || bottleneck[plen] == '.'))
 		mark = '*';
-	if (parent && strncmp(bottleneck, parent, plen) == 0 && bottleneck[plen] == '.' &&
-	    strcmp(bottleneck + plen + 1, name) == 0)
+	if (td_cat[cat].level == 2 && strncmp(bottleneck, parent, plen) == 0 &&
+	    bottleneck[plen] == '.' && strcmp(bottleneck + plen + 1, name) == 0)
 		mark = '*';
-	fprintf(out, " %10.1f%%%c", 100.0 * c->last[idx] / slots, mark);
+	fprintf(out, " %10.1f%%%c", 100.0 * c->last[TD_C_CAT + cat] / slots, mark);
 }
 
 void report_once(FILE *out, const struct snapshot *snap)
 {
 	const struct snap_counts *cols[ONCE_MAX_COLUMNS];
 	char bottlenecks[ONCE_MAX_COLUMNS][80];
+	const struct snap_pmu *p = snap->n_pmus ? &snap->pmus[0] : NULL;
 	unsigned n = 0;
 
-	fprintf(out, "# %u CPUs monitored on %u package%s, %s (%s), level %u, model %s, interval %.3f s\n",
+	fprintf(out, "# %u CPUs monitored on %u package%s, %s (%s, %s), level %u, model %s, interval %.3f s\n",
 		snap->cpus_by_state[CPU_STATE_MONITORED], snap->n_pkgs, snap->n_pkgs == 1 ? "" : "s",
-		snap->pmu, snap->pmu_name[0] ? snap->pmu_name : "unknown", snap->level, snap->model,
-		snap->interval_s);
+		p ? p->name : "none", p && p->pmu_name[0] ? p->pmu_name : "unknown",
+		p && p->uarch[0] ? p->uarch : "no TopDown", snap->level,
+		p && p->model[0] ? p->model : "none", snap->interval_s);
 	fprintf(out, "%-22s %12s", "", "host");
 	cols[n++] = &snap->host;
 	for (unsigned i = 0; i < snap->n_pkgs && n < ONCE_MAX_COLUMNS; i++) {
@@ -179,22 +239,24 @@ void report_once(FILE *out, const struct snapshot *snap)
 	}
 	fputc('\n', out);
 	for (unsigned k = 0; k < n; k++)
-		tma_bottleneck(&cols[k]->last[TD_C_L1], &cols[k]->last[TD_C_L2], snap->level >= 2,
+		tma_bottleneck(&cols[k]->last[TD_C_CAT], snap->cats, snap->level >= 2,
 			       bottlenecks[k], sizeof(bottlenecks[k]));
-	for (int l1 = 0; l1 < TD_L1_COUNT; l1++) {
-		fprintf(out, "%-22s", td_l1_name[l1]);
+	for (int l1 = 0; l1 < TD_CAT_COUNT; l1++) {
+		if (!td_catset_has(snap->cats, (enum td_cat)l1) || td_cat[l1].level != 1)
+			continue;
+		fprintf(out, "%-22s", td_cat[l1].name);
 		for (unsigned k = 0; k < n; k++)
-			cell(out, cols[k], TD_C_L1 + l1, bottlenecks[k], td_l1_name[l1], NULL);
+			cell(out, cols[k], l1, bottlenecks[k]);
 		fputc('\n', out);
 		if (snap->level < 2)
 			continue;
-		for (int l2 = 0; l2 < TD_L2_COUNT; l2++) {
-			if (td_l2_parent[l2] != (enum td_l1)l1)
+		for (int l2 = 0; l2 < TD_CAT_COUNT; l2++) {
+			if (!td_catset_has(snap->cats, (enum td_cat)l2) || td_cat[l2].level != 2 ||
+			    td_cat[l2].parent != (enum td_cat)l1)
 				continue;
-			fprintf(out, "  %-20s", td_l2_name[l2]);
+			fprintf(out, "  %-20s", td_cat[l2].name);
 			for (unsigned k = 0; k < n; k++)
-				cell(out, cols[k], TD_C_L2 + l2, bottlenecks[k], td_l2_name[l2],
-				     td_l1_name[l1]);
+				cell(out, cols[k], l2, bottlenecks[k]);
 			fputc('\n', out);
 		}
 	}

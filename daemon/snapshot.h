@@ -14,13 +14,13 @@
 
 #include "topdown.h"
 
-/* Layout of a counter vector: slots, the L1 and L2 category slots, and
- * the enabled/running nanoseconds.  Cumulative vectors only grow. */
+/* Layout of a counter vector: slots, the slots of each category (enum
+ * td_cat), and the enabled/running nanoseconds.  Cumulative vectors only
+ * grow. */
 enum {
 	TD_C_SLOTS = 0,
-	TD_C_L1 = 1,
-	TD_C_L2 = TD_C_L1 + TD_L1_COUNT,
-	TD_C_ENABLED = TD_C_L2 + TD_L2_COUNT,
+	TD_C_CAT = 1,
+	TD_C_ENABLED = TD_C_CAT + TD_CAT_COUNT,
 	TD_C_RUNNING,
 	TD_C_COUNT,
 };
@@ -54,6 +54,7 @@ struct snap_counts {
 
 struct snap_cpu {
 	int cpu;
+	int pmu_idx;   /* into pmus[], -1 when no core PMU with TopDown covers it */
 	bool selected; /* in [collect] cpus; others only add their past totals */
 	bool known;    /* topology known: core/package/die/node valid */
 	int core_id, package, die, node;
@@ -76,6 +77,17 @@ struct snap_pkg {
 
 #define SNAP_STR 64
 #define SNAP_REASON 512
+#define SNAP_PMUS 2
+
+/* A core PMU: what it runs and why anything is missing. */
+struct snap_pmu {
+	char name[SNAP_STR];     /* cpu, cpu_core, cpu_atom */
+	char pmu_name[SNAP_STR]; /* caps/pmu_name */
+	char uarch[SNAP_STR];    /* perf's table directory, "" when unsupported */
+	unsigned level;          /* 0 when unsupported */
+	char model[SNAP_STR];    /* "perf" or "hardware" after any fallback; "" */
+	char reason[SNAP_REASON];
+};
 
 struct snapshot {
 	uint64_t seq;       /* publication number, 1 for the first interval */
@@ -84,11 +96,14 @@ struct snapshot {
 	double interval_s;  /* configured interval */
 	double duration_s;  /* time the last collection took */
 
-	/* What is being collected. */
-	char pmu[SNAP_STR];
-	char pmu_name[SNAP_STR];
+	/* What is being collected: the core PMUs (the first is the one
+	 * monitored, if any), the highest level and every category some CPU
+	 * yields. */
+	unsigned n_pmus;
+	struct snap_pmu pmus[SNAP_PMUS];
 	unsigned level;
-	char model[SNAP_STR];
+	td_catset cats;
+	/* Why nothing is monitored (no core PMU, no configured CPU...). */
 	char reason[SNAP_REASON];
 	bool up;
 

@@ -1,6 +1,7 @@
-/* tma: the TopDown arithmetic.  From one interval's event deltas to the
- * level-1 and level-2 ratios, with perf's formulas (perf 6.1 metric tables,
- * reference page "Formulas") and clamps, plus the bottleneck.  Pure
+/* tma: the TopDown arithmetic.  From one interval's counts to the
+ * category fractions, with the formulas of the perf metric tables each
+ * microarchitecture follows (uarch.h names them) and the clamps that make
+ * the categories partition the slots, plus the bottleneck.  Pure
  * functions: no state, no I/O, no allocation. */
 #ifndef TOPDOWND_TMA_H
 #define TOPDOWND_TMA_H
@@ -10,33 +11,37 @@
 #include <stdint.h>
 
 #include "topdown.h"
+#include "uarch.h"
 
-/* One interval's deltas, indexed by enum td_event.  Events not in the
- * group are 0. */
+/* One interval's counts, indexed by formula variable (enum td_event),
+ * already scaled for multiplexing.  Variables not counted are 0. */
 struct tma_input {
-	uint64_t delta[TD_EV_COUNT];
+	double v[TD_EV_COUNT];
 };
 
-struct tma_ratios {
-	double l1[TD_L1_COUNT];
-	double l2[TD_L2_COUNT];
+struct tma_result {
+	double slots;              /* the slots the fractions are of */
+	double frac[TD_CAT_COUNT]; /* categories not yielded are 0 */
 };
 
 struct tma_model {
-	enum td_formulas formulas;
-	bool refine;    /* model perf: use UOP_DROPPING (and RECOVERY_CYCLES) */
-	unsigned level; /* 1: l2 is left at 0 */
+	enum ua_formulas formulas;
+	bool refine;    /* model perf: use the refinement events */
+	unsigned level; /* 1: level-2 categories are left at 0 */
 };
 
-/* Computes the ratios.  Every L1 ratio is in [0,1] and they sum to 1;
- * each L2 pair sums to its parent.  Returns -ENODATA when the interval
- * has no slots (the CPU was halted throughout, or nothing was counted). */
+/* Computes the fractions.  The level-1 fractions are in [0,1] and sum to
+ * 1; the level-2 children of a parent sum to it.  Returns -ENODATA when
+ * the interval has no slots (the CPU was halted throughout, or nothing
+ * was counted). */
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
-		struct tma_ratios *out);
+		struct tma_result *out);
 
-/* The largest non-retiring L1 category and, if @with_l2, its largest
- * child: "backend_bound.memory_bound".  Empty string when all are 0. */
-void tma_bottleneck(const double l1[TD_L1_COUNT], const double l2[TD_L2_COUNT],
-		    bool with_l2, char *buf, size_t len);
+/* The largest non-retiring level-1 category among @cats and, if
+ * @with_l2, its largest child: "backend_bound.memory_bound".  @v holds
+ * any per-category quantity (fractions or slots), indexed by enum td_cat.
+ * Empty string when all are 0. */
+void tma_bottleneck(const double v[TD_CAT_COUNT], td_catset cats, bool with_l2,
+		    char *buf, size_t len);
 
 #endif

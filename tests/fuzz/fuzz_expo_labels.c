@@ -170,10 +170,10 @@ FUZZ_NO_COVERAGE static void check_json(const struct snapshot *snap)
 		const char *key;
 		size_t off;
 	} strs[] = {
-		{ "name", offsetof(struct snapshot, pmu) },
-		{ "pmu_name", offsetof(struct snapshot, pmu_name) },
-		{ "model", offsetof(struct snapshot, model) },
-		{ "reason", offsetof(struct snapshot, reason) },
+		{ "name", offsetof(struct snap_pmu, name) },
+		{ "pmu_name", offsetof(struct snap_pmu, pmu_name) },
+		{ "model", offsetof(struct snap_pmu, model) },
+		{ "reason", offsetof(struct snap_pmu, reason) },
 	};
 	struct api_query q;
 	char err[128], *text;
@@ -192,7 +192,7 @@ FUZZ_NO_COVERAGE static void check_json(const struct snapshot *snap)
 	pmu = json_object_get(back, "pmu");
 	FUZZ_CHECK(json_is_object(pmu), "no pmu object");
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		const char *s = (const char *)snap + strs[i].off;
+		const char *s = (const char *)&snap->pmus[0] + strs[i].off;
 		json_t *v = json_object_get(pmu, strs[i].key);
 		json_t *probe = json_string(s);
 
@@ -222,11 +222,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = fuzz_split(data + 1, size - 1, parts, S_COUNT);
 	for (size_t i = n; i < S_COUNT; i++)
 		parts[i] = "";
-	copy_str(s->pmu, sizeof(s->pmu), parts[S_PMU]);
-	copy_str(s->pmu_name, sizeof(s->pmu_name), parts[S_PMU_NAME]);
-	copy_str(s->model, sizeof(s->model), parts[S_MODEL]);
-	copy_str(s->reason, sizeof(s->reason), parts[S_REASON]);
+	copy_str(s->pmus[0].name, sizeof(s->pmus[0].name), parts[S_PMU]);
+	copy_str(s->pmus[0].pmu_name, sizeof(s->pmus[0].pmu_name), parts[S_PMU_NAME]);
+	copy_str(s->pmus[0].model, sizeof(s->pmus[0].model), parts[S_MODEL]);
+	copy_str(s->pmus[0].reason, sizeof(s->pmus[0].reason), parts[S_REASON]);
 	s->level = data[0] & 16 ? 1 : 2;
+	s->pmus[0].level = s->level;
 	s->up = data[0] & 8;
 	opt = (struct expo_options){
 		.granularity = (enum config_granularity)(data[0] & 3),
@@ -234,10 +235,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.version = parts[S_VERSION],
 		.revision = parts[S_REVISION],
 	};
-	want[S_PMU] = s->pmu;
-	want[S_PMU_NAME] = s->pmu_name;
-	want[S_MODEL] = s->model;
-	want[S_REASON] = s->reason;
+	want[S_PMU] = s->pmus[0].name;
+	want[S_PMU_NAME] = s->pmus[0].pmu_name;
+	want[S_MODEL] = s->pmus[0].model;
+	want[S_REASON] = s->pmus[0].reason[0] ? s->pmus[0].reason : s->reason;
 	want[S_VERSION] = opt.version;
 	want[S_REVISION] = opt.revision;
 

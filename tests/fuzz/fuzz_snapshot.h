@@ -19,16 +19,18 @@ struct fuzz_snap {
 static inline void fuzz_counts(struct snap_counts *c, double slots, double scale)
 {
 	/* L1: 40/10/20/30 %; L2 halves of each parent. */
-	static const double l1[TD_L1_COUNT] = { 0.4, 0.1, 0.2, 0.3 };
+	static const double l1[4] = { 0.4, 0.1, 0.2, 0.3 };
 
 	memset(c, 0, sizeof(*c));
 	c->last[TD_C_SLOTS] = slots;
 	c->total[TD_C_SLOTS] = slots * scale;
-	for (int i = 0; i < TD_L1_COUNT; i++) {
-		c->last[TD_C_L1 + i] = slots * l1[i];
-		c->total[TD_C_L1 + i] = slots * l1[i] * scale;
-		c->last[TD_C_L2 + 2 * i] = c->last[TD_C_L2 + 2 * i + 1] = slots * l1[i] / 2;
-		c->total[TD_C_L2 + 2 * i] = c->total[TD_C_L2 + 2 * i + 1] = slots * l1[i] * scale / 2;
+	for (int i = 0; i < 4; i++) {
+		const int l2 = TD_C_CAT + TD_CAT_HEAVY_OPERATIONS + 2 * i;
+
+		c->last[TD_C_CAT + i] = slots * l1[i];
+		c->total[TD_C_CAT + i] = slots * l1[i] * scale;
+		c->last[l2] = c->last[l2 + 1] = slots * l1[i] / 2;
+		c->total[l2] = c->total[l2 + 1] = slots * l1[i] * scale / 2;
 	}
 	c->last[TD_C_ENABLED] = 1e9;
 	c->last[TD_C_RUNNING] = slots > 0 ? 1e9 : 0;
@@ -67,10 +69,14 @@ static inline void fuzz_snapshot_init(struct fuzz_snap *f)
 	s->timestamp = 1700000000.25;
 	s->interval_s = 1;
 	s->duration_s = 0.0015;
-	strcpy(s->pmu, "cpu");
-	strcpy(s->pmu_name, "sapphire_rapids");
-	strcpy(s->model, "perf");
+	s->n_pmus = 1;
+	strcpy(s->pmus[0].name, "cpu");
+	strcpy(s->pmus[0].pmu_name, "sapphire_rapids");
+	strcpy(s->pmus[0].uarch, "sapphirerapids");
+	strcpy(s->pmus[0].model, "perf");
+	s->pmus[0].level = 2;
 	s->level = 2;
+	s->cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
 	s->up = true;
 	s->n_cpus = 9;
 	s->n_cores = 4;

@@ -10,7 +10,7 @@ FIXTURES=${FIXTURES:-tests/fixtures}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..24"
+echo "1..26"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -62,11 +62,12 @@ expect_not_usable() {
 # ---- Sapphire Rapids, 2 sockets, SMT ----
 probe "$FIXTURES/spr-2s"
 expect_rc "spr-2s: --probe exits 0" 0
-expect_lines "spr-2s: PMU, level 2, formulas, model, 16 CPUs on 2 packages" \
+expect_lines "spr-2s: PMU, microarchitecture, level 2, its perf table, model, 16 CPUs on 2 packages" \
 	"PMU:          cpu (type 4)" \
 	"pmu_name:     sapphire_rapids" \
+	"Uarch:        Sapphire Rapids (GenuineIntel-6-8F)" \
 	"Level:        2" \
-	"Formulas:     sapphire_rapids" \
+	"Formulas:     sapphirerapids (perf's x86/sapphirerapids tables)" \
 	"Model:        perf (refinement events: INT_MISC.UOP_DROPPING)" \
 	"Monitored:    16 CPUs on 2 packages, 8 cores (0-15)" \
 	"  package 0:  8 CPUs, 4 cores (0-3,8-11)" \
@@ -80,6 +81,21 @@ else
 	not_ok "spr-2s: no level note, nothing unusable"
 fi
 
+# ---- Emerald and Granite Rapids: the model number decides, not pmu_name ----
+probe "$FIXTURES/emr-2s"
+expect_lines "emr-2s: pmu_name sapphire_rapids, but Emerald Rapids' own table" \
+	"pmu_name:     sapphire_rapids" \
+	"Uarch:        Emerald Rapids (GenuineIntel-6-CF)" \
+	"Formulas:     emeraldrapids (perf's x86/emeraldrapids tables)" \
+	"Level:        2" \
+	"TopDown:      usable"
+probe "$FIXTURES/gnr-2s"
+expect_lines "gnr-2s: Granite Rapids' own table" \
+	"pmu_name:     granite_rapids" \
+	"Uarch:        Granite Rapids (GenuineIntel-6-AD)" \
+	"Formulas:     graniterapids (perf's x86/graniterapids tables)" \
+	"TopDown:      usable"
+
 # ---- Ice Lake server: level 1 only ----
 probe "$FIXTURES/icx-1s"
 expect_rc "icx-1s: --probe exits 0" 0
@@ -87,19 +103,25 @@ expect_lines "icx-1s: level lowered to 1 with the reason, Ice Lake formulas" \
 	"PMU:          cpu (type 4)" \
 	"pmu_name:     icelake" \
 	"Level:        1" \
-	"              level 2 requested but cpu (pmu_name icelake) has only the level-1 metric events; using level 1" \
-	"Formulas:     icelake" \
-	"Model:        perf (refinement events: INT_MISC.UOP_DROPPING, INT_MISC.RECOVERY_CYCLES:c1:e1)" \
+	"Uarch:        Ice Lake server (GenuineIntel-6-6A)" \
+	"              level 2 requested but cpu (Ice Lake server, pmu_name icelake) offers level 1; using level 1" \
+	"Formulas:     icelakex (perf's x86/icelakex tables)" \
+	"Model:        perf (refinement events: INT_MISC.UOP_DROPPING, INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1)" \
 	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
 	"TopDown:      usable"
 
 # ---- Alder Lake hybrid ----
 probe "$FIXTURES/adl-hybrid"
 expect_rc "adl-hybrid: --probe exits 0" 0
-expect_lines "adl-hybrid: cpu_core 0-7 monitored, cpu_atom 8-15 unsupported" \
+expect_lines "adl-hybrid: cpu_core 0-7 monitored with Alder Lake's own table, cpu_atom 8-15 unsupported" \
 	"PMU:          cpu_core (type 4)" \
 	"pmu_name:     alderlake_hybrid" \
+	"Uarch:        Alder Lake / Raptor Lake P-core (GenuineIntel-6-97)" \
+	"CPUs:         8 (0-7)" \
 	"Level:        2" \
+	"Formulas:     alderlake (perf's x86/alderlake tables)" \
+	"PMU:          cpu_atom (type 10)" \
+	"CPUs:         8 (8-15)" \
 	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
 	"Unsupported:  8 CPUs (8-15): cpu_atom (E-core): no SLOTS counter or PERF_METRICS" \
 	"TopDown:      usable"
@@ -107,9 +129,9 @@ expect_lines "adl-hybrid: cpu_core 0-7 monitored, cpu_atom 8-15 unsupported" \
 # ---- Sapphire Rapids with CPUs 3-4 offline ----
 probe "$FIXTURES/spr-holes"
 expect_rc "spr-holes: --probe exits 0" 0
-expect_lines "spr-holes: offline CPUs listed, still monitored" \
+expect_lines "spr-holes: offline CPUs listed apart, Monitored adds up with its package lines" \
 	"Level:        2" \
-	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
+	"Monitored:    6 CPUs on 1 package, 4 cores (0-2,5-7)" \
 	"  package 0:  6 CPUs, 4 cores (0-2,5-7)" \
 	"Offline:      2 CPUs (3-4): monitored once they come online" \
 	"TopDown:      usable"
@@ -132,6 +154,7 @@ expect_not_usable "skx-1s: one 'TopDown: not usable' line with the pre-Ice Lake 
 expect_lines "skx-1s: pmu_name skylake, level 0" \
 	"PMU:          cpu (type 4)" \
 	"pmu_name:     skylake" \
+	"Uarch:        none (GenuineIntel-6-55)" \
 	"Level:        0" \
 	"Unsupported:  8 CPUs (0-7)"
 
@@ -153,14 +176,14 @@ timeout 20 "$TOPDOWND" -c "$tmp/atoms.conf" --sysfs-root "$FIXTURES/adl-hybrid" 
 rc=$?
 expect_rc "adl-hybrid, cpus = 8-15: --probe exits 1" 1
 expect_not_usable "adl-hybrid, cpus = 8-15: not usable, no configured CPU is a P-core" \
-	"none of the configured CPUs is covered by cpu_core: cpu_atom (E-core): no SLOTS counter or PERF_METRICS"
+	"none of the configured CPUs is covered by a core PMU with TopDown: cpu_atom (E-core): no SLOTS counter or PERF_METRICS"
 
 # ---- a CPU taken offline in a copy of a fixture ----
 cp -r "$FIXTURES/spr-2s" "$tmp/spr" && "$FIXTURES/set-online" "$tmp/spr" 5 0
 probe "$tmp/spr"
 expect_rc "spr-2s with CPU 5 offline: --probe exits 0" 0
 expect_lines "spr-2s with CPU 5 offline: listed as offline" \
-	"Monitored:    16 CPUs on 2 packages, 8 cores (0-15)" \
+	"Monitored:    15 CPUs on 2 packages, 8 cores (0-4,6-15)" \
 	"  package 1:  7 CPUs, 4 cores (4,6-7,12-15)" \
 	"Offline:      1 CPU (5): monitored once they come online"
 

@@ -95,10 +95,13 @@ def truth(a):
     topo = topology(a.fixture, only)
     per_cpu, weight = {}, {}
     for cpu in topo:
-        sps, running, phases = cpu_settings(scen, cpu)
+        sps, _, phases = cpu_settings(scen, cpu)
         phase = phases[a.phase] if a.phase is not None else phases[-1]
         per_cpu[cpu] = ratios(phase, a.formulas, a.model, a.level)
-        weight[cpu] = sps * running
+        # A multiplexed CPU counts part of the time, and its counts are
+        # scaled to the whole of it (as perf does): its weight is its
+        # true slot rate, whatever the running fraction.
+        weight[cpu] = sps
 
     def combine(cpus):
         total = sum(weight[c] for c in cpus)

@@ -171,10 +171,10 @@ static void set_cpu(struct snap_cpu *c, const double l1[4], const double l2[8], 
 
 	memset(k, 0, sizeof(*k));
 	k->last[TD_C_SLOTS] = slots;
-	for (int i = 0; i < TD_L1_COUNT; i++)
-		k->last[TD_C_L1 + i] = l1 ? l1[i] : 0;
-	for (int i = 0; i < TD_L2_COUNT; i++)
-		k->last[TD_C_L2 + i] = l2 ? l2[i] : 0;
+	for (int i = 0; i < 4; i++)
+		k->last[TD_C_CAT + i] = l1 ? l1[i] : 0;
+	for (int i = 0; i < 8; i++)
+		k->last[TD_C_CAT + TD_CAT_HEAVY_OPERATIONS + i] = l2 ? l2[i] : 0;
 	k->last[TD_C_ENABLED] = enabled;
 	k->last[TD_C_RUNNING] = running;
 	for (int i = 0; i < TD_C_COUNT; i++)
@@ -215,10 +215,14 @@ static struct fixture *fixture_new(void)
 	s->timestamp = 1700000000.12345;
 	s->interval_s = 2.5;
 	s->duration_s = 0.001;
-	strcpy(s->pmu, "cpu");
-	strcpy(s->pmu_name, "sapphire_rapids");
+	s->n_pmus = 1;
+	strcpy(s->pmus[0].name, "cpu");
+	strcpy(s->pmus[0].pmu_name, "sapphire_rapids");
+	strcpy(s->pmus[0].uarch, "sapphirerapids");
+	s->pmus[0].level = 2;
+	strcpy(s->pmus[0].model, "perf");
 	s->level = 2;
-	strcpy(s->model, "perf");
+	s->cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
 	s->up = true;
 	s->cpus_by_state[CPU_STATE_MONITORED] = 4;
 	s->cpus_by_state[CPU_STATE_UNSUPPORTED] = 1;
@@ -239,8 +243,8 @@ static struct fixture *fixture_new(void)
 	set_cpu(&f->cpus[0], l1_0, l2_0, 1000, 1e9, 1e9);
 	set_cpu(&f->cpus[1], NULL, NULL, 0, 1e9, 1e9);
 	f->cpus[1].c.total[TD_C_SLOTS] = 5e6;
-	f->cpus[1].c.total[TD_C_L1 + TD_RETIRING] = 5e6;
-	f->cpus[1].c.total[TD_C_L2 + TD_LIGHT_OPERATIONS] = 5e6;
+	f->cpus[1].c.total[TD_C_CAT + TD_CAT_RETIRING] = 5e6;
+	f->cpus[1].c.total[TD_C_CAT + TD_CAT_LIGHT_OPERATIONS] = 5e6;
 	set_cpu(&f->cpus[2], l1_2, l2_2, 3000, 1e9, 0.5e9);
 	set_cpu(&f->cpus[3], l1_3, l2_3, 2000, 1e9, 1e9);
 	set_cpu(&f->cpus[4], NULL, NULL, 0, 0, 0);
@@ -336,7 +340,7 @@ static void test_document_host(void **state)
 
 	(void)state;
 	/* Exactly the top-level keys of the host scope. */
-	assert_int_equal(json_object_size(doc), 9);
+	assert_int_equal(json_object_size(doc), 10);
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
@@ -347,7 +351,12 @@ static void test_document_host(void **state)
 	jstr(doc, "pmu.pmu_name", "sapphire_rapids");
 	jint(doc, "pmu.level", 2);
 	jstr(doc, "pmu.model", "perf");
+	jstr(doc, "pmu.uarch", "sapphirerapids");
 	jabsent(doc, "pmu.reason");
+	assert_int_equal(json_array_size(jhas(doc, "pmus")), 1);
+	jstr(doc, "pmus.0.name", "cpu");
+	jstr(doc, "pmus.0.uarch", "sapphirerapids");
+	jint(doc, "pmus.0.level", 2);
 	jint(doc, "cpus_by_state.monitored", 4);
 	jint(doc, "cpus_by_state.failed", 0);
 	jint(doc, "cpus_by_state.offline", 0);
@@ -387,7 +396,7 @@ static void test_document_scopes(void **state)
 
 	(void)state;
 	doc = document(&f->snap, "package", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 10);
+	assert_int_equal(json_object_size(doc), 11);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	jabsent(doc, "cores");
 	jabsent(doc, "cpus");
@@ -405,7 +414,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "core", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 11);
+	assert_int_equal(json_object_size(doc), 12);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	assert_int_equal(json_array_size(jhas(doc, "cores")), 3);
 	jabsent(doc, "cpus");
@@ -427,7 +436,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "cpu", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 12);
+	assert_int_equal(json_object_size(doc), 13);
 	assert_int_equal(json_array_size(jhas(doc, "cpus")), 5);
 	jint(doc, "cpus.0.cpu", 0);
 	jint(doc, "cpus.0.core", 0);
@@ -494,6 +503,8 @@ static void test_document_levels(void **state)
 
 	/* A level-1 snapshot never has level2, whatever is asked. */
 	f->snap.level = 1;
+	f->snap.pmus[0].level = 1;
+	f->snap.cats = TD_CATSET_L1;
 	doc = document(&f->snap, "cpu", "2", NULL);
 	jint(doc, "pmu.level", 1);
 	jabsent(doc, "host.level2");
@@ -565,11 +576,14 @@ static void test_document_no_topdown(void **state)
 	json_t *doc;
 
 	(void)state;
-	s->pmu_name[0] = '\0';
-	s->model[0] = '\0';
+	s->pmus[0].pmu_name[0] = '\0';
+	s->pmus[0].uarch[0] = '\0';
+	s->pmus[0].model[0] = '\0';
+	s->pmus[0].level = 0;
+	strcpy(s->pmus[0].reason, "no TopDown: the cpu PMU has no slots event (a VM?)");
 	s->level = 0;
+	s->cats = 0;
 	s->up = false;
-	strcpy(s->reason, "no TopDown: the cpu PMU has no slots event (a VM?)");
 	for (unsigned i = 0; i < s->n_cpus; i++) {
 		memset(&s->cpus[i].c, 0, sizeof(s->cpus[i].c));
 		s->cpus[i].state = CPU_STATE_UNSUPPORTED;
@@ -594,9 +608,13 @@ static void test_document_no_topdown(void **state)
 	jstr(doc, "cpus.0.state", "unsupported");
 	json_decref(doc);
 
-	s->pmu[0] = '\0';
+	s->n_pmus = 0;
+	strcpy(s->reason, "no core PMU");
 	doc = document(s, NULL, NULL, NULL);
 	jnull(doc, "pmu.name");
+	jint(doc, "pmu.level", 0);
+	jstr(doc, "pmu.reason", "no core PMU");
+	assert_int_equal(json_array_size(jhas(doc, "pmus")), 0);
 	json_decref(doc);
 	free(f);
 }

@@ -63,10 +63,14 @@ static struct fixture *tiny(void)
 	s->timestamp = 1700000000.25;
 	s->interval_s = 1;
 	s->duration_s = 0.0015;
-	strcpy(s->pmu, "cpu");
-	strcpy(s->pmu_name, "sapphire_rapids");
+	s->n_pmus = 1;
+	strcpy(s->pmus[0].name, "cpu");
+	strcpy(s->pmus[0].pmu_name, "sapphire_rapids");
+	strcpy(s->pmus[0].uarch, "sapphirerapids");
+	s->pmus[0].level = 2;
+	strcpy(s->pmus[0].model, "perf");
 	s->level = 2;
-	strcpy(s->model, "perf");
+	s->cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
 	s->up = true;
 	s->n_cpus = 2;
 	s->n_cores = 1;
@@ -126,9 +130,9 @@ static void no_text(const char *text, const char *what)
 	"# HELP topdown_up 1 when TopDown counters are being collected on at least one CPU.\n" \
 	"# TYPE topdown_up gauge\n" \
 	"topdown_up 1\n" \
-	"# HELP topdown_pmu_info The core PMU, the TopDown level and model in effect, and why anything is missing.\n" \
+	"# HELP topdown_pmu_info Each core PMU: its microarchitecture, the TopDown level and model in effect, and why anything is missing.\n" \
 	"# TYPE topdown_pmu_info gauge\n" \
-	"topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",level=\"2\",model=\"perf\",reason=\"\"} 1\n" \
+	"topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\",reason=\"\"} 1\n" \
 	"# HELP topdown_build_info The version and source revision of topdownd.\n" \
 	"# TYPE topdown_build_info gauge\n" \
 	"topdown_build_info{version=\"1.2.3\",revision=\"abc123\"} 1\n" \
@@ -142,7 +146,7 @@ static void no_text(const char *text, const char *what)
 	"# TYPE topdown_cpu_info gauge\n" \
 	"topdown_cpu_info{cpu=\"0\",core=\"0\",package=\"0\",die=\"0\",node=\"0\"} 1\n" \
 	"topdown_cpu_info{cpu=\"1\",core=\"0\",package=\"0\",die=\"0\",node=\"0\"} 1\n" \
-	"# HELP topdown_slots_total Pipeline slots (the SLOTS fixed counter) counted.\n" \
+	"# HELP topdown_slots_total Pipeline slots counted (TOPDOWN.SLOTS), scaled to the enabled time when the counters were multiplexed, as perf does.\n" \
 	"# TYPE topdown_slots_total counter\n" \
 	"topdown_slots_total{cpu=\"0\",core=\"0\",package=\"0\"} 12345678901234\n" \
 	"topdown_slots_total{cpu=\"1\",core=\"0\",package=\"0\"} 1000\n" \
@@ -247,7 +251,7 @@ static void test_openmetrics(void **state)
 	const char *eof;
 
 	(void)state;
-	has_line(om, "# HELP topdown_slots Pipeline slots (the SLOTS fixed counter) counted.");
+	has_line(om, "# HELP topdown_slots Pipeline slots counted (TOPDOWN.SLOTS), scaled to the enabled time when the counters were multiplexed, as perf does.");
 	has_line(om, "# TYPE topdown_slots counter");
 	has_line(om, "topdown_slots_total{cpu=\"0\",core=\"0\",package=\"0\"} 12345678901234");
 	has_line(om, "# TYPE topdown_level1_slots counter");
@@ -385,11 +389,13 @@ static void test_level1(void **state)
 
 	(void)state;
 	f->snap.level = 1;
+	f->snap.pmus[0].level = 1;
+	f->snap.cats = TD_CATSET_L1;
 	t = render(&f->snap, &CPU_OPTS, EXPO_TEXT);
 	no_text(t, "topdown_level2");
 	has_line(t, "topdown_level1_ratio{category=\"retiring\"} 0.4");
 	has_line(t, "topdown_level1_slots_total{cpu=\"1\",core=\"0\",package=\"0\",category=\"backend_bound\"} 250");
-	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",level=\"1\",model=\"perf\",reason=\"\"} 1");
+	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"1\",model=\"perf\",reason=\"\"} 1");
 	free(t);
 	free(f);
 }
@@ -401,8 +407,11 @@ static void make_no_topdown(struct fixture *f, const char *reason)
 
 	s->up = false;
 	s->level = 0;
-	s->pmu_name[0] = '\0';
-	s->model[0] = '\0';
+	s->cats = 0;
+	s->pmus[0].level = 0;
+	s->pmus[0].pmu_name[0] = '\0';
+	s->pmus[0].uarch[0] = '\0';
+	s->pmus[0].model[0] = '\0';
 	snprintf(s->reason, sizeof(s->reason), "%s", reason);
 	for (unsigned i = 0; i < s->n_cpus; i++) {
 		memset(&s->cpus[i].c, 0, sizeof(s->cpus[i].c));
@@ -429,7 +438,7 @@ static void test_no_topdown(void **state)
 			opt.granularity = grans[g];
 			t = render(&f->snap, &opt, (enum expo_format)fmt);
 			has_line(t, "topdown_up 0");
-			has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"\",level=\"0\",model=\"\",reason=\"no TopDown: pre-Ice Lake CPU\"} 1");
+			has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"\",uarch=\"\",level=\"0\",model=\"\",reason=\"no TopDown: pre-Ice Lake CPU\"} 1");
 			has_line(t, "topdown_cpus{state=\"unsupported\"} 2");
 			has_line(t, "topdown_cpus{state=\"monitored\"} 0");
 			no_text(t, "topdown_slots");
@@ -452,17 +461,17 @@ static void test_escaping(void **state)
 	(void)state;
 	snprintf(f->snap.reason, sizeof(f->snap.reason), "say \"hi\" \\ then\nnext line");
 	t = render(&f->snap, &CPU_OPTS, EXPO_TEXT);
-	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",level=\"2\",model=\"perf\","
+	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\","
 		    "reason=\"say \\\"hi\\\" \\\\ then\\nnext line\"} 1");
 	free(t);
 	t = render(&f->snap, &CPU_OPTS, EXPO_OPENMETRICS);
-	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",level=\"2\",model=\"perf\","
+	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\","
 		    "reason=\"say \\\"hi\\\" \\\\ then\\nnext line\"} 1");
 	free(t);
 	/* Escapes at the very start and end of a value. */
 	snprintf(f->snap.reason, sizeof(f->snap.reason), "\\x\"");
 	t = render(&f->snap, &CPU_OPTS, EXPO_TEXT);
-	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",level=\"2\",model=\"perf\","
+	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\","
 		    "reason=\"\\\\x\\\"\"} 1");
 	free(t);
 	free(f);
@@ -480,7 +489,7 @@ static void test_numbers(void **state)
 	f->cpus[0].c.total[TD_C_ENABLED] = 1.5e9;
 	f->cpus[0].c.total[TD_C_RUNNING] = 1234567890123.0; /* 1234.567890123 s */
 	f->cpus[1].c.total[TD_C_SLOTS] = 9007199254740993.0; /* 2^53 + 1 -> 2^53 */
-	f->cpus[1].c.total[TD_C_L1 + TD_RETIRING] = 123.75; /* fractional slots */
+	f->cpus[1].c.total[TD_C_CAT + TD_CAT_RETIRING] = 123.75; /* fractional slots */
 	f->cpus[1].c.total[TD_C_ENABLED] = 0;
 	snapshot_aggregate(&f->snap);
 	t = render(&f->snap, &opt, EXPO_TEXT);

@@ -75,16 +75,28 @@ static const char *list(const struct cpuset *set)
 	return buf[i];
 }
 
-static void assert_events(const struct plan *plan, const enum td_event *want, unsigned n,
+/* The events of the PMU's group, by formula variable. */
+static void assert_events(const struct plan_pmu *pp, const enum td_event *want, unsigned n,
 			  unsigned n_core)
 {
-	if (plan->n_events != n)
-		fail_msg("n_events = %u, expected %u", plan->n_events, n);
-	assert_int_equal(plan->n_core, n_core);
+	if (pp->n_events != n)
+		fail_msg("n_events = %u, expected %u", pp->n_events, n);
+	assert_int_equal(pp->n_core, n_core);
+	assert_int_equal(pp->n_groups, 1);
+	assert_int_equal(pp->group_start[0], 0);
+	assert_int_equal(pp->group_start[1], n);
 	for (unsigned i = 0; i < n; i++)
-		if (plan->events[i] != want[i])
-			fail_msg("events[%u] = %s, expected %s", i, td_event_name[plan->events[i]],
-				 td_event_name[want[i]]);
+		if (pp->ua->events[pp->events[i]].var != want[i])
+			fail_msg("events[%u] = %s, expected variable %d", i,
+				 pp->ua->events[pp->events[i]].name, want[i]);
+}
+
+/* Pretends the core PMU could not encode the event of @var. */
+static void drop_event(struct pmu_core *core, enum td_event var)
+{
+	for (unsigned i = 0; i < core->ua->n_events; i++)
+		if (core->ua->events[i].var == var)
+			core->have[i] = false;
 }
 
 static const enum td_event spr_events[] = {
@@ -107,12 +119,18 @@ static void test_spr_default(void **state)
 	assert_true(e->plan.usable);
 	assert_string_equal(e->plan.reason, "");
 	assert_int_equal(e->plan.level, 2);
-	assert_string_equal(e->plan.level_note, "");
-	assert_int_equal(e->plan.model, MODEL_PERF);
-	assert_string_equal(e->plan.model_note, "");
-	assert_int_equal(e->plan.formulas, TD_FORMULAS_SPR);
+	assert_int_equal(e->plan.n_pmus, 1);
+	assert_string_equal(e->plan.pmu[0].core->name, "cpu");
+	assert_string_equal(e->plan.pmu[0].ua->id, "sapphirerapids");
+	assert_int_equal(e->plan.pmu[0].level, 2);
+	assert_int_equal(e->plan.cats, TD_CATSET_L1 | TD_CATSET_L2_INTEL);
+	assert_ptr_equal(plan_pmu_of(&e->plan, 3), &e->plan.pmu[0]);
+	assert_string_equal(e->plan.pmu[0].level_note, "");
+	assert_int_equal(e->plan.pmu[0].model, MODEL_PERF);
+	assert_string_equal(e->plan.pmu[0].model_note, "");
+	assert_int_equal(e->plan.pmu[0].ua->formulas, UA_FORMULAS_GLC);
 	/* slots + 4 L1 + 4 L2 + INT_MISC.UOP_DROPPING */
-	assert_events(&e->plan, spr_events, 10, 9);
+	assert_events(&e->plan.pmu[0], spr_events, 10, 9);
 	assert_string_equal(list(&e->plan.selected), "0-15");
 	assert_string_equal(list(&e->plan.monitor), "0-15");
 	assert_string_equal(list(&e->plan.unsupported), "");
@@ -135,10 +153,10 @@ static void test_spr_level1(void **state)
 	assert_true(e->plan.usable);
 	assert_int_equal(e->plan.level, 1);
 	/* Lowered by configuration, not by the hardware: no note. */
-	assert_string_equal(e->plan.level_note, "");
+	assert_string_equal(e->plan.pmu[0].level_note, "");
 	/* Still the Sapphire Rapids formulas: the PMU decides them. */
-	assert_int_equal(e->plan.formulas, TD_FORMULAS_SPR);
-	assert_events(&e->plan, want, 6, 5);
+	assert_int_equal(e->plan.pmu[0].ua->formulas, UA_FORMULAS_GLC);
+	assert_events(&e->plan.pmu[0], want, 6, 5);
 	unload(e);
 }
 
@@ -150,9 +168,9 @@ static void test_spr_model_hardware(void **state)
 	configure(e, "[collect]\nmodel = hardware\n");
 	make(e);
 	assert_true(e->plan.usable);
-	assert_int_equal(e->plan.model, MODEL_HARDWARE);
-	assert_string_equal(e->plan.model_note, "");
-	assert_events(&e->plan, spr_events, 9, 9);
+	assert_int_equal(e->plan.pmu[0].model, MODEL_HARDWARE);
+	assert_string_equal(e->plan.pmu[0].model_note, "");
+	assert_events(&e->plan.pmu[0], spr_events, 9, 9);
 	unload(e);
 }
 
@@ -164,11 +182,11 @@ static void test_icx_default(void **state)
 	make(e);
 	assert_true(e->plan.usable);
 	assert_int_equal(e->plan.level, 1);
-	assert_string_equal(e->plan.level_note,
-			    "level 2 requested but cpu (pmu_name icelake) has only the level-1 metric events; using level 1");
-	assert_int_equal(e->plan.formulas, TD_FORMULAS_ICL);
-	assert_int_equal(e->plan.model, MODEL_PERF);
-	assert_events(&e->plan, icl_events, 7, 5);
+	assert_string_equal(e->plan.pmu[0].level_note,
+			    "level 2 requested but cpu (Ice Lake server, pmu_name icelake) offers level 1; using level 1");
+	assert_int_equal(e->plan.pmu[0].ua->formulas, UA_FORMULAS_ICL);
+	assert_int_equal(e->plan.pmu[0].model, MODEL_PERF);
+	assert_events(&e->plan.pmu[0], icl_events, 7, 5);
 	assert_string_equal(list(&e->plan.monitor), "0-7");
 	assert_string_equal(list(&e->plan.unsupported), "");
 	unload(e);
@@ -183,9 +201,9 @@ static void test_icx_level1_hardware(void **state)
 	make(e);
 	assert_true(e->plan.usable);
 	assert_int_equal(e->plan.level, 1);
-	assert_string_equal(e->plan.level_note, "");
-	assert_int_equal(e->plan.model, MODEL_HARDWARE);
-	assert_events(&e->plan, icl_events, 5, 5);
+	assert_string_equal(e->plan.pmu[0].level_note, "");
+	assert_int_equal(e->plan.pmu[0].model, MODEL_HARDWARE);
+	assert_events(&e->plan.pmu[0], icl_events, 5, 5);
 	unload(e);
 }
 
@@ -197,8 +215,8 @@ static void test_adl_hybrid(void **state)
 	make(e);
 	assert_true(e->plan.usable);
 	assert_int_equal(e->plan.level, 2);
-	assert_int_equal(e->plan.formulas, TD_FORMULAS_SPR);
-	assert_events(&e->plan, spr_events, 10, 9);
+	assert_int_equal(e->plan.pmu[0].ua->formulas, UA_FORMULAS_GLC);
+	assert_events(&e->plan.pmu[0], spr_events, 10, 9);
 	assert_string_equal(list(&e->plan.selected), "0-15");
 	assert_string_equal(list(&e->plan.monitor), "0-7");
 	assert_string_equal(list(&e->plan.unsupported), "8-15");
@@ -220,7 +238,7 @@ static void test_adl_only_atoms(void **state)
 	assert_string_equal(list(&e->plan.monitor), "");
 	assert_string_equal(list(&e->plan.unsupported), "8-15");
 	assert_string_equal(e->plan.reason,
-			    "none of the configured CPUs is covered by cpu_core: cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
+			    "none of the configured CPUs is covered by a core PMU with TopDown: cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
 	unload(e);
 }
 
@@ -252,7 +270,7 @@ static void test_vm(void **state)
 	assert_string_equal(list(&e->plan.selected), "0-3");
 	assert_string_equal(list(&e->plan.monitor), "");
 	assert_string_equal(list(&e->plan.unsupported), "0-3");
-	assert_int_equal(e->plan.n_events, 0);
+	assert_int_equal(e->plan.n_pmus, 0);
 	unload(e);
 }
 
@@ -268,7 +286,7 @@ static void test_skx(void **state)
 			    "pre-Ice Lake CPU (pmu_name skylake): no SLOTS counter or PERF_METRICS, TopDown metrics need Ice Lake or later");
 	assert_string_equal(list(&e->plan.unsupported), "0-7");
 	assert_string_equal(list(&e->plan.monitor), "");
-	assert_int_equal(e->plan.n_events, 0);
+	assert_int_equal(e->plan.n_pmus, 0);
 	unload(e);
 }
 
@@ -336,30 +354,30 @@ static void test_refinement_unavailable(void **state)
 	struct env *e = load("spr-2s");
 
 	(void)state;
-	e->pmu.have[TD_EV_UOP_DROPPING] = false;
+	drop_event(&e->pmu.core[0], TD_EV_UOP_DROPPING);
 	make(e);
 	assert_true(e->plan.usable);
-	assert_int_equal(e->plan.model, MODEL_HARDWARE);
-	assert_string_equal(e->plan.model_note,
+	assert_int_equal(e->plan.pmu[0].model, MODEL_HARDWARE);
+	assert_string_equal(e->plan.pmu[0].model_note,
 			    "the refinement events cannot be encoded with cpu's format files; using model hardware");
-	assert_events(&e->plan, spr_events, 9, 9);
+	assert_events(&e->plan.pmu[0], spr_events, 9, 9);
 	unload(e);
 
 	/* Ice Lake needs both refinement events. */
 	e = load("icx-1s");
-	e->pmu.have[TD_EV_RECOVERY_CYCLES] = false;
+	drop_event(&e->pmu.core[0], TD_EV_RECOVERY_CYCLES);
 	make(e);
 	assert_true(e->plan.usable);
-	assert_int_equal(e->plan.model, MODEL_HARDWARE);
-	assert_events(&e->plan, icl_events, 5, 5);
+	assert_int_equal(e->plan.pmu[0].model, MODEL_HARDWARE);
+	assert_events(&e->plan.pmu[0], icl_events, 5, 5);
 	unload(e);
 
 	/* Sapphire Rapids does not need RECOVERY_CYCLES. */
 	e = load("spr-2s");
-	e->pmu.have[TD_EV_RECOVERY_CYCLES] = false;
+	drop_event(&e->pmu.core[0], TD_EV_RECOVERY_CYCLES);
 	make(e);
-	assert_int_equal(e->plan.model, MODEL_PERF);
-	assert_events(&e->plan, spr_events, 10, 9);
+	assert_int_equal(e->plan.pmu[0].model, MODEL_PERF);
+	assert_events(&e->plan.pmu[0], spr_events, 10, 9);
 	unload(e);
 }
 
@@ -369,8 +387,8 @@ static void test_no_cpus_file(void **state)
 	struct env *e = load("adl-hybrid");
 
 	(void)state;
-	e->pmu.has_cpus = false;
-	e->pmu.other_reason[0] = '\0';
+	e->pmu.core[0].has_cpus = false;
+	e->pmu.core[1].reason[0] = '\0';
 	make(e);
 	assert_string_equal(list(&e->plan.monitor), "0-15");
 	assert_string_equal(list(&e->plan.unsupported), "");
@@ -378,7 +396,7 @@ static void test_no_cpus_file(void **state)
 
 	/* Not covered, no hybrid reason: a generic one. */
 	e = load("adl-hybrid");
-	e->pmu.other_reason[0] = '\0';
+	e->pmu.core[1].reason[0] = '\0';
 	make(e);
 	assert_string_equal(list(&e->plan.unsupported), "8-15");
 	assert_string_equal(e->plan.unsupported_reason, "not covered by the core PMU");

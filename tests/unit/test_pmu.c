@@ -248,10 +248,29 @@ static const char *cpus_text(const struct cpuset *set)
 	return buf;
 }
 
-/* Encodings every Ice Lake or later core PMU yields with perf's terms. */
-static void assert_topdown_encodings(const struct pmu_info *info, bool l2)
+/* The encoding @core has for formula variable @var, or fails. */
+static uint64_t config_of(const struct pmu_core *core, enum td_event var, bool *have)
 {
-	static const uint64_t want[TD_EV_COUNT] = {
+	for (unsigned i = 0; i < core->ua->n_events; i++) {
+		if (core->ua->events[i].var != var)
+			continue;
+		*have = core->have[i];
+		assert_int_equal(core->enc[i].config[1], 0);
+		assert_int_equal(core->enc[i].config[2], 0);
+		return core->enc[i].config[0];
+	}
+	*have = false;
+	return 0;
+}
+
+/* Encodings every Ice Lake or later core PMU yields: the kernel's for
+ * slots and the metrics, perf's for the refinement events of the
+ * microarchitecture (INT_MISC is event 0xad from Golden Cove on, 0x0d on
+ * Ice Lake: reference/perf-tables/x86/{sapphirerapids,icelakex}/pipeline.json). */
+static void assert_topdown_encodings(const struct pmu_core *core, bool l2, uint64_t uop_dropping,
+				     uint64_t recovery)
+{
+	const uint64_t want[TD_EV_COUNT] = {
 		[TD_EV_SLOTS] = 0x0400,
 		[TD_EV_RETIRING] = 0x8000,
 		[TD_EV_BAD_SPEC] = 0x8100,
@@ -261,43 +280,63 @@ static void assert_topdown_encodings(const struct pmu_info *info, bool l2)
 		[TD_EV_BR_MISPREDICT] = 0x8500,
 		[TD_EV_FETCH_LAT] = 0x8600,
 		[TD_EV_MEM_BOUND] = 0x8700,
-		[TD_EV_UOP_DROPPING] = 0x100d,
-		[TD_EV_RECOVERY_CYCLES] = 0x0104010d,
+		[TD_EV_UOP_DROPPING] = uop_dropping,
+		[TD_EV_RECOVERY_CYCLES] = recovery,
 	};
 
 	for (int ev = 0; ev < TD_EV_COUNT; ev++) {
-		bool expect = l2 || ev < TD_EV_HEAVY_OPS || ev > TD_EV_MEM_BOUND;
+		bool expect = (l2 || ev < TD_EV_HEAVY_OPS || ev > TD_EV_MEM_BOUND) && want[ev];
+		bool have;
+		uint64_t config = config_of(core, (enum td_event)ev, &have);
 
-		if (info->have[ev] != expect)
-			fail_msg("%s: have = %d, expected %d", td_event_name[ev], info->have[ev],
-				 expect);
-		if (!expect)
-			continue;
-		if (info->enc[ev].config[0] != want[ev])
-			fail_msg("%s: config = 0x%llx, expected 0x%llx", td_event_name[ev],
-				 (unsigned long long)info->enc[ev].config[0],
-				 (unsigned long long)want[ev]);
-		assert_int_equal(info->enc[ev].config[1], 0);
-		assert_int_equal(info->enc[ev].config[2], 0);
+		if (have != expect)
+			fail_msg("event %d: have = %d, expected %d", ev, have, expect);
+		if (expect && config != want[ev])
+			fail_msg("event %d: config = 0x%llx, expected 0x%llx", ev,
+				 (unsigned long long)config, (unsigned long long)want[ev]);
 	}
 }
 
 static void test_discover_spr(void **state)
 {
 	struct pmu_info *info = discover("spr-2s");
+	const struct pmu_core *core = &info->core[0];
 
 	(void)state;
-	assert_string_equal(info->name, "cpu");
-	assert_int_equal(info->type, 4);
-	assert_string_equal(info->pmu_name, "sapphire_rapids");
-	assert_int_equal(info->level, 2);
-	assert_int_equal(info->formulas, TD_FORMULAS_SPR);
-	assert_string_equal(info->reason, "");
-	assert_false(info->has_cpus);
-	assert_string_equal(info->other_name, "");
-	assert_true(cpuset_empty(&info->other_cpus));
-	assert_string_equal(info->other_reason, "");
-	assert_topdown_encodings(info, true);
+	assert_true(info->have_cpuid);
+	assert_string_equal(info->cpuid.vendor, "GenuineIntel");
+	assert_int_equal(info->cpuid.family, 6);
+	assert_int_equal(info->cpuid.model, 0x8F);
+	assert_int_equal(info->n_cores, 1);
+	assert_string_equal(core->name, "cpu");
+	assert_int_equal(core->type, 4);
+	assert_string_equal(core->pmu_name, "sapphire_rapids");
+	assert_string_equal(core->ua->id, "sapphirerapids");
+	assert_int_equal(core->level, 2);
+	assert_string_equal(core->reason, "");
+	assert_false(core->has_cpus);
+	assert_topdown_encodings(core, true, 0x10ad, 0);
+	assert_ptr_equal(pmu_core_of(info, 5), core);
+	free(info);
+}
+
+static void test_discover_emr_gnr(void **state)
+{
+	struct pmu_info *info = discover("emr-2s");
+
+	(void)state;
+	/* Emerald Rapids' kernel PMU says sapphire_rapids: the model decides. */
+	assert_string_equal(info->core[0].pmu_name, "sapphire_rapids");
+	assert_int_equal(info->cpuid.model, 0xCF);
+	assert_string_equal(info->core[0].ua->id, "emeraldrapids");
+	assert_int_equal(info->core[0].level, 2);
+	assert_topdown_encodings(&info->core[0], true, 0x10ad, 0);
+	free(info);
+	info = discover("gnr-2s");
+	assert_string_equal(info->core[0].pmu_name, "granite_rapids");
+	assert_string_equal(info->core[0].ua->id, "graniterapids");
+	assert_int_equal(info->core[0].level, 2);
+	assert_topdown_encodings(&info->core[0], true, 0x10ad, 0);
 	free(info);
 }
 
@@ -306,49 +345,57 @@ static void test_discover_spr_holes(void **state)
 	struct pmu_info *info = discover("spr-holes");
 
 	(void)state;
-	assert_string_equal(info->name, "cpu");
-	assert_string_equal(info->pmu_name, "sapphire_rapids");
-	assert_int_equal(info->level, 2);
-	assert_int_equal(info->formulas, TD_FORMULAS_SPR);
-	assert_string_equal(info->reason, "");
-	assert_topdown_encodings(info, true);
+	assert_string_equal(info->core[0].name, "cpu");
+	assert_string_equal(info->core[0].ua->id, "sapphirerapids");
+	assert_int_equal(info->core[0].level, 2);
+	assert_string_equal(info->core[0].reason, "");
+	assert_topdown_encodings(&info->core[0], true, 0x10ad, 0);
 	free(info);
 }
 
 static void test_discover_icx(void **state)
 {
 	struct pmu_info *info = discover("icx-1s");
+	const struct pmu_core *core = &info->core[0];
 
 	(void)state;
-	assert_string_equal(info->name, "cpu");
-	assert_int_equal(info->type, 4);
-	assert_string_equal(info->pmu_name, "icelake");
-	assert_int_equal(info->level, 1);
-	assert_int_equal(info->formulas, TD_FORMULAS_ICL);
-	assert_string_equal(info->reason, "");
-	assert_false(info->has_cpus);
-	assert_string_equal(info->other_name, "");
-	assert_topdown_encodings(info, false);
+	assert_int_equal(info->n_cores, 1);
+	assert_string_equal(core->name, "cpu");
+	assert_int_equal(core->type, 4);
+	assert_string_equal(core->pmu_name, "icelake");
+	assert_string_equal(core->ua->id, "icelakex");
+	assert_int_equal(core->ua->formulas, UA_FORMULAS_ICL);
+	assert_int_equal(core->level, 1);
+	assert_string_equal(core->reason, "");
+	assert_false(core->has_cpus);
+	assert_topdown_encodings(core, false, 0x100d, 0x0104010d);
 	free(info);
 }
 
 static void test_discover_adl(void **state)
 {
 	struct pmu_info *info = discover("adl-hybrid");
+	const struct pmu_core *p = &info->core[0], *e = &info->core[1];
 
 	(void)state;
-	assert_string_equal(info->name, "cpu_core");
-	assert_int_equal(info->type, 4);
-	assert_string_equal(info->pmu_name, "alderlake_hybrid");
-	assert_int_equal(info->level, 2);
-	assert_int_equal(info->formulas, TD_FORMULAS_SPR);
-	assert_string_equal(info->reason, "");
-	assert_true(info->has_cpus);
-	assert_string_equal(cpus_text(&info->cpus), "0-7");
-	assert_string_equal(info->other_name, "cpu_atom");
-	assert_string_equal(cpus_text(&info->other_cpus), "8-15");
-	assert_string_equal(info->other_reason, "cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
-	assert_topdown_encodings(info, true);
+	assert_int_equal(info->n_cores, 2);
+	assert_string_equal(p->name, "cpu_core");
+	assert_int_equal(p->type, 4);
+	assert_string_equal(p->pmu_name, "alderlake_hybrid");
+	assert_string_equal(p->ua->id, "alderlake");
+	assert_int_equal(p->level, 2);
+	assert_string_equal(p->reason, "");
+	assert_true(p->has_cpus);
+	assert_string_equal(cpus_text(&p->cpus), "0-7");
+	assert_topdown_encodings(p, true, 0x10ad, 0);
+	assert_string_equal(e->name, "cpu_atom");
+	assert_int_equal(e->type, 10);
+	assert_null(e->ua);
+	assert_int_equal(e->level, 0);
+	assert_string_equal(cpus_text(&e->cpus), "8-15");
+	assert_string_equal(e->reason, "cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
+	assert_ptr_equal(pmu_core_of(info, 3), p);
+	assert_ptr_equal(pmu_core_of(info, 12), e);
 	free(info);
 }
 
@@ -357,38 +404,27 @@ static void test_discover_vm(void **state)
 	struct pmu_info *info = discover("vm-nopmu");
 
 	(void)state;
-	assert_string_equal(info->name, "");
-	assert_int_equal(info->type, 0);
-	assert_string_equal(info->pmu_name, "");
-	assert_int_equal(info->level, 0);
+	assert_int_equal(info->n_cores, 0);
 	assert_string_equal(info->reason,
 			    "no core PMU registered by the kernel (bus/event_source/devices has no cpu or cpu_core): a virtual machine without a virtual PMU, or a CPU the perf driver does not support");
-	assert_false(info->has_cpus);
-	for (int ev = 0; ev < TD_EV_COUNT; ev++)
-		assert_false(info->have[ev]);
-	assert_string_equal(info->other_name, "");
+	assert_null(pmu_core_of(info, 0));
 	free(info);
 }
 
 static void test_discover_skx(void **state)
 {
 	struct pmu_info *info = discover("skx-1s");
+	const struct pmu_core *core = &info->core[0];
 
 	(void)state;
-	assert_string_equal(info->name, "cpu");
-	assert_int_equal(info->type, 4);
-	assert_string_equal(info->pmu_name, "skylake");
-	assert_int_equal(info->level, 0);
-	assert_string_equal(info->reason,
+	assert_int_equal(info->n_cores, 1);
+	assert_string_equal(core->name, "cpu");
+	assert_int_equal(core->type, 4);
+	assert_string_equal(core->pmu_name, "skylake");
+	assert_null(core->ua);
+	assert_int_equal(core->level, 0);
+	assert_string_equal(core->reason,
 			    "pre-Ice Lake CPU (pmu_name skylake): no SLOTS counter or PERF_METRICS, TopDown metrics need Ice Lake or later");
-	for (int ev = TD_EV_SLOTS; ev <= TD_EV_MEM_BOUND; ev++)
-		if (info->have[ev])
-			fail_msg("skylake has %s", td_event_name[ev]);
-	/* The refinement events do encode with Skylake's format files. */
-	assert_true(info->have[TD_EV_UOP_DROPPING]);
-	assert_int_equal(info->enc[TD_EV_UOP_DROPPING].config[0], 0x100d);
-	assert_true(info->have[TD_EV_RECOVERY_CYCLES]);
-	assert_int_equal(info->enc[TD_EV_RECOVERY_CYCLES].config[0], 0x0104010d);
 	free(info);
 }
 
@@ -441,9 +477,9 @@ static void test_discover_missing_l1_event(void **state)
 
 	(void)state;
 	info = discover_edited("spr-2s", "no-fe", "rm cpu/events/topdown-fe-bound");
-	assert_int_equal(info->level, 0);
-	assert_string_equal(info->reason,
-			    "core PMU cpu has a slots event but only 3 of the 4 level-1 topdown events");
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
+			    "core PMU cpu (Sapphire Rapids) has no events/topdown-fe-bound: this kernel does not expose its TopDown events");
 	free(info);
 }
 
@@ -454,10 +490,9 @@ static void test_discover_missing_l2_event(void **state)
 	(void)state;
 	/* Three of four L2 events: level 1, and no L2 event is used. */
 	info = discover_edited("spr-2s", "no-ml", "rm cpu/events/topdown-mem-bound");
-	assert_int_equal(info->level, 1);
-	assert_string_equal(info->reason, "");
-	for (int ev = TD_EV_HEAVY_OPS; ev <= TD_EV_MEM_BOUND; ev++)
-		assert_false(info->have[ev]);
+	assert_int_equal(info->core[0].level, 1);
+	assert_string_equal(info->core[0].reason, "");
+	assert_topdown_encodings(&info->core[0], false, 0x10ad, 0);
 	free(info);
 }
 
@@ -468,10 +503,31 @@ static void test_discover_bad_slots(void **state)
 	(void)state;
 	info = discover_edited("spr-2s", "bad-slots",
 			       "echo 'event=0x00,umask=0x4,bogus=1' > cpu/events/slots");
-	assert_int_equal(info->level, 0);
-	assert_string_equal(info->reason,
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
 			    "cannot encode cpu/slots (\"event=0x00,umask=0x4,bogus=1\"): unknown term \"bogus\" (no format/bogus file)");
-	assert_false(info->have[TD_EV_SLOTS]);
+	free(info);
+}
+
+static void test_discover_unknown_model(void **state)
+{
+	struct pmu_info *info;
+
+	(void)state;
+	/* An Intel model not in the tables but with slots: PERF_METRICS
+	 * alone, nothing guessed. */
+	info = discover_edited("spr-2s", "future",
+			       "sed -i 's/mod008F/mod00FF/' ../../../devices/system/cpu/modalias");
+	assert_int_equal(info->cpuid.model, 0xFF);
+	assert_string_equal(info->core[0].ua->id, "perf_metrics");
+	assert_int_equal(info->core[0].ua->formulas, UA_FORMULAS_METRICS);
+	assert_int_equal(info->core[0].level, 2);
+	assert_topdown_encodings(&info->core[0], true, 0, 0);
+	free(info);
+	/* No modalias at all: the same. */
+	info = discover_edited("spr-2s", "no-modalias", "rm ../../../devices/system/cpu/modalias");
+	assert_false(info->have_cpuid);
+	assert_string_equal(info->core[0].ua->id, "perf_metrics");
 	free(info);
 }
 
@@ -481,11 +537,27 @@ static void test_discover_no_slots_not_intel(void **state)
 
 	(void)state;
 	/* No slots and no topdown-total-slots either: not an Intel PMU. */
-	info = discover_edited("icx-1s", "amd", "rm cpu/events/slots cpu/caps/pmu_name");
-	assert_int_equal(info->level, 0);
-	assert_string_equal(info->pmu_name, "");
-	assert_string_equal(info->reason,
+	info = discover_edited("icx-1s", "nopm",
+			       "rm cpu/events/slots cpu/caps/pmu_name && rm ../../../devices/system/cpu/modalias");
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].pmu_name, "");
+	assert_string_equal(info->core[0].reason,
 			    "core PMU cpu (pmu_name unknown) has no slots event: not an Intel CPU with PERF_METRICS (Ice Lake or later)");
+	free(info);
+	/* An AMD CPU topdownd has no tables for. */
+	info = discover_edited("icx-1s", "amd",
+			       "rm cpu/events/slots cpu/caps/pmu_name && "
+			       "sed -i 's/ven0000fam0006mod006A/ven0002fam0017mod0031/' ../../../devices/system/cpu/modalias");
+	assert_string_equal(info->cpuid.vendor, "AuthenticAMD");
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
+			    "AuthenticAMD-23-31 (core PMU cpu) is not a microarchitecture topdownd has TopDown tables for");
+	free(info);
+	/* An Ice Lake whose kernel does not expose slots. */
+	info = discover_edited("icx-1s", "old-kernel", "rm cpu/events/slots");
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
+			    "core PMU cpu (Ice Lake server) has no events/slots: this kernel does not expose its TopDown events");
 	free(info);
 }
 
@@ -495,18 +567,18 @@ static void test_discover_bad_type(void **state)
 
 	(void)state;
 	info = discover_edited("spr-2s", "no-type", "rm cpu/type");
-	assert_int_equal(info->level, 0);
-	assert_string_equal(info->reason,
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
 			    "cannot read bus/event_source/devices/cpu/type: No such file or directory");
 	free(info);
 	info = discover_edited("spr-2s", "bad-type", "echo four > cpu/type");
-	assert_int_equal(info->level, 0);
-	assert_string_equal(info->reason,
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
 			    "cannot read bus/event_source/devices/cpu/type: Invalid argument");
 	free(info);
 	info = discover_edited("spr-2s", "neg-type", "echo -1 > cpu/type");
-	assert_int_equal(info->level, 0);
-	assert_string_equal(info->reason,
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
 			    "cannot read bus/event_source/devices/cpu/type: bad value");
 	free(info);
 }
@@ -517,10 +589,11 @@ static void test_discover_atom_only(void **state)
 
 	(void)state;
 	info = discover_edited("adl-hybrid", "atom-only", "rm -r cpu_core");
-	assert_string_equal(info->name, "");
-	assert_int_equal(info->level, 0);
-	assert_string_equal(info->reason,
-			    "only an Atom core PMU (cpu_atom) is registered: E-cores have no SLOTS counter or PERF_METRICS");
+	assert_int_equal(info->n_cores, 1);
+	assert_string_equal(info->core[0].name, "cpu_atom");
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
+			    "cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
 	free(info);
 }
 
@@ -530,8 +603,8 @@ static void test_discover_hybrid_bad_cpus(void **state)
 
 	(void)state;
 	info = discover_edited("adl-hybrid", "bad-cpus", "echo 0-x > cpu_core/cpus");
-	assert_int_equal(info->level, 0);
-	assert_string_equal(info->reason,
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
 			    "cannot parse bus/event_source/devices/cpu_core/cpus: expected a CPU number at \"x\"");
 	free(info);
 }
@@ -545,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_encode_multi_range),
 		cmocka_unit_test(test_encode_errors),
 		cmocka_unit_test(test_discover_spr),
+		cmocka_unit_test(test_discover_emr_gnr),
 		cmocka_unit_test(test_discover_spr_holes),
 		cmocka_unit_test(test_discover_icx),
 		cmocka_unit_test(test_discover_adl),
@@ -553,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_discover_missing_l1_event),
 		cmocka_unit_test(test_discover_missing_l2_event),
 		cmocka_unit_test(test_discover_bad_slots),
+		cmocka_unit_test(test_discover_unknown_model),
 		cmocka_unit_test(test_discover_no_slots_not_intel),
 		cmocka_unit_test(test_discover_bad_type),
 		cmocka_unit_test(test_discover_atom_only),

@@ -44,12 +44,12 @@ static void set_counts(struct snap_counts *c, double slots, double retiring, dou
 
 	memset(c, 0, sizeof(*c));
 	c->total[TD_C_SLOTS] = slots;
-	c->total[TD_C_L1 + TD_RETIRING] = retiring;
-	c->total[TD_C_L1 + TD_BAD_SPECULATION] = rest;
-	c->total[TD_C_L1 + TD_FRONTEND_BOUND] = rest;
-	c->total[TD_C_L1 + TD_BACKEND_BOUND] = rest;
-	for (int k = 0; k < TD_L2_COUNT; k++)
-		c->total[TD_C_L2 + k] = c->total[TD_C_L1 + td_l2_parent[k]] / 2;
+	c->total[TD_C_CAT + TD_CAT_RETIRING] = retiring;
+	c->total[TD_C_CAT + TD_CAT_BAD_SPECULATION] = rest;
+	c->total[TD_C_CAT + TD_CAT_FRONTEND_BOUND] = rest;
+	c->total[TD_C_CAT + TD_CAT_BACKEND_BOUND] = rest;
+	for (int k = TD_CAT_HEAVY_OPERATIONS; k < TD_CAT_COUNT; k++)
+		c->total[TD_C_CAT + k] = c->total[TD_C_CAT + td_cat[k].parent] / 2;
 	c->total[TD_C_ENABLED] = enabled;
 	c->total[TD_C_RUNNING] = running;
 	for (int i = 0; i < TD_C_COUNT; i++)
@@ -140,7 +140,7 @@ static void test_aggregate_sums(void **state)
 	sum_into(&want, &f->cpus[1].c);
 	assert_counts_equal(&f->cores[0].c, &want);
 	assert_true(f->cores[0].c.total[TD_C_SLOTS] == 4000);
-	assert_true(f->cores[0].c.total[TD_C_L1 + TD_RETIRING] == 1200);
+	assert_true(f->cores[0].c.total[TD_C_CAT + TD_CAT_RETIRING] == 1200);
 	assert_true(f->cores[0].c.last[TD_C_SLOTS] == 400);
 	assert_true(f->cores[0].c.total[TD_C_ENABLED] == 4e9);
 	assert_true(f->cores[0].c.total[TD_C_RUNNING] == 3e9);
@@ -172,7 +172,7 @@ static void test_aggregate_sums(void **state)
 	 * slots 1000 + 3000 + 6000 + 30 = 10030. */
 	assert_true(s->host.total[TD_C_SLOTS] == 10030);
 	assert_true(s->host.last[TD_C_SLOTS] == 1003);
-	assert_true(s->host.total[TD_C_L1 + TD_RETIRING] == 900 + 300 + 1800 + 3);
+	assert_true(s->host.total[TD_C_CAT + TD_CAT_RETIRING] == 900 + 300 + 1800 + 3);
 	assert_true(s->host.total[TD_C_ENABLED] == 7e9);
 	/* cpu 5 is in no core and no package: cores + packages miss its 30. */
 	assert_true(f->pkgs[0].c.total[TD_C_SLOTS] + f->pkgs[1].c.total[TD_C_SLOTS] == 10000);
@@ -210,10 +210,10 @@ static void test_aggregate_slot_weighted(void **state)
 
 	(void)state;
 	snapshot_aggregate(s);
-	core_ratio = f->cores[0].c.last[TD_C_L1 + TD_RETIRING] / f->cores[0].c.last[TD_C_SLOTS];
+	core_ratio = f->cores[0].c.last[TD_C_CAT + TD_CAT_RETIRING] / f->cores[0].c.last[TD_C_SLOTS];
 	assert_true(fabs(core_ratio - 0.3) < 1e-12);
 	assert_true(fabs(core_ratio - 0.5) > 0.1);
-	host_ratio = s->host.last[TD_C_L1 + TD_RETIRING] / s->host.last[TD_C_SLOTS];
+	host_ratio = s->host.last[TD_C_CAT + TD_CAT_RETIRING] / s->host.last[TD_C_SLOTS];
 	assert_true(fabs(host_ratio - 300.3 / 1003) < 1e-12);
 	/* Mean of the monitored CPUs' ratios (0.9, 0.1, 0.3, 0.1) = 0.35. */
 	assert_true(fabs(host_ratio - 0.35) > 0.04);
@@ -221,8 +221,9 @@ static void test_aggregate_slot_weighted(void **state)
 	{
 		double sum = 0;
 
-		for (int k = 0; k < TD_L1_COUNT; k++)
-			sum += s->host.total[TD_C_L1 + k];
+		for (int k = 0; k < TD_CAT_COUNT; k++)
+			if (td_cat[k].level == 1)
+				sum += s->host.total[TD_C_CAT + k];
 		assert_true(fabs(sum - s->host.total[TD_C_SLOTS]) < 1e-9);
 	}
 	free(f);
@@ -259,7 +260,8 @@ static void test_copy(void **state)
 	src->snap.layout = 7;
 	src->snap.timestamp = 1700000000.5;
 	src->snap.up = true;
-	strcpy(src->snap.pmu, "cpu");
+	strcpy(src->snap.pmus[0].name, "cpu");
+	src->snap.n_pmus = 1;
 	strcpy(src->snap.reason, "why not");
 	src->snap.cpus_by_state[CPU_STATE_FAILED] = 1;
 	src->snap.errors[COLL_ERR_READ] = 3;
@@ -281,7 +283,8 @@ static void test_copy(void **state)
 	assert_int_equal(dst->snap.n_cpus, N_CPUS);
 	assert_int_equal(dst->snap.n_cores, N_CORES);
 	assert_int_equal(dst->snap.n_pkgs, N_PKGS);
-	assert_string_equal(dst->snap.pmu, "cpu");
+	assert_string_equal(dst->snap.pmus[0].name, "cpu");
+	assert_int_equal(dst->snap.n_pmus, 1);
 	assert_string_equal(dst->snap.reason, "why not");
 	assert_int_equal(dst->snap.cpus_by_state[CPU_STATE_FAILED], 1);
 	assert_int_equal(dst->snap.errors[COLL_ERR_READ], 3);

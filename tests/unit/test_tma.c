@@ -23,10 +23,10 @@
 				 (double)(eps));                                      \
 	} while (0)
 
-static const struct tma_model SPR_HW = { TD_FORMULAS_SPR, false, 2 };
-static const struct tma_model SPR_PERF = { TD_FORMULAS_SPR, true, 2 };
-static const struct tma_model ICL_HW = { TD_FORMULAS_ICL, false, 2 };
-static const struct tma_model ICL_PERF = { TD_FORMULAS_ICL, true, 2 };
+static const struct tma_model SPR_HW = { UA_FORMULAS_GLC, false, 2 };
+static const struct tma_model SPR_PERF = { UA_FORMULAS_GLC, true, 2 };
+static const struct tma_model ICL_HW = { UA_FORMULAS_ICL, false, 2 };
+static const struct tma_model ICL_PERF = { UA_FORMULAS_ICL, true, 2 };
 
 /* What the kernel adds to a metric event on a read: slots * byte / 0xff,
  * in u64 with truncation (reference page, "Reading"). */
@@ -43,20 +43,20 @@ static struct tma_input from_bytes(uint64_t slots, unsigned ret, unsigned bad, u
 	struct tma_input in;
 
 	memset(&in, 0, sizeof(in));
-	in.delta[TD_EV_SLOTS] = slots;
-	in.delta[TD_EV_RETIRING] = kmetric(slots, ret);
-	in.delta[TD_EV_BAD_SPEC] = kmetric(slots, bad);
-	in.delta[TD_EV_FE_BOUND] = kmetric(slots, fe);
-	in.delta[TD_EV_BE_BOUND] = kmetric(slots, be);
-	in.delta[TD_EV_HEAVY_OPS] = kmetric(slots, heavy);
-	in.delta[TD_EV_BR_MISPREDICT] = kmetric(slots, brm);
-	in.delta[TD_EV_FETCH_LAT] = kmetric(slots, fl);
-	in.delta[TD_EV_MEM_BOUND] = kmetric(slots, mb);
+	in.v[TD_EV_SLOTS] = slots;
+	in.v[TD_EV_RETIRING] = kmetric(slots, ret);
+	in.v[TD_EV_BAD_SPEC] = kmetric(slots, bad);
+	in.v[TD_EV_FE_BOUND] = kmetric(slots, fe);
+	in.v[TD_EV_BE_BOUND] = kmetric(slots, be);
+	in.v[TD_EV_HEAVY_OPS] = kmetric(slots, heavy);
+	in.v[TD_EV_BR_MISPREDICT] = kmetric(slots, brm);
+	in.v[TD_EV_FETCH_LAT] = kmetric(slots, fl);
+	in.v[TD_EV_MEM_BOUND] = kmetric(slots, mb);
 	return in;
 }
 
 static void compute_ok(const struct tma_model *m, const struct tma_input *in,
-		       struct tma_ratios *out)
+		       struct tma_result *out)
 {
 	int r;
 
@@ -95,60 +95,60 @@ static void compute_ok(const struct tma_model *m, const struct tma_input *in,
 static void test_seed_decoding(void **state)
 {
 	struct tma_input in = from_bytes(1000000000, 0x3b, 0x1a, 0x4c, 0x5e, 0x10, 0x14, 0x30, 0x40);
-	struct tma_ratios r;
+	struct tma_result r;
 	const double S = 999999998.0;
 
 	(void)state;
-	assert_int_equal(in.delta[TD_EV_RETIRING], 231372549);
-	assert_int_equal(in.delta[TD_EV_BAD_SPEC], 101960784);
-	assert_int_equal(in.delta[TD_EV_FE_BOUND], 298039215);
-	assert_int_equal(in.delta[TD_EV_BE_BOUND], 368627450);
-	assert_int_equal(in.delta[TD_EV_HEAVY_OPS], 62745098);
-	assert_int_equal(in.delta[TD_EV_BR_MISPREDICT], 78431372);
-	assert_int_equal(in.delta[TD_EV_FETCH_LAT], 188235294);
-	assert_int_equal(in.delta[TD_EV_MEM_BOUND], 250980392);
+	assert_int_equal(in.v[TD_EV_RETIRING], 231372549);
+	assert_int_equal(in.v[TD_EV_BAD_SPEC], 101960784);
+	assert_int_equal(in.v[TD_EV_FE_BOUND], 298039215);
+	assert_int_equal(in.v[TD_EV_BE_BOUND], 368627450);
+	assert_int_equal(in.v[TD_EV_HEAVY_OPS], 62745098);
+	assert_int_equal(in.v[TD_EV_BR_MISPREDICT], 78431372);
+	assert_int_equal(in.v[TD_EV_FETCH_LAT], 188235294);
+	assert_int_equal(in.v[TD_EV_MEM_BOUND], 250980392);
 
 	compute_ok(&SPR_HW, &in, &r);
 	/* L1 = byte / 255 (the truncation moves them by < 1e-8). */
-	assert_near(r.l1[TD_RETIRING], 59.0 / 255, 1e-6);
-	assert_near(r.l1[TD_BAD_SPECULATION], 26.0 / 255, 1e-6);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 76.0 / 255, 1e-6);
-	assert_near(r.l1[TD_BACKEND_BOUND], 94.0 / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_RETIRING], 59.0 / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 26.0 / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 76.0 / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 94.0 / 255, 1e-6);
 	/* And exactly the delta / S the formulas define. */
-	assert_near(r.l1[TD_RETIRING], 231372549 / S, 1e-12);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 298039215 / S, 1e-12);
-	assert_near(r.l1[TD_BACKEND_BOUND], 368627450 / S, 1e-12);
-	assert_near(r.l1[TD_BAD_SPECULATION], 101960784 / S, 1e-12);
-	assert_near(r.l1[TD_RETIRING], 0.2313725494, 1e-9);
-	assert_near(r.l1[TD_BAD_SPECULATION], 0.1019607843, 1e-9);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 0.2980392158, 1e-9);
-	assert_near(r.l1[TD_BACKEND_BOUND], 0.3686274514, 1e-9);
+	assert_near(r.frac[TD_CAT_RETIRING], 231372549 / S, 1e-12);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 298039215 / S, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 368627450 / S, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 101960784 / S, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING], 0.2313725494, 1e-9);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.1019607843, 1e-9);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.2980392158, 1e-9);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.3686274514, 1e-9);
 
 	/* L2 measured children: byte / 255; derived: parent - child. */
-	assert_near(r.l2[TD_HEAVY_OPERATIONS], 16.0 / 255, 1e-6);
-	assert_near(r.l2[TD_BRANCH_MISPREDICTS], 20.0 / 255, 1e-6);
-	assert_near(r.l2[TD_FETCH_LATENCY], 48.0 / 255, 1e-6);
-	assert_near(r.l2[TD_MEMORY_BOUND], 64.0 / 255, 1e-6);
-	assert_near(r.l2[TD_LIGHT_OPERATIONS], (59.0 - 16) / 255, 1e-6);
-	assert_near(r.l2[TD_MACHINE_CLEARS], (26.0 - 20) / 255, 1e-6);
-	assert_near(r.l2[TD_FETCH_BANDWIDTH], (76.0 - 48) / 255, 1e-6);
-	assert_near(r.l2[TD_CORE_BOUND], (94.0 - 64) / 255, 1e-6);
-	assert_near(r.l2[TD_HEAVY_OPERATIONS], 0.0627450982, 1e-9);
-	assert_near(r.l2[TD_LIGHT_OPERATIONS], 0.1686274512, 1e-9);
-	assert_near(r.l2[TD_BRANCH_MISPREDICTS], 0.0784313721, 1e-9);
-	assert_near(r.l2[TD_MACHINE_CLEARS], 0.0235294122, 1e-9);
-	assert_near(r.l2[TD_FETCH_LATENCY], 0.1882352944, 1e-9);
-	assert_near(r.l2[TD_FETCH_BANDWIDTH], 0.1098039214, 1e-9);
-	assert_near(r.l2[TD_MEMORY_BOUND], 0.2509803927, 1e-9);
-	assert_near(r.l2[TD_CORE_BOUND], 0.1176470587, 1e-9);
+	assert_near(r.frac[TD_CAT_HEAVY_OPERATIONS], 16.0 / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_BRANCH_MISPREDICTS], 20.0 / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_FETCH_LATENCY], 48.0 / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_MEMORY_BOUND], 64.0 / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_LIGHT_OPERATIONS], (59.0 - 16) / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_MACHINE_CLEARS], (26.0 - 20) / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_FETCH_BANDWIDTH], (76.0 - 48) / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_CORE_BOUND], (94.0 - 64) / 255, 1e-6);
+	assert_near(r.frac[TD_CAT_HEAVY_OPERATIONS], 0.0627450982, 1e-9);
+	assert_near(r.frac[TD_CAT_LIGHT_OPERATIONS], 0.1686274512, 1e-9);
+	assert_near(r.frac[TD_CAT_BRANCH_MISPREDICTS], 0.0784313721, 1e-9);
+	assert_near(r.frac[TD_CAT_MACHINE_CLEARS], 0.0235294122, 1e-9);
+	assert_near(r.frac[TD_CAT_FETCH_LATENCY], 0.1882352944, 1e-9);
+	assert_near(r.frac[TD_CAT_FETCH_BANDWIDTH], 0.1098039214, 1e-9);
+	assert_near(r.frac[TD_CAT_MEMORY_BOUND], 0.2509803927, 1e-9);
+	assert_near(r.frac[TD_CAT_CORE_BOUND], 0.1176470587, 1e-9);
 
 	/* Without refinement the ICL formulas are the same. */
 	{
-		struct tma_ratios r2;
+		struct tma_result r2;
 
 		compute_ok(&ICL_HW, &in, &r2);
-		for (int i = 0; i < TD_L1_COUNT; i++)
-			assert_near(r2.l1[i], r.l1[i], 1e-15);
+		for (int i = 0; i < 4; i++)
+			assert_near(r2.frac[i], r.frac[i], 1e-15);
 	}
 }
 
@@ -157,16 +157,16 @@ static void test_seed_decoding(void **state)
 static void test_refine_off_ignores_ud_rc(void **state)
 {
 	struct tma_input in = from_bytes(1000000000, 0x3b, 0x1a, 0x4c, 0x5e, 0x10, 0x14, 0x30, 0x40);
-	struct tma_ratios a, b;
+	struct tma_result a, b;
 
 	(void)state;
 	compute_ok(&SPR_HW, &in, &a);
-	in.delta[TD_EV_UOP_DROPPING] = 50000000;
-	in.delta[TD_EV_RECOVERY_CYCLES] = 10000000;
+	in.v[TD_EV_UOP_DROPPING] = 50000000;
+	in.v[TD_EV_RECOVERY_CYCLES] = 10000000;
 	compute_ok(&SPR_HW, &in, &b);
 	assert_memory_equal(&a, &b, sizeof(a));
 	compute_ok(&ICL_HW, &in, &b);
-	assert_memory_equal(&a.l1, &b.l1, sizeof(a.l1));
+	assert_memory_equal(a.frac, b.frac, sizeof(a.frac));
 }
 
 /* ---- Sapphire Rapids, model perf ----
@@ -186,48 +186,48 @@ static struct tma_input spr_perf_input(void)
 	struct tma_input in;
 
 	memset(&in, 0, sizeof(in));
-	in.delta[TD_EV_SLOTS] = 1000000;
-	in.delta[TD_EV_RETIRING] = 200000;
-	in.delta[TD_EV_BAD_SPEC] = 40000;
-	in.delta[TD_EV_FE_BOUND] = 160000;
-	in.delta[TD_EV_BE_BOUND] = 400000;
-	in.delta[TD_EV_HEAVY_OPS] = 40000;
-	in.delta[TD_EV_BR_MISPREDICT] = 24000;
-	in.delta[TD_EV_FETCH_LAT] = 120000;
-	in.delta[TD_EV_MEM_BOUND] = 240000;
-	in.delta[TD_EV_UOP_DROPPING] = 50000;
-	in.delta[TD_EV_RECOVERY_CYCLES] = 30000;
+	in.v[TD_EV_SLOTS] = 1000000;
+	in.v[TD_EV_RETIRING] = 200000;
+	in.v[TD_EV_BAD_SPEC] = 40000;
+	in.v[TD_EV_FE_BOUND] = 160000;
+	in.v[TD_EV_BE_BOUND] = 400000;
+	in.v[TD_EV_HEAVY_OPS] = 40000;
+	in.v[TD_EV_BR_MISPREDICT] = 24000;
+	in.v[TD_EV_FETCH_LAT] = 120000;
+	in.v[TD_EV_MEM_BOUND] = 240000;
+	in.v[TD_EV_UOP_DROPPING] = 50000;
+	in.v[TD_EV_RECOVERY_CYCLES] = 30000;
 	return in;
 }
 
 static void test_spr_perf(void **state)
 {
 	struct tma_input in = spr_perf_input();
-	struct tma_ratios r;
+	struct tma_result r;
 
 	(void)state;
 	compute_ok(&SPR_PERF, &in, &r);
-	assert_near(r.l1[TD_RETIRING], 0.25, 1e-12);
-	assert_near(r.l1[TD_BACKEND_BOUND], 0.5, 1e-12);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 0.15, 1e-12);
-	assert_near(r.l1[TD_BAD_SPECULATION], 0.1, 1e-12);
-	assert_near(r.l2[TD_HEAVY_OPERATIONS], 0.05, 1e-12);
-	assert_near(r.l2[TD_LIGHT_OPERATIONS], 0.2, 1e-12);
-	assert_near(r.l2[TD_BRANCH_MISPREDICTS], 0.03, 1e-12);
-	assert_near(r.l2[TD_MACHINE_CLEARS], 0.07, 1e-12);
-	assert_near(r.l2[TD_FETCH_LATENCY], 0.1, 1e-12);
-	assert_near(r.l2[TD_FETCH_BANDWIDTH], 0.05, 1e-12);
-	assert_near(r.l2[TD_MEMORY_BOUND], 0.3, 1e-12);
-	assert_near(r.l2[TD_CORE_BOUND], 0.2, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING], 0.25, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.5, 1e-12);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.15, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.1, 1e-12);
+	assert_near(r.frac[TD_CAT_HEAVY_OPERATIONS], 0.05, 1e-12);
+	assert_near(r.frac[TD_CAT_LIGHT_OPERATIONS], 0.2, 1e-12);
+	assert_near(r.frac[TD_CAT_BRANCH_MISPREDICTS], 0.03, 1e-12);
+	assert_near(r.frac[TD_CAT_MACHINE_CLEARS], 0.07, 1e-12);
+	assert_near(r.frac[TD_CAT_FETCH_LATENCY], 0.1, 1e-12);
+	assert_near(r.frac[TD_CAT_FETCH_BANDWIDTH], 0.05, 1e-12);
+	assert_near(r.frac[TD_CAT_MEMORY_BOUND], 0.3, 1e-12);
+	assert_near(r.frac[TD_CAT_CORE_BOUND], 0.2, 1e-12);
 
 	/* The same deltas without refinement: fe = 0.2, bad = 40000/S = 0.05,
 	 * fetch_latency = 0.15, bandwidth = 0.05. */
 	compute_ok(&SPR_HW, &in, &r);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 0.2, 1e-12);
-	assert_near(r.l1[TD_BAD_SPECULATION], 0.05, 1e-12);
-	assert_near(r.l2[TD_FETCH_LATENCY], 0.15, 1e-12);
-	assert_near(r.l2[TD_FETCH_BANDWIDTH], 0.05, 1e-12);
-	assert_near(r.l2[TD_MACHINE_CLEARS], 0.02, 1e-12);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.2, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.05, 1e-12);
+	assert_near(r.frac[TD_CAT_FETCH_LATENCY], 0.15, 1e-12);
+	assert_near(r.frac[TD_CAT_FETCH_BANDWIDTH], 0.05, 1e-12);
+	assert_near(r.frac[TD_CAT_MACHINE_CLEARS], 0.02, 1e-12);
 }
 
 /* ---- Ice Lake, model perf ----
@@ -243,41 +243,41 @@ static struct tma_input icl_input(uint64_t ud, uint64_t rc)
 	struct tma_input in;
 
 	memset(&in, 0, sizeof(in));
-	in.delta[TD_EV_SLOTS] = 1000000;
-	in.delta[TD_EV_RETIRING] = 300000;
-	in.delta[TD_EV_BAD_SPEC] = 100000;
-	in.delta[TD_EV_FE_BOUND] = 200000;
-	in.delta[TD_EV_BE_BOUND] = 400000;
-	in.delta[TD_EV_UOP_DROPPING] = ud;
-	in.delta[TD_EV_RECOVERY_CYCLES] = rc;
+	in.v[TD_EV_SLOTS] = 1000000;
+	in.v[TD_EV_RETIRING] = 300000;
+	in.v[TD_EV_BAD_SPEC] = 100000;
+	in.v[TD_EV_FE_BOUND] = 200000;
+	in.v[TD_EV_BE_BOUND] = 400000;
+	in.v[TD_EV_UOP_DROPPING] = ud;
+	in.v[TD_EV_RECOVERY_CYCLES] = rc;
 	return in;
 }
 
 static void test_icl_perf(void **state)
 {
-	const struct tma_model l1 = { TD_FORMULAS_ICL, true, 1 };
+	const struct tma_model l1 = { UA_FORMULAS_ICL, true, 1 };
 	struct tma_input in = icl_input(20000, 10000);
-	struct tma_ratios r;
+	struct tma_result r;
 
 	(void)state;
 	compute_ok(&l1, &in, &r);
-	assert_near(r.l1[TD_RETIRING], 0.3, 1e-12);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 0.18, 1e-12);
-	assert_near(r.l1[TD_BACKEND_BOUND], 0.45, 1e-12);
-	assert_near(r.l1[TD_BAD_SPECULATION], 0.07, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING], 0.3, 1e-12);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.18, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.45, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.07, 1e-12);
 
 	/* SPR formulas ignore RC: backend stays 0.4, bad = 1 - 0.88 = 0.12. */
 	compute_ok(&SPR_PERF, &in, &r);
-	assert_near(r.l1[TD_BACKEND_BOUND], 0.4, 1e-12);
-	assert_near(r.l1[TD_BAD_SPECULATION], 0.12, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.4, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.12, 1e-12);
 
 	in = icl_input(0, 40000);
 	compute_ok(&l1, &in, &r);
-	assert_near(r.l1[TD_RETIRING], 0.3, 1e-12);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 0.2, 1e-12);
-	assert_near(r.l1[TD_BACKEND_BOUND], 0.5, 1e-12);
-	assert_true(r.l1[TD_BAD_SPECULATION] == 0);
-	assert_near(r.l1[0] + r.l1[1] + r.l1[2] + r.l1[3], 1, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING], 0.3, 1e-12);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.2, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.5, 1e-12);
+	assert_true(r.frac[TD_CAT_BAD_SPECULATION] == 0);
+	assert_near(r.frac[0] + r.frac[1] + r.frac[2] + r.frac[3], 1, 1e-12);
 }
 
 /* The Ice Lake cap when retiring + frontend already fill the slots:
@@ -291,20 +291,20 @@ static void test_icl_perf(void **state)
 static void test_icl_cap_never_negative(void **state)
 {
 	struct tma_input in = from_bytes(255000000, 0x2b, 0, 0xd4, 0, 0x10, 0, 0x40, 0);
-	struct tma_ratios r;
+	struct tma_result r;
 
 	(void)state;
-	in.delta[TD_EV_RECOVERY_CYCLES] = 1000;
+	in.v[TD_EV_RECOVERY_CYCLES] = 1000;
 	compute_ok(&ICL_PERF, &in, &r);
-	assert_near(r.l1[TD_RETIRING], 43.0 / 255, 1e-15);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 212.0 / 255, 1e-15);
-	assert_true(r.l1[TD_BAD_SPECULATION] == 0);
-	if (!(r.l1[TD_BACKEND_BOUND] >= 0))
-		fail_msg("backend_bound = %.17g < 0", r.l1[TD_BACKEND_BOUND]);
-	if (!(r.l2[TD_MEMORY_BOUND] >= 0))
-		fail_msg("memory_bound = %.17g < 0", r.l2[TD_MEMORY_BOUND]);
-	assert_true(r.l2[TD_CORE_BOUND] >= 0);
-	assert_near(r.l1[TD_BACKEND_BOUND], 0, 1e-15);
+	assert_near(r.frac[TD_CAT_RETIRING], 43.0 / 255, 1e-15);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 212.0 / 255, 1e-15);
+	assert_true(r.frac[TD_CAT_BAD_SPECULATION] == 0);
+	if (!(r.frac[TD_CAT_BACKEND_BOUND] >= 0))
+		fail_msg("backend_bound = %.17g < 0", r.frac[TD_CAT_BACKEND_BOUND]);
+	if (!(r.frac[TD_CAT_MEMORY_BOUND] >= 0))
+		fail_msg("memory_bound = %.17g < 0", r.frac[TD_CAT_MEMORY_BOUND]);
+	assert_true(r.frac[TD_CAT_CORE_BOUND] >= 0);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0, 1e-15);
 }
 
 /* ---- the clamps on derived nodes ---- */
@@ -317,21 +317,21 @@ static void test_icl_cap_never_negative(void **state)
 static void test_clamp_heavy_above_retiring(void **state)
 {
 	struct tma_input in = from_bytes(255000000, 0x20, 0x10, 0x40, 0x8f, 0x21, 0x08, 0x20, 0x50);
-	struct tma_ratios r;
+	struct tma_result r;
 
 	(void)state;
-	assert_int_equal(in.delta[TD_EV_HEAVY_OPS], 33000000);
+	assert_int_equal(in.v[TD_EV_HEAVY_OPS], 33000000);
 	compute_ok(&SPR_HW, &in, &r);
-	assert_near(r.l1[TD_RETIRING], 32.0 / 255, 1e-15);
-	assert_true(r.l2[TD_LIGHT_OPERATIONS] == 0);
-	assert_true(r.l2[TD_HEAVY_OPERATIONS] == r.l1[TD_RETIRING]);
-	assert_true(r.l2[TD_HEAVY_OPERATIONS] + r.l2[TD_LIGHT_OPERATIONS] == r.l1[TD_RETIRING]);
+	assert_near(r.frac[TD_CAT_RETIRING], 32.0 / 255, 1e-15);
+	assert_true(r.frac[TD_CAT_LIGHT_OPERATIONS] == 0);
+	assert_true(r.frac[TD_CAT_HEAVY_OPERATIONS] == r.frac[TD_CAT_RETIRING]);
+	assert_true(r.frac[TD_CAT_HEAVY_OPERATIONS] + r.frac[TD_CAT_LIGHT_OPERATIONS] == r.frac[TD_CAT_RETIRING]);
 	/* The other pairs are untouched: 8/255 + 8/255, 32/255 + 32/255,
 	 * 80/255 + 63/255. */
-	assert_near(r.l2[TD_BRANCH_MISPREDICTS], 8.0 / 255, 1e-12);
-	assert_near(r.l2[TD_MACHINE_CLEARS], 8.0 / 255, 1e-12);
-	assert_near(r.l2[TD_FETCH_BANDWIDTH], 32.0 / 255, 1e-12);
-	assert_near(r.l2[TD_CORE_BOUND], 63.0 / 255, 1e-12);
+	assert_near(r.frac[TD_CAT_BRANCH_MISPREDICTS], 8.0 / 255, 1e-12);
+	assert_near(r.frac[TD_CAT_MACHINE_CLEARS], 8.0 / 255, 1e-12);
+	assert_near(r.frac[TD_CAT_FETCH_BANDWIDTH], 32.0 / 255, 1e-12);
+	assert_near(r.frac[TD_CAT_CORE_BOUND], 63.0 / 255, 1e-12);
 }
 
 /* br_mispredict 0x11 (17) > bad_spec 0x10 (16); mem_bound 0x90 (144) >
@@ -340,17 +340,17 @@ static void test_clamp_heavy_above_retiring(void **state)
 static void test_clamp_brm_and_mb(void **state)
 {
 	struct tma_input in = from_bytes(255000000, 0x20, 0x10, 0x40, 0x8f, 0x10, 0x11, 0x20, 0x90);
-	struct tma_ratios r;
+	struct tma_result r;
 
 	(void)state;
 	compute_ok(&SPR_HW, &in, &r);
-	assert_near(r.l1[TD_BAD_SPECULATION], 16.0 / 255, 1e-12);
-	assert_near(r.l1[TD_BACKEND_BOUND], 143.0 / 255, 1e-12);
-	assert_true(r.l2[TD_MACHINE_CLEARS] == 0);
-	assert_true(r.l2[TD_BRANCH_MISPREDICTS] == r.l1[TD_BAD_SPECULATION]);
-	assert_true(r.l2[TD_CORE_BOUND] == 0);
-	assert_true(r.l2[TD_MEMORY_BOUND] == r.l1[TD_BACKEND_BOUND]);
-	assert_near(r.l2[TD_LIGHT_OPERATIONS], 16.0 / 255, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 16.0 / 255, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 143.0 / 255, 1e-12);
+	assert_true(r.frac[TD_CAT_MACHINE_CLEARS] == 0);
+	assert_true(r.frac[TD_CAT_BRANCH_MISPREDICTS] == r.frac[TD_CAT_BAD_SPECULATION]);
+	assert_true(r.frac[TD_CAT_CORE_BOUND] == 0);
+	assert_true(r.frac[TD_CAT_MEMORY_BOUND] == r.frac[TD_CAT_BACKEND_BOUND]);
+	assert_near(r.frac[TD_CAT_LIGHT_OPERATIONS], 16.0 / 255, 1e-12);
 }
 
 /* fetch_lat 0x08 (8) -> 8/255 = 0.0314; UD/SLOTS = 10,200,000/255,000,000 =
@@ -359,17 +359,17 @@ static void test_clamp_brm_and_mb(void **state)
 static void test_clamp_fetch_latency(void **state)
 {
 	struct tma_input in = from_bytes(255000000, 0x20, 0x10, 0x40, 0x8f, 0x10, 0x08, 0x08, 0x50);
-	struct tma_ratios r;
+	struct tma_result r;
 
 	(void)state;
-	in.delta[TD_EV_UOP_DROPPING] = 10200000;
+	in.v[TD_EV_UOP_DROPPING] = 10200000;
 	compute_ok(&SPR_PERF, &in, &r);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 64.0 / 255 - 0.04, 1e-12);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 0.2109803921, 1e-9);
-	assert_true(r.l2[TD_FETCH_LATENCY] == 0);
-	assert_true(r.l2[TD_FETCH_BANDWIDTH] == r.l1[TD_FRONTEND_BOUND]);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 64.0 / 255 - 0.04, 1e-12);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.2109803921, 1e-9);
+	assert_true(r.frac[TD_CAT_FETCH_LATENCY] == 0);
+	assert_true(r.frac[TD_CAT_FETCH_BANDWIDTH] == r.frac[TD_CAT_FRONTEND_BOUND]);
 	/* bad = 1 - (32 + 143)/255 - (64/255 - 0.04) = 16/255 + 0.04 */
-	assert_near(r.l1[TD_BAD_SPECULATION], 16.0 / 255 + 0.04, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 16.0 / 255 + 0.04, 1e-12);
 }
 
 /* UD larger than the whole frontend metric: frontend_bound clamps at 0
@@ -377,17 +377,17 @@ static void test_clamp_fetch_latency(void **state)
 static void test_clamp_frontend(void **state)
 {
 	struct tma_input in = from_bytes(255000000, 0x20, 0x10, 0x40, 0x8f, 0x10, 0x08, 0x30, 0x50);
-	struct tma_ratios r;
+	struct tma_result r;
 
 	(void)state;
-	in.delta[TD_EV_UOP_DROPPING] = 100000000; /* 0.392 > 64/255 = 0.251 */
+	in.v[TD_EV_UOP_DROPPING] = 100000000; /* 0.392 > 64/255 = 0.251 */
 	compute_ok(&SPR_PERF, &in, &r);
-	assert_true(r.l1[TD_FRONTEND_BOUND] == 0);
-	assert_true(r.l2[TD_FETCH_LATENCY] == 0);
-	assert_true(r.l2[TD_FETCH_BANDWIDTH] == 0);
+	assert_true(r.frac[TD_CAT_FRONTEND_BOUND] == 0);
+	assert_true(r.frac[TD_CAT_FETCH_LATENCY] == 0);
+	assert_true(r.frac[TD_CAT_FETCH_BANDWIDTH] == 0);
 	/* bad = 1 - (32 + 143)/255 = 80/255 */
-	assert_near(r.l1[TD_BAD_SPECULATION], 80.0 / 255, 1e-12);
-	assert_near(r.l1[0] + r.l1[1] + r.l1[2] + r.l1[3], 1, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 80.0 / 255, 1e-12);
+	assert_near(r.frac[0] + r.frac[1] + r.frac[2] + r.frac[3], 1, 1e-12);
 }
 
 /* ---- invariants ---- */
@@ -428,28 +428,28 @@ static unsigned child_byte(unsigned parent)
 
 static void check_invariants(const struct tma_model *m, const struct tma_input *in, int n)
 {
-	struct tma_ratios r;
+	struct tma_result r;
 	double sum = 0;
 
 	compute_ok(m, in, &r);
-	for (int i = 0; i < TD_L1_COUNT; i++) {
-		if (!(r.l1[i] >= 0 && r.l1[i] <= 1))
+	for (int i = 0; i < 4; i++) {
+		if (!(r.frac[i] >= 0 && r.frac[i] <= 1))
 			fail_msg("case %d (formulas %d refine %d): l1[%s] = %.17g out of [0,1]", n,
-				 m->formulas, m->refine, td_l1_name[i], r.l1[i]);
-		sum += r.l1[i];
+				 m->formulas, m->refine, td_cat[i].name, r.frac[i]);
+		sum += r.frac[i];
 	}
 	if (!(fabs(sum - 1) <= 1e-9))
 		fail_msg("case %d: L1 sum %.17g", n, sum);
-	for (int i = 0; i < TD_L2_COUNT; i++)
-		if (!(r.l2[i] >= 0 && r.l2[i] <= 1))
+	for (int i = 0; i < 8; i++)
+		if (!(r.frac[TD_CAT_HEAVY_OPERATIONS + i] >= 0 && r.frac[TD_CAT_HEAVY_OPERATIONS + i] <= 1))
 			fail_msg("case %d (formulas %d refine %d): l2[%s] = %.17g out of [0,1]", n,
-				 m->formulas, m->refine, td_l2_name[i], r.l2[i]);
-	for (int i = 0; i < TD_L2_COUNT; i += 2) {
-		enum td_l1 p = td_l2_parent[i];
+				 m->formulas, m->refine, td_cat[TD_CAT_HEAVY_OPERATIONS + i].name, r.frac[TD_CAT_HEAVY_OPERATIONS + i]);
+	for (int i = 0; i < 8; i += 2) {
+		enum td_cat p = td_cat[TD_CAT_HEAVY_OPERATIONS + i].parent;
 
-		if (!(fabs(r.l2[i] + r.l2[i + 1] - r.l1[p]) <= 1e-9))
-			fail_msg("case %d: %s + %s = %.17g != %s %.17g", n, td_l2_name[i],
-				 td_l2_name[i + 1], r.l2[i] + r.l2[i + 1], td_l1_name[p], r.l1[p]);
+		if (!(fabs(r.frac[TD_CAT_HEAVY_OPERATIONS + i] + r.frac[TD_CAT_HEAVY_OPERATIONS + i + 1] - r.frac[p]) <= 1e-9))
+			fail_msg("case %d: %s + %s = %.17g != %s %.17g", n, td_cat[TD_CAT_HEAVY_OPERATIONS + i].name,
+				 td_cat[TD_CAT_HEAVY_OPERATIONS + i + 1].name, r.frac[TD_CAT_HEAVY_OPERATIONS + i] + r.frac[TD_CAT_HEAVY_OPERATIONS + i + 1], td_cat[p].name, r.frac[p]);
 	}
 }
 
@@ -481,8 +481,8 @@ static void test_invariants_random(void **state)
 				child_byte(b[2]), child_byte(b[3]));
 		/* Refinement terms from nothing to more than the slots' share
 		 * the metrics have. */
-		in.delta[TD_EV_UOP_DROPPING] = rnd_below(3) == 0 ? 0 : rnd() % (slots / 2 + 1);
-		in.delta[TD_EV_RECOVERY_CYCLES] = rnd_below(3) == 0 ? 0 : rnd() % (slots / 8 + 1);
+		in.v[TD_EV_UOP_DROPPING] = rnd_below(3) == 0 ? 0 : rnd() % (slots / 2 + 1);
+		in.v[TD_EV_RECOVERY_CYCLES] = rnd_below(3) == 0 ? 0 : rnd() % (slots / 8 + 1);
 		for (unsigned k = 0; k < 4; k++)
 			check_invariants(models[k], &in, n);
 	}
@@ -493,85 +493,94 @@ static void test_invariants_random(void **state)
 static void test_no_data(void **state)
 {
 	struct tma_input in = spr_perf_input();
-	struct tma_ratios r;
+	struct tma_result r;
 
 	(void)state;
-	in.delta[TD_EV_SLOTS] = 0;
+	in.v[TD_EV_SLOTS] = 0;
 	assert_int_equal(tma_compute(&SPR_PERF, &in, &r), -ENODATA);
 	assert_int_equal(tma_compute(&ICL_HW, &in, &r), -ENODATA);
 
 	/* Slots counted but no metric: S = 0. */
 	in = spr_perf_input();
-	in.delta[TD_EV_RETIRING] = in.delta[TD_EV_BAD_SPEC] = 0;
-	in.delta[TD_EV_FE_BOUND] = in.delta[TD_EV_BE_BOUND] = 0;
+	in.v[TD_EV_RETIRING] = in.v[TD_EV_BAD_SPEC] = 0;
+	in.v[TD_EV_FE_BOUND] = in.v[TD_EV_BE_BOUND] = 0;
 	assert_int_equal(tma_compute(&SPR_PERF, &in, &r), -ENODATA);
 	assert_int_equal(tma_compute(&ICL_PERF, &in, &r), -ENODATA);
 
 	/* 2 slots: 2 * byte < 0xff for every byte below 0x80, so the kernel
 	 * adds 0 to each metric. */
 	in = from_bytes(2, 0x3b, 0x1a, 0x4c, 0x5e, 0, 0, 0, 0);
-	assert_int_equal(in.delta[TD_EV_RETIRING] + in.delta[TD_EV_BAD_SPEC] +
-				 in.delta[TD_EV_FE_BOUND] + in.delta[TD_EV_BE_BOUND], 0);
+	assert_int_equal(in.v[TD_EV_RETIRING] + in.v[TD_EV_BAD_SPEC] +
+				 in.v[TD_EV_FE_BOUND] + in.v[TD_EV_BE_BOUND], 0);
 	assert_int_equal(tma_compute(&SPR_HW, &in, &r), -ENODATA);
 }
 
 static void test_level1(void **state)
 {
-	const struct tma_model m = { TD_FORMULAS_SPR, true, 1 };
+	const struct tma_model m = { UA_FORMULAS_GLC, true, 1 };
 	struct tma_input in = spr_perf_input();
-	struct tma_ratios r;
+	struct tma_result r;
 
 	(void)state;
 	compute_ok(&m, &in, &r);
-	for (int i = 0; i < TD_L2_COUNT; i++)
-		assert_true(r.l2[i] == 0);
-	assert_near(r.l1[TD_FRONTEND_BOUND], 0.15, 1e-12);
-	assert_near(r.l1[TD_BAD_SPECULATION], 0.1, 1e-12);
+	for (int i = 0; i < 8; i++)
+		assert_true(r.frac[TD_CAT_HEAVY_OPERATIONS + i] == 0);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.15, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.1, 1e-12);
 }
 
 /* ---- tma_bottleneck ---- */
 
-static void bottleneck_is(const double l1[TD_L1_COUNT], const double l2[TD_L2_COUNT],
-			  bool with_l2, const char *want)
+/* Level-1 values in l1[], level-2 ones in l2[] (in enum order). */
+static void bottleneck_v(const double l1[4], const double l2[8], double v[TD_CAT_COUNT])
 {
+	memset(v, 0, TD_CAT_COUNT * sizeof(double));
+	memcpy(v, l1, 4 * sizeof(double));
+	memcpy(v + TD_CAT_HEAVY_OPERATIONS, l2, 8 * sizeof(double));
+}
+
+static void bottleneck_is(const double l1[4], const double l2[8], bool with_l2, const char *want)
+{
+	double v[TD_CAT_COUNT];
 	char buf[80];
 
+	bottleneck_v(l1, l2, v);
 	memset(buf, 'X', sizeof(buf));
-	tma_bottleneck(l1, l2, with_l2, buf, sizeof(buf));
+	tma_bottleneck(v, TD_CATSET_L1 | TD_CATSET_L2_INTEL, with_l2, buf, sizeof(buf));
 	assert_string_equal(buf, want);
 }
 
 static void test_bottleneck(void **state)
 {
-	double l1[TD_L1_COUNT] = { 0.3, 0.1, 0.2, 0.4 };
-	double l2[TD_L2_COUNT] = { 0.1, 0.2, 0.06, 0.04, 0.15, 0.05, 0.1, 0.3 };
-	double z1[TD_L1_COUNT] = { 0 }, z2[TD_L2_COUNT] = { 0 };
+	double l1[4] = { 0.3, 0.1, 0.2, 0.4 };
+	double l2[8] = { 0.1, 0.2, 0.06, 0.04, 0.15, 0.05, 0.1, 0.3 };
+	double z1[4] = { 0 }, z2[8] = { 0 }, v[TD_CAT_COUNT];
 	char small[8];
 
 	(void)state;
 	bottleneck_is(l1, l2, true, "backend_bound.core_bound");
 	bottleneck_is(l1, l2, false, "backend_bound");
-	l2[TD_MEMORY_BOUND] = 0.35;
-	l2[TD_CORE_BOUND] = 0.05;
+	l2[TD_CAT_MEMORY_BOUND - TD_CAT_HEAVY_OPERATIONS] = 0.35;
+	l2[TD_CAT_CORE_BOUND - TD_CAT_HEAVY_OPERATIONS] = 0.05;
 	bottleneck_is(l1, l2, true, "backend_bound.memory_bound");
 
 	/* Retiring is never the bottleneck, however large. */
-	l1[TD_RETIRING] = 0.7;
-	l1[TD_BACKEND_BOUND] = 0.05;
-	l1[TD_BAD_SPECULATION] = 0.1;
-	l1[TD_FRONTEND_BOUND] = 0.15;
+	l1[TD_CAT_RETIRING] = 0.7;
+	l1[TD_CAT_BACKEND_BOUND] = 0.05;
+	l1[TD_CAT_BAD_SPECULATION] = 0.1;
+	l1[TD_CAT_FRONTEND_BOUND] = 0.15;
 	bottleneck_is(l1, l2, true, "frontend_bound.fetch_latency");
-	l1[TD_BAD_SPECULATION] = 0.2;
+	l1[TD_CAT_BAD_SPECULATION] = 0.2;
 	bottleneck_is(l1, l2, true, "bad_speculation.branch_mispredicts");
-	l2[TD_MACHINE_CLEARS] = 0.14;
+	l2[TD_CAT_MACHINE_CLEARS - TD_CAT_HEAVY_OPERATIONS] = 0.14;
 	bottleneck_is(l1, l2, true, "bad_speculation.machine_clears");
 
 	/* Ties: the first category in order wins, and the first child. */
-	l1[TD_BAD_SPECULATION] = l1[TD_FRONTEND_BOUND] = l1[TD_BACKEND_BOUND] = 0.1;
-	l2[TD_BRANCH_MISPREDICTS] = l2[TD_MACHINE_CLEARS] = 0.05;
+	l1[TD_CAT_BAD_SPECULATION] = l1[TD_CAT_FRONTEND_BOUND] = l1[TD_CAT_BACKEND_BOUND] = 0.1;
+	l2[TD_CAT_BRANCH_MISPREDICTS - TD_CAT_HEAVY_OPERATIONS] = l2[TD_CAT_MACHINE_CLEARS - TD_CAT_HEAVY_OPERATIONS] = 0.05;
 	bottleneck_is(l1, l2, true, "bad_speculation.branch_mispredicts");
-	l1[TD_BAD_SPECULATION] = 0;
-	l2[TD_FETCH_LATENCY] = l2[TD_FETCH_BANDWIDTH] = 0.05;
+	l1[TD_CAT_BAD_SPECULATION] = 0;
+	l2[TD_CAT_FETCH_LATENCY - TD_CAT_HEAVY_OPERATIONS] = l2[TD_CAT_FETCH_BANDWIDTH - TD_CAT_HEAVY_OPERATIONS] = 0.05;
 	bottleneck_is(l1, l2, true, "frontend_bound.fetch_latency");
 
 	/* A parent whose children are all 0 (level 1 data): the parent only. */
@@ -579,14 +588,15 @@ static void test_bottleneck(void **state)
 
 	/* Nothing but retiring, or nothing at all: empty. */
 	bottleneck_is(z1, z2, true, "");
-	z1[TD_RETIRING] = 1;
+	z1[TD_CAT_RETIRING] = 1;
 	bottleneck_is(z1, z2, false, "");
 
 	/* Truncated to the buffer, always terminated. */
-	l1[TD_BACKEND_BOUND] = 0.5;
-	tma_bottleneck(l1, l2, true, small, sizeof(small));
+	l1[TD_CAT_BACKEND_BOUND] = 0.5;
+	bottleneck_v(l1, l2, v);
+	tma_bottleneck(v, TD_CATSET_L1 | TD_CATSET_L2_INTEL, true, small, sizeof(small));
 	assert_string_equal(small, "backend");
-	tma_bottleneck(l1, l2, true, small, 0); /* must not write */
+	tma_bottleneck(v, TD_CATSET_L1 | TD_CATSET_L2_INTEL, true, small, 0); /* must not write */
 }
 
 int main(void)

@@ -1,0 +1,104 @@
+/* uarch: recognition from modalias and lookup in the per-vendor tables. */
+#include "uarch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uarch_tables.h"
+
+/* The kernel prints "x86,ven%04Xfam%04Xmod%04X" (CPU_FEATURE_TYPEFMT) with
+ * its X86_VENDOR_* numbers: 0 Intel, 2 AMD. */
+static const char *const x86_vendors[] = { [0] = "GenuineIntel", [2] = "AuthenticAMD" };
+
+static int hex4(const char *p, unsigned *out)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned)(c - 'A' + 10);
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned)(c - 'a' + 10);
+		else
+			return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int ua_parse_modalias(const char *text, struct ua_cpuid *out)
+{
+	static const char prefix[] = "cpu:type:x86,ven";
+	unsigned vendor;
+	const char *p;
+
+	memset(out, 0, sizeof(*out));
+	if (strncmp(text, prefix, sizeof(prefix) - 1) != 0)
+		return -EINVAL;
+	p = text + sizeof(prefix) - 1;
+	if (hex4(p, &vendor) < 0 || strncmp(p + 4, "fam", 3) != 0 ||
+	    hex4(p + 7, &out->family) < 0 || strncmp(p + 11, "mod", 3) != 0 ||
+	    hex4(p + 14, &out->model) < 0 || (p[18] != ':' && p[18] != '\0'))
+		return -EINVAL;
+	if (vendor >= sizeof(x86_vendors) / sizeof(x86_vendors[0]) || !x86_vendors[vendor]) {
+		snprintf(out->vendor, sizeof(out->vendor), "x86 vendor %u", vendor);
+		return -ENOTSUP;
+	}
+	snprintf(out->vendor, sizeof(out->vendor), "%s", x86_vendors[vendor]);
+	return 0;
+}
+
+void ua_cpuid_format(const struct ua_cpuid *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s-%u-%X", id->vendor, id->family, id->model);
+}
+
+static bool has_model(const struct uarch *ua, unsigned model)
+{
+	for (unsigned i = 0; i < ua->n_models; i++)
+		if (ua->models[i] == model)
+			return true;
+	return false;
+}
+
+const struct uarch *ua_lookup(const struct ua_cpuid *id, const char *pmu)
+{
+	for (size_t i = 0; i < ua_count(); i++) {
+		const struct uarch *ua = ua_get(i);
+
+		if (strcmp(ua->vendor, id->vendor) == 0 && ua->family == id->family &&
+		    has_model(ua, id->model) && (!pmu || strcmp(ua->pmu, pmu) == 0))
+			return ua;
+	}
+	return NULL;
+}
+
+const struct uarch *ua_metrics_only(void)
+{
+	return &ua_intel_metrics_only;
+}
+
+const struct ua_event *ua_event_of(const struct uarch *ua, enum td_event var)
+{
+	for (unsigned i = 0; i < ua->n_events; i++)
+		if (ua->events[i].var == var)
+			return &ua->events[i];
+	return NULL;
+}
+
+size_t ua_count(void)
+{
+	return ua_intel_count;
+}
+
+const struct uarch *ua_get(size_t i)
+{
+	return i < ua_intel_count ? ua_intel[i] : NULL;
+}

@@ -1,0 +1,385 @@
+/* uarch_intel: Intel microarchitectures with PERF_METRICS (Ice Lake and
+ * later).  Models from perf's x86/mapfile.csv; events and metrics from the
+ * perf table files named next to each entry.  The slots and topdown-*
+ * events are the kernel's (events/ in sysfs, arch/x86/events/intel/core.c)
+ * and are encoded from there at run time. */
+#include "uarch_tables.h"
+
+/* Slots and the eight metric events of PERF_METRICS, as the kernel names
+ * them in sysfs; level 2 needs the second four (Golden Cove and later). */
+#define KERNEL "kernel: events/ of the core PMU"
+#define PERF_METRICS_EVENTS                                                               \
+	{ TD_EV_SLOTS, "TOPDOWN.SLOTS", "slots", NULL, KERNEL, 1, false },                \
+	{ TD_EV_RETIRING, "topdown-retiring", "topdown-retiring", NULL, KERNEL, 1, false }, \
+	{ TD_EV_BAD_SPEC, "topdown-bad-spec", "topdown-bad-spec", NULL, KERNEL, 1, false }, \
+	{ TD_EV_FE_BOUND, "topdown-fe-bound", "topdown-fe-bound", NULL, KERNEL, 1, false }, \
+	{ TD_EV_BE_BOUND, "topdown-be-bound", "topdown-be-bound", NULL, KERNEL, 1, false }
+#define PERF_METRICS_L2_EVENTS                                                                      \
+	{ TD_EV_HEAVY_OPS, "topdown-heavy-ops", "topdown-heavy-ops", NULL, KERNEL, 2, false },      \
+	{ TD_EV_BR_MISPREDICT, "topdown-br-mispredict", "topdown-br-mispredict", NULL, KERNEL, 2, false }, \
+	{ TD_EV_FETCH_LAT, "topdown-fetch-lat", "topdown-fetch-lat", NULL, KERNEL, 2, false },      \
+	{ TD_EV_MEM_BOUND, "topdown-mem-bound", "topdown-mem-bound", NULL, KERNEL, 2, false }
+
+/* ---- Sapphire Rapids ---- */
+
+static const struct ua_event spr_events[] = {
+	PERF_METRICS_EVENTS,
+	PERF_METRICS_L2_EVENTS,
+	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0xad,umask=0x10",
+	  "x86/sapphirerapids/pipeline.json", 1, true },
+};
+
+static const struct ua_metric spr_metrics[] = {
+	{ TD_CAT_RETIRING, "tma_retiring",
+	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
+	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
+	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
+	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations",
+	  "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations",
+	  "max(0, tma_retiring - tma_heavy_operations)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
+	  "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
+	  "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",
+	  "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth",
+	  "max(0, tma_frontend_bound - tma_fetch_latency)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",
+	  "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+	{ TD_CAT_CORE_BOUND, "tma_core_bound",
+	  "max(0, tma_backend_bound - tma_memory_bound)",
+	  "x86/sapphirerapids/spr-metrics.json" },
+};
+
+static const struct uarch spr = {
+	.id = "sapphirerapids",
+	.name = "Sapphire Rapids",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 1,
+	.models = { 0x8F },  /* mapfile.csv: GenuineIntel-6-8F */
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_GLC,
+	.max_level = 2,
+	.n_events = sizeof(spr_events) / sizeof(spr_events[0]),
+	.events = spr_events,
+	.n_metrics = sizeof(spr_metrics) / sizeof(spr_metrics[0]),
+	.metrics = spr_metrics,
+};
+
+/* ---- Emerald Rapids (the kernel names its PMU sapphire_rapids) ---- */
+
+static const struct ua_event emr_events[] = {
+	PERF_METRICS_EVENTS,
+	PERF_METRICS_L2_EVENTS,
+	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0xad,umask=0x10",
+	  "x86/emeraldrapids/pipeline.json", 1, true },
+};
+
+static const struct ua_metric emr_metrics[] = {
+	{ TD_CAT_RETIRING, "tma_retiring",
+	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
+	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
+	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
+	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations",
+	  "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations",
+	  "max(0, tma_retiring - tma_heavy_operations)",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
+	  "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
+	  "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",
+	  "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth",
+	  "max(0, tma_frontend_bound - tma_fetch_latency)",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",
+	  "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
+	  "x86/emeraldrapids/emr-metrics.json" },
+	{ TD_CAT_CORE_BOUND, "tma_core_bound",
+	  "max(0, tma_backend_bound - tma_memory_bound)",
+	  "x86/emeraldrapids/emr-metrics.json" },
+};
+
+static const struct uarch emr = {
+	.id = "emeraldrapids",
+	.name = "Emerald Rapids",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 1,
+	.models = { 0xCF },  /* mapfile.csv: GenuineIntel-6-CF */
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_GLC,
+	.max_level = 2,
+	.n_events = sizeof(emr_events) / sizeof(emr_events[0]),
+	.events = emr_events,
+	.n_metrics = sizeof(emr_metrics) / sizeof(emr_metrics[0]),
+	.metrics = emr_metrics,
+};
+
+/* ---- Granite Rapids ---- */
+
+static const struct ua_event gnr_events[] = {
+	PERF_METRICS_EVENTS,
+	PERF_METRICS_L2_EVENTS,
+	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0xad,umask=0x10",
+	  "x86/graniterapids/pipeline.json", 1, true },
+};
+
+static const struct ua_metric gnr_metrics[] = {
+	{ TD_CAT_RETIRING, "tma_retiring",
+	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
+	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
+	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
+	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations",
+	  "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations",
+	  "max(0, tma_retiring - tma_heavy_operations)",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
+	  "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
+	  "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",
+	  "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth",
+	  "max(0, tma_frontend_bound - tma_fetch_latency)",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",
+	  "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+	  "x86/graniterapids/gnr-metrics.json" },
+	{ TD_CAT_CORE_BOUND, "tma_core_bound",
+	  "max(0, tma_backend_bound - tma_memory_bound)",
+	  "x86/graniterapids/gnr-metrics.json" },
+};
+
+static const struct uarch gnr = {
+	.id = "graniterapids",
+	.name = "Granite Rapids",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 2,
+	.models = { 0xAD, 0xAE },  /* mapfile.csv: GenuineIntel-6-A[DE] */
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_GLC,
+	.max_level = 2,
+	.n_events = sizeof(gnr_events) / sizeof(gnr_events[0]),
+	.events = gnr_events,
+	.n_metrics = sizeof(gnr_metrics) / sizeof(gnr_metrics[0]),
+	.metrics = gnr_metrics,
+};
+
+/* ---- Alder Lake and Raptor Lake P-cores (cpu_core) ---- */
+
+static const struct ua_event adl_core_events[] = {
+	PERF_METRICS_EVENTS,
+	PERF_METRICS_L2_EVENTS,
+	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0xad,umask=0x10",
+	  "x86/alderlake/pipeline.json", 1, true },
+};
+
+static const struct ua_metric adl_core_metrics[] = {
+	{ TD_CAT_RETIRING, "tma_retiring",
+	  "cpu_core@topdown\\-retiring@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
+	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
+	  "cpu_core@topdown\\-fe\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) - cpu_core@INT_MISC.UOP_DROPPING@ / tma_info_thread_slots",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
+	  "cpu_core@topdown\\-be\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations",
+	  "cpu_core@topdown\\-heavy\\-ops@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations",
+	  "max(0, tma_retiring - tma_heavy_operations)",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
+	  "cpu_core@topdown\\-br\\-mispredict@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
+	  "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",
+	  "cpu_core@topdown\\-fetch\\-lat@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) - cpu_core@INT_MISC.UOP_DROPPING@ / tma_info_thread_slots",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth",
+	  "max(0, tma_frontend_bound - tma_fetch_latency)",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",
+	  "cpu_core@topdown\\-mem\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+	  "x86/alderlake/adl-metrics.json" },
+	{ TD_CAT_CORE_BOUND, "tma_core_bound",
+	  "max(0, tma_backend_bound - tma_memory_bound)",
+	  "x86/alderlake/adl-metrics.json" },
+};
+
+static const struct uarch adl_core = {
+	.id = "alderlake",
+	.name = "Alder Lake / Raptor Lake P-core",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 5,
+	.models = { 0x97, 0x9A, 0xB7, 0xBA, 0xBF },  /* mapfile.csv: GenuineIntel-6-(97|9A|B7|BA|BF) */
+	.pmu = "cpu_core",
+	.formulas = UA_FORMULAS_GLC,
+	.max_level = 2,
+	.n_events = sizeof(adl_core_events) / sizeof(adl_core_events[0]),
+	.events = adl_core_events,
+	.n_metrics = sizeof(adl_core_metrics) / sizeof(adl_core_metrics[0]),
+	.metrics = adl_core_metrics,
+};
+
+/* ---- Ice Lake server ----
+ * Level 1 only from PERF_METRICS (perf's level 2 there is built from
+ * general-purpose events).  perf 6.1 writes the recovery term as
+ * cpu@INT_MISC.RECOVERY_CYCLES\,cmask\=1\,edge@, newer tables as
+ * INT_MISC.CLEARS_COUNT: the same encoding. */
+
+static const struct ua_event icx_events[] = {
+	PERF_METRICS_EVENTS,
+	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0x0d,umask=0x10",
+	  "x86/icelakex/pipeline.json", 1, true },
+	{ TD_EV_RECOVERY_CYCLES, "INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1", NULL,
+	  "event=0x0d,umask=0x01,cmask=1,edge=1", "x86/icelakex/pipeline.json", 1, true },
+};
+
+static const struct ua_metric icx_metrics[] = {
+	{ TD_CAT_RETIRING, "tma_retiring",
+	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
+	  "x86/icelakex/icx-metrics.json" },
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
+	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+	  "x86/icelakex/icx-metrics.json" },
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
+	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+	  "x86/icelakex/icx-metrics.json" },
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
+	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 5 * INT_MISC.CLEARS_COUNT / tma_info_thread_slots",
+	  "x86/icelakex/icx-metrics.json" },
+};
+
+static const struct uarch icx = {
+	.id = "icelakex",
+	.name = "Ice Lake server",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 2,
+	.models = { 0x6A, 0x6C },  /* mapfile.csv: GenuineIntel-6-6[AC] */
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_ICL,
+	.max_level = 1,
+	.n_events = sizeof(icx_events) / sizeof(icx_events[0]),
+	.events = icx_events,
+	.n_metrics = sizeof(icx_metrics) / sizeof(icx_metrics[0]),
+	.metrics = icx_metrics,
+};
+
+/* ---- Ice Lake client ---- */
+
+static const struct ua_event icl_events[] = {
+	PERF_METRICS_EVENTS,
+	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0x0d,umask=0x10",
+	  "x86/icelake/pipeline.json", 1, true },
+	{ TD_EV_RECOVERY_CYCLES, "INT_MISC.CLEARS_COUNT", NULL,
+	  "event=0x0d,umask=0x01,cmask=1,edge=1", "x86/icelake/pipeline.json", 1, true },
+};
+
+static const struct ua_metric icl_metrics[] = {
+	{ TD_CAT_RETIRING, "tma_retiring",
+	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
+	  "x86/icelake/icl-metrics.json" },
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
+	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+	  "x86/icelake/icl-metrics.json" },
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
+	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+	  "x86/icelake/icl-metrics.json" },
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
+	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 5 * cpu@INT_MISC.RECOVERY_CYCLES\\,cmask\\=1\\,edge@ / tma_info_thread_slots",
+	  "x86/icelake/icl-metrics.json" },
+};
+
+static const struct uarch icl = {
+	.id = "icelake",
+	.name = "Ice Lake",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 2,
+	.models = { 0x7D, 0x7E },  /* mapfile.csv: GenuineIntel-6-7[DE] */
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_ICL,
+	.max_level = 1,
+	.n_events = sizeof(icl_events) / sizeof(icl_events[0]),
+	.events = icl_events,
+	.n_metrics = sizeof(icl_metrics) / sizeof(icl_metrics[0]),
+	.metrics = icl_metrics,
+};
+
+/* ---- any other core PMU with slots: PERF_METRICS alone ---- */
+
+static const struct ua_event metrics_only_events[] = {
+	PERF_METRICS_EVENTS,
+	PERF_METRICS_L2_EVENTS,
+};
+
+const struct uarch ua_intel_metrics_only = {
+	.id = "perf_metrics",
+	.name = "PERF_METRICS (model not in topdownd's tables)",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.pmu = NULL,
+	.formulas = UA_FORMULAS_METRICS,
+	.max_level = 2,
+	.n_events = sizeof(metrics_only_events) / sizeof(metrics_only_events[0]),
+	.events = metrics_only_events,
+};
+
+const struct uarch *const ua_intel[] = { &spr, &emr, &gnr, &adl_core, &icx, &icl };
+const size_t ua_intel_count = sizeof(ua_intel) / sizeof(ua_intel[0]);
