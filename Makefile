@@ -65,7 +65,7 @@ DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-de
 	libjansson-dev libinih-dev zlib1g-dev libcrypt-dev
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
-	man-db openssl
+	man-db openssl linux-perf
 DEBS := $(DEB_BUILD) $(DEB_TEST)
 
 .PHONY: all run demo deps check check-tests check-unit check-integration \
@@ -93,6 +93,14 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Idaemon -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) \
 		$(shell pkg-config --cflags --libs cmocka) $(LIBS)
+
+# Test tools built against the daemon's objects (tests/tools/*.c).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
+
+$(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Idaemon -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) $(LIBS)
 
 # The fake PMU is test equipment: never sanitized (it is preloaded into
 # sanitized daemons), built from its own sources only.
@@ -143,17 +151,18 @@ check: deps
 	$(MAKE) check-tests
 	$(MAKE) SAN=1 check-tests
 
-check-tests: all $(UNIT_BINS) $(FAKEPMU_TEST_BINS) check-unit check-integration
+check-tests: all $(UNIT_BINS) $(TOOL_BINS) $(FAKEPMU_TEST_BINS) check-unit check-integration
 
 check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
 TEST_ENV = TOPDOWND=$(abspath $(TOPDOWND)) FAKEPMU=$(abspath $(FAKEPMU)) \
 	TESTBIN_DIR=$(abspath build/tests/fakepmu) FIXTURES=$(abspath tests/fixtures) \
+	TOOL_DIR=$(abspath $(BUILD)/tests/tools) PERF_TABLES=$(abspath reference/perf-tables) \
 	SAN=$(SAN) ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-check-integration: all $(FAKEPMU_TEST_BINS)
+check-integration: all $(TOOL_BINS) $(FAKEPMU_TEST_BINS)
 	$(TEST_ENV) prove -f $(INTEGRATION_TESTS)
 
 # Benchmarks print figures; no test depends on timing.
@@ -188,4 +197,4 @@ install: $(TOPDOWND)
 clean:
 	rm -rf build daemon/topdownd $(FAKEPMU)
 
--include $(DAEMON_OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(DAEMON_OBJS:.o=.d) $(UNIT_BINS:=.d) $(TOOL_BINS:=.d)

@@ -18,6 +18,7 @@
 
 #include "api.h"
 #include "auth.h"
+#include "cli.h"
 #include "collector.h"
 #include "config.h"
 #include "http.h"
@@ -35,165 +36,6 @@
 #include "util.h"
 #include "version.h"
 
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 64
-#define EXIT_CONFIG 78
-
-struct cli {
-	const char *config_path;
-	bool config_explicit;
-	struct listen_addr listen[CONFIG_LISTEN_MAX];
-	size_t n_listen;
-	bool have_interval;
-	uint64_t interval_ns;
-	bool check_config;
-	bool print_config;
-	bool probe;
-	bool once;
-	bool json;
-	const char *sysfs_root;
-};
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: topdownd [-c FILE] [options]\n"
-		"Serve Intel TopDown (TMA) level-1/level-2 bottleneck metrics of every CPU\n"
-		"to Prometheus (/metrics) and as JSON (/api/v1/topdown).\n"
-		"\n"
-		"  -c, --config FILE        config file (default " CONFIG_DEFAULT_PATH ";\n"
-		"                           a missing default file means the defaults)\n"
-		"  -l, --listen ADDR        listen address, repeatable; overrides [http] listen\n"
-		"                           (host:port, [ipv6]:port or unix:/path)\n"
-		"  -i, --interval DURATION  collection interval, overrides [collect] interval\n"
-		"      --check-config       validate the config, print errors as FILE:LINE: message\n"
-		"      --print-config       print the effective config in the file format\n"
-		"      --probe              print what would be monitored; exit 0 if TopDown works\n"
-		"      --once               collect one interval, print a table and exit\n"
-		"      --json               with --once: print the JSON document of the API\n"
-		"      --sysfs-root DIR     read DIR in place of /sys (tests, demos)\n"
-		"  -V, --version            print the version and exit\n"
-		"  -h, --help               print this help and exit\n"
-		"\n"
-		"Exit status: 0 ok, 1 runtime failure, 64 usage error, 78 config error.\n"
-		"See topdownd(8) and topdownd.conf(5).\n");
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "topdownd: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'topdownd --help' for more information.\n");
-	return EXIT_USAGE;
-}
-
-enum {
-	OPT_CHECK_CONFIG = 256,
-	OPT_PRINT_CONFIG,
-	OPT_PROBE,
-	OPT_ONCE,
-	OPT_JSON,
-	OPT_SYSFS_ROOT,
-};
-
-/* Returns -1 to continue, or the exit status. */
-static int parse_cli(int argc, char **argv, struct cli *cli)
-{
-	static const struct option options[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
-		{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
-		{ "probe", no_argument, NULL, OPT_PROBE },
-		{ "once", no_argument, NULL, OPT_ONCE },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char err[512];
-	int c;
-
-	*cli = (struct cli){ .config_path = CONFIG_DEFAULT_PATH, .sysfs_root = "/sys" };
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:l:i:Vh", options, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			cli->config_path = optarg;
-			cli->config_explicit = true;
-			break;
-		case 'l':
-			if (cli->n_listen == CONFIG_LISTEN_MAX)
-				return usage_error("--listen: more than %d addresses", CONFIG_LISTEN_MAX);
-			if (parse_listen_addr(optarg, &cli->listen[cli->n_listen], err,
-					      sizeof(err)) < 0)
-				return usage_error("--listen: %s", err);
-			for (size_t i = 0; i < cli->n_listen; i++) {
-				char a[300], b[300];
-
-				format_listen_addr(&cli->listen[i], a, sizeof(a));
-				format_listen_addr(&cli->listen[cli->n_listen], b, sizeof(b));
-				if (strcmp(a, b) == 0)
-					return usage_error("--listen: address %s is given twice", b);
-			}
-			cli->n_listen++;
-			break;
-		case 'i':
-			if (parse_duration(optarg, &cli->interval_ns, err, sizeof(err)) < 0)
-				return usage_error("--interval: %s", err);
-			if (cli->interval_ns < 10 * NSEC_PER_MSEC || cli->interval_ns > 60 * NSEC_PER_SEC)
-				return usage_error("--interval: %s is out of range: expected 10ms to 1m",
-						   optarg);
-			cli->have_interval = true;
-			break;
-		case OPT_CHECK_CONFIG:
-			cli->check_config = true;
-			break;
-		case OPT_PRINT_CONFIG:
-			cli->print_config = true;
-			break;
-		case OPT_PROBE:
-			cli->probe = true;
-			break;
-		case OPT_ONCE:
-			cli->once = true;
-			break;
-		case OPT_JSON:
-			cli->json = true;
-			break;
-		case OPT_SYSFS_ROOT:
-			cli->sysfs_root = optarg;
-			break;
-		case 'V':
-			printf("topdownd %s (revision %s)\n", topdownd_version, topdownd_revision);
-			return EXIT_SUCCESS;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
-		default:
-			if (optopt > 0 && optopt < 256 && !strchr("clihV", optopt))
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (cli->json && !cli->once)
-		return usage_error("--json only goes with --once");
-	if (cli->check_config + cli->print_config + cli->probe + cli->once > 1)
-		return usage_error("choose one of --check-config, --print-config, --probe and --once");
-	return -1;
-}
 
 /* At start the diagnostics go to stderr as FILE:LINE: message; on a
  * reload they go through the log (the journal). */
@@ -459,6 +301,43 @@ static int run_probe(struct app *app)
 	return app->plan.usable ? EXIT_SUCCESS : EXIT_RUNTIME;
 }
 
+/* One interval's output of --once and --watch: the table, or the JSON
+ * document of the API (pretty for --once, one line per interval for
+ * --watch). */
+static void print_interval(struct app *app, const struct snapshot *snap, bool one_line)
+{
+	if (app->cli->json) {
+		struct api_query q;
+		char err[128], *text;
+		json_t *doc;
+
+		api_parse_query("cpu", NULL, NULL, &q, err, sizeof(err));
+		doc = api_document(snap, &q, app->hostname, topdownd_version);
+		text = doc ? api_dump(doc, !one_line) : NULL;
+		if (text)
+			printf("%s\n", text);
+		free(text);
+		json_decref(doc);
+	} else if (snap->up) {
+		report_once(stdout, snap);
+	}
+	fflush(stdout);
+}
+
+/* The exit status of --once and --watch once collection has run. */
+static int oneshot_status(const struct app *app)
+{
+	if (!app->plan.usable) {
+		fprintf(stderr, "topdownd: TopDown not available: %s\n", app->plan.reason);
+		return EXIT_RUNTIME;
+	}
+	if (!collector_up(app->collector)) {
+		fprintf(stderr, "topdownd: no CPU could be monitored (see the messages above)\n");
+		return EXIT_RUNTIME;
+	}
+	return EXIT_SUCCESS;
+}
+
 static int run_once(struct app *app)
 {
 	struct timespec ts = {
@@ -475,30 +354,60 @@ static int run_once(struct app *app)
 	collector_collect(app->collector, mono_now());
 	app_publish(app);
 	snap = snapring_acquire(app->ring);
-	if (app->cli->json) {
-		struct api_query q;
-		char err[128], *text;
-		json_t *doc;
-
-		api_parse_query("cpu", NULL, NULL, &q, err, sizeof(err));
-		doc = api_document(snap, &q, app->hostname, topdownd_version);
-		text = doc ? api_dump(doc, true) : NULL;
-		if (text)
-			printf("%s\n", text);
-		free(text);
-		json_decref(doc);
-	} else if (snap->up) {
-		report_once(stdout, snap);
-	}
+	print_interval(app, snap, false);
 	snapring_release(app->ring, snap);
-	if (!app->plan.usable) {
-		fprintf(stderr, "topdownd: TopDown not available: %s\n", app->plan.reason);
+	return oneshot_status(app);
+}
+
+/* --watch: perf stat -I's repeating table, from the same groups the
+ * daemon opens.  On a terminal each table replaces the previous one;
+ * otherwise they follow one another.  SIGINT or SIGTERM ends it. */
+static int run_watch(struct app *app)
+{
+	bool tty = isatty(STDOUT_FILENO) && !app->cli->json;
+	uint64_t start, deadline;
+	sigset_t mask;
+	int sfd;
+
+	if (app_discover(app) < 0 || app_start_collection(app) < 0)
 		return EXIT_RUNTIME;
-	}
-	if (!collector_up(app->collector)) {
-		fprintf(stderr, "topdownd: no CPU could be monitored (see the messages above)\n");
+	if (!app->plan.usable || !collector_up(app->collector))
+		return oneshot_status(app);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (pthread_sigmask(SIG_BLOCK, &mask, NULL) != 0)
 		return EXIT_RUNTIME;
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return log_error_errno(-errno, "Failed to create a signalfd: %m"), EXIT_RUNTIME;
+	start = deadline = mono_now();
+	for (uint64_t n = 0; !app->cli->count || n < app->cli->count; n++) {
+		struct timespec ts;
+		struct signalfd_siginfo si;
+		const struct snapshot *snap;
+
+		/* Absolute deadlines: printing does not shift the intervals. */
+		deadline += app->cfg.interval_ns;
+		ts.tv_sec = (time_t)(deadline / NSEC_PER_SEC);
+		ts.tv_nsec = (long)(deadline % NSEC_PER_SEC);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		if (read(sfd, &si, sizeof(si)) == sizeof(si))
+			break;
+		collector_collect(app->collector, mono_now());
+		app_publish(app);
+		snap = snapring_acquire(app->ring);
+		if (tty)
+			fputs("\033[H\033[2J", stdout);
+		else if (n > 0 && !app->cli->json)
+			fputc('\n', stdout);
+		if (!app->cli->json)
+			printf("# %.3f s\n", (double)(mono_now() - start) / 1e9);
+		print_interval(app, snap, true);
+		snapring_release(app->ring, snap);
 	}
+	close(sfd);
 	return EXIT_SUCCESS;
 }
 
@@ -789,13 +698,13 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	mallopt(M_ARENA_MAX, 2);
 	log_setup_target();
-	r = parse_cli(argc, argv, &cli);
+	r = cli_parse(argc, argv, &cli);
 	if (r >= 0)
 		return r;
 
 	r = load_config(&cli, &cfg, false, &diag);
 	/* Only what serves HTTP needs the TLS and auth files. */
-	if (r == 0 && !cli.print_config && !cli.probe && !cli.once)
+	if (r == 0 && !cli.print_config && !cli.probe && !cli.once && !cli.watch)
 		r = load_files(&cfg, false, &app.tls, &app.auth);
 	if (cli.check_config) {
 		auth_db_free(app.auth);
@@ -818,6 +727,8 @@ int main(int argc, char **argv)
 		r = run_probe(&app);
 	else if (cli.once)
 		r = run_once(&app);
+	else if (cli.watch)
+		r = run_watch(&app);
 	else
 		r = run_daemon(&app);
 	app_free(&app);

@@ -371,8 +371,9 @@ static void run_group(struct fev *l, uint64_t a, uint64_t b)
 
 /* An outside user of the PMU (the scenario's "running" < 1) holds every
  * counter in some mux slices: slice k is taken when the running share
- * steps over a whole slice, so over n slices it takes round(n * (1 -
- * running)) of them. */
+ * steps over a whole slice, so over n slices it takes floor(n * (1 -
+ * running)) of them.  Our groups are all off then, and their rotation
+ * waits (like counters lent to a guest: our context is not running). */
 static bool phantom_slice(const struct cpucfg *cfg, uint64_t k)
 {
 	double busy = 1.0 - cfg->running;
@@ -420,7 +421,11 @@ static void place(int cpu, uint64_t k)
 				}
 				continue;
 			}
-			if (!phantom && can_add && fits(l, &cnt, true)) {
+			/* While the outside user holds the PMU nothing of ours
+			 * is on, and the rotation does not move either. */
+			if (phantom)
+				continue;
+			if (can_add && fits(l, &cnt, true)) {
 				l->want = true;
 				continue;
 			}
@@ -964,6 +969,28 @@ ssize_t fp_read(struct fev *ev, void *buf, size_t len)
 	return (ssize_t)size;
 }
 
+/* FAKEPMU_TRACE=FILE: the fake time (ns since load) of the first
+ * PERF_EVENT_IOC_ENABLE, "enable NS", so that a test can place a tool's
+ * intervals on the scenario's time line. */
+static void trace_first_enable(uint64_t now)
+{
+	static bool done;
+	const char *path = getenv("FAKEPMU_TRACE");
+	char line[64];
+	int fd, n;
+
+	if (done || !path || !*path)
+		return;
+	done = true;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "enable %llu\n", (unsigned long long)now);
+	if (write(fd, line, (size_t)n) < 0)
+		n = 0;
+	fp_real_close(fd);
+}
+
 int fp_ioctl(struct fev *ev, unsigned long req, void *arg)
 {
 	uint64_t now = fp_now_ns();
@@ -1012,6 +1039,8 @@ int fp_ioctl(struct fev *ev, unsigned long req, void *arg)
 	}
 	if (!l->detached && req != PERF_EVENT_IOC_RESET)
 		resched(ev->cpu, now);
+	if (req == PERF_EVENT_IOC_ENABLE)
+		trace_first_enable(now);
 	return 0;
 }
 

@@ -4,7 +4,7 @@
 # interrupted and short reads.
 . "$(dirname "$0")/lib.sh"
 
-plan 52
+plan 58
 
 SPR=$FIXTURES/spr-2s
 api() { curl -sf "$TD_URL/api/v1/topdown?$1"; }
@@ -217,5 +217,29 @@ like "$out" 'host +package 0 +package 1' "--once: host and per-package columns"
 FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$constant LD_PRELOAD=$FAKEPMU \
 	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --once --json -i 100ms >"$TMP/once.json" 2>/dev/null
 check "--once --json: the API document, values against the truth" api "$constant" "$SPR" "$TMP/once.json"
+
+# --- 10. --watch: a table every interval, or one JSON document per line ---
+FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$constant LD_PRELOAD=$FAKEPMU \
+	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --watch --count 3 -i 100ms \
+	>"$TMP/watch.txt" 2>"$TMP/watch.err"
+ok $? "--watch --count 3 exits 0"
+is "$(grep -c '^\* bottleneck: host backend_bound.memory_bound$' "$TMP/watch.txt")" 3 \
+	"--watch --count 3: three tables, each with the bottleneck"
+is "$(grep '^# [0-9.]* s$' "$TMP/watch.txt" | tr '\n' ' ')" "# 0.100 s # 0.200 s # 0.300 s " \
+	"--watch: each table after the seconds since the start, on absolute deadlines"
+FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$constant LD_PRELOAD=$FAKEPMU \
+	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --watch --json --count 2 -i 100ms \
+	>"$TMP/watch.json" 2>/dev/null
+is "$(jq -c '.intervals' "$TMP/watch.json" | tr '\n' ' ')" "1 2 " "--watch --json: one document per line, one per interval"
+tail -1 "$TMP/watch.json" >"$TMP/watch-last.json"
+check "--watch --json: values against the truth" api "$constant" "$SPR" "$TMP/watch-last.json"
+FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$constant LD_PRELOAD=$FAKEPMU \
+	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --watch -i 100ms >/dev/null 2>&1 &
+wpid=$!
+_TD_PIDS+=("$wpid")
+sleep 0.5
+kill -INT "$wpid"
+wait "$wpid"
+is "$?" 0 "--watch ends on SIGINT with exit 0"
 
 done_testing

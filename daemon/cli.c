@@ -1,0 +1,167 @@
+/* cli: command-line options and usage. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "version.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: topdownd [-c FILE] [options]\n"
+		"Serve Intel TopDown (TMA) level-1/level-2 bottleneck metrics of every CPU\n"
+		"to Prometheus (/metrics) and as JSON (/api/v1/topdown).\n"
+		"\n"
+		"  -c, --config FILE        config file (default " CONFIG_DEFAULT_PATH ";\n"
+		"                           a missing default file means the defaults)\n"
+		"  -l, --listen ADDR        listen address, repeatable; overrides [http] listen\n"
+		"                           (host:port, [ipv6]:port or unix:/path)\n"
+		"  -i, --interval DURATION  collection interval, overrides [collect] interval\n"
+		"      --check-config       validate the config, print errors as FILE:LINE: message\n"
+		"      --print-config       print the effective config in the file format\n"
+		"      --probe              print what would be monitored; exit 0 if TopDown works\n"
+		"      --once               collect one interval, print a table and exit\n"
+		"      --watch              print the table every interval, like perf stat -I\n"
+		"      --count N            with --watch: stop after N intervals\n"
+		"      --json               with --once or --watch: the JSON document of the API\n"
+		"                           (one line per interval with --watch)\n"
+		"      --sysfs-root DIR     read DIR in place of /sys (tests, demos)\n"
+		"  -V, --version            print the version and exit\n"
+		"  -h, --help               print this help and exit\n"
+		"\n"
+		"Exit status: 0 ok, 1 runtime failure, 64 usage error, 78 config error.\n"
+		"See topdownd(8) and topdownd.conf(5).\n");
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "topdownd: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'topdownd --help' for more information.\n");
+	return EXIT_USAGE;
+}
+
+enum {
+	OPT_CHECK_CONFIG = 256,
+	OPT_PRINT_CONFIG,
+	OPT_PROBE,
+	OPT_ONCE,
+	OPT_WATCH,
+	OPT_COUNT,
+	OPT_JSON,
+	OPT_SYSFS_ROOT,
+};
+
+int cli_parse(int argc, char **argv, struct cli *cli)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+		{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
+		{ "probe", no_argument, NULL, OPT_PROBE },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "watch", no_argument, NULL, OPT_WATCH },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[512];
+	int c;
+
+	*cli = (struct cli){ .config_path = CONFIG_DEFAULT_PATH, .sysfs_root = "/sys" };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:l:i:Vh", options, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			cli->config_path = optarg;
+			cli->config_explicit = true;
+			break;
+		case 'l':
+			if (cli->n_listen == CONFIG_LISTEN_MAX)
+				return usage_error("--listen: more than %d addresses", CONFIG_LISTEN_MAX);
+			if (parse_listen_addr(optarg, &cli->listen[cli->n_listen], err,
+					      sizeof(err)) < 0)
+				return usage_error("--listen: %s", err);
+			for (size_t i = 0; i < cli->n_listen; i++) {
+				char a[300], b[300];
+
+				format_listen_addr(&cli->listen[i], a, sizeof(a));
+				format_listen_addr(&cli->listen[cli->n_listen], b, sizeof(b));
+				if (strcmp(a, b) == 0)
+					return usage_error("--listen: address %s is given twice", b);
+			}
+			cli->n_listen++;
+			break;
+		case 'i':
+			if (parse_duration(optarg, &cli->interval_ns, err, sizeof(err)) < 0)
+				return usage_error("--interval: %s", err);
+			if (cli->interval_ns < 10 * NSEC_PER_MSEC || cli->interval_ns > 60 * NSEC_PER_SEC)
+				return usage_error("--interval: %s is out of range: expected 10ms to 1m",
+						   optarg);
+			cli->have_interval = true;
+			break;
+		case OPT_CHECK_CONFIG:
+			cli->check_config = true;
+			break;
+		case OPT_PRINT_CONFIG:
+			cli->print_config = true;
+			break;
+		case OPT_PROBE:
+			cli->probe = true;
+			break;
+		case OPT_ONCE:
+			cli->once = true;
+			break;
+		case OPT_WATCH:
+			cli->watch = true;
+			break;
+		case OPT_COUNT:
+			if (parse_uint(optarg, 1, UINT32_MAX, &cli->count, err, sizeof(err)) < 0)
+				return usage_error("--count: %s", err);
+			break;
+		case OPT_JSON:
+			cli->json = true;
+			break;
+		case OPT_SYSFS_ROOT:
+			cli->sysfs_root = optarg;
+			break;
+		case 'V':
+			printf("topdownd %s (revision %s)\n", topdownd_version, topdownd_revision);
+			return EXIT_SUCCESS;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		case ':':
+			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt > 0 && optopt < 256 && !strchr("clihV", optopt))
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (cli->json && !cli->once && !cli->watch)
+		return usage_error("--json only goes with --once or --watch");
+	if (cli->count && !cli->watch)
+		return usage_error("--count only goes with --watch");
+	if (cli->check_config + cli->print_config + cli->probe + cli->once + cli->watch > 1)
+		return usage_error("choose one of --check-config, --print-config, --probe, --once and --watch");
+	return -1;
+}
+

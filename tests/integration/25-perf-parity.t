@@ -1,0 +1,77 @@
+#!/bin/bash
+# perf is the oracle.  Linux perf (Debian's linux-perf) runs under the fake
+# PMU in a private mount namespace where the fixture stands in for sysfs,
+# with PERF_CPUID set to the fixture's model; topdownd runs --watch --json
+# on the same fixture and scenario.  Every tma_* value perf gives is
+# compared per CPU, per socket and for the host, within 0.5 percentage
+# points (tests/oracle/parity.py).
+#
+#   spr-2s, icx-1s: perf stat -M TopdownL1,TopdownL2 (icx: TopdownL1; its
+#     level 2 is not topdownd's yet).  For phase changes perf's four
+#     multiplexed level-2 groups carry stale PERF_METRICS across intervals
+#     (see the README), so there perf counts one group (-e) and its own
+#     metric expressions (perf list) are evaluated on the counts.
+#   adl-hybrid (P-cores): perf 6.1 crashes on -M for hybrid parts; perf
+#     counts the cpu_core group and its own expressions are evaluated.
+#   emr-2s, gnr-2s: perf 6.1 does not know them; perf counts, and the
+#     expressions of perf's table files are evaluated.
+#
+# Scenarios (tests/scenarios/parity-*.json): mixed (halted CPUs, rates
+# and fractions differing by CPU, refinement events), multiplexed (every
+# CPU runs half the time), clamps (frontend below 0 in perf, Ice Lake's
+# total above 100 %: topdownd must differ by exactly its documented
+# clamps), phases (three phases of 2 s).
+. "$(dirname "$0")/lib.sh"
+
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+command -v perf >/dev/null || skip_all "perf is not installed (make deps installs linux-perf)"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for a private mount namespace (CI runs as root)"
+unshare --mount --propagation private true 2>/dev/null ||
+	skip_all "unshare --mount is not permitted here"
+
+TOOL=$ROOT/tests/oracle
+SCEN=$ROOT/tests/scenarios
+PERF_TABLES=${PERF_TABLES:-$ROOT/reference/perf-tables}
+P=(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU"
+   --sysns "$TOOL/sysns" --tables "$PERF_TABLES")
+
+# name|fixture|options...
+cases=()
+for s in mixed multiplexed clamps; do
+	cases+=("spr-2s $s|spr-2s|--cpuid GenuineIntel-6-8F-4 --intervals 3 --scenario $SCEN/parity-$s.json")
+	cases+=("icx-1s $s|icx-1s|--cpuid GenuineIntel-6-6A-0 --icl --metric-groups TopdownL1 --intervals 3 --scenario $SCEN/parity-$s.json")
+	cases+=("adl-hybrid P-cores $s|adl-hybrid|--cpuid GenuineIntel-6-97-0 --events-from perf --table-dir x86/alderlake --unit cpu_core --pmu cpu_core --cpus 0-7 --intervals 3 --scenario $SCEN/parity-$s.json")
+	cases+=("emr-2s $s|emr-2s|--cpuid GenuineIntel-6-CF-0 --events-from x86/emeraldrapids/emr-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
+	cases+=("gnr-2s $s|gnr-2s|--cpuid GenuineIntel-6-AD-0 --events-from x86/graniterapids/gnr-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
+done
+ph="--intervals 9 --scenario $SCEN/parity-phases.json"
+cases+=("spr-2s phases, level 1 by perf -M|spr-2s|--cpuid GenuineIntel-6-8F-4 --metric-groups TopdownL1 $ph")
+cases+=("spr-2s phases, levels 1-2 by perf's expressions|spr-2s|--cpuid GenuineIntel-6-8F-4 --events-from perf --table-dir x86/sapphirerapids $ph")
+cases+=("icx-1s phases|icx-1s|--cpuid GenuineIntel-6-6A-0 --icl --metric-groups TopdownL1 $ph")
+cases+=("adl-hybrid P-cores phases|adl-hybrid|--cpuid GenuineIntel-6-97-0 --events-from perf --table-dir x86/alderlake --unit cpu_core --pmu cpu_core --cpus 0-7 $ph")
+cases+=("emr-2s phases|emr-2s|--cpuid GenuineIntel-6-CF-0 --events-from x86/emeraldrapids/emr-metrics.json $ph")
+cases+=("gnr-2s phases|gnr-2s|--cpuid GenuineIntel-6-AD-0 --events-from x86/graniterapids/gnr-metrics.json $ph")
+
+plan ${#cases[@]}
+
+# Three at a time: each case is a few processes that mostly sleep.
+run_case() { # INDEX
+	local spec=${cases[$1]} name fixture opts
+	IFS='|' read -r name fixture opts <<<"$spec"
+	# shellcheck disable=SC2086
+	timeout 180 "${P[@]}" --fixture "$FIXTURES/$fixture" $opts >"$TMP/case-$1.out" 2>&1
+	echo $? >"$TMP/case-$1.rc"
+}
+for i in "${!cases[@]}"; do
+	run_case "$i" &
+	while [ "$(jobs -rp | wc -l)" -ge 3 ]; do sleep 0.2; done
+done
+wait
+
+for i in "${!cases[@]}"; do
+	name=${cases[$i]%%|*}
+	rc=$(cat "$TMP/case-$i.rc" 2>/dev/null || echo 1)
+	ok "$rc" "perf and topdownd agree within 0.5 pp: $name"
+	sed 's/^/#   /' "$TMP/case-$i.out"
+done
+done_testing

@@ -1,0 +1,442 @@
+#!/usr/bin/python3
+"""perf is the oracle: topdownd against Linux perf on one fixture and
+scenario, under the fake PMU.
+
+Both run the same scenario, each in its own process with its own fake
+PMU (phases start when each process loads the library).  perf runs in a
+private mount namespace where the fixture stands in for sysfs
+(tests/oracle/sysns), with PERF_CPUID set to the fixture's model.
+
+  metrics mode (a model the installed perf knows):
+      perf stat -j -a -I MS -M TopdownL1,TopdownL2, three times at once:
+      per CPU (-A), per socket (--per-socket) and for the host.
+  events mode (a model perf does not know, or one whose -M perf cannot
+      run): perf stat -j -a -A -I MS -e '{slots,topdown-*,...}' counts
+      the events the metrics read; the metric expressions (the installed
+      perf's, from `perf list`, or perf's table file) are evaluated on
+      those counts by tests/oracle/perfexpr.py, per CPU and summed per
+      socket and host as perf aggregates.
+
+topdownd runs `--watch --json --count N` on the same fixture and
+scenario.  Interval k of each is compared, for every tma_* value perf
+gives, per CPU, socket and host.  Where topdownd departs from perf on
+purpose (frontend below 0, Ice Lake's total above 100 %), perf's values
+are first put through the documented clamps, and the report says how
+often they acted.
+
+usage: parity.py --fixture DIR --scenario FILE --cpuid GenuineIntel-6-8F-4
+                 [--events-from perf|TABLE.json] [--unit cpu_core] [--pmu cpu]
+                 [--interval-ms 500] [--intervals 4] [--skip-near SECONDS,...]
+                 [--tol 0.005] [--cpus LIST] --topdownd BIN --fakepmu SO --sysns SCRIPT
+Prints one line per entity kind with the largest difference, and exits 1
+when any is above the tolerance.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perfexpr import Metrics, Tables, canonical_event  # noqa: E402
+
+L1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
+L2 = {"heavy_operations": "retiring", "light_operations": "retiring",
+      "branch_mispredicts": "bad_speculation", "machine_clears": "bad_speculation",
+      "fetch_latency": "frontend_bound", "fetch_bandwidth": "frontend_bound",
+      "memory_bound": "backend_bound", "core_bound": "backend_bound"}
+
+
+def cpulist(text):
+    out = []
+    for part in filter(None, text.strip().split(",")):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def topology(fixture):
+    base = os.path.join(fixture, "devices/system/cpu")
+    topo = {}
+    with open(os.path.join(base, "possible")) as f:
+        cpus = cpulist(f.read())
+    for cpu in cpus:
+        p = os.path.join(base, "cpu%d/topology/physical_package_id" % cpu)
+        if os.path.exists(p):
+            with open(p) as f:
+                topo[cpu] = int(f.read())
+    return topo
+
+
+def fake_env(a, trace):
+    env = dict(os.environ, FAKEPMU_SYSFS=a.fixture, FAKEPMU_SCENARIO=a.scenario,
+               LD_PRELOAD=a.fakepmu, PERF_CPUID=a.cpuid, FAKEPMU_TRACE=trace)
+    env.pop("FAKEPMU_CLOCK_FILE", None)
+    if os.path.exists(trace):
+        os.unlink(trace)
+    return env
+
+
+def enable_time(trace):
+    """When the tool enabled its counters, in scenario seconds (the fake
+    PMU's FAKEPMU_TRACE)."""
+    with open(trace) as f:
+        for line in f:
+            if line.startswith("enable "):
+                return int(line.split()[1]) / 1e9
+    raise SystemExit("%s: no enable recorded" % trace)
+
+
+def windows(ends, start):
+    """[(t0, t1)] in scenario seconds of intervals ending at @ends (seconds
+    since the tool's start)."""
+    out, prev = [], 0.0
+    for e in ends:
+        out.append((start + prev, start + e))
+        prev = e
+    return out
+
+
+def perf_cmd(a, args):
+    seconds = a.interval_ms * (a.intervals + 1) / 1000.0 + 0.2
+    return [a.sysns, a.fixture, "perf", "stat", "-j", "-a", "-I", str(a.interval_ms)] + args + \
+        ["--", "sleep", "%.3f" % seconds]
+
+
+RECORD = re.compile(r'\{"interval" : ([0-9.]+), (.*?)(?=\{"interval"|$)', re.S)
+FIELD = re.compile(r'"([a-z-]+)" : ("(?:[^"\\]|\\.)*"|[-0-9.e+]+|nan|-nan|inf)')
+
+
+def perf_records(text):
+    """perf 6.1's -j output, one dict per record.  Some lines hold a
+    record and a second metric glued on (a perf 6.1 quirk): every
+    metric-value/metric-unit pair becomes its own record."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith('{"interval"'):
+            continue
+        base = {}
+        pairs = FIELD.findall(line)
+        metric = None
+        for key, val in pairs:
+            val = val.strip('"')
+            if key == "metric-value":
+                metric = val
+                continue
+            if key == "metric-unit":
+                rec = dict(base)
+                rec["metric-value"], rec["metric-unit"] = metric, val
+                out.append(rec)
+                continue
+            base[key] = val
+        if "counter-value" in base:
+            out.append(base)
+    return out
+
+
+def entity_of(aggr, r):
+    if aggr == "cpu":
+        return ("cpu", int(r["cpu"]))
+    if aggr == "socket":
+        return ("package", int(r["socket"].lstrip("S")))
+    return ("host", 0)
+
+
+def perf_metrics_mode(a):
+    """[(window, {entity: {category: fraction}})] from perf's -M output,
+    per CPU, per socket and for the host (three perf processes at once,
+    each with its own fake PMU)."""
+    procs = {}
+    for aggr, args in (("cpu", ["-A"]), ("socket", ["--per-socket"]), ("host", [])):
+        trace = os.path.join(a.tmp, "perf-%s.trace" % aggr)
+        procs[aggr] = (subprocess.Popen(perf_cmd(a, args + ["-M", a.metric_groups]),
+                                        env=fake_env(a, trace), stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True), trace)
+    out = {}
+    for aggr, (proc, trace) in procs.items():
+        text, _ = proc.communicate(timeout=120)
+        if proc.returncode != 0:
+            raise SystemExit("perf (%s) failed, exit %d:\n%s" % (aggr, proc.returncode, text[-2000:]))
+        recs = perf_records(text)
+        ends = sorted({float(r["interval"]) for r in recs})
+        wins = windows(ends, enable_time(trace))
+        idx = {t: i for i, t in enumerate(ends)}
+        vals = [dict() for _ in ends]
+        halted = set()
+        for r in recs:
+            k = idx[float(r["interval"])]
+            ent = entity_of(aggr, r)
+            cv = r.get("counter-value")
+            if r.get("event") == "TOPDOWN.SLOTS" and cv is not None:
+                try:
+                    if float(cv) == 0:
+                        halted.add((k, ent))
+                except ValueError:      # <not counted>: no figure this interval
+                    halted.add((k, ent))
+            unit = r.get("metric-unit", "")
+            m = re.match(r"^%\s+tma_(\w+)$", unit)
+            if not m or r.get("metric-value") in (None, "nan", "-nan"):
+                continue
+            vals[k].setdefault(ent, {})[m.group(1)] = float(r["metric-value"]) / 100.0
+        for k, ent in halted:
+            vals[k].pop(ent, None)
+            vals[k].setdefault(ent, None)
+        out[aggr] = list(zip(wins, vals))
+    return out
+
+
+def event_spec(tables, directory, unit, pmu, name):
+    """perf -e syntax for a canonical event name."""
+    if name == "TOPDOWN.SLOTS":
+        return "%s/slots/" % pmu
+    if name.startswith("topdown-"):
+        return "%s/%s/" % (pmu, name)
+    base, _, mods = name.partition(",")
+    events = tables.events(directory)
+    hit = events.get((base, unit)) or events.get((base, None))
+    if hit is None:
+        raise SystemExit("no encoding for %s in %s" % (name, directory))
+    enc = dict(hit[1])
+    for t in filter(None, mods.split(",")):
+        key, _, val = t.partition("=")
+        enc[key] = int(val, 0)
+    terms = ["event=0x%x" % enc["event"], "umask=0x%x" % enc["umask"]]
+    for key in ("cmask", "edge", "inv", "any"):
+        if enc.get(key):
+            terms.append("%s=%d" % (key, enc[key]))
+    return "%s/%s,name=%s/" % (pmu, ",".join(terms), name.replace(",", ":").replace("=", "_"))
+
+
+def perf_events_mode(a, tables):
+    """Counts by perf, metrics by the expressions."""
+    if a.events_from == "perf":
+        metrics = Metrics.from_perf_list(a.cpuid, a.unit)
+        directory = a.table_dir
+    else:
+        metrics = tables.metrics(a.events_from, a.unit)
+        directory = os.path.dirname(a.events_from)
+    cats = [c for c in L1 + list(L2) if "tma_" + c in metrics.expr]
+    needed = set()
+    for c in cats:
+        needed |= metrics.events("tma_" + c)
+    needed = sorted(needed, key=lambda n: (n != "TOPDOWN.SLOTS", not n.startswith("topdown-"), n))
+    specs = [event_spec(tables, directory, a.unit, a.pmu, n) for n in needed]
+    name_of = {}
+    for n, spec in zip(needed, specs):
+        shown = spec.split("name=")[1].rstrip("/") if "name=" in spec else spec.split("/")[1]
+        name_of[shown] = n
+    trace = os.path.join(a.tmp, "perf-events.trace")
+    proc = subprocess.run(perf_cmd(a, ["-A", "-e", "{" + ",".join(specs) + "}"]),
+                          env=fake_env(a, trace), capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise SystemExit("perf failed, exit %d:\n%s" % (proc.returncode, proc.stderr[-2000:]))
+    recs = perf_records(proc.stdout + proc.stderr)
+    ends = sorted({float(r["interval"]) for r in recs})
+    wins = windows(ends, enable_time(trace))
+    idx = {t: i for i, t in enumerate(ends)}
+    counts = {}
+    for r in recs:
+        ev = r.get("event", "")
+        ev = re.sub(r"^%s/(.*)/$" % a.pmu, r"\1", ev)
+        if ev == "slots":
+            ev = "slots"
+        n = name_of.get(ev) or (canonical_event(ev) if canonical_event(ev) in needed else None)
+        if n is None or r.get("counter-value") in (None, "<not counted>", "<not supported>"):
+            continue
+        k = idx[float(r["interval"])]
+        counts.setdefault(k, {}).setdefault(int(r["cpu"]), {})[n] = float(r["counter-value"])
+    topo = topology(a.fixture)
+    values = {}
+    for k, per_cpu in sorted(counts.items()):
+        groups = {("host", 0): list(per_cpu)}
+        for cpu in per_cpu:
+            groups[("cpu", cpu)] = [cpu]
+            if cpu in topo:
+                groups.setdefault(("package", topo[cpu]), []).append(cpu)
+        for entity, cpus in groups.items():
+            summed = {}
+            for cpu in cpus:
+                for n, v in per_cpu[cpu].items():
+                    summed[n] = summed.get(n, 0.0) + v
+            if not summed.get("TOPDOWN.SLOTS"):
+                values.setdefault(k, {})[entity] = None
+                continue
+            out = {}
+            for c in cats:
+                try:
+                    out[c] = metrics.evaluate("tma_" + c, summed)
+                except ZeroDivisionError:
+                    pass
+            values.setdefault(k, {})[entity] = out
+    series = [(wins[k], values.get(k, {})) for k in range(len(ends))]
+    return {"cpu": series, "socket": series, "host": series}
+
+
+def topdownd_values(a):
+    cmd = [a.topdownd, "-c", "/dev/null", "--sysfs-root", a.fixture, "--watch", "--json",
+           "--count", str(a.intervals + 1), "-i", "%dms" % a.interval_ms]
+    trace = os.path.join(a.tmp, "topdownd.trace")
+    proc = subprocess.run(cmd, env=fake_env(a, trace), capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise SystemExit("topdownd failed, exit %d:\n%s" % (proc.returncode, proc.stderr[-2000:]))
+    lines = proc.stdout.splitlines()
+    start = enable_time(trace)
+    wins = windows([(k + 1) * a.interval_ms / 1000.0 for k in range(len(lines))], start)
+    values = {}
+    for k, line in enumerate(lines):
+        doc = json.loads(line)
+        ents = [(("host", 0), doc["host"])]
+        ents += [(("package", p["package"]), p) for p in doc.get("packages", [])]
+        ents += [(("cpu", c["cpu"]), c) for c in doc.get("cpus", [])]
+        for entity, obj in ents:
+            if obj.get("level1") is None:
+                values.setdefault(k, {})[entity] = None
+                continue
+            out = {}
+            for sec in ("level1", "level2"):
+                for cat, v in (obj.get(sec) or {}).items():
+                    out[cat] = v
+            values.setdefault(k, {})[entity] = out
+    return [(wins[k], values.get(k, {})) for k in range(len(lines))]
+
+
+def clamped(p, icl):
+    """perf's values through topdownd's documented clamps (README)."""
+    if not all(c in p for c in L1):
+        return dict(p)
+    cl = lambda v, lo, hi: lo if v < lo else hi if v > hi else v
+    ret, fe, be = p["retiring"], cl(p["frontend_bound"], 0, 1), p["backend_bound"]
+    if ret + fe + be > 1:
+        be = cl(1 - ret - fe, 0, 1)
+    bad = max(1 - (fe + be + ret), 0)
+    out = {"retiring": ret, "bad_speculation": bad, "frontend_bound": fe, "backend_bound": be}
+    if "heavy_operations" in p:
+        heavy = cl(p["heavy_operations"], 0, ret)
+        brm = cl(p["branch_mispredicts"], 0, bad)
+        fl = cl(p["fetch_latency"], 0, fe)
+        mb = cl(p["memory_bound"], 0, be)
+        out.update({"heavy_operations": heavy, "light_operations": ret - heavy,
+                    "branch_mispredicts": brm, "machine_clears": bad - brm,
+                    "fetch_latency": fl, "fetch_bandwidth": fe - fl,
+                    "memory_bound": mb, "core_bound": be - mb})
+    return out
+
+
+def phase_bounds(scenario):
+    """Start times of the default phases, in scenario seconds."""
+    with open(scenario) as f:
+        phases = json.load(f)["cpus"]["default"]["phases"]
+    bounds, t = [0.0], 0.0
+    for ph in phases[:-1]:
+        t += ph["seconds"]
+        bounds.append(t)
+    return bounds + [float("inf")]
+
+
+def phase_of(window, bounds, margin=0.12):
+    """The phase a window lies in, with a margin from its ends; None when
+    it straddles (or nearly) a change."""
+    for i in range(len(bounds) - 1):
+        if bounds[i] + (margin if i else 0) <= window[0] and window[1] <= bounds[i + 1] - margin:
+            return i
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fixture", required=True)
+    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--cpuid", required=True)
+    ap.add_argument("--events-from", help="'perf' or a metrics file relative to the tables")
+    ap.add_argument("--table-dir", help="x86/DIR for event encodings (events mode)")
+    ap.add_argument("--unit")
+    ap.add_argument("--pmu", default="cpu")
+    ap.add_argument("--interval-ms", type=int, default=500)
+    ap.add_argument("--intervals", type=int, default=4)
+    ap.add_argument("--metric-groups", default="TopdownL1,TopdownL2")
+    ap.add_argument("--tol", type=float, default=0.005)
+    ap.add_argument("--cpus", help="compare these CPUs only")
+    ap.add_argument("--icl", action="store_true", help="Ice Lake formulas (documented cap)")
+    ap.add_argument("--topdownd", required=True)
+    ap.add_argument("--fakepmu", required=True)
+    ap.add_argument("--sysns", required=True)
+    ap.add_argument("--tables", required=True)
+    a = ap.parse_args()
+    a.fixture = os.path.abspath(a.fixture)
+    a.scenario = os.path.abspath(a.scenario)
+    import tempfile
+    a.tmp = tempfile.mkdtemp(prefix="parity.")
+    tables = Tables(a.tables)
+    only = set(cpulist(a.cpus)) if a.cpus else None
+
+    if a.events_from:
+        perf = perf_events_mode(a, tables)
+    else:
+        perf = perf_metrics_mode(a)
+    mine = topdownd_values(a)
+    import shutil
+    shutil.rmtree(a.tmp, ignore_errors=True)
+
+    bounds = phase_bounds(a.scenario)
+    mine_by_phase = {}
+    # The first interval of each tool includes its set-up: left out.
+    for window, vals in mine[1:]:
+        ph = phase_of(window, bounds)
+        if ph is not None:
+            mine_by_phase.setdefault(ph, []).append(vals)
+
+    worst = {"cpu": 0.0, "package": 0.0, "host": 0.0}
+    compared = {"cpu": 0, "package": 0, "host": 0}
+    clamps, errors = 0, []
+    for aggr, series in perf.items():
+        for window, pvals in series[1:]:
+            ph = phase_of(window, bounds)
+            if ph is None or ph not in mine_by_phase:
+                continue
+            for entity, pv in pvals.items():
+                if aggr == "cpu" and entity[0] != "cpu":
+                    continue
+                if aggr == "socket" and entity[0] != "package":
+                    continue
+                if aggr == "host" and entity[0] != "host":
+                    continue
+                if only is not None and entity[0] == "cpu" and entity[1] not in only:
+                    continue
+                for mv in mine_by_phase[ph]:
+                    got = mv.get(entity, "absent")
+                    where = "phase %d [%.2f, %.2f] s %s %s" % (ph, window[0], window[1],
+                                                               entity[0], entity[1])
+                    if pv is None:
+                        if got not in (None, "absent"):
+                            errors.append("%s: halted in perf, topdownd has %s" % (where, got))
+                        continue
+                    if not got or got == "absent":
+                        errors.append("%s: perf has values, topdownd none" % where)
+                        continue
+                    want = clamped(pv, a.icl)
+                    if any(abs(want[c] - pv[c]) > 2e-6 for c in want if c in pv):
+                        clamps += 1
+                    for cat, v in want.items():
+                        if cat not in got:
+                            errors.append("%s: no %s from topdownd" % (where, cat))
+                            continue
+                        d = abs(got[cat] - v)
+                        worst[entity[0]] = max(worst[entity[0]], d)
+                        compared[entity[0]] += 1
+                        if d > a.tol:
+                            errors.append("%s %s: perf %.4f (%.4f after the clamps), topdownd %.4f"
+                                          % (where, cat, pv[cat], v, got[cat]))
+    for kind in ("cpu", "package", "host"):
+        print("%-8s %5d values compared, largest difference %.4f pp" %
+              (kind, compared[kind], 100 * worst[kind]))
+    print("documented clamps acted on %d perf values" % clamps)
+    if sum(compared.values()) == 0:
+        errors.append("nothing compared")
+    for e in errors[:20]:
+        print("MISMATCH " + e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,395 @@
+"""Linux perf's metric expressions, evaluated from the table files.
+
+An independent reading of perf's MetricExpr language (tools/perf/util/expr.y
+and pmu-events/metric.py): numbers, event names with perf's escapes
+(topdown\\-fe\\-bound, cpu@INT_MISC.RECOVERY_CYCLES\\,cmask\\=1\\,edge@,
+cpu_core@INT_MISC.UOP_DROPPING@), literals such as #slots and #SMT_on,
+references to other metrics of the same file, + - * /, comparisons,
+"A if COND else B", min, max, d_ratio.  It shares no code with topdownd:
+tests use it as the oracle for what perf would print.
+
+    tables = Tables("reference/perf-tables")
+    m = tables.metrics("x86/sapphirerapids/spr-metrics.json")
+    value = m.evaluate("tma_frontend_bound", counts)
+
+Event names in `counts` are canonical: perf's name without the PMU
+prefix, with filter terms appended as ",cmask=1,edge=1" (the same scheme
+the fake PMU and topdownd's tables use); topdown-* events as the kernel
+names them.
+"""
+import json
+import os
+import re
+
+
+class ExprError(Exception):
+    pass
+
+
+def canonical_event(raw):
+    """perf's spelling of an event in an expression -> canonical name."""
+    name = raw.replace("\\", "")
+    m = re.match(r"^(?:cpu|cpu_core|cpu_atom)@(.*)@$", name)
+    if m:
+        name = m.group(1)
+    parts = name.split(",")
+    terms = []
+    for t in parts[1:]:
+        t = t.strip()
+        if "=" not in t:
+            t += "=1"
+        key, _, val = t.partition("=")
+        terms.append("%s=%d" % (key, int(val, 0)))
+    base = parts[0]
+    # The slots event: the kernel's "slots", perf's TOPDOWN.SLOTS.
+    if base in ("slots", "SLOTS"):
+        base = "TOPDOWN.SLOTS"
+    return ",".join([base] + terms)
+
+
+TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)
+  | (?P<at>(?:cpu|cpu_core|cpu_atom)@(?:[^@\\]|\\.)*@)
+  | (?P<lit>\#[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<name>(?:[A-Za-z_]|\\.)(?:[A-Za-z0-9_.:]|\\.)*)
+  | (?P<op><=|>=|==|[-+*/(),<>])
+""", re.X)
+
+
+def tokenize(text):
+    pos, out = 0, []
+    while pos < len(text):
+        m = TOKEN.match(text, pos)
+        if not m:
+            raise ExprError("cannot read %r at %d in %r" % (text[pos:pos + 10], pos, text))
+        pos = m.end()
+        kind = m.lastgroup
+        if kind == "ws":
+            continue
+        out.append((kind, m.group()))
+    out.append(("end", ""))
+    return out
+
+
+class Parser:
+    """Builds a tree: ("num", v), ("event", name), ("lit", name),
+    ("metric", name), ("op", op, a, b), ("neg", a), ("if", a, cond, b),
+    ("call", fn, [args])."""
+
+    FUNCS = ("min", "max", "d_ratio")
+
+    def __init__(self, text, metric_names):
+        self.toks = tokenize(text)
+        self.i = 0
+        self.metrics = metric_names
+        self.text = text
+
+    def peek(self):
+        return self.toks[self.i]
+
+    def take(self, value=None):
+        tok = self.toks[self.i]
+        if value is not None and tok[1] != value:
+            raise ExprError("expected %r, got %r in %r" % (value, tok[1], self.text))
+        self.i += 1
+        return tok
+
+    def parse(self):
+        tree = self.ternary()
+        if self.peek()[0] != "end":
+            raise ExprError("trailing %r in %r" % (self.peek()[1], self.text))
+        return tree
+
+    def ternary(self):
+        a = self.compare()
+        if self.peek() == ("name", "if"):
+            self.take()
+            cond = self.compare()
+            self.take("else")
+            b = self.ternary()
+            return ("if", a, cond, b)
+        return a
+
+    def compare(self):
+        a = self.additive()
+        while self.peek()[1] in ("<", ">", "<=", ">=", "=="):
+            op = self.take()[1]
+            a = ("op", op, a, self.additive())
+        return a
+
+    def additive(self):
+        a = self.term()
+        while self.peek()[1] in ("+", "-"):
+            op = self.take()[1]
+            a = ("op", op, a, self.term())
+        return a
+
+    def term(self):
+        a = self.unary()
+        while self.peek()[1] in ("*", "/"):
+            op = self.take()[1]
+            a = ("op", op, a, self.unary())
+        return a
+
+    def unary(self):
+        if self.peek()[1] == "-":
+            self.take()
+            return ("neg", self.unary())
+        return self.primary()
+
+    def primary(self):
+        kind, text = self.take()
+        if kind == "num":
+            return ("num", float(text))
+        if text == "(":
+            a = self.ternary()
+            self.take(")")
+            return a
+        if kind == "lit":
+            return ("lit", text)
+        if kind == "at":
+            return ("event", canonical_event(text))
+        if kind == "name":
+            if text in self.FUNCS and self.peek()[1] == "(":
+                self.take("(")
+                args = [self.ternary()]
+                while self.peek()[1] == ",":
+                    self.take()
+                    args.append(self.ternary())
+                self.take(")")
+                return ("call", text, args)
+            if text in self.metrics:
+                return ("metric", text)
+            return ("event", canonical_event(text))
+        raise ExprError("unexpected %r in %r" % (text, self.text))
+
+
+class Metrics:
+    """The metrics of one file (and one Unit, for hybrid tables), or of
+    the installed perf (from_perf_list)."""
+
+    def __init__(self, path, unit=None, expr=None):
+        self.path = path
+        self.trees = {}
+        self.expr = {}
+        if expr is not None:
+            self.expr = expr
+            return
+        with open(path) as f:
+            data = json.load(f)
+        for m in data:
+            if "MetricName" not in m or "MetricExpr" not in m:
+                continue
+            if unit is not None and m.get("Unit") not in (unit, None):
+                continue
+            self.expr[m["MetricName"]] = m["MetricExpr"]
+
+    @classmethod
+    def from_perf_list(cls, cpuid, unit=None, perf="perf"):
+        """The metrics the installed perf has for PERF_CPUID=cpuid, as
+        `perf list --details metric` prints them: a name line, an
+        optional description (naming the Unit on hybrid parts), the
+        expression in brackets."""
+        import subprocess
+        env = dict(os.environ, PERF_CPUID=cpuid)
+        out = subprocess.run([perf, "list", "--details", "metric"], env=env,
+                             capture_output=True, text=True).stdout.splitlines()
+        expr, i = {}, 0
+        while i < len(out):
+            m = re.match(r"^  (\S+)$", out[i])
+            i += 1
+            if not m:
+                continue
+            brackets = []
+            while i < len(out) and re.match(r"^\s+\[.*\]$", out[i]):
+                brackets.append(out[i].strip()[1:-1])
+                i += 1
+            if not brackets:
+                continue
+            desc = brackets[0] if len(brackets) > 1 else ""
+            u = re.search(r"Unit: (\S+)", desc)
+            if unit is not None and u and u.group(1) != unit:
+                continue
+            expr.setdefault(m.group(1), brackets[-1])
+        return cls("perf list (PERF_CPUID=%s)" % cpuid, expr=expr)
+
+    def tree(self, name):
+        if name not in self.trees:
+            if name not in self.expr:
+                raise ExprError("%s: no metric %s" % (self.path, name))
+            self.trees[name] = Parser(self.expr[name], self.expr).parse()
+        return self.trees[name]
+
+    def events(self, name, seen=None):
+        """Every event the metric reads, through the metrics it uses."""
+        out, seen = set(), seen if seen is not None else set()
+
+        def walk(t):
+            if t[0] == "event":
+                out.add(t[1])
+            elif t[0] == "metric" and t[1] not in seen:
+                seen.add(t[1])
+                out.update(self.events(t[1], seen))
+            elif t[0] == "op":
+                walk(t[2])
+                walk(t[3])
+            elif t[0] == "neg":
+                walk(t[1])
+            elif t[0] == "if":
+                walk(t[1])
+                walk(t[2])
+                walk(t[3])
+            elif t[0] == "call":
+                for a in t[2]:
+                    walk(a)
+        walk(self.tree(name))
+        return out
+
+    def evaluate(self, name, counts, literals=None):
+        literals = literals or {}
+
+        def ev(t):
+            kind = t[0]
+            if kind == "num":
+                return t[1]
+            if kind == "event":
+                if t[1] not in counts:
+                    raise ExprError("%s needs event %s" % (name, t[1]))
+                return float(counts[t[1]])
+            if kind == "lit":
+                if t[1] not in literals:
+                    raise ExprError("%s needs literal %s" % (name, t[1]))
+                return float(literals[t[1]])
+            if kind == "metric":
+                return self.evaluate(t[1], counts, literals)
+            if kind == "neg":
+                return -ev(t[1])
+            if kind == "if":
+                return ev(t[1]) if ev(t[2]) else ev(t[3])
+            if kind == "call":
+                args = [ev(a) for a in t[2]]
+                if t[1] == "min":
+                    return min(args)
+                if t[1] == "max":
+                    return max(args)
+                if t[1] == "d_ratio":
+                    return args[0] / args[1] if args[1] else 0.0
+            if kind == "op":
+                a, b = ev(t[2]), ev(t[3])
+                op = t[1]
+                if op == "+":
+                    return a + b
+                if op == "-":
+                    return a - b
+                if op == "*":
+                    return a * b
+                if op == "/":
+                    if b == 0:
+                        raise ZeroDivisionError("%s: division by zero" % name)
+                    return a / b
+                if op == "<":
+                    return float(a < b)
+                if op == ">":
+                    return float(a > b)
+                if op == "<=":
+                    return float(a <= b)
+                if op == ">=":
+                    return float(a >= b)
+                if op == "==":
+                    return float(a == b)
+            raise ExprError("cannot evaluate %r" % (t,))
+        return ev(self.tree(name))
+
+
+class Tables:
+    """reference/perf-tables: events (with perf's jevents encoding rules)
+    and metrics per directory."""
+
+    # tools/perf/pmu-events/jevents.py real_event(): these names are
+    # encoded by perf itself, whatever the JSON says.
+    JEVENTS_FIXED = {
+        "inst_retired.any": {"event": 0xc0},
+        "inst_retired.any_p": {"event": 0xc0},
+        "cpu_clk_unhalted.ref": {"event": 0x0, "umask": 0x03},
+        "cpu_clk_unhalted.thread": {"event": 0x3c},
+        "cpu_clk_unhalted.core": {"event": 0x3c},
+        "cpu_clk_unhalted.thread_any": {"event": 0x3c, "any": 1},
+    }
+
+    def __init__(self, root):
+        self.root = root
+        self._events = {}
+        self._metrics = {}
+
+    def path(self, rel):
+        return os.path.join(self.root, rel)
+
+    def metrics(self, rel, unit=None):
+        if (rel, unit) not in self._metrics:
+            self._metrics[(rel, unit)] = Metrics(self.path(rel), unit)
+        return self._metrics[(rel, unit)]
+
+    def events(self, directory):
+        """{(name, unit): (file, {"event":..., "umask":..., ...})} of a directory."""
+        if directory not in self._events:
+            self._events[directory] = self._load_events(directory)
+        return self._events[directory]
+
+    def _load_events(self, directory):
+        out = {}
+        d = self.path(directory)
+        for fname in sorted(os.listdir(d)):
+            if not fname.endswith(".json") or "metrics" in fname:
+                continue
+            with open(os.path.join(d, fname)) as f:
+                for e in json.load(f):
+                    if "EventName" not in e:
+                        continue
+                    out[(e["EventName"], e.get("Unit"))] = (fname, self.encoding(e))
+        return out
+
+    @classmethod
+    def encoding(cls, e):
+        fixed = cls.JEVENTS_FIXED.get(e["EventName"].lower())
+        if fixed is not None:
+            enc = {"event": 0, "umask": 0, "cmask": 0, "edge": 0, "inv": 0, "any": 0}
+            enc.update(fixed)
+            return enc
+
+        def num(key):
+            v = e.get(key)
+            return int(v.split(",")[0], 0) if v else 0
+        return {"event": num("EventCode"), "umask": num("UMask"),
+                "cmask": num("CounterMask"), "edge": num("EdgeDetect"),
+                "inv": num("Invert"), "any": num("AnyThread")}
+
+    def mapfile(self, arch="x86"):
+        rows = []
+        with open(self.path(arch + "/mapfile.csv")) as f:
+            for line in f:
+                if line.startswith("#") or line.startswith("Family-model"):
+                    continue
+                parts = line.strip().split(",")
+                if len(parts) >= 3:
+                    rows.append((parts[0], parts[2]))
+        return rows
+
+    def directory_of(self, cpuid, arch="x86"):
+        """The table directory perf picks for a CPUID string (first full
+        match in mapfile order)."""
+        for pattern, directory in self.mapfile(arch):
+            # POSIX character classes, as perf's regcomp() reads them.
+            pattern = pattern.replace("[:xdigit:]", "0-9A-Fa-f")
+            if re.fullmatch(pattern, cpuid):
+                return directory
+        return None
+
+
+def parse_terms(terms):
+    """"event=0xad,umask=0x10,cmask=1,edge=1" -> encoding dict."""
+    enc = {"event": 0, "umask": 0, "cmask": 0, "edge": 0, "inv": 0, "any": 0}
+    for t in terms.split(","):
+        key, _, val = t.partition("=")
+        enc[key] = int(val, 0) if val else 1
+    return enc

@@ -1,0 +1,145 @@
+/* uarch_dump: topdownd's per-microarchitecture tables and arithmetic, as
+ * JSON, for tests/oracle/uarch_check.py to check against perf's tables.
+ *
+ *   uarch_dump tables     every microarchitecture: models, events (perf's
+ *                         name, encoding terms, table), metrics
+ *   uarch_dump eval       one JSON object per stdin line
+ *                         {"uarch": ID, "level": L, "refine": B, "counts": {NAME: N}}
+ *                         -> {"slots": S, "frac": {CATEGORY: F}} or {"nodata": true} */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "tma.h"
+#include "uarch.h"
+
+static const char *const formulas_name[] = {
+	[UA_FORMULAS_GLC] = "glc", [UA_FORMULAS_ICL] = "icl", [UA_FORMULAS_METRICS] = "metrics",
+};
+
+static json_t *uarch_json(const struct uarch *ua)
+{
+	json_t *o = json_object(), *models = json_array(), *events = json_array(),
+	       *metrics = json_array();
+
+	json_object_set_new(o, "id", json_string(ua->id));
+	json_object_set_new(o, "name", json_string(ua->name));
+	json_object_set_new(o, "vendor", json_string(ua->vendor));
+	json_object_set_new(o, "family", json_integer(ua->family));
+	for (unsigned i = 0; i < ua->n_models; i++)
+		json_array_append_new(models, json_integer(ua->models[i]));
+	json_object_set_new(o, "models", models);
+	json_object_set_new(o, "pmu", ua->pmu ? json_string(ua->pmu) : json_null());
+	json_object_set_new(o, "formulas", json_string(formulas_name[ua->formulas]));
+	json_object_set_new(o, "max_level", json_integer(ua->max_level));
+	for (unsigned i = 0; i < ua->n_events; i++) {
+		const struct ua_event *e = &ua->events[i];
+
+		json_array_append_new(events,
+				      json_pack("{s:s, s:o, s:o, s:s, s:i, s:b}", "name", e->name,
+						"sysfs", e->sysfs ? json_string(e->sysfs) : json_null(),
+						"terms", e->terms ? json_string(e->terms) : json_null(),
+						"table", e->table, "level", e->level, "refine", e->refine));
+	}
+	json_object_set_new(o, "events", events);
+	for (unsigned i = 0; i < ua->n_metrics; i++) {
+		const struct ua_metric *m = &ua->metrics[i];
+
+		json_array_append_new(metrics,
+				      json_pack("{s:s, s:s, s:s, s:s}", "category", td_cat[m->cat].name,
+						"perf_name", m->perf_name, "expr", m->expr, "table", m->table));
+	}
+	json_object_set_new(o, "metrics", metrics);
+	return o;
+}
+
+static const struct uarch *find(const char *id)
+{
+	for (size_t i = 0; i < ua_count(); i++)
+		if (strcmp(ua_get(i)->id, id) == 0)
+			return ua_get(i);
+	if (strcmp(ua_metrics_only()->id, id) == 0)
+		return ua_metrics_only();
+	return NULL;
+}
+
+static int eval_line(const char *line)
+{
+	json_error_t err;
+	json_t *in = json_loads(line, 0, &err), *counts, *out, *frac;
+	const struct uarch *ua;
+	struct tma_model model;
+	struct tma_input input;
+	struct tma_result res;
+	const char *name;
+	json_t *v;
+	char *text;
+
+	if (!in) {
+		fprintf(stderr, "uarch_dump: bad input: %s\n", err.text);
+		return -1;
+	}
+	ua = find(json_string_value(json_object_get(in, "uarch")));
+	if (!ua) {
+		fprintf(stderr, "uarch_dump: unknown uarch\n");
+		return -1;
+	}
+	model = (struct tma_model){ .formulas = ua->formulas,
+				    .refine = json_is_true(json_object_get(in, "refine")),
+				    .level = (unsigned)json_integer_value(json_object_get(in, "level")) };
+	memset(&input, 0, sizeof(input));
+	counts = json_object_get(in, "counts");
+	json_object_foreach(counts, name, v) {
+		for (unsigned i = 0; i < ua->n_events; i++)
+			if (strcmp(ua->events[i].name, name) == 0)
+				input.v[ua->events[i].var] = json_number_value(v);
+	}
+	if (tma_compute(&model, &input, &res) < 0) {
+		out = json_pack("{s:b}", "nodata", 1);
+	} else {
+		frac = json_object();
+		for (int c = 0; c < TD_CAT_COUNT; c++)
+			json_object_set_new(frac, td_cat[c].name, json_real(res.frac[c]));
+		out = json_pack("{s:f, s:o}", "slots", res.slots, "frac", frac);
+	}
+	text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	printf("%s\n", text);
+	free(text);
+	json_decref(out);
+	json_decref(in);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "tables") == 0) {
+		json_t *all = json_array();
+		char *text;
+
+		for (size_t i = 0; i < ua_count(); i++)
+			json_array_append_new(all, uarch_json(ua_get(i)));
+		json_array_append_new(all, uarch_json(ua_metrics_only()));
+		text = json_dumps(all, JSON_INDENT(1));
+		printf("%s\n", text);
+		free(text);
+		json_decref(all);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "eval") == 0) {
+		char *line = NULL;
+		size_t cap = 0;
+
+		while (getline(&line, &cap, stdin) > 0) {
+			if (eval_line(line) < 0)
+				return 1;
+			fflush(stdout);
+		}
+		free(line);
+		return 0;
+	}
+	fprintf(stderr, "usage: uarch_dump tables | eval\n");
+	return 64;
+}
