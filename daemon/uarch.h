@@ -7,7 +7,7 @@
  * Every encoding and formula is taken from Linux perf's tables
  * (reference/perf-tables/, upstream files with their provenance); each
  * entry names the file and the event or metric it comes from, and
- * tests/unit/uarch-check checks every entry against those files.  Events
+ * tests/integration/12-uarch-tables.t checks every entry against those files.  Events
  * the kernel exposes in sysfs (slots, topdown-*) are read from there at
  * run time: that is the kernel's own encoding. */
 #ifndef TOPDOWND_UARCH_H
