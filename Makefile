@@ -5,7 +5,8 @@
 #   make demo       the same on the Sapphire Rapids fixture under the fake PMU
 #   make deps       install the missing Debian packages (a no-op when all are there)
 #   make check      deps, lint, unit + integration tests, then the same under
-#                   AddressSanitizer + UndefinedBehaviorSanitizer
+#                   AddressSanitizer + UndefinedBehaviorSanitizer, then the unit
+#                   tests and the threaded integration tests under ThreadSanitizer
 #   make bench      performance figures against SPEC.md's targets (not part of check)
 #   make fuzz       every libFuzzer harness, FUZZ_SECONDS each (default 60)
 #   make install    PREFIX, DESTDIR, SYSCONFDIR, UNITDIR are honoured
@@ -27,10 +28,15 @@ WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wcast-qual -Wformat=2 -Werror
 PKGS := libmicrohttpd libsystemd jansson inih zlib gnutls
 
-# SAN=1 builds everything under build/asan with ASan + UBSan.
+# SAN=1 builds everything under build/asan with ASan + UBSan, SAN=thread
+# under build/tsan with ThreadSanitizer.
 ifeq ($(SAN),1)
 BUILD := build/asan
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+TOPDOWND := $(BUILD)/topdownd
+else ifeq ($(SAN),thread)
+BUILD := build/tsan
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 TOPDOWND := $(BUILD)/topdownd
 else
 BUILD := build
@@ -59,6 +65,10 @@ FAKEPMU_TEST_SRCS := $(wildcard tests/fakepmu/test_*.c)
 FAKEPMU_TEST_BINS := $(patsubst tests/fakepmu/%.c,build/tests/fakepmu/%,$(FAKEPMU_TEST_SRCS))
 
 INTEGRATION_TESTS := $(sort $(wildcard tests/integration/*.t))
+# The ones that drive the threads (libmicrohttpd's, the workers, the
+# reaper) hard: run again under ThreadSanitizer.
+THREADED_TESTS := tests/integration/30-http.t tests/integration/70-security.t \
+	tests/integration/73-abuse-battery.t
 
 # Debian 12 packages: building, then testing (SPEC.md "Dependencies").
 DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-dev \
@@ -68,7 +78,7 @@ DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	man-db openssl linux-perf
 DEBS := $(DEB_BUILD) $(DEB_TEST)
 
-.PHONY: all run demo deps check check-tests check-unit check-integration \
+.PHONY: all run demo deps check check-tests check-threads check-unit check-integration \
 	lint bench fuzz install clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
@@ -150,6 +160,7 @@ check: deps
 	$(MAKE) lint
 	$(MAKE) check-tests
 	$(MAKE) SAN=1 check-tests
+	$(MAKE) SAN=thread check-threads
 
 check-tests: all $(UNIT_BINS) $(TOOL_BINS) $(FAKEPMU_TEST_BINS) check-unit check-integration
 
@@ -160,10 +171,16 @@ TEST_ENV = TOPDOWND=$(abspath $(TOPDOWND)) FAKEPMU=$(abspath $(FAKEPMU)) \
 	TESTBIN_DIR=$(abspath build/tests/fakepmu) FIXTURES=$(abspath tests/fixtures) \
 	TOOL_DIR=$(abspath $(BUILD)/tests/tools) PERF_TABLES=$(abspath reference/perf-tables) \
 	SAN=$(SAN) ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1
 
 check-integration: all $(TOOL_BINS) $(FAKEPMU_TEST_BINS)
 	$(TEST_ENV) prove -f $(INTEGRATION_TESTS)
+
+# Under SAN=thread: every unit test, and the threaded integration tests.
+check-threads: all $(UNIT_BINS) $(FAKEPMU_TEST_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $(TEST_ENV) $$t; done
+	$(TEST_ENV) prove -f $(THREADED_TESTS)
 
 # Benchmarks print figures; no test depends on timing.
 bench: deps all

@@ -37,15 +37,33 @@ struct cache_slot {
 struct auth_db {
 	size_t n_users;
 	struct user *users;
+	unsigned cost;             /* the highest in the file */
+	char dummy[HASH_LEN + 1];  /* bcrypt setting at that cost, random salt */
 	pthread_mutex_t lock; /* guards the cache */
 	uint8_t key[DIGEST_LEN];
 	struct cache_slot cache[CACHE_SLOTS];
 	unsigned next_slot;
 };
 
-/* The hash of a password nobody has, at htpasswd -B's default cost, to
- * spend about the same time on unknown users as on known ones. */
-static const char dummy_hash[] = "$2b$05$whp7XBC2VElElWZz4Wu.3.FeHKO3LH2t.RktGMv7d1S3pSaNNhzda";
+static unsigned cost_of(const char *hash)
+{
+	return (unsigned)((hash[4] - '0') * 10 + (hash[5] - '0'));
+}
+
+/* A salt of our own at the file's highest cost: checking an unknown user
+ * against it takes as long as the slowest known user, whoever asks. */
+static int make_dummy(struct auth_db *db)
+{
+	unsigned char rnd[16];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -EIO;
+	if (!crypt_gensalt_rn("$2b$", db->cost, (const char *)rnd, (int)sizeof(rnd), db->dummy,
+			      (int)sizeof(db->dummy)))
+		return -EINVAL;
+	explicit_bzero(rnd, sizeof(rnd));
+	return 0;
+}
 
 static bool is_bcrypt(const char *h)
 {
@@ -150,6 +168,8 @@ int auth_db_parse(const char *name, const char *text, size_t len, struct auth_db
 					goto next;
 				}
 			}
+			if (cost_of(u->hash) > db->cost)
+				db->cost = cost_of(u->hash);
 			db->n_users++;
 		}
 next:;
@@ -163,8 +183,17 @@ next:;
 		auth_db_free(db);
 		return -EINVAL;
 	}
+	if (make_dummy(db) < 0) {
+		auth_db_free(db);
+		return -EIO;
+	}
 	*ret = db;
 	return 0;
+}
+
+unsigned auth_db_cost(const struct auth_db *db)
+{
+	return db->cost;
 }
 
 int auth_db_load(const char *path, struct auth_db **ret, struct config_diag *diag)
@@ -256,15 +285,9 @@ static bool equal_ct(const char *a, const char *b, size_t len)
 	return diff == 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static bool verify(const char *password, const char *hash)
+/* bcrypt @password with @setting (a full hash, or only its salt part) and
+ * compare with @hash; the comparison covers all of it whatever it holds. */
+static bool verify(const char *password, const char *setting, const char *hash)
 {
 	struct crypt_data *data = calloc(1, sizeof(*data));
 	const char *out;
@@ -272,61 +295,74 @@ static bool verify(const char *password, const char *hash)
 
 	if (!data)
 		return false;
-	out = crypt_rn(password, hash, data, (int)sizeof(*data));
-	ok = out && strlen(out) == HASH_LEN && equal_ct(out, hash, HASH_LEN);
+	out = crypt_rn(password, setting, data, (int)sizeof(*data));
+	ok = out && hash && strlen(out) == HASH_LEN && equal_ct(out, hash, HASH_LEN);
 	explicit_bzero(data, sizeof(*data));
 	free(data);
 	return ok;
 }
 
-enum auth_result auth_check(struct auth_db *db, const char *authorization, bool *bcrypt)
+enum auth_result auth_lookup(struct auth_db *db, const char *authorization,
+			     struct auth_attempt *a)
 {
-	char user[AUTH_USER_MAX], pass[AUTH_PASSWORD_MAX], both[AUTH_USER_MAX + AUTH_PASSWORD_MAX + 1];
-	uint8_t digest[DIGEST_LEN];
-	const struct user *found = NULL;
-	enum auth_result result = AUTH_DENIED;
+	char both[AUTH_USER_MAX + AUTH_PASSWORD_MAX + 1];
 	uint64_t now = mono_ns();
 	bool hit = false;
 	size_t n;
 
-	*bcrypt = false;
 	if (!authorization)
 		return AUTH_MISSING;
-	if (auth_parse_header(authorization, user, sizeof(user), pass, sizeof(pass)) < 0)
+	if (auth_parse_header(authorization, a->user, sizeof(a->user), a->pass, sizeof(a->pass)) < 0)
 		return AUTH_MALFORMED;
-	n = (size_t)snprintf(both, sizeof(both), "%s:%s", user, pass);
-	if (gnutls_hmac_fast(GNUTLS_MAC_SHA256, db->key, sizeof(db->key), both, n, digest) < 0)
-		goto out;
-
+	n = (size_t)snprintf(both, sizeof(both), "%s:%s", a->user, a->pass);
+	if (gnutls_hmac_fast(GNUTLS_MAC_SHA256, db->key, sizeof(db->key), both, n, a->digest) < 0) {
+		explicit_bzero(both, sizeof(both));
+		explicit_bzero(a, sizeof(*a));
+		return AUTH_DENIED;
+	}
+	explicit_bzero(both, sizeof(both));
 	pthread_mutex_lock(&db->lock);
 	for (unsigned i = 0; i < CACHE_SLOTS; i++)
 		if (db->cache[i].expires_ns > now &&
-		    equal_ct((const char *)db->cache[i].digest, (const char *)digest, DIGEST_LEN))
+		    equal_ct((const char *)db->cache[i].digest, (const char *)a->digest, DIGEST_LEN))
 			hit = true;
 	pthread_mutex_unlock(&db->lock);
 	if (hit) {
-		result = AUTH_OK;
-		goto out;
+		explicit_bzero(a, sizeof(*a));
+		return AUTH_OK;
 	}
+	return AUTH_VERIFY;
+}
+
+enum auth_result auth_verify(struct auth_db *db, struct auth_attempt *a)
+{
+	const struct user *found = NULL;
+	enum auth_result result = AUTH_DENIED;
 
 	for (size_t i = 0; i < db->n_users; i++)
-		if (strcmp(db->users[i].name, user) == 0)
+		if (strcmp(db->users[i].name, a->user) == 0)
 			found = &db->users[i];
-	*bcrypt = true;
 	if (!found) {
-		verify(pass, dummy_hash);
-		goto out;
+		verify(a->pass, db->dummy, NULL);
+	} else if (verify(a->pass, found->hash, found->hash)) {
+		result = AUTH_OK;
+		pthread_mutex_lock(&db->lock);
+		memcpy(db->cache[db->next_slot].digest, a->digest, DIGEST_LEN);
+		db->cache[db->next_slot].expires_ns = mono_ns() + CACHE_TTL_NS;
+		db->next_slot = (db->next_slot + 1) % CACHE_SLOTS;
+		pthread_mutex_unlock(&db->lock);
 	}
-	if (!verify(pass, found->hash))
-		goto out;
-	result = AUTH_OK;
-	pthread_mutex_lock(&db->lock);
-	memcpy(db->cache[db->next_slot].digest, digest, DIGEST_LEN);
-	db->cache[db->next_slot].expires_ns = now + CACHE_TTL_NS;
-	db->next_slot = (db->next_slot + 1) % CACHE_SLOTS;
-	pthread_mutex_unlock(&db->lock);
-out:
-	explicit_bzero(pass, sizeof(pass));
-	explicit_bzero(both, sizeof(both));
+	explicit_bzero(a, sizeof(*a));
 	return result;
+}
+
+enum auth_result auth_check(struct auth_db *db, const char *authorization, bool *bcrypt)
+{
+	struct auth_attempt a;
+	enum auth_result r = auth_lookup(db, authorization, &a);
+
+	*bcrypt = r == AUTH_VERIFY;
+	if (r == AUTH_VERIFY)
+		r = auth_verify(db, &a);
+	return r;
 }

@@ -2,10 +2,14 @@
  * `htpasswd -B` writes them.
  *
  * The file and the Authorization header are parsed by pure functions.
- * Passwords are verified with crypt(3) (libxcrypt's bcrypt) and compared in
- * constant time; credentials that verified are remembered (as an HMAC under
- * a per-process random key, for a few minutes) so that a scrape every
- * second does not pay bcrypt each time.  Thread-safe. */
+ * Checking a request has a fast half and a slow half.  auth_lookup()
+ * parses the header and finds credentials that verified recently (kept as
+ * an HMAC under a per-process random key, for a few minutes), so that a
+ * scrape every second does not pay bcrypt each time.  auth_verify() runs
+ * bcrypt (crypt(3), libxcrypt) and compares in constant time; it is meant
+ * for a worker thread.  An unknown user is checked against a dummy hash at
+ * the highest cost in the file, so it takes as long as a known one and
+ * user names cannot be told apart by timing.  Thread-safe. */
 #ifndef TOPDOWND_AUTH_H
 #define TOPDOWND_AUTH_H
 
@@ -37,10 +41,26 @@ enum auth_result {
 	AUTH_MISSING,   /* no Authorization header */
 	AUTH_MALFORMED, /* not Basic, bad base64, no colon... */
 	AUTH_DENIED,    /* unknown user or wrong password */
+	AUTH_VERIFY,    /* not known yet: auth_verify() decides */
 };
 
-/* Checks an Authorization header value (NULL if absent).  *@bcrypt is set
- * when a bcrypt verification had to run (a cache miss). */
+/* What auth_verify() needs; wiped by it. */
+struct auth_attempt {
+	char user[AUTH_USER_MAX];
+	char pass[AUTH_PASSWORD_MAX];
+	unsigned char digest[32];
+};
+
+/* Parses an Authorization header value (NULL if absent) and looks the
+ * credentials up among those that verified recently: AUTH_OK, AUTH_MISSING,
+ * AUTH_MALFORMED, or AUTH_VERIFY with @attempt filled in.  Fast. */
+enum auth_result auth_lookup(struct auth_db *db, const char *authorization,
+			     struct auth_attempt *attempt);
+/* bcrypt: AUTH_OK (and remembered) or AUTH_DENIED.  Slow by design. */
+enum auth_result auth_verify(struct auth_db *db, struct auth_attempt *attempt);
+/* Both halves in one call; *@bcrypt says whether the slow one ran. */
 enum auth_result auth_check(struct auth_db *db, const char *authorization, bool *bcrypt);
+/* The bcrypt cost every failed check pays: the file's highest. */
+unsigned auth_db_cost(const struct auth_db *db);
 
 #endif

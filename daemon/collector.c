@@ -20,6 +20,10 @@
 		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 /* A failed CPU (permission, fd limit...) is tried again this often. */
 #define RETRY_NS (30 * UINT64_C(1000000000))
+/* Reads failing this many intervals in a row make a CPU failed (its group
+ * stays open and is read every interval; the first good read brings it
+ * back, its delta covering the whole gap). */
+#define READ_FAILURES_FAILED 3
 #define EINTR_RETRIES 3
 
 struct ccpu {
@@ -34,6 +38,7 @@ struct ccpu {
 	uint64_t prev[UA_EVENTS_MAX];
 	uint64_t prev_enabled[PLAN_GROUPS_MAX], prev_running[PLAN_GROUPS_MAX];
 	uint64_t retry_at_ns;
+	unsigned read_failures; /* in a row */
 	struct snap_counts counts;
 };
 
@@ -64,7 +69,9 @@ struct collector {
 	const struct plan *plan;
 	bool count_kernel;
 	uint64_t interval_ns;
-	unsigned fd_reserve;
+	unsigned fd_others_want, fd_others_min;
+	unsigned fd_budget; /* descriptors the groups may hold */
+	unsigned fds_open;
 
 	unsigned n_pmus;
 	struct cpmu pmus[PMU_CORE_MAX];
@@ -89,14 +96,6 @@ struct collector {
 
 static struct log_ratelimit read_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(1000000000), 10);
 static struct log_ratelimit open_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(1000000000), 10);
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- layout: CPUs to cores and packages ---- */
 
@@ -172,13 +171,15 @@ static long perf_event_open(struct perf_event_attr *attr, int cpu, int group_fd)
 
 static void close_group(struct collector *c, struct ccpu *cc)
 {
-	(void)c;
 	/* Members first, the leaders last, as perf does. */
 	for (int i = UA_EVENTS_MAX - 1; i >= 0; i--) {
-		if (cc->fd[i] >= 0)
+		if (cc->fd[i] >= 0) {
 			close(cc->fd[i]);
+			c->fds_open--;
+		}
 		cc->fd[i] = -1;
 	}
+	cc->read_failures = 0;
 }
 
 static const char *event_name(const struct cpmu *pm, unsigned pos)
@@ -194,6 +195,12 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 	const struct pmu_core *core = pm->pp->core;
 	int r;
 
+	/* Past the budget the descriptors belong to HTTP: as if the limit
+	 * were reached, without reaching it. */
+	if (c->fds_open + pm->n_events > c->fd_budget) {
+		*failed = 0;
+		return -EMFILE;
+	}
 	for (unsigned g = 0; g < pm->n_groups; g++) {
 		unsigned lead = pm->group_start[g];
 
@@ -222,6 +229,7 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 				return r;
 			}
 			cc->fd[i] = (int)fd;
+			c->fds_open++;
 			if (ioctl(cc->fd[i], PERF_EVENT_IOC_ID, &cc->id[i]) < 0) {
 				r = -errno;
 				*failed = i;
@@ -244,6 +252,14 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 	memset(cc->prev_enabled, 0, sizeof(cc->prev_enabled));
 	memset(cc->prev_running, 0, sizeof(cc->prev_running));
 	return 0;
+}
+
+/* A group that is open is read every interval: the CPU is monitored, or
+ * failed because its reads fail. */
+static bool group_open(const struct ccpu *cc)
+{
+	return cc->fd[0] >= 0 &&
+	       (cc->state == CPU_STATE_MONITORED || cc->state == CPU_STATE_FAILED);
 }
 
 /* n_waiting counts the CPUs worth revisiting: offline or failed. */
@@ -352,8 +368,9 @@ static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned fa
 			c->warned_fds = true;
 			getrlimit(RLIMIT_NOFILE, &rl);
 			log_error_errno(r, "Failed to open the TopDown group on CPU %d: %m. %u CPUs x %u events need "
-					"%u file descriptors, the limit is %llu: raise LimitNOFILE= (or ulimit -n)",
-					cc->cpu, n_monitor, n_events, n_monitor * n_events + c->fd_reserve,
+					"%u file descriptors and %u more are kept for HTTP and the daemon; the limit is %llu: "
+					"raise LimitNOFILE= (or ulimit -n)",
+					cc->cpu, n_monitor, n_events, n_monitor * n_events, c->fd_others_min,
 					(unsigned long long)rl.rlim_cur);
 		}
 		break;
@@ -408,36 +425,55 @@ static bool try_open(struct collector *c, struct ccpu *cc, uint64_t now)
 	return false;
 }
 
+/* Raises RLIMIT_NOFILE to what the groups and the rest of the daemon
+ * want and sets the groups' budget.  When the hard limit is too low and
+ * cannot be raised (that needs CAP_SYS_RESOURCE), the rest keeps its
+ * minimum and the groups get what is left. */
 static void raise_fd_limit(struct collector *c)
 {
-	rlim_t need = c->fd_reserve;
-	unsigned n_events = 0;
+	rlim_t perf = 0, want;
+	unsigned n_events = 0, n_monitor = 0;
 	struct rlimit rl;
 
 	for (unsigned i = 0; i < c->n_pmus; i++) {
-		need += (rlim_t)cpuset_count(&c->pmus[i].pp->monitor) * c->pmus[i].n_events;
+		unsigned n = cpuset_count(&c->pmus[i].pp->monitor);
+
+		perf += (rlim_t)n * c->pmus[i].n_events;
+		n_monitor += n;
 		if (c->pmus[i].n_events > n_events)
 			n_events = c->pmus[i].n_events;
 	}
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+	want = perf + c->fd_others_want;
+	c->fd_budget = (unsigned)perf;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return;
-	if (rl.rlim_max < need) {
-		struct rlimit want = { need, need };
+	if (rl.rlim_cur < want) {
+		struct rlimit raised = { want, rl.rlim_max > want ? rl.rlim_max : want };
 
-		/* Raising the hard limit needs CAP_SYS_RESOURCE; try. */
-		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+		/* A higher hard limit needs CAP_SYS_RESOURCE: try, then take
+		 * what the hard limit allows. */
+		if (setrlimit(RLIMIT_NOFILE, &raised) < 0) {
+			raised.rlim_cur = rl.rlim_max;
+			raised.rlim_max = rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &raised) < 0)
+				log_warning_errno(-errno, "Failed to raise RLIMIT_NOFILE to %llu: %m",
+						  (unsigned long long)raised.rlim_cur);
+		}
+		if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 			return;
-		log_warning("%llu file descriptors are needed (%u CPUs x up to %u events + %u) but the hard limit is %llu: "
-			    "some CPUs will not be monitored; raise LimitNOFILE= (or ulimit -Hn)",
-			    (unsigned long long)need, cpuset_count(&c->plan->monitor), n_events,
-			    c->fd_reserve, (unsigned long long)rl.rlim_max);
-		need = rl.rlim_max;
 	}
-	rl.rlim_cur = need;
-	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-		log_warning_errno(-errno, "Failed to raise RLIMIT_NOFILE to %llu: %m",
-				  (unsigned long long)need);
+	if (rl.rlim_cur >= want)
+		return;
+	c->fd_budget = rl.rlim_cur > c->fd_others_min + perf ? (unsigned)perf :
+		       rl.rlim_cur > c->fd_others_min ? (unsigned)(rl.rlim_cur - c->fd_others_min) : 0;
+	if (c->fd_budget < perf && n_events)
+		log_warning("RLIMIT_NOFILE is %llu and cannot be raised (raising the hard limit needs CAP_SYS_RESOURCE): "
+			    "%u of the %u CPUs to monitor fit (%u descriptors each), keeping %u for HTTP and the daemon. "
+			    "Set LimitNOFILE=%llu (or ulimit -n) to monitor every CPU",
+			    (unsigned long long)rl.rlim_cur, c->fd_budget / n_events, n_monitor, n_events,
+			    c->fd_others_min, (unsigned long long)want);
+	/* The CPUs left out say so in their state; the line above says why. */
+	c->warned_fds = c->fd_budget < perf;
 }
 
 /* Opens the groups of every selected, covered CPU that has none, falling
@@ -467,6 +503,11 @@ restart:
 		else
 			open_failed(c, cc, r, failed, now);
 	}
+}
+
+unsigned collector_fds(const struct collector *c)
+{
+	return c->fds_open;
 }
 
 int collector_start(struct collector *c)
@@ -581,7 +622,8 @@ static void went_offline(struct collector *c, struct ccpu *cc, uint64_t now)
 /* Reads group @g of @cc, adding its scaled deltas to @in; false when the
  * CPU has nothing to report this interval (the reason is counted). */
 static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_t now,
-		       struct tma_input *in, double *enabled_ns, double *running_ns)
+		       struct tma_input *in, double *enabled_ns, double *running_ns,
+		       bool *read_error)
 {
 	const struct cpmu *pm = &c->pmus[cc->pmu];
 	unsigned lead = pm->group_start[g], n = pm->group_start[g + 1] - lead;
@@ -596,6 +638,7 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	} while (r < 0 && errno == EINTR && ++tries < EINTR_RETRIES);
 	if (r < 0) {
 		c->errors[COLL_ERR_READ]++;
+		*read_error = true;
 		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, -errno,
 				"Failed to read the group of CPU %d: %m; skipping this interval for it",
 				cc->cpu);
@@ -609,6 +652,7 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	}
 	if ((size_t)r != want || b[0] != n) {
 		c->errors[COLL_ERR_SHORT_READ]++;
+		*read_error = true;
 		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
 				"Short read from the group of CPU %d (%zd of %zu bytes, %llu values); skipping this interval for it",
 				cc->cpu, r, want, (unsigned long long)b[0]);
@@ -636,6 +680,7 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 		/* The kernel returns the values in group order. */
 		if (id != cc->id[pos] || value < cc->prev[pos]) {
 			c->errors[COLL_ERR_SHORT_READ]++;
+			*read_error = true;
 			log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
 					"Unexpected values from the group of CPU %d; skipping this interval for it",
 					cc->cpu);
@@ -665,14 +710,14 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 	struct tma_input in;
 	struct tma_result res;
 	double enabled = 0, running_share = 1;
-	bool ok = true;
+	bool ok = true, read_error = false;
 
 	memset(&cc->counts.last, 0, sizeof(cc->counts.last));
 	memset(&in, 0, sizeof(in));
-	for (unsigned g = 0; g < pm->n_groups && cc->state == CPU_STATE_MONITORED; g++) {
+	for (unsigned g = 0; g < pm->n_groups && group_open(cc); g++) {
 		double e = 0, r = 0;
 
-		if (!read_group(c, cc, g, now, &in, &e, &r)) {
+		if (!read_group(c, cc, g, now, &in, &e, &r, &read_error)) {
 			ok = false;
 			if (e <= 0)
 				continue;
@@ -683,8 +728,23 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 		if (e > 0 && r / e < running_share)
 			running_share = r / e;
 	}
-	if (cc->state != CPU_STATE_MONITORED)
+	if (!group_open(cc))
 		return;
+	if (read_error) {
+		if (++cc->read_failures == READ_FAILURES_FAILED) {
+			set_state(c, cc, CPU_STATE_FAILED);
+			log_warning("Reads of the group of CPU %d failed %u intervals in a row: CPU %d is failed "
+				    "until a read works again (it is read every interval)",
+				    cc->cpu, READ_FAILURES_FAILED, cc->cpu);
+		}
+		return;
+	}
+	if (cc->read_failures >= READ_FAILURES_FAILED && cc->state == CPU_STATE_FAILED) {
+		set_state(c, cc, CPU_STATE_MONITORED);
+		log_info("Reads of the group of CPU %d work again after %u failed intervals; monitoring it",
+			 cc->cpu, cc->read_failures);
+	}
+	cc->read_failures = 0;
 	cc->counts.last[TD_C_ENABLED] = enabled;
 	cc->counts.last[TD_C_RUNNING] = enabled * running_share;
 	/* Slots weigh each fraction: the categories then partition the slots
@@ -718,7 +778,7 @@ static void revisit_waiting(struct collector *c, uint64_t now)
 				relayout = true;
 			if (try_open(c, cc, now))
 				log_info("CPU %d is online; monitoring it again", cc->cpu);
-		} else if (cc->state == CPU_STATE_FAILED && now >= cc->retry_at_ns) {
+		} else if (cc->state == CPU_STATE_FAILED && cc->fd[0] < 0 && now >= cc->retry_at_ns) {
 			if (try_open(c, cc, now))
 				log_info("CPU %d: TopDown group opened after an earlier failure", cc->cpu);
 		}
@@ -734,7 +794,7 @@ void collector_collect(struct collector *c, uint64_t now_ns)
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 
-		if (cc->state == CPU_STATE_MONITORED)
+		if (group_open(cc))
 			read_cpu(c, cc, now_ns);
 		else
 			memset(&cc->counts.last, 0, sizeof(cc->counts.last));
@@ -765,7 +825,8 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->plan = p->plan;
 	c->count_kernel = p->count_kernel;
 	c->interval_ns = p->interval_ns;
-	c->fd_reserve = p->fd_reserve;
+	c->fd_others_want = p->fd_others_want;
+	c->fd_others_min = p->fd_others_min;
 
 	/* Every possible CPU, selected or not: a reload may select it, and a
 	 * CPU deselected by a reload keeps its totals in the aggregates. */

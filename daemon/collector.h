@@ -27,7 +27,10 @@ struct collector_params {
 	const struct plan *plan;
 	bool count_kernel;
 	uint64_t interval_ns;
-	unsigned fd_reserve;        /* descriptors to keep for everything else */
+	/* Descriptors for everything but the perf groups (HTTP connections,
+	 * the daemon's own): what it would like, and what it must keep even
+	 * when RLIMIT_NOFILE cannot be raised far enough for every CPU. */
+	unsigned fd_others_want, fd_others_min;
 };
 
 struct collector;
@@ -37,9 +40,14 @@ int collector_new(const struct collector_params *params, struct collector **ret)
 void collector_free(struct collector *c);
 
 /* Raises RLIMIT_NOFILE and opens the groups, falling back to model
- * hardware on a core PMU whose refinement events are refused.  Per-CPU
- * failures are logged and recorded, not returned: returns 0 or -ENOMEM. */
+ * hardware on a core PMU whose refinement events are refused.  When the
+ * limit cannot be raised enough, opens as many groups as leave
+ * fd_others_min descriptors free, says so once with the numbers, and
+ * marks the other CPUs failed.  Per-CPU failures are logged and recorded,
+ * not returned: returns 0 or -ENOMEM. */
 int collector_start(struct collector *c);
+/* Descriptors the perf groups hold now. */
+unsigned collector_fds(const struct collector *c);
 
 /* Takes a new plan (SIGHUP): groups whose composition does not change stay
  * open; CPUs no longer selected keep their totals, so cores, packages and

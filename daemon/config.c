@@ -67,7 +67,7 @@ static const struct key_desc keys[] = {
 	{ "http", "tls_key", KEY_PATH, OFF(tls_key), 0, 0, NULL, "" },
 	{ "http", "tls_client_ca", KEY_PATH, OFF(tls_client_ca), 0, 0, NULL, "" },
 	{ "http", "basic_auth_file", KEY_PATH, OFF(basic_auth_file), 0, 0, NULL, "" },
-	{ "http", "max_connections", KEY_UINT, OFF(max_connections), 1, 65536, NULL, "64" },
+	{ "http", "max_connections", KEY_UINT, OFF(max_connections), 1, 65536, NULL, "4096" },
 	{ "http", "timeout", KEY_DURATION, OFF(timeout_ns), 1 * SEC, 3600 * SEC, NULL, "10s" },
 	{ "log", "level", KEY_CHOICE, OFF(log_level), 0, 0, log_choices, "info" },
 };

@@ -5,7 +5,7 @@
 #include <string.h>
 
 const unsigned expo_http_codes[EXPO_CODE_COUNT] = {
-	200, 400, 401, 403, 404, 405, 406, 408, 413, 414, 431, 500, 503, 0,
+	200, 400, 401, 403, 404, 405, 406, 408, 413, 414, 429, 431, 500, 503, 0,
 };
 
 const char *const expo_endpoint_name[EXPO_EP_COUNT] = {
@@ -23,6 +23,10 @@ const char *const expo_reject_name[EXPO_REJ_COUNT] = {
 	[EXPO_REJ_NOT_FOUND] = "not_found",
 	[EXPO_REJ_BAD_REQUEST] = "bad_request",
 	[EXPO_REJ_TOO_LARGE] = "too_large",
+	[EXPO_REJ_THROTTLED] = "throttled",
+	[EXPO_REJ_BUSY] = "busy",
+	[EXPO_REJ_TIMEOUT] = "timeout",
+	[EXPO_REJ_CLIENT_LIMIT] = "client_limit",
 };
 
 unsigned expo_http_code_index(unsigned code)
@@ -409,7 +413,7 @@ static void http_families(struct render *r)
 		}
 	}
 	family(r, "topdown_http_rejected_total", "counter",
-	       "HTTP requests refused, by reason: unauthorized, method, not_found, bad_request, too_large.");
+	       "HTTP requests and connections refused, by reason: unauthorized, method, not_found, bad_request, too_large, throttled (429, password guessing), busy (503, workers saturated), timeout (no complete request head in time), client_limit (one client's share of connections used up).");
 	for (int k = 0; k < EXPO_REJ_COUNT; k++) {
 		buf_puts(b, "topdown_http_rejected_total{reason=\"");
 		buf_puts(b, expo_reject_name[k]);
@@ -417,6 +421,10 @@ static void http_families(struct render *r)
 		buf_u64(b, h->rejected[k]);
 		buf_putc(b, '\n');
 	}
+	family(r, "topdown_http_connections", "gauge", "HTTP connections open now.");
+	buf_puts(b, "topdown_http_connections ");
+	buf_u64(b, h->connections);
+	buf_putc(b, '\n');
 	if (!h->auth)
 		return;
 	family(r, "topdown_http_password_checks_total", "counter",

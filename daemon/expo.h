@@ -38,10 +38,14 @@ enum expo_reject {
 	EXPO_REJ_NOT_FOUND,
 	EXPO_REJ_BAD_REQUEST,
 	EXPO_REJ_TOO_LARGE,
+	EXPO_REJ_THROTTLED,    /* 429: a client guessing passwords */
+	EXPO_REJ_BUSY,         /* 503: the workers' queue is full */
+	EXPO_REJ_TIMEOUT,      /* no complete request head by the deadline */
+	EXPO_REJ_CLIENT_LIMIT, /* one client's share of connections is used up */
 	EXPO_REJ_COUNT,
 };
 
-#define EXPO_CODE_COUNT 14
+#define EXPO_CODE_COUNT 15
 extern const unsigned expo_http_codes[EXPO_CODE_COUNT]; /* the last is "other" (0) */
 extern const char *const expo_endpoint_name[EXPO_EP_COUNT];
 extern const char *const expo_reject_name[EXPO_REJ_COUNT];
@@ -50,6 +54,7 @@ struct expo_http {
 	uint64_t requests[EXPO_EP_COUNT][EXPO_CODE_COUNT];
 	uint64_t rejected[EXPO_REJ_COUNT];
 	uint64_t password_checks;
+	unsigned connections;  /* open now */
 	bool auth; /* basic auth on: export password_checks */
 };
 

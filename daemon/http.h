@@ -1,12 +1,22 @@
 /* http: the HTTP server (libmicrohttpd) and its endpoints: /metrics,
  * /api/v1/topdown, /, /-/healthy, /-/ready.
  *
- * One libmicrohttpd daemon per listening socket, each with its own epoll
- * thread, reading snapshots from the ring: a scrape never waits for
- * collection, collection never waits for a scrape.  /metrics is rendered at
- * most once per interval, format and encoding, then served from that
- * buffer to every client.  The sockets belong to the caller: they stay
- * open across http_free (reload, socket activation). */
+ * One libmicrohttpd daemon per listening socket, each with one thread that
+ * only moves bytes and routes requests: epoll for plain HTTP; poll for
+ * HTTPS, because libmicrohttpd 0.9.75's epoll loop spins on a TLS
+ * handshake that stalls halfway (MHD_run_tls_handshake_ leaves the
+ * connection marked read-ready on GNUTLS_E_AGAIN).  Slow work goes to
+ * worker pools while the connection is suspended: password checks (one
+ * pool, with a per-client throttle) and rendering (another), so no client
+ * waits for another's.  Every connection has a deadline for its request
+ * head (conns.h), and each client a share of the connections.
+ *
+ * Snapshots are read from the ring: a scrape never waits for collection,
+ * collection never waits for a scrape.  A reload swaps the settings
+ * (authentication, certificates, labels, timeout) under live connections;
+ * only a change of HTTPS on or off or of the connection limit needs a new
+ * server.  The sockets belong to the caller: they stay open across
+ * http_free. */
 #ifndef TOPDOWND_HTTP_H
 #define TOPDOWND_HTTP_H
 
@@ -22,8 +32,8 @@
 #include "snapshot.h"
 #include "tls.h"
 
-/* Request accounting.  Owned by the caller so it outlives a reload (a new
- * server replaces the old one): counters never go back. */
+/* Request accounting.  Owned by the caller so it outlives a server that
+ * a reload replaces: counters never go back. */
 struct http_stats {
 	_Atomic uint64_t requests[EXPO_EP_COUNT][EXPO_CODE_COUNT];
 	_Atomic uint64_t rejected[EXPO_REJ_COUNT];
@@ -39,22 +49,30 @@ struct http_params {
 	const char *hostname;
 	const int *fds;
 	size_t n_fds;
+	unsigned max_connections;       /* per listening socket */
+	struct http_stats *stats;
+	/* What a reload can change under live connections. */
 	enum config_granularity granularity;
 	bool ratios;
-	unsigned max_connections;
 	unsigned timeout_s;
-	const struct tls_material *tls; /* NULL: plain HTTP */
+	struct tls_material *tls;       /* NULL: plain HTTP */
 	struct auth_db *auth;           /* NULL: no authentication */
-	struct http_stats *stats;
 };
 
 struct http;
 
+/* Takes @params->tls and ->auth over, also when it fails. */
 int http_new(const struct http_params *params, struct http **ret);
-/* Stops accepting (another server may take the sockets over) and waits at
- * most @ms for the requests in flight to complete. */
-void http_drain(struct http *http, unsigned ms);
+/* A reload.  Takes @params->tls and ->auth over and returns 0; or, when
+ * only a new server can apply it (HTTPS turned on or off, another
+ * connection limit), takes nothing and returns -EAGAIN. */
+int http_update(struct http *h, const struct http_params *params);
+/* Stops accepting (a new server has the sockets) and, in the background,
+ * gives the requests in flight half a second, then stops and frees @h. */
+void http_retire(struct http *h);
+/* Waits until every server given to http_retire() is gone. */
+void http_retired_wait(void);
 /* Stops serving, closing any connection left; the sockets stay open. */
-void http_free(struct http *http);
+void http_free(struct http *h);
 
 #endif

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
+
 static _Atomic int current_level = LOG_LEVEL_INFO;
 static _Atomic bool journal_format;
 
@@ -123,38 +125,35 @@ int log_internal(enum log_level level, int error, const char *fmt, ...)
 	return error;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int log_ratelimited(struct log_ratelimit *rl, enum log_level level, int error,
 		    const char *fmt, ...)
 {
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
+	unsigned dropped = 0;
+	bool print;
 	va_list ap;
 
 	if (!log_level_enabled(level))
 		return error;
+	pthread_mutex_lock(&rl->lock);
 	if (rl->begin_ns == 0 || now - rl->begin_ns >= rl->interval_ns) {
-		if (rl->suppressed > 0)
-			log_internal(level, 0,
-				     "(%u similar messages suppressed)",
-				     rl->suppressed);
+		dropped = rl->suppressed;
 		rl->begin_ns = now;
 		rl->printed = 0;
 		rl->suppressed = 0;
 	}
-	if (rl->printed >= rl->burst) {
+	print = rl->printed < rl->burst;
+	if (print)
+		rl->printed++;
+	else
 		rl->suppressed++;
-		return error;
+	pthread_mutex_unlock(&rl->lock);
+	if (dropped > 0)
+		log_internal(level, 0, "(%u similar messages suppressed)", dropped);
+	if (print) {
+		va_start(ap, fmt);
+		vlog(level, error, fmt, ap);
+		va_end(ap);
 	}
-	rl->printed++;
-	va_start(ap, fmt);
-	vlog(level, error, fmt, ap);
-	va_end(ap);
 	return error;
 }

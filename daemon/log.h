@@ -6,6 +6,7 @@
 #ifndef TOPDOWND_LOG_H
 #define TOPDOWND_LOG_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,17 +42,20 @@ int log_internal(enum log_level level, int error, const char *fmt, ...)
 
 /* Rate limiting for messages that can repeat every interval: at most
  * @burst messages per @interval_ns; the first message after a suppressed
- * run says how many were dropped. */
+ * run says how many were dropped.  A limiter may be shared by threads
+ * (libmicrohttpd's, the collection): its state is guarded by @lock, which
+ * is never held while writing. */
 struct log_ratelimit {
 	uint64_t interval_ns;
 	unsigned burst;
+	pthread_mutex_t lock;
 	uint64_t begin_ns;
 	unsigned printed;
 	unsigned suppressed;
 };
 
 #define LOG_RATELIMIT_INIT(interval, n) \
-	{ .interval_ns = (interval), .burst = (n) }
+	{ .interval_ns = (interval), .burst = (n), .lock = PTHREAD_MUTEX_INITIALIZER }
 
 int log_ratelimited(struct log_ratelimit *rl, enum log_level level, int error,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));

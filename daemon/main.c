@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -127,15 +128,18 @@ struct app {
 	struct plan plan;
 	struct collector *collector;
 	struct snapring *ring;
-	struct tls_material *tls;
+	struct tls_material *tls;   /* until the HTTP server takes them */
 	struct auth_db *auth;
+	bool https;
 	struct http_stats http_stats;
 	struct http *http;
+	unsigned http_connections;  /* per listening socket, within RLIMIT_NOFILE */
 	int listen_fds[CONFIG_LISTEN_MAX * 4];
 	size_t n_listen_fds;
 	bool socket_activated;
 	char hostname[256];
 	int epoll_fd, timer_fd, signal_fd, watchdog_fd;
+	uint64_t last_tick_ns;      /* when the interval timer last fired */
 	char status[640];
 	char reload_error[400]; /* why the last reload failed, until one works */
 	uint64_t status_at_ns;
@@ -144,16 +148,13 @@ struct app {
 /* STATUS= is refreshed at most this often, and only when it changes. */
 #define STATUS_EVERY_NS (10 * NSEC_PER_SEC)
 
-/* Descriptors kept for everything but the perf groups. */
-#define FD_RESERVE 256
-
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
+/* Descriptors the daemon holds besides perf groups and HTTP connections
+ * (stdio, the event loop, listening sockets, libmicrohttpd's and the
+ * workers' pipes, the journal, files read on reload), with room to spare. */
+#define FD_INTERNAL 64
+/* HTTP connections kept per listening socket even when RLIMIT_NOFILE is
+ * too low for every CPU: scraping keeps working. */
+#define HTTP_MIN_CONNECTIONS 64
 
 /* Discovery, topology, plan: what both --probe and a run need. */
 static int app_discover(struct app *app)
@@ -183,7 +184,11 @@ static int app_start_collection(struct app *app)
 		.plan = &app->plan,
 		.count_kernel = app->cfg.count_kernel,
 		.interval_ns = app->cfg.interval_ns,
-		.fd_reserve = FD_RESERVE + (unsigned)app->cfg.max_connections,
+		.fd_others_want = FD_INTERNAL + (unsigned)app->cfg.max_connections *
+						(unsigned)app->n_listen_fds,
+		.fd_others_min = FD_INTERNAL + (app->cfg.max_connections < HTTP_MIN_CONNECTIONS ?
+						(unsigned)app->cfg.max_connections : HTTP_MIN_CONNECTIONS) *
+					       (unsigned)app->n_listen_fds,
 	};
 	int r;
 
@@ -236,7 +241,31 @@ static int app_listen(struct app *app)
 	return 0;
 }
 
-static void http_params_of(struct app *app, const struct config *cfg, const struct tls_material *tls,
+/* HTTP connections per listening socket: [http] max_connections, or
+ * fewer when RLIMIT_NOFILE leaves less room beside the perf groups. */
+static unsigned http_connections(const struct app *app, unsigned want)
+{
+	rlim_t used = collector_fds(app->collector) + FD_INTERNAL, room;
+	struct rlimit rl;
+
+	if (app->n_listen_fds == 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return want;
+	room = rl.rlim_cur > used ? (rl.rlim_cur - used) / app->n_listen_fds : 0;
+	if (room >= want)
+		return want;
+	if (room == 0)
+		room = 1;
+	log_warning("RLIMIT_NOFILE is %llu: the perf groups hold %u descriptors, which leaves room for %llu HTTP "
+		    "connections per listening socket, not the %u of [http] max_connections; raise LimitNOFILE= "
+		    "(or ulimit -n) to %llu",
+		    (unsigned long long)rl.rlim_cur, collector_fds(app->collector),
+		    (unsigned long long)room, want,
+		    (unsigned long long)(used + (rlim_t)want * app->n_listen_fds));
+	return (unsigned)room;
+}
+
+/* Hands @tls and @auth over to the HTTP server with the parameters. */
+static void http_params_of(struct app *app, const struct config *cfg, struct tls_material *tls,
 			   struct auth_db *auth, struct http_params *params)
 {
 	*params = (struct http_params){
@@ -249,7 +278,7 @@ static void http_params_of(struct app *app, const struct config *cfg, const stru
 		.n_fds = app->n_listen_fds,
 		.granularity = cfg->granularity,
 		.ratios = cfg->ratios,
-		.max_connections = (unsigned)cfg->max_connections,
+		.max_connections = http_connections(app, (unsigned)cfg->max_connections),
 		.timeout_s = (unsigned)((cfg->timeout_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC),
 	};
 }
@@ -259,14 +288,18 @@ static int app_start_http(struct app *app)
 	struct http_params params;
 	int r;
 
+	app->https = app->tls != NULL;
 	http_params_of(app, &app->cfg, app->tls, app->auth, &params);
+	app->tls = NULL;
+	app->auth = NULL;
+	app->http_connections = params.max_connections;
 	r = http_new(&params, &app->http);
 	if (r < 0)
 		return log_error_errno(r, "Failed to start the HTTP server: %m");
 	for (size_t i = 0; i < app->n_listen_fds; i++) {
 		char url[400];
 
-		listen_url(app->listen_fds[i], app->tls ? "https" : "http", url, sizeof(url));
+		listen_url(app->listen_fds[i], app->https ? "https" : "http", url, sizeof(url));
 		log_info("Listening on %s", url);
 	}
 	return 0;
@@ -275,6 +308,7 @@ static int app_start_http(struct app *app)
 static void app_free(struct app *app)
 {
 	http_free(app->http);
+	http_retired_wait();
 	auth_db_free(app->auth);
 	tls_material_free(app->tls);
 	for (size_t i = 0; i < app->n_listen_fds; i++)
@@ -351,7 +385,7 @@ static int run_once(struct app *app)
 	if (app->plan.usable)
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 			;
-	collector_collect(app->collector, mono_now());
+	collector_collect(app->collector, mono_ns());
 	app_publish(app);
 	snap = snapring_acquire(app->ring);
 	print_interval(app, snap, false);
@@ -381,7 +415,7 @@ static int run_watch(struct app *app)
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		return log_error_errno(-errno, "Failed to create a signalfd: %m"), EXIT_RUNTIME;
-	start = deadline = mono_now();
+	start = deadline = mono_ns();
 	for (uint64_t n = 0; !app->cli->count || n < app->cli->count; n++) {
 		struct timespec ts;
 		struct signalfd_siginfo si;
@@ -395,7 +429,7 @@ static int run_watch(struct app *app)
 			;
 		if (read(sfd, &si, sizeof(si)) == sizeof(si))
 			break;
-		collector_collect(app->collector, mono_now());
+		collector_collect(app->collector, mono_ns());
 		app_publish(app);
 		snap = snapring_acquire(app->ring);
 		if (tty)
@@ -403,7 +437,7 @@ static int run_watch(struct app *app)
 		else if (n > 0 && !app->cli->json)
 			fputc('\n', stdout);
 		if (!app->cli->json)
-			printf("# %.3f s\n", (double)(mono_now() - start) / 1e9);
+			printf("# %.3f s\n", (double)(deadline - start) / 1e9);
 		print_interval(app, snap, true);
 		snapring_release(app->ring, snap);
 	}
@@ -411,9 +445,9 @@ static int run_watch(struct app *app)
 	return EXIT_SUCCESS;
 }
 
-static int arm_periodic(int fd, uint64_t period_ns)
+/* Fires first at @first (CLOCK_MONOTONIC), then every @period_ns. */
+static int arm_periodic_at(int fd, uint64_t first, uint64_t period_ns)
 {
-	uint64_t first = mono_now() + period_ns;
 	struct itimerspec its = {
 		.it_value = { (time_t)(first / NSEC_PER_SEC), (long)(first % NSEC_PER_SEC) },
 		.it_interval = { (time_t)(period_ns / NSEC_PER_SEC), (long)(period_ns % NSEC_PER_SEC) },
@@ -421,6 +455,31 @@ static int arm_periodic(int fd, uint64_t period_ns)
 
 	/* Absolute deadlines: a slow interval does not shift the next ones. */
 	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ? -errno : 0;
+}
+
+static int arm_periodic(int fd, uint64_t period_ns)
+{
+	return arm_periodic_at(fd, mono_ns() + period_ns, period_ns);
+}
+
+/* A new interval keeps the schedule: the next collection comes at the
+ * earlier of the one already due and the last one plus the new interval,
+ * so reloads in a row (even every fraction of an interval) never hold
+ * collection back. */
+static int rearm_interval(struct app *app, uint64_t period_ns)
+{
+	struct itimerspec cur;
+	uint64_t now = mono_ns(), due, next;
+
+	if (timerfd_gettime(app->timer_fd, &cur) < 0)
+		return -errno;
+	due = now + (uint64_t)cur.it_value.tv_sec * NSEC_PER_SEC + (uint64_t)cur.it_value.tv_nsec;
+	next = (app->last_tick_ns ? app->last_tick_ns : now) + period_ns;
+	if (due < next && (cur.it_value.tv_sec || cur.it_value.tv_nsec))
+		next = due;
+	if (next <= now)
+		next = now + 1; /* overdue: at once (0 would disarm) */
+	return arm_periodic_at(app->timer_fd, next, period_ns);
 }
 
 static int watch(struct app *app, int fd)
@@ -516,7 +575,7 @@ static void update_status(struct app *app, uint64_t now)
 /* READY=1 with the current status (start, end of a reload). */
 static void notify_ready(struct app *app)
 {
-	app->status_at_ns = mono_now();
+	app->status_at_ns = mono_ns();
 	app_status(app, app->status, sizeof(app->status));
 	sd_glue_ready(app->status);
 }
@@ -529,7 +588,8 @@ static void on_timer(struct app *app)
 	 * the whole time since the previous one. */
 	if (read(app->timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
-	now = mono_now();
+	now = mono_ns();
+	app->last_tick_ns = now;
 	collector_collect(app->collector, now);
 	app_publish(app);
 	update_status(app, now);
@@ -550,16 +610,43 @@ static bool same_listen(const struct config *a, const struct config *b)
 	return true;
 }
 
+/* The HTTP side of a reload: the running server takes the new settings
+ * under its live connections, or, when only a new server can apply them,
+ * a new one takes the sockets and the old one retires in the background. */
+static int reload_http(struct app *app, const struct config *cfg, struct tls_material *tls,
+		       struct auth_db *auth)
+{
+	struct http_params params;
+	struct http *http;
+	bool https = tls != NULL;
+	int r;
+
+	http_params_of(app, cfg, tls, auth, &params);
+	r = http_update(app->http, &params);
+	if (r != -EAGAIN)
+		return r;
+	log_info("%s: starting a new HTTP server; open connections are closed",
+		 https != app->https ? (https ? "HTTPS turned on" : "HTTPS turned off")
+				     : "the connection limit changed");
+	r = http_new(&params, &http);
+	if (r < 0)
+		return r;
+	http_retire(app->http);
+	app->http = http;
+	app->https = https;
+	app->http_connections = params.max_connections;
+	return 0;
+}
+
 /* SIGHUP: a bad file changes nothing; a good one takes effect at once
- * without touching the listening sockets, and counters carry on. */
+ * without touching the listening sockets, and counters carry on.
+ * Nothing here waits: collection keeps its schedule. */
 static void reload(struct app *app)
 {
 	struct tls_material *tls;
 	struct config_diag diag;
-	struct http_params params;
 	struct auth_db *auth;
 	struct config cfg;
-	struct http *http;
 	int r;
 
 	sd_glue_reloading();
@@ -576,30 +663,15 @@ static void reload(struct app *app)
 	}
 	if (!app->socket_activated && !same_listen(&cfg, &app->cfg))
 		log_warning("[http] listen changed: restart topdownd to listen on the new addresses");
-
-	http_params_of(app, &cfg, tls, auth, &params);
-	r = http_new(&params, &http);
+	r = reload_http(app, &cfg, tls, auth);
 	if (r < 0) {
-		log_error_errno(r, "Failed to restart the HTTP server: %m");
+		log_error_errno(r, "Failed to apply the HTTP settings: %m");
 		str_printf(app->reload_error, sizeof(app->reload_error), "the HTTP server could not restart");
-		auth_db_free(auth);
-		tls_material_free(tls);
 		goto failed;
 	}
-	/* Both accept until the old one is quiesced; requests in flight on
-	 * the old one get a moment to finish.  Idle keep-alive connections
-	 * are closed: clients reconnect. */
-	http_drain(app->http, 500);
-	http_free(app->http);
-	app->http = http;
-	auth_db_free(app->auth);
-	tls_material_free(app->tls);
-	app->auth = auth;
-	app->tls = tls;
-
 	log_set_level(cfg.log_level);
 	if (cfg.interval_ns != app->cfg.interval_ns) {
-		r = arm_periodic(app->timer_fd, cfg.interval_ns);
+		r = rearm_interval(app, cfg.interval_ns);
 		if (r < 0)
 			log_error_errno(r, "Failed to re-arm the interval timer: %m");
 	}

@@ -28,8 +28,9 @@ static gnutls_datum_t datum(const char *pem)
 	return (gnutls_datum_t){ (unsigned char *)(uintptr_t)pem, (unsigned)strlen(pem) };
 }
 
-/* Parses each file on its own first, so the message names the bad one. */
-static int check(const struct tls_material *t, const char *cert_path, const char *key_path,
+/* Parses each file on its own first, so the message names the bad one;
+ * then builds the credentials sessions will use. */
+static int check(struct tls_material *t, const char *cert_path, const char *key_path,
 		 const char *ca_path, char *err, size_t errlen)
 {
 	gnutls_certificate_credentials_t cred = NULL;
@@ -80,7 +81,8 @@ static int check(const struct tls_material *t, const char *cert_path, const char
 			goto out;
 		}
 	}
-	ret = 0;
+	t->cred = cred;
+	return 0;
 out:
 	gnutls_certificate_free_credentials(cred);
 	return ret;
@@ -114,6 +116,8 @@ void tls_material_free(struct tls_material *tls)
 		explicit_bzero(tls->key, strlen(tls->key));
 		free(tls->key);
 	}
+	if (tls->cred)
+		gnutls_certificate_free_credentials(tls->cred);
 	free(tls->cert);
 	free(tls->ca);
 	free(tls);

@@ -1,16 +1,22 @@
 /* tls: the certificate, key and client CA of HTTPS: read from their PEM
  * files and checked with GnuTLS (parsable, key matching certificate) so a
  * bad file is a configuration error naming the file, at start and on
- * reload, never a server that fails its first handshake. */
+ * reload, never a server that fails its first handshake.  The checked
+ * credentials are kept: each new TLS session takes those of the material
+ * in force, so a reload renews the certificate without dropping a
+ * connection. */
 #ifndef TOPDOWND_TLS_H
 #define TOPDOWND_TLS_H
 
 #include <stddef.h>
 
+#include <gnutls/gnutls.h>
+
 struct tls_material {
 	char *cert; /* PEM text, NUL-terminated */
 	char *key;
 	char *ca;   /* NULL: client certificates are not requested */
+	gnutls_certificate_credentials_t cred; /* certificate, key and CA */
 };
 
 /* @ca_path may be empty.  On error @err names the file and the problem. */

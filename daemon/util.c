@@ -8,7 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 void str_printf(char *buf, size_t len, const char *fmt, ...)
 {
@@ -19,6 +28,61 @@ void str_printf(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+/* Length of the valid UTF-8 sequence at @s (1-4), or 0 (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void str_printable(char *buf, size_t len, const char *src)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t out = 0;
+
+	if (len == 0)
+		return;
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (n == 0 || (n == 1 && (*s < 0x20 || *s == 0x7f))) {
+			if (out + 1 >= len)
+				break;
+			buf[out++] = '?';
+			s++;
+			continue;
+		}
+		if (out + n >= len)
+			break;
+		memcpy(buf + out, s, n);
+		out += n;
+		s += n;
+	}
+	buf[out] = '\0';
 }
 
 int read_file(const char *path, size_t max, char **data, size_t *len)

@@ -11,6 +11,15 @@
 void str_printf(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t mono_ns(void);
+
+/* Copies @src into @buf for a message a client sees (JSON needs UTF-8):
+ * every byte that is not part of a valid UTF-8 sequence, and every control
+ * character, becomes '?'.  Cut at a character boundary; always
+ * NUL-terminates. */
+void str_printable(char *buf, size_t len, const char *src);
+
 /* Reads all of @path (to EOF: pipes and /dev/null work) into a new
  * NUL-terminated buffer.  -errno on failure, -EFBIG beyond @max bytes. */
 int read_file(const char *path, size_t max, char **data, size_t *len);

@@ -153,7 +153,7 @@ tls_cert =
 tls_key =
 tls_client_ca =
 basic_auth_file =
-max_connections = 64
+max_connections = 4096
 timeout = 10s
 
 [log]

@@ -44,7 +44,7 @@ ok $([ "$(raw garbage 50)" -eq 50 ]; echo $?) "50 connections of random bytes"
 is "$(raw send $'GET /metrics\r\n\r\n')" 400 "HTTP/0.9: 400"
 is "$(raw pipelined 20)" 20 "20 pipelined requests: 20 responses"
 like "$(raw halfclose)" '^(200|closed)$' "half-closed socket: answered or closed, no harm"
-# A body promised and never sent: held until the idle timeout, in parallel.
+# A body promised and never sent: refused with 413 at once, in parallel.
 for _ in $(seq 1 10); do raw send $'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\nxx' >/dev/null & done
 wait_pids=$(jobs -p | grep -v "^$TD_PID$")
 

@@ -38,7 +38,7 @@
 	"tls_key =\n" \
 	"tls_client_ca =\n" \
 	"basic_auth_file =\n" \
-	"max_connections = 64\n" \
+	"max_connections = 4096\n" \
 	"timeout = 10s\n" \
 	"\n" \
 	"[log]\n" \
@@ -165,7 +165,7 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg->tls_key, "");
 	assert_string_equal(cfg->tls_client_ca, "");
 	assert_string_equal(cfg->basic_auth_file, "");
-	assert_int_equal(cfg->max_connections, 64);
+	assert_int_equal(cfg->max_connections, 4096);
 	assert_int_equal(cfg->timeout_ns, UINT64_C(10000000000));
 	assert_int_equal(cfg->log_level, LOG_LEVEL_INFO);
 	free(cfg);

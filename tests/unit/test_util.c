@@ -282,6 +282,30 @@ static void test_str_printf(void **state)
 	assert_string_equal(buf, "KEEPME!");
 }
 
+static void test_str_printable(void **state)
+{
+	char buf[16];
+
+	(void)state;
+	str_printable(buf, sizeof(buf), "scope=host");
+	assert_string_equal(buf, "scope=host");
+	/* %ff unescaped by the HTTP library: not UTF-8. */
+	str_printable(buf, sizeof(buf), "a\xff" "b");
+	assert_string_equal(buf, "a?b");
+	str_printable(buf, sizeof(buf), "caf\xc3\xa9");
+	assert_string_equal(buf, "caf\xc3\xa9");
+	/* Overlong '/', a surrogate, beyond U+10FFFF, a cut sequence. */
+	str_printable(buf, sizeof(buf), "\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xe2\x82");
+	assert_string_equal(buf, "??|???|????|??");
+	str_printable(buf, sizeof(buf), "tab\there\x7f");
+	assert_string_equal(buf, "tab?here?");
+	/* Cut at a character boundary, never inside one. */
+	str_printable(buf, 6, "abc\xc3\xa9\xc3\xa9");
+	assert_string_equal(buf, "abc\xc3\xa9");
+	str_printable(buf, 5, "abc\xc3\xa9");
+	assert_string_equal(buf, "abc");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_printf_growth),
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_str_printf),
+		cmocka_unit_test(test_str_printable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,146 @@
+/* jobs: worker threads and their bounded queue. */
+#include "jobs.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define THREADS_MAX 16
+
+struct job {
+	job_fn fn;
+	void *arg;
+};
+
+struct jobs {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct job *queue; /* ring of queue_max */
+	unsigned queue_max, head, count, running;
+	bool stopping, stopped;
+	int nice;
+	char name[16];
+	unsigned n_threads;
+	pthread_t threads[THREADS_MAX];
+};
+
+static void *worker(void *arg)
+{
+	struct jobs *j = arg;
+
+	pthread_setname_np(pthread_self(), j->name);
+	/* Best effort: a worker at the collector's priority still works. */
+	if (j->nice)
+		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), j->nice);
+	pthread_mutex_lock(&j->lock);
+	for (;;) {
+		struct job job;
+
+		while (j->count == 0 && !j->stopping)
+			pthread_cond_wait(&j->wake, &j->lock);
+		if (j->count == 0)
+			break;
+		job = j->queue[j->head];
+		j->head = (j->head + 1) % j->queue_max;
+		j->count--;
+		j->running++;
+		pthread_mutex_unlock(&j->lock);
+		job.fn(job.arg);
+		pthread_mutex_lock(&j->lock);
+		j->running--;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
+
+int jobs_new(const char *name, unsigned threads, unsigned queue_max, int nice,
+	     struct jobs **ret)
+{
+	struct jobs *j;
+	int r = 0;
+
+	if (threads == 0 || threads > THREADS_MAX || queue_max == 0)
+		return -EINVAL;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->queue = calloc(queue_max, sizeof(*j->queue));
+	if (!j->queue) {
+		free(j);
+		return -ENOMEM;
+	}
+	j->queue_max = queue_max;
+	j->nice = nice;
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->wake, NULL);
+	for (; j->n_threads < threads; j->n_threads++) {
+		r = -pthread_create(&j->threads[j->n_threads], NULL, worker, j);
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		jobs_free(j);
+		return r;
+	}
+	*ret = j;
+	return 0;
+}
+
+int jobs_submit(struct jobs *j, job_fn fn, void *arg)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&j->lock);
+	if (j->stopping)
+		r = -ESHUTDOWN;
+	else if (j->count == j->queue_max)
+		r = -EAGAIN;
+	else {
+		j->queue[(j->head + j->count) % j->queue_max] = (struct job){ fn, arg };
+		j->count++;
+		pthread_cond_signal(&j->wake);
+	}
+	pthread_mutex_unlock(&j->lock);
+	return r;
+}
+
+unsigned jobs_pending(struct jobs *j)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&j->lock);
+	n = j->count + j->running;
+	pthread_mutex_unlock(&j->lock);
+	return n;
+}
+
+void jobs_stop(struct jobs *j)
+{
+	bool join;
+
+	pthread_mutex_lock(&j->lock);
+	join = !j->stopped;
+	j->stopping = j->stopped = true;
+	pthread_cond_broadcast(&j->wake);
+	pthread_mutex_unlock(&j->lock);
+	if (!join)
+		return;
+	for (unsigned i = 0; i < j->n_threads; i++)
+		pthread_join(j->threads[i], NULL);
+}
+
+void jobs_free(struct jobs *j)
+{
+	if (!j)
+		return;
+	jobs_stop(j);
+	pthread_cond_destroy(&j->wake);
+	pthread_mutex_destroy(&j->lock);
+	free(j->queue);
+	free(j);
+}

@@ -1,0 +1,33 @@
+/* jobs: a small pool of worker threads for the slow work of HTTP requests
+ * (bcrypt verification, rendering and compressing /metrics), so that the
+ * threads that serve connections never do it and one client's slow work
+ * delays nobody else.
+ *
+ * A bounded FIFO queue: submitting to a full pool fails at once instead of
+ * piling up work.  Jobs run in submission order; each runs to completion
+ * on one worker.  Thread-safe. */
+#ifndef TOPDOWND_JOBS_H
+#define TOPDOWND_JOBS_H
+
+#include <stdbool.h>
+
+struct jobs;
+
+typedef void (*job_fn)(void *arg);
+
+/* @name names the threads ("topdownd-auth"); @nice is added to the
+ * workers' priority so that they yield to collection. */
+int jobs_new(const char *name, unsigned threads, unsigned queue_max, int nice,
+	     struct jobs **ret);
+/* Queues fn(arg).  -EAGAIN when the queue is full, -ESHUTDOWN once
+ * jobs_free() has begun; fn is then not called. */
+int jobs_submit(struct jobs *j, job_fn fn, void *arg);
+/* Jobs queued or running. */
+unsigned jobs_pending(struct jobs *j);
+/* Runs what is queued and stops the workers; later submissions fail with
+ * -ESHUTDOWN (safe to call while other threads submit). */
+void jobs_stop(struct jobs *j);
+/* jobs_stop(), then frees @j (NULL is fine). */
+void jobs_free(struct jobs *j);
+
+#endif

@@ -1,0 +1,53 @@
+/* render: the /metrics render cache.
+ *
+ * /metrics is rendered at most once per interval, format (Prometheus text
+ * or OpenMetrics), encoding (plain or gzip) and settings generation (a
+ * reload that changes the labels starts a new one), then every scrape of
+ * that interval is served the same bytes.  Rendering and compressing take
+ * milliseconds at a thousand CPUs: render_response() is for a worker
+ * thread; render_queue_cached() is what the connection threads call, and
+ * costs a lock held for a pointer check.  Thread-safe. */
+#ifndef TOPDOWND_RENDER_H
+#define TOPDOWND_RENDER_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "expo.h"
+#include "snapshot.h"
+
+enum render_variant {
+	RENDER_TEXT,
+	RENDER_TEXT_GZIP,
+	RENDER_OM,
+	RENDER_OM_GZIP,
+	RENDER_VARIANTS,
+};
+
+/* The variant an Accept and an Accept-Encoding header (NULL if absent) ask for. */
+enum render_variant render_variant_of(const char *accept, const char *accept_encoding);
+
+struct render;
+
+int render_new(struct render **ret);
+void render_free(struct render *r);
+
+/* Queues the cached response of @v for snapshot @seq and settings
+ * generation @gen on @conn, if there is one: true, with MHD's result in
+ * *@ret. */
+bool render_queue_cached(struct render *r, struct MHD_Connection *conn, enum render_variant v,
+			 uint64_t seq, uint64_t gen, enum MHD_Result *ret);
+
+/* The response of @v for @snap, rendered with @opt unless it is cached for
+ * (@snap->seq, @gen); the cache then holds it too.  The caller owns the
+ * result (MHD_destroy_response after queueing).  NULL without memory. */
+struct MHD_Response *render_response(struct render *r, const struct snapshot *snap,
+				      enum render_variant v, const struct expo_options *opt,
+				      uint64_t gen);
+
+/* Bodies rendered or compressed so far (each at most once per snapshot,
+ * variant and generation). */
+uint64_t render_count(struct render *r);
+
+#endif

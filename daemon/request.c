@@ -1,0 +1,558 @@
+/* request: one HTTP request, from its head to its response: refusals
+ * decided before any work (method, body, query, client certificate),
+ * basic authentication with the bcrypt check on an auth worker, and the
+ * endpoints, /metrics from the render cache or rendered like the JSON
+ * document on the render worker.  While a worker has it, the connection
+ * is suspended; the worker resumes it as its last act. */
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api.h"
+#include "client.h"
+#include "http_internal.h"
+#include "page.h"
+#include "util.h"
+#include "version.h"
+
+#define CT_TEXT "text/plain; charset=utf-8"
+#define CT_JSON "application/json"
+#define CT_HTML "text/html; charset=utf-8"
+
+/* Where a request stands: its head arrived (the handler's first call),
+ * a password check or a render runs on a worker while the connection is
+ * suspended, then the handler is called again. */
+enum phase {
+	PHASE_HEAD,
+	PHASE_READY,
+	PHASE_AUTH,    /* on an auth worker */
+	PHASE_AUTHED,
+	PHASE_RENDER,  /* on the render worker */
+	PHASE_RENDERED,
+};
+
+struct req {
+	struct http *h;
+	struct settings *s;
+	struct MHD_Connection *mc;
+	struct conn *conn;
+	enum expo_endpoint ep;
+	enum phase phase;
+	/* Refused before the handler ran (the query): status and text. */
+	unsigned refuse;
+	const char *refuse_text;
+	struct client_key client;
+	bool have_client;
+	enum auth_result auth;
+	struct auth_attempt attempt;
+	/* Render jobs: the snapshot held for the worker, what to render. */
+	const struct snapshot *snap;
+	enum render_variant variant;
+	struct api_query query;
+	struct MHD_Response *response;
+	unsigned status;
+};
+
+/* ---- small responses ---- */
+
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
+			       const char *content_type, const char *body, size_t len,
+			       unsigned retry_after)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (retry_after) {
+		char text[16];
+
+		str_printf(text, sizeof(text), "%u", retry_after);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, text);
+	}
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		ret = MHD_queue_basic_auth_fail_response(conn, AUTH_REALM, resp);
+	else
+		ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned status, const char *text)
+{
+	return respond(conn, status, CT_TEXT, text, strlen(text), 0);
+}
+
+static enum MHD_Result respond_retry(struct MHD_Connection *conn, unsigned status,
+				     const char *text, unsigned retry_after)
+{
+	return respond(conn, status, CT_TEXT, text, strlen(text), retry_after);
+}
+
+/* @message may quote what the client sent: anything not UTF-8 is replaced
+ * so that the document is valid JSON whatever came in. */
+static enum MHD_Result respond_json_error(struct MHD_Connection *conn, unsigned status,
+					  const char *message)
+{
+	char clean[512], *text;
+	enum MHD_Result ret;
+	json_t *doc;
+
+	str_printable(clean, sizeof(clean), message);
+	doc = json_pack("{s:s}", "error", clean);
+	text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	if (!text)
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	ret = respond(conn, status, CT_JSON, text, strlen(text), 0);
+	free(text);
+	return ret;
+}
+
+/* With tls_client_ca the handshake already required a certificate the CA
+ * signed; this check keeps that true whatever the TLS library did. */
+static bool client_verified(const struct settings *s, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info;
+	unsigned status = 0;
+
+	if (!s->tls || !s->tls->ca)
+		return true;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!info || !info->tls_session)
+		return false;
+	if (gnutls_certificate_verify_peers2(info->tls_session, &status) < 0 || status != 0)
+		return false;
+	return gnutls_certificate_get_peers(info->tls_session, NULL) != NULL;
+}
+
+/* ---- requests ---- */
+
+static enum expo_endpoint endpoint_of(const char *url)
+{
+	if (strcmp(url, "/metrics") == 0)
+		return EXPO_EP_METRICS;
+	if (strcmp(url, "/api/v1/topdown") == 0)
+		return EXPO_EP_API;
+	if (strcmp(url, "/") == 0)
+		return EXPO_EP_INDEX;
+	if (strcmp(url, "/-/healthy") == 0)
+		return EXPO_EP_HEALTHY;
+	if (strcmp(url, "/-/ready") == 0)
+		return EXPO_EP_READY;
+	return EXPO_EP_OTHER;
+}
+
+/* Called with the request line, before libmicrohttpd splits the query into
+ * parameters.  Each parameter takes a record in the connection's memory
+ * pool; thousands of them exhaust it, and libmicrohttpd 0.9.75 then can
+ * neither parse the request nor build its error response, and holds the
+ * connection until the timeout.  So an oversized query is emptied here (the
+ * URI lives in that pool, writable) and the request refused by the
+ * handler. */
+void *request_begins(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct http *h = cls;
+	const union MHD_ConnectionInfo *info;
+	struct req *req = calloc(1, sizeof(*req));
+	const char *q = strchr(uri, '?');
+
+	if (!req)
+		return NULL;
+	req->h = h;
+	req->mc = conn;
+	req->s = http_settings_get(h);
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	req->conn = info ? info->socket_context : NULL;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	req->have_client = client_key_of(info ? info->client_addr : NULL, &req->client) == 0;
+	if (q) {
+		size_t params = 1, len = strlen(q + 1);
+
+		for (const char *p = q + 1; *p; p++)
+			params += *p == '&';
+		if (len > HTTP_QUERY_MAX) {
+			req->refuse = MHD_HTTP_URI_TOO_LONG;
+			req->refuse_text = "414 query string too long\n";
+		} else if (params > HTTP_QUERY_PARAMS_MAX) {
+			req->refuse = MHD_HTTP_BAD_REQUEST;
+			req->refuse_text = "400 too many query parameters\n";
+		}
+		if (req->refuse)
+			*(char *)(uintptr_t)(q + 1) = '\0';
+	}
+	return req;
+}
+
+void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http *h = cls;
+	struct req *req = *con_cls;
+
+	(void)conn;
+	(void)toe;
+	if (!req)
+		return;
+	conns_request_done(h->conns, req->conn);
+	if (req->response)
+		MHD_destroy_response(req->response);
+	if (req->snap)
+		snapring_release(h->p.ring, req->snap);
+	explicit_bzero(&req->attempt, sizeof(req->attempt));
+	http_settings_unref(req->s);
+	free(req);
+	*con_cls = NULL;
+}
+
+/* ---- work on the workers ---- */
+
+static void auth_job(void *arg)
+{
+	struct req *req = arg;
+	struct http *h = req->h;
+
+	atomic_fetch_add(&h->p.stats->password_checks, 1);
+	req->auth = auth_verify(req->s->auth, &req->attempt);
+	if (req->have_client)
+		throttle_end(h->throttle, &req->client, req->auth == AUTH_OK, mono_ns());
+	req->phase = PHASE_AUTHED;
+	/* The last touch: once resumed, the request may complete and go. */
+	MHD_resume_connection(req->mc);
+}
+
+static void render_job(void *arg)
+{
+	struct req *req = arg;
+	struct http *h = req->h;
+	struct expo_http counts;
+
+	if (req->ep == EXPO_EP_METRICS) {
+		struct expo_options opt = {
+			.granularity = req->s->granularity,
+			.ratios = req->s->ratios,
+			.version = topdownd_version,
+			.revision = topdownd_revision,
+			.http = &counts,
+		};
+
+		http_counts(h, &counts);
+		counts.auth = req->s->auth != NULL;
+		req->response = render_response(h->render, req->snap, req->variant, &opt, req->s->gen);
+	} else {
+		json_t *doc = api_document(req->snap, &req->query, h->p.hostname, topdownd_version);
+		char *text = doc ? api_dump(doc, false) : NULL;
+
+		json_decref(doc);
+		if (text) {
+			req->response = MHD_create_response_from_buffer(strlen(text), text,
+									MHD_RESPMEM_MUST_FREE);
+			if (req->response)
+				MHD_add_response_header(req->response, MHD_HTTP_HEADER_CONTENT_TYPE, CT_JSON);
+			else
+				free(text);
+		}
+	}
+	snapring_release(h->p.ring, req->snap);
+	req->snap = NULL;
+	req->phase = PHASE_RENDERED;
+	MHD_resume_connection(req->mc);
+}
+
+/* Suspends the connection and hands @req to @pool.  False (nothing
+ * suspended) when the pool is full or stopping. */
+static bool offload(struct jobs *pool, job_fn fn, struct req *req, enum phase phase)
+{
+	req->phase = phase;
+	MHD_suspend_connection(req->mc);
+	if (jobs_submit(pool, fn, req) == 0)
+		return true;
+	MHD_resume_connection(req->mc);
+	req->phase = PHASE_READY;
+	return false;
+}
+
+static enum MHD_Result busy(struct req *req)
+{
+	req->status = MHD_HTTP_SERVICE_UNAVAILABLE;
+	atomic_fetch_add(&req->h->p.stats->rejected[EXPO_REJ_BUSY], 1);
+	return respond_retry(req->mc, req->status, "503 busy, try again in a second\n", 1);
+}
+
+/* Basic auth.  Returns true when the request may go on; otherwise a
+ * response is queued, or the check runs on a worker (*@suspended). */
+static bool authorized(struct req *req, enum MHD_Result *ret, bool *suspended)
+{
+	struct http *h = req->h;
+	const char *authz;
+	unsigned wait;
+
+	if (req->phase == PHASE_AUTHED) {
+		if (req->auth == AUTH_OK)
+			return true;
+		req->status = MHD_HTTP_UNAUTHORIZED;
+		*ret = respond_text(req->mc, req->status, "401 unauthorized\n");
+		return false;
+	}
+	authz = MHD_lookup_connection_value(req->mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	req->auth = auth_lookup(req->s->auth, authz, &req->attempt);
+	if (req->auth == AUTH_OK)
+		return true;
+	if (req->auth != AUTH_VERIFY) {
+		req->status = MHD_HTTP_UNAUTHORIZED;
+		*ret = respond_text(req->mc, req->status, "401 unauthorized\n");
+		return false;
+	}
+	/* Credentials not seen lately: bcrypt, if this client may have it. */
+	wait = req->have_client ? throttle_begin(h->throttle, &req->client, mono_ns()) : 0;
+	if (wait) {
+		explicit_bzero(&req->attempt, sizeof(req->attempt));
+		req->status = MHD_HTTP_TOO_MANY_REQUESTS;
+		*ret = respond_retry(req->mc, req->status,
+				     "429 too many failed logins from this address, try again later\n", wait);
+		return false;
+	}
+	if (offload(h->auth_jobs, auth_job, req, PHASE_AUTH)) {
+		*suspended = true;
+		return false;
+	}
+	if (req->have_client)
+		throttle_abandon(h->throttle, &req->client);
+	explicit_bzero(&req->attempt, sizeof(req->attempt));
+	*ret = busy(req);
+	return false;
+}
+
+/* ---- endpoints ---- */
+
+struct query_args {
+	const char *scope, *level, *cpu;
+	char error[256];
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	struct query_args *a = cls;
+	const char **slot = NULL;
+
+	(void)kind;
+	if (a->error[0])
+		return MHD_NO;
+	if (strcmp(key, "scope") == 0)
+		slot = &a->scope;
+	else if (strcmp(key, "level") == 0)
+		slot = &a->level;
+	else if (strcmp(key, "cpu") == 0)
+		slot = &a->cpu;
+	if (!slot) {
+		str_printf(a->error, sizeof(a->error),
+			   "unknown parameter \"%.64s\": expected scope, level or cpu", key);
+		return MHD_NO;
+	}
+	if (*slot) {
+		str_printf(a->error, sizeof(a->error), "parameter \"%s\" given more than once", key);
+		return MHD_NO;
+	}
+	if (!value) {
+		str_printf(a->error, sizeof(a->error), "parameter \"%s\" needs a value", key);
+		return MHD_NO;
+	}
+	*slot = value;
+	return MHD_YES;
+}
+
+static enum MHD_Result serve_landing(struct http *h, struct MHD_Connection *conn,
+				     const struct snapshot *snap)
+{
+	enum MHD_Result ret;
+	struct buf b;
+
+	buf_init(&b);
+	page_landing(&b, snap, h->p.hostname, topdownd_version, topdownd_revision);
+	if (buf_failed(&b)) {
+		buf_free(&b);
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	}
+	ret = respond(conn, MHD_HTTP_OK, CT_HTML, b.data, b.len, 0);
+	buf_free(&b);
+	return ret;
+}
+
+/* The endpoints that read a snapshot.  /metrics from the cache, or
+ * rendered on the render worker like the JSON document. */
+static enum MHD_Result serve(struct req *req, bool *suspended)
+{
+	struct http *h = req->h;
+	struct MHD_Connection *conn = req->mc;
+	const struct snapshot *snap;
+	enum MHD_Result ret;
+
+	snap = snapring_acquire(h->p.ring);
+	if (!snap) {
+		req->status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		return respond_text(conn, req->status, "starting\n");
+	}
+	req->status = MHD_HTTP_OK;
+	switch (req->ep) {
+	case EXPO_EP_METRICS:
+		req->variant = render_variant_of(
+			MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
+			MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+		if (render_queue_cached(h->render, conn, req->variant, snap->seq, req->s->gen, &ret))
+			break;
+		req->snap = snap;
+		if (offload(h->render_jobs, render_job, req, PHASE_RENDER)) {
+			*suspended = true;
+			return MHD_YES;
+		}
+		req->snap = NULL;
+		ret = busy(req);
+		break;
+	case EXPO_EP_API: {
+		struct query_args args = { 0 };
+		char err[256];
+
+		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+		if (args.error[0] ||
+		    api_parse_query(args.scope, args.level, args.cpu, &req->query, err, sizeof(err)) < 0) {
+			req->status = MHD_HTTP_BAD_REQUEST;
+			ret = respond_json_error(conn, req->status, args.error[0] ? args.error : err);
+			break;
+		}
+		req->snap = snap;
+		if (offload(h->render_jobs, render_job, req, PHASE_RENDER)) {
+			*suspended = true;
+			return MHD_YES;
+		}
+		req->snap = NULL;
+		ret = busy(req);
+		break;
+	}
+	case EXPO_EP_INDEX:
+		ret = serve_landing(h, conn, snap);
+		break;
+	case EXPO_EP_READY:
+		req->status = snap->seq > 0 ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
+		ret = respond_text(conn, req->status, req->status == MHD_HTTP_OK
+					? "ready\n" : "not ready: no interval collected yet\n");
+		break;
+	default:
+		req->status = MHD_HTTP_NOT_FOUND;
+		ret = respond_text(conn, req->status, "404 not found\n");
+		break;
+	}
+	snapring_release(h->p.ring, snap);
+	return ret;
+}
+
+/* A request with a body (none of ours takes one) is refused at once, so
+ * the body is never waited for. */
+static bool has_body(struct MHD_Connection *conn)
+{
+	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					   MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL ||
+	       (len && strcmp(len, "0") != 0);
+}
+
+/* Everything decided before the endpoint: a response, or 0. */
+static unsigned screen(struct req *req, const char *method, enum MHD_Result *ret)
+{
+	struct MHD_Connection *conn = req->mc;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+		*ret = respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "405 method not allowed\n");
+		return MHD_HTTP_METHOD_NOT_ALLOWED;
+	}
+	if (has_body(conn)) {
+		*ret = respond_text(conn, MHD_HTTP_CONTENT_TOO_LARGE, "413 request bodies are not accepted\n");
+		return MHD_HTTP_CONTENT_TOO_LARGE;
+	}
+	if (req->refuse) {
+		*ret = respond_text(conn, req->refuse, req->refuse_text);
+		return req->refuse;
+	}
+	if (!client_verified(req->s, conn)) {
+		*ret = respond_text(conn, MHD_HTTP_FORBIDDEN, "403 client certificate required\n");
+		return MHD_HTTP_FORBIDDEN;
+	}
+	return 0;
+}
+
+enum MHD_Result request_handle(void *cls, struct MHD_Connection *conn, const char *url,
+			      const char *method, const char *version, const char *upload_data,
+			      size_t *upload_size, void **con_cls)
+{
+	struct http *h = cls;
+	struct req *req = *con_cls;
+	bool suspended = false;
+	enum MHD_Result ret;
+
+	(void)version;
+	(void)upload_data;
+	if (!req)
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	if (*upload_size) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	switch (req->phase) {
+	case PHASE_HEAD: {
+		unsigned refused;
+
+		/* The head is in: no deadline while it is served, and the
+		 * idle timeout of the settings in force. */
+		conns_request_started(h->conns, req->conn);
+		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, req->s->timeout_s);
+		req->ep = endpoint_of(url);
+		refused = screen(req, method, &ret);
+		if (refused) {
+			http_count(h, req->ep, refused);
+			return ret;
+		}
+		/* Answer on the next call, once the whole request is in. */
+		req->phase = PHASE_READY;
+		return MHD_YES;
+	}
+	case PHASE_AUTH:
+	case PHASE_RENDER:
+		return MHD_YES; /* still on a worker */
+	case PHASE_RENDERED:
+		if (req->response) {
+			ret = MHD_queue_response(conn, req->status, req->response);
+		} else {
+			req->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+			ret = respond_text(conn, req->status, "out of memory rendering the response\n");
+		}
+		http_count(h, req->ep, req->status);
+		return ret;
+	case PHASE_READY:
+	case PHASE_AUTHED:
+		break;
+	}
+	if (req->s->auth && req->ep != EXPO_EP_HEALTHY && !authorized(req, &ret, &suspended)) {
+		if (!suspended)
+			http_count(h, req->ep, req->status);
+		return suspended ? MHD_YES : ret;
+	}
+	if (req->ep == EXPO_EP_HEALTHY) {
+		http_count(h, req->ep, MHD_HTTP_OK);
+		return respond_text(conn, MHD_HTTP_OK, "OK\n");
+	}
+	ret = serve(req, &suspended);
+	if (!suspended)
+		http_count(h, req->ep, req->status);
+	return ret;
+}
+

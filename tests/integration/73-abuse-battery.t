@@ -1,0 +1,226 @@
+#!/bin/bash
+# Holding under abuse, from an attacker's and an operator's side, on
+# loopback with many client hosts (127.0.1.x, 127.0.2.x attack; the victim
+# scrapes from 127.0.3.1; tests/integration/abuse.py).  Every case is one
+# the daemon failed before: the figures it printed then are in the
+# comments, today's in the diagnostics.
+. "$(dirname "$0")/lib.sh"
+
+plan 50
+
+SPR=$FIXTURES/spr-2s
+scen=$(write_scenario constant <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40}]}}}
+EOF
+)
+A() { /usr/bin/python3 "$ROOT/tests/integration/abuse.py" "$port" "$@"; }
+rss() { awk '/^VmRSS:/ {print $2}' "/proc/$TD_PID/status"; }
+curlk() { curl -sk "$@"; }
+# scrapes_ok JSON MS: all five victim scrapes answered 200, each within MS.
+scrapes_ok() { jq -e --argjson ms "$2" '.scrapes | length == 5 and all(.status == 200 and .ms < $ms)' <<<"$1" >/dev/null; }
+
+# --- Connections (before: 64 accepted, the rest queued; 0 of 5 scrapes) ---
+printf '[http]\ntimeout = 3s\n' >"$TMP/conn.conf"
+td_start "$SPR" "$scen" -c "$TMP/conn.conf" -i 200ms || exit 1
+port=${TD_URL##*:}
+for _ in $(seq 1 20); do curl -s -o /dev/null "$TD_URL/metrics"; done
+rss0=$(rss)
+( sleep 1.5; rss >"$TMP/rss.idle" ) &
+out=$(A crowd 1000 50 2.5)
+diag "1,000 idle connections from 50 hosts: $out; RSS $rss0 -> $(cat "$TMP/rss.idle") KiB"
+is "$(jq .connected <<<"$out")" 1000 "1,000 idle connections from 50 hosts are all accepted"
+ok "$(scrapes_ok "$out" 1000; echo $?)" "a third host's 5 scrapes are answered 200 within 1 s while they are held"
+if [ "${SAN:-}" = thread ]; then
+	skip "ThreadSanitizer's shadow memory makes RSS meaningless"
+else
+	ok $([ $(($(cat "$TMP/rss.idle") - rss0)) -le 4096 ]; echo $?) \
+		"1,000 idle connections cost at most 4 MiB of RSS ($rss0 -> $(cat "$TMP/rss.idle") KiB)"
+fi
+timeouts0=$(metric 'topdown_http_rejected_total{reason="timeout"}')
+out=$(A crowd 1000 50 5 slowloris)
+diag "slowloris from 50 hosts (a header line every second, timeout 3s): $out"
+ok "$(scrapes_ok "$out" 1000; echo $?)" "a third host's scrapes are answered within 1 s during a slowloris"
+is "$(jq .closed_by_server <<<"$out")" 1000 "every slowloris connection is closed at the head deadline, trickling or not"
+timeouts1=$(metric 'topdown_http_rejected_total{reason="timeout"}')
+ok $([ $((timeouts1 - timeouts0)) -ge 1000 ]; echo $?) "counted as reason=\"timeout\" ($timeouts0 -> $timeouts1)"
+out=$(A crowd 300 1 1.5)
+diag "one host opening 300 connections: $out"
+is "$(jq .closed_by_server <<<"$out")" 44 "one host holds at most 256 (a sixteenth of 4096); the other 44 are closed at once"
+is "$(metric 'topdown_http_rejected_total{reason="client_limit"}')" 44 "counted as reason=\"client_limit\""
+ok "$(scrapes_ok "$out" 1000; echo $?)" "other hosts are served meanwhile"
+
+# --- Inputs (before: no response, or held 10 s, or two status lines) ---
+out=$(A raw $'GET /api/v1/topdown?scope=%ff HTTP/1.1\r\nHost: x\r\n\r\n')
+is "$(jq -r '.status_lines | join("|")' <<<"$out")" "HTTP/1.1 400 Bad Request" "?scope=%ff (not UTF-8): 400"
+is "$(jq -r .body <<<"$out")" '{"error":"invalid scope \"?\": expected host, package, core or cpu"}' \
+	"?scope=%ff: a JSON body, the byte replaced"
+amps=$(printf '&%.0s' $(seq 1 3000))
+out=$(A raw "GET /api/v1/topdown?$amps HTTP/1.1"$'\r\nHost: x\r\n\r\n')
+is "$(jq -r '[.status_lines[0], .body] | join("|")' <<<"$out")" "HTTP/1.1 414 URI Too Long|414 query string too long" \
+	"3,000 '&' in a query: 414 with a body"
+ok $(jq -e '.seconds < 2' <<<"$out" >/dev/null; echo $?) "... at once ($(jq .seconds <<<"$out") s)"
+amps=$(printf '&%.0s' $(seq 1 900))
+out=$(A raw "GET /api/v1/topdown?$amps HTTP/1.1"$'\r\nHost: x\r\n\r\n')
+is "$(jq -r '[.status_lines[0], .body] | join("|")' <<<"$out")" "HTTP/1.1 400 Bad Request|400 too many query parameters" \
+	"900 '&' (under 1 KiB): 400 with a body"
+out=$(A raw $'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\nxx')
+is "$(jq -r '[.status_lines[0], .body] | join("|")' <<<"$out")" "HTTP/1.1 413 Content Too Large|413 request bodies are not accepted" \
+	"a body promised and never sent: 413 at once, not held"
+ok $(jq -e '.seconds < 2' <<<"$out" >/dev/null; echo $?) "... at once ($(jq .seconds <<<"$out") s)"
+out=$(A raw $'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n')
+is "$(jq -r '.status_lines[0]' <<<"$out")" "HTTP/1.1 413 Content Too Large" "an overflowing Content-Length: 413 at once"
+# libmicrohttpd 0.9.75 builds its own error response twice when a header
+# fails to parse (connection.c: parse_connection_headers() queues it, then
+# MHD_connection_handle_idle() overwrites the state and builds it again);
+# no callback runs in between.  Known, not ours to fix: see the README.
+n=$(jq '.status_lines | length' <<<"$out")
+if [ "$n" -eq 1 ]; then
+	echo "ok $((++_T_NUM)) - an overflowing Content-Length: one status line"
+else
+	echo "not ok $((++_T_NUM)) - an overflowing Content-Length: one status line # TODO libmicrohttpd 0.9.75 sends its error response twice ($n status lines)"
+fi
+ok $(kill -0 "$TD_PID"; echo $?) "the daemon is alive after the connection and input cases"
+td_stop
+is "$TD_STATUS" 0 "exit 0"
+
+# --- TLS (before: one byte of a record pinned a core at 92-100 %) ---
+PKI=$TMP/pki
+mkdir -p "$PKI"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$PKI/key.pem" \
+	-out "$PKI/cert.pem" -days 2 -subj /CN=localhost 2>/dev/null
+printf '[http]\ntimeout = 3s\ntls_cert = %s\ntls_key = %s\n' "$PKI/cert.pem" "$PKI/key.pem" >"$TMP/tls.conf"
+td_start "$SPR" "$scen" -c "$TMP/tls.conf" -i 200ms || exit 1
+port=${TD_URL##*:}
+out=$(A tls-stall "$TD_PID" byte 5)
+diag "one byte of a TLS record, then nothing: $out"
+ok $(jq -e '.cpu_percent < 10' <<<"$out" >/dev/null; echo $?) "a stalled TLS record costs no CPU ($(jq .cpu_percent <<<"$out") % of a core)"
+ok $(jq -e '.closed_after != null and .closed_after < 4.5' <<<"$out" >/dev/null; echo $?) "... and is closed by the 3 s deadline"
+out=$(A tls-stall "$TD_PID" hello 5)
+diag "a whole ClientHello, then nothing: $out"
+ok $(jq -e '.cpu_percent < 10' <<<"$out" >/dev/null; echo $?) "a stalled TLS handshake costs no CPU ($(jq .cpu_percent <<<"$out") % of a core)"
+ok $(jq -e '.closed_after != null and .closed_after < 4.5' <<<"$out" >/dev/null; echo $?) "... and is closed by the 3 s deadline"
+out=$(A crowd 200 20 5 slowloris tls)
+diag "TLS slowloris (handshake done, then a header line a second): $out"
+is "$(jq .closed_by_server <<<"$out")" 200 "every TLS slowloris connection is closed at the deadline"
+ok "$(scrapes_ok "$out" 1000; echo $?)" "HTTPS scrapes are answered within 1 s meanwhile"
+td_stop
+is "$TD_STATUS" 0 "exit 0"
+
+# --- Basic auth (before: guessing pushed cached scrapes to 2-7 s; an
+# unknown user answered in 2 ms, a known one in 212 ms) ---
+/usr/bin/python3 -W ignore -c '
+import crypt, sys
+print("prometheus:" + crypt.crypt("s3cret", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=4096)))
+' >"$TMP/users"
+printf '[http]\nbasic_auth_file = %s\n' "$TMP/users" >"$TMP/auth.conf"
+td_start "$SPR" "$scen" -c "$TMP/auth.conf" -i 200ms || exit 1
+port=${TD_URL##*:}
+out=$(A auth-timing prometheus s3cret)
+diag "median time of a wrong password, cost 12: $out"
+ok $(jq -e '.known_ms > 50' <<<"$out" >/dev/null; echo $?) "a wrong password for a known user pays bcrypt ($(jq .known_ms <<<"$out") ms)"
+ok $(jq -e '.unknown_ms >= 0.6 * .known_ms' <<<"$out" >/dev/null; echo $?) \
+	"an unknown user costs as much ($(jq .unknown_ms <<<"$out") ms): user names cannot be told apart"
+out=$(A throttle prometheus 9)
+diag "nine wrong passwords in a row from one address: $out"
+is "$(jq -c .statuses <<<"$out")" "[401,401,401,401,401,401,429,429,429]" \
+	"after 5 free failures and a sixth, the address gets 429"
+is "$(jq -r .retry_after <<<"$out")" 1 "with Retry-After: 1"
+out=$(A guess 10 6 prometheus s3cret)
+diag "10 hosts guessing for 6 s: $out"
+ok $(jq -e '.scrape.ok == .scrape.n and .scrape.max_ms < 1000' <<<"$out" >/dev/null; echo $?) \
+	"scrapes with cached credentials stay fast (max $(jq .scrape.max_ms <<<"$out") ms over $(jq .scrape.n <<<"$out"))"
+ok $(jq -e '.healthy.ok == .healthy.n and .healthy.max_ms < 1000' <<<"$out" >/dev/null; echo $?) \
+	"/-/healthy stays fast (max $(jq .healthy.max_ms <<<"$out") ms)"
+ok $(jq -e '.guessers["429"] > 0' <<<"$out" >/dev/null; echo $?) "the guessers are throttled (429)"
+like "$(curl -s -u prometheus:s3cret "$TD_URL/metrics" |
+	awk '$1 == "topdown_http_rejected_total{reason=\"throttled\"}" {print $2}')" \
+	'^[1-9][0-9]*$' "counted as reason=\"throttled\""
+td_stop
+is "$TD_STATUS" 0 "exit 0"
+
+# --- Reloads (before: SIGHUPs every 0.4 s alternating the interval gave
+# 0 collections in 10 s; keep-alive connections were dropped) ---
+printf '[collect]\ninterval = 1s\n' >"$TMP/reload.conf"
+td_start "$SPR" "$scen" -c "$TMP/reload.conf" || exit 1
+port=${TD_URL##*:}
+out=$(A keepalive-reload "$TD_PID")
+is "$out" '{"before": 200, "after": 200}' "a keep-alive connection is still served after a reload"
+n0=$(intervals)
+for i in $(seq 1 25); do
+	if [ $((i % 2)) -eq 0 ]; then interval=1s; else interval=500ms; fi
+	printf '[collect]\ninterval = %s\n' "$interval" >"$TMP/reload.conf"
+	kill -HUP "$TD_PID"
+	sleep 0.4
+done
+n1=$(intervals)
+diag "25 reloads in 10 s alternating 500ms and 1s: $((n1 - n0)) collections"
+ok $([ $((n1 - n0)) -ge 9 ]; echo $?) "collection kept going through a reload storm ($((n1 - n0)) in 10 s)"
+td_stop
+is "$TD_STATUS" 0 "exit 0"
+printf '[collect]\ninterval = 1m\n[metrics]\ngranularity = cpu\n' >"$TMP/gran.conf"
+td_start "$SPR" "$scen" -c "$TMP/gran.conf" || exit 1
+like "$(curl -s "$TD_URL/metrics" | grep -m1 '^topdown_slots_total')" 'cpu="0",core="0",package="0"' \
+	"granularity cpu before the reload"
+printf '[collect]\ninterval = 1m\n[metrics]\ngranularity = package\n' >"$TMP/gran.conf"
+kill -HUP "$TD_PID"
+for _ in $(seq 1 100); do grep -q 'Configuration reloaded' "$TD_LOG" && break; sleep 0.05; done
+is "$(curl -s "$TD_URL/metrics" | grep -m1 '^topdown_slots_total' | cut -d' ' -f1)" 'topdown_slots_total{package="0"}' \
+	"the same interval's /metrics right after the reload has the new labels (the render cache went)"
+td_stop
+is "$TD_STATUS" 0 "exit 0"
+
+# --- Descriptors (before: a 64-CPU machine with a hard limit of 300
+# exited at start: "Failed to create inter-thread communication channel") ---
+BIG=$TMP/spr64
+"$FIXTURES/gen-fixture" --kind spr --cpus 64 "$BIG" >/dev/null
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	TD_LOG=$TMP/fd.log
+	prlimit --nofile=300:300 setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource \
+		env FAKEPMU_SYSFS="$BIG" FAKEPMU_SCENARIO="$scen" LD_PRELOAD="$FAKEPMU" \
+		"$TOPDOWND" -c /dev/null --sysfs-root "$BIG" -l 127.0.0.1:0 -i 200ms >"$TD_LOG" 2>&1 &
+	TD_PID=$!
+	_TD_PIDS+=("$TD_PID")
+	for _ in $(seq 1 200); do grep -q 'Listening on' "$TD_LOG" && break; sleep 0.05; done
+	TD_URL=$(sed -n 's|.*Listening on \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TD_LOG")
+	like "$(cat "$TD_LOG")" 'RLIMIT_NOFILE is 300 and cannot be raised \(raising the hard limit needs CAP_SYS_RESOURCE\): 17 of the 64 CPUs to monitor fit \(10 descriptors each\), keeping 128 for HTTP and the daemon\. Set LimitNOFILE=4800' \
+		"hard limit 300 without CAP_SYS_RESOURCE: it says how many CPUs fit and what to set"
+	wait_intervals 1
+	is "$(metric 'topdown_cpus{state="monitored"}') $(metric 'topdown_cpus{state="failed"}')" "17 47" \
+		"it monitors the 17 CPUs that fit and marks 47 failed"
+	out=$(port=${TD_URL##*:} A crowd 50 10 1)
+	ok "$(scrapes_ok "$out" 1000; echo $?)" "and keeps serving, with 50 connections open"
+	td_stop
+	is "$TD_STATUS" 0 "exit 0"
+else
+	for _ in 1 2 3 4; do skip "needs root and setpriv(1) to drop CAP_SYS_RESOURCE"; done
+fi
+
+# --- Reads (before: a CPU whose reads always failed stayed "monitored") ---
+scen_rf=$(write_scenario readfail <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40}]}},
+ "faults": [{"cpus": "5", "op": "read", "errno": "EIO", "count": 8}]}
+EOF
+)
+td_start "$SPR" "$scen_rf" -i 200ms || exit 1
+seen=
+for _ in $(seq 1 60); do
+	st=$(curl -s "$TD_URL/api/v1/topdown?scope=cpu&cpu=5" | jq -r '.cpus[0].state')
+	[ "${seen##* }" != "$st" ] && seen="$seen $st"
+	[ "$seen" = " monitored failed monitored" ] && break
+	sleep 0.1
+done
+is "$seen" " monitored failed monitored" "CPU 5's reads fail: monitored, then failed after 3 intervals, then monitored when they work"
+like "$(cat "$TD_LOG")" 'Reads of the group of CPU 5 failed 3 intervals in a row: CPU 5 is failed until a read works again' \
+	"the log says so"
+wait_intervals 2
+slots_of() { curl -s "$TD_URL/metrics" | awk -v c="cpu=\"$1\"," '/^topdown_slots_total\{/ && index($1, c) {print $2}'; }
+s4=$(slots_of 4)
+s5=$(slots_of 5)
+near "$(awk -v a="$s5" -v b="$s4" 'BEGIN {print a / b}')" 1 0.02 \
+	"no slots lost: CPU 5 counted what CPU 4 did ($s5 vs $s4), the first good read covering the gap"
+td_stop
+is "$TD_STATUS" 0 "exit 0"
+
+done_testing

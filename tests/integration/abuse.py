@@ -1,0 +1,344 @@
+#!/usr/bin/python3
+"""The abuse battery's attackers, each printing one JSON object.
+
+Many client hosts are simulated with loopback source addresses: Linux
+answers the whole of 127/8 on lo.  Attackers use 127.0.1.x and 127.0.2.x;
+the victim (a scraper) uses 127.0.3.1.
+
+  abuse.py PORT crowd N HOSTS SECONDS [slowloris] [tls]
+      N connections from HOSTS addresses, idle or trickling a header byte
+      every second (slowloris), held for SECONDS; meanwhile 5 scrapes of
+      /metrics from 127.0.3.1, one a second.  Prints how many connected,
+      the scrapes' status and latency, and how many crowd connections the
+      server had closed by the end.
+  abuse.py PORT tls-stall PID byte|hello SECONDS
+      One TLS client that sends one byte of a record, or a whole
+      ClientHello, then nothing.  Prints the daemon's CPU use (percent of
+      one core) over SECONDS and when the server closed the connection.
+  abuse.py PORT guess CLIENTS SECONDS USER PASSWORD [tls]
+      CLIENTS hosts guess USER's password as fast as they are answered,
+      while the victim scrapes with the right credentials (cached by a
+      first scrape) and /-/healthy, every 200 ms.  Prints the victim's
+      latencies and the guessers' status counts.
+  abuse.py PORT auth-timing USER PASSWORD
+      Median time of a wrong password for USER and for an unknown user
+      (each from fresh source addresses, so no throttle applies).
+  abuse.py PORT throttle USER N
+      N wrong passwords from one address, one after the other: prints the
+      statuses and the Retry-After of the first 429.
+  abuse.py PORT keepalive-reload PID
+      A keep-alive connection answers a request, the daemon gets SIGHUP,
+      and the same connection answers again (prints both statuses).
+  abuse.py PORT raw DATA
+      DATA sent as is (bash $'' escapes); prints the status lines received
+      (all of them), the body of the first response, and the time to the
+      answer or to the close.
+"""
+import base64
+import json
+import os
+import signal
+import socket
+import ssl
+import statistics
+import sys
+import threading
+import time
+
+HOST = "127.0.0.1"
+VICTIM = "127.0.3.1"
+
+
+def connect(source=None, timeout=10):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # Like curl: no Nagle delay between the TLS Finished and the request.
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    s.settimeout(timeout)
+    if source:
+        s.bind((source, 0))
+    s.connect((HOST, PORT))
+    return s
+
+
+def host_addresses(n, base=1):
+    return ["127.0.%d.%d" % (base + i // 250, 1 + i % 250) for i in range(n)]
+
+
+def read_response(s, deadline):
+    """Reads one response (status line, headers, Content-Length body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        s.settimeout(max(0.01, deadline - time.monotonic()))
+        chunk = s.recv(65536)
+        if not chunk:
+            raise ConnectionError("closed")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ")[1])
+    headers = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        headers[k.strip().lower()] = v.strip()
+    n = int(headers.get("content-length", "0"))
+    while len(body) < n:
+        s.settimeout(max(0.01, deadline - time.monotonic()))
+        chunk = s.recv(65536)
+        if not chunk:
+            raise ConnectionError("closed")
+        body += chunk
+    return status, headers, body[:n], body[n:]
+
+
+def tls_context():
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def request(path, source=None, auth=None, timeout=5.0, tls=False, close=True):
+    """One GET on a new connection: (status or error text, seconds)."""
+    t0 = time.monotonic()
+    try:
+        s = connect(source, timeout)
+        if tls:
+            s = tls_context().wrap_socket(s)
+        hdr = "GET %s HTTP/1.1\r\nHost: x\r\n" % path
+        if auth:
+            hdr += "Authorization: Basic %s\r\n" % base64.b64encode(auth.encode()).decode()
+        if close:
+            hdr += "Connection: close\r\n"
+        s.sendall((hdr + "\r\n").encode())
+        status, headers, _, _ = read_response(s, t0 + timeout)
+        s.close()
+        return status, time.monotonic() - t0, headers
+    except (OSError, ConnectionError, ValueError, IndexError) as e:
+        return "error: %s" % (e.__class__.__name__), time.monotonic() - t0, {}
+
+
+def crowd(n, hosts, seconds, slowloris, tls):
+    addrs = host_addresses(hosts)
+    conns = []
+    for i in range(n):
+        try:
+            s = connect(addrs[i % hosts])
+            if tls and slowloris:
+                # A complete handshake, then the request a byte at a time.
+                s = tls_context().wrap_socket(s)
+            if slowloris:
+                s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+            conns.append(s)
+        except OSError:
+            pass
+    scrapes = []
+    stop = threading.Event()
+
+    def trickle():
+        i = 0
+        while not stop.wait(1.0):
+            for s in conns:
+                try:
+                    s.send(b"X-%d: %d\r\n" % (i, i) if slowloris else b"")
+                except OSError:
+                    pass
+            i += 1
+    t = threading.Thread(target=trickle, daemon=True)
+    t.start()
+    end = time.monotonic() + seconds
+    time.sleep(1.0)
+    for _ in range(5):
+        status, took, _ = request("/metrics", VICTIM, tls=tls)
+        scrapes.append({"status": status, "ms": round(took * 1000, 1)})
+        time.sleep(max(0.0, min(1.0, end - time.monotonic() - 0.5)))
+    while time.monotonic() < end:
+        time.sleep(0.1)
+    stop.set()
+    closed = 0
+    for s in conns:
+        try:
+            s.setblocking(False)
+            if s.recv(1) == b"":
+                closed += 1
+        except (BlockingIOError, ssl.SSLWantReadError):
+            pass
+        except OSError:
+            closed += 1
+        s.close()
+    return {"connected": len(conns), "scrapes": scrapes, "closed_by_server": closed}
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def client_hello():
+    inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = tls_context().wrap_bio(inc, out)
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return out.read()
+
+
+def tls_stall(pid, mode, seconds):
+    s = connect(timeout=seconds + 5)
+    s.sendall(b"\x16" if mode == "byte" else client_hello())
+    c0, t0 = cpu_seconds(pid), time.monotonic()
+    closed_after = None
+    s.settimeout(0.1)
+    while time.monotonic() - t0 < seconds:
+        try:
+            if s.recv(65536) == b"" and closed_after is None:
+                closed_after = round(time.monotonic() - t0, 2)
+        except socket.timeout:
+            pass
+        except OSError:
+            if closed_after is None:
+                closed_after = round(time.monotonic() - t0, 2)
+        if closed_after is not None:
+            time.sleep(0.1)
+    cpu = cpu_seconds(pid) - c0
+    s.close()
+    return {"cpu_percent": round(100 * cpu / seconds, 1), "closed_after": closed_after}
+
+
+def guess(clients, seconds, user, password, tls):
+    counts = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def guesser(addr, k):
+        i = 0
+        while not stop.is_set():
+            status, _, _ = request("/metrics", addr, auth="%s:wrong-%d-%d" % (user, k, i), tls=tls)
+            with lock:
+                counts[str(status)] = counts.get(str(status), 0) + 1
+            i += 1
+            if status == 429:
+                time.sleep(0.05)
+    first, _, _ = request("/metrics", VICTIM, auth="%s:%s" % (user, password), timeout=30, tls=tls)
+    threads = [threading.Thread(target=guesser, args=(a, k), daemon=True)
+               for k, a in enumerate(host_addresses(clients, base=2))]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    scrape, healthy = [], []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        st, took, _ = request("/metrics", VICTIM, auth="%s:%s" % (user, password), timeout=15, tls=tls)
+        scrape.append((st, took))
+        st2, took2, _ = request("/-/healthy", VICTIM, timeout=15, tls=tls)
+        healthy.append((st2, took2))
+        time.sleep(0.2)
+    stop.set()
+    for t in threads:
+        t.join(20)
+
+    def summary(samples):
+        ms = sorted(t * 1000 for _, t in samples)
+        return {"n": len(samples), "ok": sum(1 for st, _ in samples if st == 200),
+                "median_ms": round(statistics.median(ms), 1) if ms else None,
+                "max_ms": round(ms[-1], 1) if ms else None}
+    return {"first": first, "scrape": summary(scrape), "healthy": summary(healthy),
+            "guessers": counts}
+
+
+def auth_timing(user, password):
+    known, unknown = [], []
+    addrs = iter(host_addresses(40, base=5))
+    for i in range(8):
+        _, t, _ = request("/metrics", next(addrs), auth="%s:wrong-%d" % (user, i), timeout=30)
+        known.append(t)
+        _, t, _ = request("/metrics", next(addrs), auth="nobody-%d:wrong" % i, timeout=30)
+        unknown.append(t)
+    return {"known_ms": round(statistics.median(known) * 1000, 1),
+            "unknown_ms": round(statistics.median(unknown) * 1000, 1)}
+
+
+def throttle(user, n):
+    statuses, retry_after = [], None
+    for i in range(n):
+        st, _, headers = request("/metrics", "127.0.4.1", auth="%s:wrong-%d" % (user, i), timeout=30)
+        statuses.append(st)
+        if st == 429 and retry_after is None:
+            retry_after = headers.get("retry-after")
+    return {"statuses": statuses, "retry_after": retry_after}
+
+
+def keepalive_reload(pid):
+    s = connect(VICTIM)
+    req = b"GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"
+    s.sendall(req)
+    before, _, _, rest = read_response(s, time.monotonic() + 5)
+    os.kill(pid, signal.SIGHUP)
+    time.sleep(1.5)
+    try:
+        s.sendall(req)
+        after, _, _, _ = read_response(s, time.monotonic() + 5)
+    except (OSError, ConnectionError) as e:
+        after = "error: %s" % e.__class__.__name__
+    s.close()
+    return {"before": before, "after": after}
+
+
+def raw(data):
+    s = connect(timeout=15)
+    t0 = time.monotonic()
+    try:
+        s.sendall(data)
+    except OSError:
+        pass
+    got = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+            if b"\r\n\r\n" in got:
+                head, _, body = got.partition(b"\r\n\r\n")
+                n = 0
+                for line in head.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        n = int(line.split(b":")[1])
+                if len(body) >= n:
+                    # Anything more (a second status line) arrives at once.
+                    s.settimeout(0.3)
+    except (socket.timeout, ConnectionResetError):
+        pass
+    took = time.monotonic() - t0
+    s.close()
+    text = got.decode("latin-1")
+    status_lines = [line for line in text.split("\r\n") if line.startswith("HTTP/")]
+    body = text.partition("\r\n\r\n")[2]
+    return {"status_lines": status_lines, "body": body[:200], "seconds": round(took, 2)}
+
+
+def main():
+    global PORT
+    PORT = int(sys.argv[1])
+    cmd, a = sys.argv[2], sys.argv[3:]
+    if cmd == "crowd":
+        out = crowd(int(a[0]), int(a[1]), float(a[2]), "slowloris" in a[3:], "tls" in a[3:])
+    elif cmd == "tls-stall":
+        out = tls_stall(int(a[0]), a[1], float(a[2]))
+    elif cmd == "guess":
+        out = guess(int(a[0]), float(a[1]), a[2], a[3], "tls" in a[4:])
+    elif cmd == "auth-timing":
+        out = auth_timing(a[0], a[1])
+    elif cmd == "throttle":
+        out = throttle(a[0], int(a[1]))
+    elif cmd == "keepalive-reload":
+        out = keepalive_reload(int(a[0]))
+    elif cmd == "raw":
+        out = raw(a[0].encode("latin-1"))
+    else:
+        sys.exit("unknown command " + cmd)
+    print(json.dumps(out))
+
+
+main()

@@ -1,0 +1,98 @@
+/* log: the journal format, and rate limiting shared by threads (run under
+ * ThreadSanitizer too). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "log.h"
+
+/* Runs @fn with stderr going to a pipe; returns what was written. */
+static void capture(void (*fn)(void), char *out, size_t len)
+{
+	int p[2], saved = dup(2);
+	ssize_t n, got = 0;
+
+	assert_int_equal(pipe(p), 0);
+	dup2(p[1], 2);
+	fn();
+	dup2(saved, 2);
+	close(saved);
+	close(p[1]);
+	while ((n = read(p[0], out + got, len - 1 - (size_t)got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(p[0]);
+}
+
+static struct log_ratelimit shared = LOG_RATELIMIT_INIT(3600 * UINT64_C(1000000000), 10);
+
+static void *spam(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 1000; i++)
+		log_ratelimited(&shared, LOG_LEVEL_WARNING, 0, "repeated %d", i);
+	return NULL;
+}
+
+static void four_threads(void)
+{
+	pthread_t t[4];
+
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, spam, NULL), 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+}
+
+static void test_ratelimit_threads(void **state)
+{
+	char out[8192];
+	int lines = 0;
+
+	(void)state;
+	log_set_journal(true);
+	log_set_level(LOG_LEVEL_INFO);
+	capture(four_threads, out, sizeof(out));
+	/* 4,000 messages, one window: exactly the burst gets out, whole. */
+	for (const char *p = out; (p = strstr(p, "<4>repeated ")); p++)
+		lines++;
+	assert_int_equal(lines, 10);
+	assert_int_equal(shared.suppressed, 3990);
+}
+
+static void journal_line(void)
+{
+	errno = 0;
+	log_error_errno(-2, "Failed to open %s: %m", "x");
+	log_debug("not shown at level info");
+}
+
+static void test_journal_format(void **state)
+{
+	char out[512];
+
+	(void)state;
+	log_set_journal(true);
+	log_set_level(LOG_LEVEL_INFO);
+	capture(journal_line, out, sizeof(out));
+	assert_string_equal(out, "<3>Failed to open x: No such file or directory\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ratelimit_threads),
+		cmocka_unit_test(test_journal_format),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
