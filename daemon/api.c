@@ -6,9 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "parse.h"
 #include "tma.h"
 
-int api_parse_query(const char *scope, const char *level, const char *cpu,
+int api_parse_query(const char *scope, const char *level, const char *cpu, const char *window,
 		    struct api_query *q, char *err, size_t errlen)
 {
 	static const char *const scopes[] = { "host", "package", "core", "cpu" };
@@ -48,6 +49,51 @@ int api_parse_query(const char *scope, const char *level, const char *cpu,
 		if (!scope)
 			q->scope = API_SCOPE_CPU;
 	}
+	if (window) {
+		if (parse_duration(window, &q->window_ns, sub, sizeof(sub)) < 0 || q->window_ns == 0) {
+			snprintf(err, errlen, "invalid window \"%.64s\": expected a duration like 30s, 5m or 1h",
+				 window);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int api_check_query(const struct snapshot *snap, const struct api_query *q, uint64_t history_ns,
+		    char *err, size_t errlen)
+{
+	if (q->has_cpus) {
+		struct cpuset have, missing;
+		char list[128], all[128];
+
+		cpuset_zero(&have);
+		for (unsigned i = 0; i < snap->n_cpus; i++)
+			cpuset_set(&have, (unsigned)snap->cpus[i].cpu);
+		cpuset_andnot(&missing, &q->cpus, &have);
+		if (!cpuset_empty(&missing)) {
+			cpuset_format(&missing, list, sizeof(list));
+			cpuset_format(&have, all, sizeof(all));
+			snprintf(err, errlen, "invalid cpu: %s %s not exist on this host (its CPUs are %s)",
+				 list, cpuset_count(&missing) == 1 ? "does" : "do", all);
+			return -EINVAL;
+		}
+	}
+	if (q->window_ns) {
+		char have[32], want[32];
+
+		if (q->scope > API_SCOPE_PACKAGE || q->has_cpus) {
+			snprintf(err, errlen, "window covers scope=host and scope=package (the history keeps "
+				 "nothing finer); for CPUs, difference the *_slots_total of two requests");
+			return -EINVAL;
+		}
+		if (q->window_ns > history_ns) {
+			format_duration(q->window_ns, want, sizeof(want));
+			format_duration(history_ns, have, sizeof(have));
+			snprintf(err, errlen, "window %s is longer than the history kept ([collect] history = %s)",
+				 want, have);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -66,42 +112,93 @@ static json_t *count(double v)
 	return json_real(v);
 }
 
-/* Fields shared by the host, a package, a core and a CPU. */
+/* The cumulative counts of a level's categories, integers. */
+static json_t *totals_of(const struct snap_counts *c, unsigned level, td_catset cats)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < TD_CAT_COUNT; i++)
+		if (td_catset_has(cats, (enum td_cat)i) && td_cat[i].level == level)
+			json_object_set_new(o, td_cat[i].name, count(c->total[TD_C_CAT + i]));
+	return o;
+}
+
+/* Fields shared by the host, a package, a core, a CPU and a selection:
+ * the last interval's ratios (or the window's, whose counts are in
+ * c->last), and the cumulative counts a client can difference itself. */
 static int add_counts(json_t *obj, const struct snap_counts *c, unsigned level, td_catset cats)
 {
 	const double *last = c->last;
 	double slots = last[TD_C_SLOTS];
-	json_t *l1 = NULL, *l2 = NULL;
+	json_t *l1 = NULL, *l2 = NULL, *tree = NULL;
 	char bottleneck[80];
 
 	json_object_set_new(obj, "slots", count(slots));
 	json_object_set_new(obj, "slots_total", count(c->total[TD_C_SLOTS]));
+	json_object_set_new(obj, "level1_slots_total", totals_of(c, 1, cats));
+	if (level >= 2)
+		json_object_set_new(obj, "level2_slots_total", totals_of(c, 2, cats));
+	json_object_set_new(obj, "enabled_seconds_total", json_real(round(c->total[TD_C_ENABLED] / 1e6) / 1e3));
+	json_object_set_new(obj, "running_seconds_total", json_real(round(c->total[TD_C_RUNNING] / 1e6) / 1e3));
 	json_object_set_new(obj, "running_ratio",
 			    last[TD_C_ENABLED] > 0 ? ratio(last[TD_C_RUNNING] / last[TD_C_ENABLED])
 						   : json_null());
 	if (slots <= 0) {
 		json_object_set_new(obj, "level1", json_null());
-		if (level >= 2)
+		if (level >= 2) {
 			json_object_set_new(obj, "level2", json_null());
+			json_object_set_new(obj, "level2_by_parent", json_null());
+		}
 		json_object_set_new(obj, "bottleneck", json_null());
 		return 0;
 	}
 	l1 = json_object();
 	l2 = json_object();
+	tree = json_object();
 	for (int i = 0; i < TD_CAT_COUNT; i++) {
 		if (!td_catset_has(cats, (enum td_cat)i) || td_cat[i].level > level)
 			continue;
 		json_object_set_new(td_cat[i].level == 1 ? l1 : l2, td_cat[i].name,
 				    ratio(last[TD_C_CAT + i] / slots));
+		if (td_cat[i].level == 2) {
+			const char *parent = td_cat[td_cat[i].parent].name;
+			json_t *children = json_object_get(tree, parent);
+
+			if (!children) {
+				children = json_object();
+				json_object_set_new(tree, parent, children);
+			}
+			json_object_set_new(children, td_cat[i].name, ratio(last[TD_C_CAT + i] / slots));
+		}
 	}
 	json_object_set_new(obj, "level1", l1);
-	if (level >= 2)
+	if (level >= 2) {
 		json_object_set_new(obj, "level2", l2);
-	else
+		json_object_set_new(obj, "level2_by_parent", tree);
+	} else {
 		json_decref(l2);
+		json_decref(tree);
+	}
 	tma_bottleneck(&last[TD_C_CAT], cats, level >= 2, bottleneck, sizeof(bottleneck));
 	json_object_set_new(obj, "bottleneck", bottleneck[0] ? json_string(bottleneck) : json_null());
 	return 0;
+}
+
+/* Counts over a window: what was added since @then. */
+static void windowed(const struct snap_counts *now, const double *then, struct snap_counts *out)
+{
+	for (int k = 0; k < TD_C_COUNT; k++) {
+		out->total[k] = now->total[k];
+		out->last[k] = then && now->total[k] >= then[k] ? now->total[k] - then[k] : 0;
+	}
+}
+
+static const double *pkg_then(const struct history_sample *then, int package)
+{
+	for (unsigned p = 0; then && p < then->n_pkgs; p++)
+		if (then->pkg_ids[p] == package)
+			return then->pkgs[p];
+	return NULL;
 }
 
 static bool pkg_selected(const struct snapshot *snap, const struct api_query *q, unsigned pkg)
@@ -149,13 +246,16 @@ static json_t *pmu_object(const struct snapshot *snap, const struct snap_pmu *p)
 }
 
 json_t *api_document(const struct snapshot *snap, const struct api_query *q,
-		     const char *hostname, const char *version)
+		     const struct history_sample *then, const char *hostname, const char *version)
 {
 	unsigned level = q->level < snap->level ? q->level : snap->level;
 	json_t *doc = json_object(), *pmu, *host, *states, *arr;
+	bool window = q->window_ns && then;
+	struct snap_counts wc;
 
 	if (!doc)
 		return NULL;
+	json_object_set_new(doc, "api_version", json_string(API_VERSION));
 	json_object_set_new(doc, "version", json_string(version));
 	json_object_set_new(doc, "hostname", json_string(hostname));
 	json_object_set_new(doc, "timestamp", json_real(round(snap->timestamp * 1e3) / 1e3));
@@ -181,9 +281,45 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		json_object_set_new(states, cpu_state_name[s], json_integer(snap->cpus_by_state[s]));
 	json_object_set_new(doc, "cpus_by_state", states);
 
+	if (window) {
+		json_t *w = json_object();
+
+		/* The window actually covered: from the sample the history
+		 * has, to this interval. */
+		json_object_set_new(w, "requested_seconds", json_real((double)q->window_ns / 1e9));
+		json_object_set_new(w, "seconds", json_real(round((snap->timestamp - then->timestamp) * 1e3) / 1e3));
+		json_object_set_new(w, "start", json_real(round(then->timestamp * 1e3) / 1e3));
+		json_object_set_new(doc, "window", w);
+	}
 	host = json_object();
-	add_counts(host, &snap->host, level, snap->cats);
+	if (window) {
+		windowed(&snap->host, then->host, &wc);
+		add_counts(host, &wc, level, snap->cats);
+	} else {
+		add_counts(host, &snap->host, level, snap->cats);
+	}
 	json_object_set_new(doc, "host", host);
+	if (q->has_cpus) {
+		json_t *sel = json_object(), *cpus = json_array();
+		struct snap_counts sum;
+
+		/* Slot-weighted over exactly these CPUs: their counters added. */
+		memset(&sum, 0, sizeof(sum));
+		for (unsigned i = 0; i < snap->n_cpus; i++) {
+			const struct snap_cpu *c = &snap->cpus[i];
+
+			if (!cpuset_test(&q->cpus, (unsigned)c->cpu))
+				continue;
+			json_array_append_new(cpus, json_integer(c->cpu));
+			for (int k = 0; k < TD_C_COUNT; k++) {
+				sum.total[k] += c->c.total[k];
+				sum.last[k] += c->c.last[k];
+			}
+		}
+		json_object_set_new(sel, "cpus", cpus);
+		add_counts(sel, &sum, level, snap->cats);
+		json_object_set_new(doc, "selection", sel);
+	}
 
 	if (q->scope >= API_SCOPE_PACKAGE) {
 		arr = json_array();
@@ -194,7 +330,12 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				continue;
 			o = json_object();
 			json_object_set_new(o, "package", json_integer(snap->pkgs[i].package));
-			add_counts(o, &snap->pkgs[i].c, level, snap->cats);
+			if (window) {
+				windowed(&snap->pkgs[i].c, pkg_then(then, snap->pkgs[i].package), &wc);
+				add_counts(o, &wc, level, snap->cats);
+			} else {
+				add_counts(o, &snap->pkgs[i].c, level, snap->cats);
+			}
 			json_array_append_new(arr, o);
 		}
 		json_object_set_new(doc, "packages", arr);

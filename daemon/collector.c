@@ -68,6 +68,7 @@ struct collector {
 	const struct pmu_info *pmu;
 	const struct plan *plan;
 	bool count_kernel;
+	bool oneshot;
 	uint64_t interval_ns;
 	unsigned fd_others_want, fd_others_min;
 	unsigned fd_budget; /* descriptors the groups may hold */
@@ -341,8 +342,8 @@ static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned fa
 			c->warned_permission = true;
 			describe_permission(why, sizeof(why));
 			log_error_errno(r, "Failed to open the TopDown group on CPU %d: %m. Counting on every CPU "
-					"needs CAP_PERFMON (or CAP_SYS_ADMIN) or kernel.perf_event_paranoid <= 0; %s. "
-					"Retrying every 30s", cc->cpu, why);
+					"needs CAP_PERFMON (or CAP_SYS_ADMIN) or kernel.perf_event_paranoid <= 0; %s%s",
+					cc->cpu, why, c->oneshot ? "" : ". Retrying every 30s");
 		}
 		break;
 	case ENOENT:
@@ -503,6 +504,11 @@ restart:
 		else
 			open_failed(c, cc, r, failed, now);
 	}
+}
+
+unsigned collector_packages(const struct collector *c)
+{
+	return c->n_pkgs;
 }
 
 unsigned collector_fds(const struct collector *c)
@@ -825,6 +831,7 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->plan = p->plan;
 	c->count_kernel = p->count_kernel;
 	c->interval_ns = p->interval_ns;
+	c->oneshot = p->oneshot;
 	c->fd_others_want = p->fd_others_want;
 	c->fd_others_min = p->fd_others_min;
 

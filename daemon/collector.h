@@ -26,6 +26,7 @@ struct collector_params {
 	const struct pmu_info *pmu;
 	const struct plan *plan;
 	bool count_kernel;
+	bool oneshot;               /* --once, --watch: nothing is retried later */
 	uint64_t interval_ns;
 	/* Descriptors for everything but the perf groups (HTTP connections,
 	 * the daemon's own): what it would like, and what it must keep even
@@ -62,6 +63,8 @@ void collector_collect(struct collector *c, uint64_t now_ns);
  * collector_capacity() entries). */
 void collector_fill(const struct collector *c, struct snapshot *snap);
 unsigned collector_capacity(const struct collector *c);
+/* Packages in the current layout. */
+unsigned collector_packages(const struct collector *c);
 
 bool collector_up(const struct collector *c);
 /* "perf" or "hardware": the model in effect on the first monitored core

@@ -60,6 +60,7 @@ static const struct key_desc keys[] = {
 	{ "collect", "level", KEY_UINT, OFF(level), 1, 2, NULL, "2" },
 	{ "collect", "model", KEY_CHOICE, OFF(model), 0, 0, model_choices, "perf" },
 	{ "collect", "count_kernel", KEY_BOOL, OFF(count_kernel), 0, 0, NULL, "true" },
+	{ "collect", "history", KEY_DURATION, OFF(history_ns), 60 * SEC, 86400 * SEC, NULL, "15m" },
 	{ "metrics", "granularity", KEY_CHOICE, OFF(granularity), 0, 0, gran_choices, "cpu" },
 	{ "metrics", "ratios", KEY_BOOL, OFF(ratios), 0, 0, NULL, "true" },
 	{ "http", "listen", KEY_LISTEN, OFF(listen), 0, 0, NULL, "[::]:10412" },
@@ -250,6 +251,7 @@ struct parse_ctx {
 	struct config *cfg;
 	struct config_diag *diag;
 	unsigned set_on_line[N_KEYS];
+	bool tls_key_failed; /* a TLS path did not parse: no pairing check */
 };
 
 void config_diag_add(struct config_diag *diag, bool warning, const char *name,
@@ -404,6 +406,14 @@ static char *reader(char *str, int num, void *stream)
 			 "key outside any section: put it under %s", list);
 		goto blank;
 	}
+	/* libinih cuts " ;comment"; " #comment" is cut here, the same way,
+	 * rather than becoming part of the value. */
+	for (const char *q = p + 1; q < end; q++) {
+		if (*q == '#' && (q[-1] == ' ' || q[-1] == '\t')) {
+			end = q;
+			break;
+		}
+	}
 pass:
 	memcpy(str, p, (size_t)(end - p));
 	str[end - p] = '\n';
@@ -451,6 +461,9 @@ static int handler(void *user, const char *section, const char *name, const char
 	ctx->set_on_line[i] = ctx->line;
 	if (set_key(ctx->cfg, &keys[i], value, err, sizeof(err)) < 0) {
 		config_diag_add(ctx->diag, false, ctx->name, ctx->line, "[%s] %s: %s", section, name, err);
+		if (keys[i].offset == OFF(tls_cert) || keys[i].offset == OFF(tls_key) ||
+		    keys[i].offset == OFF(tls_client_ca))
+			ctx->tls_key_failed = true;
 		return 1;
 	}
 	if (keys[i].offset == OFF(interval_ns) && ctx->cfg->interval_ns > INTERVAL_PRECISION_NS)
@@ -481,7 +494,9 @@ int config_parse(const char *name, const char *text, size_t len,
 	if (r > 0)
 		config_diag_add(diag, false, name, (unsigned)r,
 			 "syntax error: expected \"key = value\", \"[section]\" or a comment");
-	if (diag->n_errors == 0 && config_validate(cfg, err, sizeof(err)) < 0) {
+	/* Checked even after other errors (one run reports every problem),
+	 * unless a TLS path itself was refused: it would look unset. */
+	if (!ctx.tls_key_failed && config_validate(cfg, err, sizeof(err)) < 0) {
 		/* Point at the key that is set, the missing one has no line. */
 		unsigned line = line_of(&ctx, cfg->tls_cert[0] ? OFF(tls_cert) : OFF(tls_key));
 

@@ -41,6 +41,7 @@ struct config {
 	unsigned level;
 	enum config_model model;
 	bool count_kernel;
+	uint64_t history_ns;    /* host and package totals kept for ?window= */
 	/* [metrics] */
 	enum config_granularity granularity;
 	bool ratios;

@@ -29,6 +29,7 @@
 #include "auth.h"
 #include "config.h"
 #include "expo.h"
+#include "history.h"
 #include "snapshot.h"
 #include "tls.h"
 
@@ -46,6 +47,7 @@ struct http_stats {
 
 struct http_params {
 	struct snapring *ring;
+	struct history *history;        /* for ?window= */
 	const char *hostname;
 	const int *fds;
 	size_t n_fds;

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "collector.h"
 #include "config.h"
+#include "history.h"
 #include "http.h"
 #include "listen.h"
 #include "log.h"
@@ -91,7 +92,7 @@ static int load_files(const struct config *cfg, bool to_log, struct tls_material
 {
 	struct config_diag diag = { 0 };
 	char err[600];
-	int r;
+	int r = 0, ra;
 
 	*tls = NULL;
 	*auth = NULL;
@@ -103,19 +104,22 @@ static int load_files(const struct config *cfg, bool to_log, struct tls_material
 				log_error("%s", err);
 			else
 				fprintf(stderr, "%s\n", err);
-			return r;
 		}
 	}
+	/* Checked even when the TLS files are not: every problem at once. */
 	if (cfg->basic_auth_file[0]) {
-		r = auth_db_load(cfg->basic_auth_file, auth, &diag);
+		ra = auth_db_load(cfg->basic_auth_file, auth, &diag);
 		print_diag(&diag, to_log);
-		if (r < 0) {
-			tls_material_free(*tls);
-			*tls = NULL;
-			return r;
-		}
+		if (ra < 0 && r == 0)
+			r = ra;
 	}
-	return 0;
+	if (r < 0) {
+		tls_material_free(*tls);
+		auth_db_free(*auth);
+		*tls = NULL;
+		*auth = NULL;
+	}
+	return r;
 }
 
 /* Everything the running daemon holds, in init order. */
@@ -128,6 +132,7 @@ struct app {
 	struct plan plan;
 	struct collector *collector;
 	struct snapring *ring;
+	struct history *history;
 	struct tls_material *tls;   /* until the HTTP server takes them */
 	struct auth_db *auth;
 	bool https;
@@ -183,6 +188,7 @@ static int app_start_collection(struct app *app)
 		.pmu = &app->pmu,
 		.plan = &app->plan,
 		.count_kernel = app->cfg.count_kernel,
+		.oneshot = app->cli->once || app->cli->watch,
 		.interval_ns = app->cfg.interval_ns,
 		.fd_others_want = FD_INTERNAL + (unsigned)app->cfg.max_connections *
 						(unsigned)app->n_listen_fds,
@@ -210,6 +216,8 @@ static void app_publish(struct app *app)
 	if (!snap)
 		return;
 	collector_fill(app->collector, snap);
+	if (app->history)
+		history_record(app->history, snap);
 	snapring_publish(app->ring, snap);
 }
 
@@ -273,6 +281,7 @@ static void http_params_of(struct app *app, const struct config *cfg, struct tls
 		.auth = auth,
 		.stats = &app->http_stats,
 		.ring = app->ring,
+		.history = app->history,
 		.hostname = app->hostname,
 		.fds = app->listen_fds,
 		.n_fds = app->n_listen_fds,
@@ -309,6 +318,7 @@ static void app_free(struct app *app)
 {
 	http_free(app->http);
 	http_retired_wait();
+	history_free(app->history);
 	auth_db_free(app->auth);
 	tls_material_free(app->tls);
 	for (size_t i = 0; i < app->n_listen_fds; i++)
@@ -345,8 +355,8 @@ static void print_interval(struct app *app, const struct snapshot *snap, bool on
 		char err[128], *text;
 		json_t *doc;
 
-		api_parse_query("cpu", NULL, NULL, &q, err, sizeof(err));
-		doc = api_document(snap, &q, app->hostname, topdownd_version);
+		api_parse_query("cpu", NULL, NULL, NULL, &q, err, sizeof(err));
+		doc = api_document(snap, &q, NULL, app->hostname, topdownd_version);
 		text = doc ? api_dump(doc, !one_line) : NULL;
 		if (text)
 			printf("%s\n", text);
@@ -675,6 +685,7 @@ static void reload(struct app *app)
 		if (r < 0)
 			log_error_errno(r, "Failed to re-arm the interval timer: %m");
 	}
+	history_set_length(app->history, cfg.history_ns);
 	app->cfg = cfg;
 	plan_make(&app->pmu, app->topo, &app->cfg, &app->plan);
 	collector_reload(app->collector, &app->plan, cfg.count_kernel, cfg.interval_ns);
@@ -716,6 +727,7 @@ static void on_watchdog(struct app *app)
 static int run_daemon(struct app *app)
 {
 	bool stop = false;
+	int r;
 
 	/* Sockets first: a taken port fails at once, before opening counters. */
 	if (app_listen(app) < 0)
@@ -727,11 +739,18 @@ static int run_daemon(struct app *app)
 	for (unsigned i = 0; i < app->plan.n_pmus; i++)
 		if (app->plan.pmu[i].level_note[0])
 			log_info("%s", app->plan.pmu[i].level_note);
+	r = history_new(app->cfg.history_ns, collector_packages(app->collector), &app->history);
+	if (r < 0) {
+		log_error_errno(r, "Failed to allocate the history: %m");
+		return EXIT_RUNTIME;
+	}
 	/* Something to serve before the first interval completes. */
 	app_publish(app);
 	if (app_start_http(app) < 0)
 		return EXIT_RUNTIME;
 	notify_ready(app);
+	/* What is monitored, in the words of systemctl status. */
+	log_info("Started: %s", app->status);
 	while (!stop) {
 		struct epoll_event events[4];
 		int n = epoll_wait(app->epoll_fd, events, 4, -1);
@@ -778,6 +797,15 @@ int main(int argc, char **argv)
 	/* Only what serves HTTP needs the TLS and auth files. */
 	if (r == 0 && !cli.print_config && !cli.probe && !cli.once && !cli.watch)
 		r = load_files(&cfg, false, &app.tls, &app.auth);
+	else if (r == -EINVAL && cli.check_config) {
+		char err[256];
+
+		/* Every problem in one run: the files the configuration
+		 * names are checked even when the rest of it has errors
+		 * (unless the TLS keys do not pair, already reported). */
+		if (config_validate(&cfg, err, sizeof(err)) == 0)
+			load_files(&cfg, false, &app.tls, &app.auth);
+	}
 	if (cli.check_config) {
 		auth_db_free(app.auth);
 		tls_material_free(app.tls);

@@ -53,6 +53,7 @@ struct req {
 	const struct snapshot *snap;
 	enum render_variant variant;
 	struct api_query query;
+	struct history_sample *then; /* where a ?window= starts */
 	struct MHD_Response *response;
 	unsigned status;
 };
@@ -209,6 +210,7 @@ void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
 		snapring_release(h->p.ring, req->snap);
 	explicit_bzero(&req->attempt, sizeof(req->attempt));
 	http_settings_unref(req->s);
+	free(req->then);
 	free(req);
 	*con_cls = NULL;
 }
@@ -248,7 +250,8 @@ static void render_job(void *arg)
 		counts.auth = req->s->auth != NULL;
 		req->response = render_response(h->render, req->snap, req->variant, &opt, req->s->gen);
 	} else {
-		json_t *doc = api_document(req->snap, &req->query, h->p.hostname, topdownd_version);
+		json_t *doc = api_document(req->snap, &req->query, req->then, h->p.hostname,
+					   topdownd_version);
 		char *text = doc ? api_dump(doc, false) : NULL;
 
 		json_decref(doc);
@@ -334,7 +337,7 @@ static bool authorized(struct req *req, enum MHD_Result *ret, bool *suspended)
 /* ---- endpoints ---- */
 
 struct query_args {
-	const char *scope, *level, *cpu;
+	const char *scope, *level, *cpu, *window;
 	char error[256];
 };
 
@@ -353,9 +356,11 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 		slot = &a->level;
 	else if (strcmp(key, "cpu") == 0)
 		slot = &a->cpu;
+	else if (strcmp(key, "window") == 0)
+		slot = &a->window;
 	if (!slot) {
 		str_printf(a->error, sizeof(a->error),
-			   "unknown parameter \"%.64s\": expected scope, level or cpu", key);
+			   "unknown parameter \"%.64s\": expected scope, level, cpu or window", key);
 		return MHD_NO;
 	}
 	if (*slot) {
@@ -423,10 +428,25 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 
 		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
 		if (args.error[0] ||
-		    api_parse_query(args.scope, args.level, args.cpu, &req->query, err, sizeof(err)) < 0) {
+		    api_parse_query(args.scope, args.level, args.cpu, args.window, &req->query, err,
+				    sizeof(err)) < 0 ||
+		    api_check_query(snap, &req->query, history_length_ns(h->p.history), err,
+				    sizeof(err)) < 0) {
 			req->status = MHD_HTTP_BAD_REQUEST;
 			ret = respond_json_error(conn, req->status, args.error[0] ? args.error : err);
 			break;
+		}
+		if (req->query.window_ns) {
+			req->then = malloc(sizeof(*req->then));
+			if (!req->then || history_at(h->p.history,
+						     snap->timestamp - (double)req->query.window_ns / 1e9,
+						     req->then) < 0) {
+				free(req->then);
+				req->then = NULL;
+				req->status = MHD_HTTP_SERVICE_UNAVAILABLE;
+				ret = respond_json_error(conn, req->status, "no history yet");
+				break;
+			}
 		}
 		req->snap = snap;
 		if (offload(h->render_jobs, render_job, req, PHASE_RENDER)) {

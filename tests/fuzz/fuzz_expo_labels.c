@@ -181,8 +181,8 @@ FUZZ_NO_COVERAGE static void check_json(const struct snapshot *snap)
 	json_error_t jerr;
 
 	/* Host scope: the strings live at the top; fuzz_query covers the rest. */
-	FUZZ_CHECK(api_parse_query(NULL, NULL, NULL, &q, err, sizeof(err)) == 0, "query: %s", err);
-	doc = api_document(snap, &q, "fuzzhost", "0.0.0-fuzz");
+	FUZZ_CHECK(api_parse_query(NULL, NULL, NULL, NULL, &q, err, sizeof(err)) == 0, "query: %s", err);
+	doc = api_document(snap, &q, NULL, "fuzzhost", "0.0.0-fuzz");
 	FUZZ_CHECK(doc != NULL, "api_document failed");
 	text = api_dump(doc, false);
 	FUZZ_CHECK(text != NULL, "api_dump failed");

@@ -1,10 +1,11 @@
-/* api_parse_query over the raw scope, level and cpu query values (what
+/* api_parse_query over the raw scope, level, cpu and window query values (what
  * libmicrohttpd hands over after splitting and %-decoding the query
  * string), then api_document on a small static snapshot.
  *
  * Input: byte 0 says which parameters are present (bit 0 scope, bit 1
- * level, bit 2 cpu; bit 3 pretty-prints); the rest is split at NUL bytes
- * into the present values, in that order (missing ones are "").
+ * level, bit 2 cpu, bit 4 window; bit 3 pretty-prints); the rest is split
+ * at NUL bytes into the present values, in that order (missing ones are
+ * "").  api_check_query then judges them against the snapshot.
  * Invariants: errors come with a message; an accepted query has a valid
  * scope and level 1 or 2, has_cpus exactly when cpu was given; the
  * document lists the arrays of the scope and no finer one, the selected
@@ -41,7 +42,7 @@ static size_t expected_cpus(const struct api_query *q)
 
 static void check_document(const struct api_query *q, bool pretty)
 {
-	json_t *doc = api_document(&fs.snap, q, "fuzzhost", "0.0.0-fuzz"), *back, *cpus, *host;
+	json_t *doc = api_document(&fs.snap, q, NULL, "fuzzhost", "0.0.0-fuzz"), *back, *cpus, *host;
 	json_error_t jerr;
 	char *text;
 
@@ -72,8 +73,9 @@ static void check_document(const struct api_query *q, bool pretty)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *value[3] = { NULL, NULL, NULL };
-	char *parts[3], *err;
+	static const unsigned bit[4] = { 1, 2, 4, 16 };
+	const char *value[4] = { NULL, NULL, NULL, NULL };
+	char *parts[4], *err;
 	struct api_query q;
 	unsigned mask;
 	size_t n, k = 0;
@@ -82,12 +84,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	mask = data[0];
-	n = fuzz_split(data + 1, size - 1, parts, 3);
-	for (int i = 0; i < 3; i++)
-		if (mask & (1u << i))
+	n = fuzz_split(data + 1, size - 1, parts, 4);
+	for (int i = 0; i < 4; i++)
+		if (mask & bit[i])
 			value[i] = k < n ? parts[k++] : "";
 	err = fuzz_malloc(ERRLEN);
-	r = api_parse_query(value[0], value[1], value[2], &q, err, ERRLEN);
+	r = api_parse_query(value[0], value[1], value[2], value[3], &q, err, ERRLEN);
 	if (r < 0) {
 		FUZZ_CHECK(r == -EINVAL, "api_parse_query returned %d", r);
 		FUZZ_CHECK(fuzz_err_ok(err, ERRLEN), "no message");
@@ -97,6 +99,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(q.level == 1 || q.level == 2, "level %u", q.level);
 	FUZZ_CHECK(q.has_cpus == (value[2] != NULL), "has_cpus %d", q.has_cpus);
 	FUZZ_CHECK(!q.has_cpus || !cpuset_empty(&q.cpus), "empty cpu selection accepted");
+	FUZZ_CHECK((q.window_ns != 0) == (value[3] != NULL), "window %llu", (unsigned long long)q.window_ns);
+	r = api_check_query(&fs.snap, &q, 900 * 1000000000ULL, err, ERRLEN);
+	FUZZ_CHECK(r == 0 || (r == -EINVAL && fuzz_err_ok(err, ERRLEN)), "api_check_query: %d", r);
+	if (q.window_ns)
+		q.window_ns = 0; /* no history here: the document of the last interval */
 	check_document(&q, mask & 8);
 out:
 	free(err);

@@ -14,7 +14,7 @@ EXAMPLE=$PWD/config/topdownd.conf
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/11-config.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..52"
+echo "1..55"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -75,7 +75,7 @@ bad_config "empty unknown section" '[collect]\nlevel = 2\n[prometheus]\n' \
 bad_config "unknown key" '[http]\nlisten = [::1]:10412\nport = 8080\n' \
 	"bad.conf:3: unknown key \"port\" in [http]: expected $HTTP_KEYS"
 bad_config "key in the wrong section" '[collect]\ntimeout = 5s\n' \
-	"bad.conf:2: unknown key \"timeout\" in [collect] (it belongs in [http]); expected interval, cpus, level, model, count_kernel"
+	"bad.conf:2: unknown key \"timeout\" in [collect] (it belongs in [http]); expected interval, cpus, level, model, count_kernel, history"
 bad_config "key outside any section" 'interval = 1s\n[collect]\n' \
 	"bad.conf:1: key outside any section: put it under $SECTIONS"
 bad_config "bad duration" '[collect]\ninterval = 2 seconds\n' \
@@ -130,6 +130,27 @@ expect "--check-config on a missing -c file: exit 78" 78 \
 mkdir -p "$tmp/dir.conf"
 td -c dir.conf --check-config
 expect "--check-config on a directory: exit 78" 78 "dir.conf: is a directory, not a config file"
+# Every problem in one run: parse errors, the lone tls_cert, and the
+# files it names (before, the first stage with errors hid the others).
+printf '[collect]\nlevel = 3\n[http]\ntls_cert = /nonexistent/cert.pem\n' >"$tmp/many.conf"
+td -c many.conf --check-config
+expect "--check-config reports a bad value and a lone tls_cert together" 78 \
+	"many.conf:2: [collect] level: 3 is out of range: expected an integer from 1 to 2
+many.conf:4: [http] tls_cert and tls_key must be set together (tls_key is empty)"
+printf '[collect]\nlevel = 3\n[http]\ntls_cert = /nonexistent/cert.pem\ntls_key = /nonexistent/key.pem\nbasic_auth_file = /nonexistent/users\n' >"$tmp/files.conf"
+td -c files.conf --check-config
+expect "--check-config also reports the files it names, each" 78 \
+	"files.conf:2: [collect] level: 3 is out of range: expected an integer from 1 to 2
+tls_cert /nonexistent/cert.pem: cannot open: No such file or directory
+/nonexistent/users: basic_auth_file: cannot open: No such file or directory"
+# "#" after a value is a comment, as "; " is.
+printf '[collect]\ninterval = 2s # every two seconds\nlevel = 1	# tab before\n' >"$tmp/hash.conf"
+td -c hash.conf --print-config
+if [ "$rc" -eq 0 ] && grep -qx 'interval = 2s' "$tmp/out" && grep -qx 'level = 1' "$tmp/out"; then
+	ok "\"value # comment\": the comment is cut, as with ;"
+else
+	not_ok "\"value # comment\": the comment is cut, as with ;" "rc $rc"
+fi
 printf '[collect]\ninterval = 10s\n' >"$tmp/warn.conf"
 td -c warn.conf --check-config
 expect "--check-config, interval 10s: a warning, exit 0" 0 \
@@ -142,6 +163,7 @@ cpus = all
 level = 2
 model = perf
 count_kernel = true
+history = 15m
 
 [metrics]
 granularity = cpu
@@ -180,6 +202,7 @@ cpus = 0-3,8
 level = 1
 model = hardware
 count_kernel = false
+history = 1h
 
 [metrics]
 granularity = package
@@ -217,6 +240,7 @@ cpus = 8,0-3
 level = 1
 model = hardware
 count_kernel = no
+history = 60m
 EOF
 td -c mod.conf --print-config
 expect "--print-config of a file changing every key" 0 "" "$MODIFIED"

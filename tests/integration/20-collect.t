@@ -4,7 +4,7 @@
 # interrupted and short reads.
 . "$(dirname "$0")/lib.sh"
 
-plan 58
+plan 63
 
 SPR=$FIXTURES/spr-2s
 api() { curl -sf "$TD_URL/api/v1/topdown?$1"; }
@@ -165,6 +165,18 @@ like "$(metric 'topdown_collection_errors_total{reason="permission"}')" '^[1-9][
 is "$(grep -c 'needs CAP_PERFMON' "$TD_LOG")" 1 "one log line naming the fix"
 like "$(grep 'needs CAP_PERFMON' "$TD_LOG")" 'kernel.perf_event_paranoid <= 0' "it names kernel.perf_event_paranoid"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/-/healthy")" 200 "/-/healthy 200"
+like "$(grep 'needs CAP_PERFMON' "$TD_LOG")" 'Retrying every 30s$' "the service says it retries (it does)"
+like "$(grep 'Started:' "$TD_LOG")" 'info: Started: no CPU monitored \(16 failed, 0 offline\): see the journal$' \
+	"the start-up log says in one line what is monitored (nothing, here)"
+td_stop
+FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$eacces LD_PRELOAD=$FAKEPMU \
+	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --once -i 100ms >/dev/null 2>"$TMP/once-eacces.err"
+is "$?" 1 "--once with every open refused: exit 1"
+ok $(grep -q 'Retrying' "$TMP/once-eacces.err"; [ $? -ne 0 ]; echo $?) \
+	"--once promises no retries: $(grep -o 'perf_event_open[^.]*$' "$TMP/once-eacces.err" | head -1)"
+td_start "$SPR" "$constant" -i 100ms || exit 1
+like "$(grep 'Started:' "$TD_LOG")" 'info: Started: monitoring 16 CPUs, level 2, model perf$' \
+	"the start-up log states what is monitored"
 td_stop
 
 # --- 7. multiplexing: running 50% ---

@@ -156,7 +156,7 @@ api "" >"$TMP/host.json"
 is "$(jq -r '[.version, .pmu.name, .pmu.pmu_name, .pmu.level, .pmu.model] | join(" ")' "$TMP/host.json")" \
 	"0.1.0 cpu sapphire_rapids 2 perf" "JSON: version and pmu"
 is "$(jq -r 'keys_unsorted | join(",")' "$TMP/host.json")" \
-	"version,hostname,timestamp,interval_seconds,intervals,up,pmu,pmus,cpus_by_state,host" "JSON: default scope host"
+	"api_version,version,hostname,timestamp,interval_seconds,intervals,up,pmu,pmus,cpus_by_state,host" "JSON: default scope host"
 near "$(jq '.host.level1 | add' "$TMP/host.json")" 1 0.00001 "JSON: host level1 sums to 1"
 is "$(jq -r '.host.level2 | keys | join(",")' "$TMP/host.json")" \
 	"branch_mispredicts,core_bound,fetch_bandwidth,fetch_latency,heavy_operations,light_operations,machine_clears,memory_bound" \
@@ -164,7 +164,7 @@ is "$(jq -r '.host.level2 | keys | join(",")' "$TMP/host.json")" \
 near "$(jq '.interval_seconds' "$TMP/host.json")" 1 0 "JSON: interval_seconds"
 ok $(jq -e '.timestamp > 1600000000 and (.host.running_ratio == 1)' "$TMP/host.json" >/dev/null; echo $?) "JSON: timestamp and running_ratio"
 is "$(api "?scope=package" | jq -r 'keys_unsorted | join(",")')" \
-	"version,hostname,timestamp,interval_seconds,intervals,up,pmu,pmus,cpus_by_state,host,packages" "scope=package adds packages"
+	"api_version,version,hostname,timestamp,interval_seconds,intervals,up,pmu,pmus,cpus_by_state,host,packages" "scope=package adds packages"
 is "$(api "?scope=core" | jq '.cores | length')" 8 "scope=core: 8 cores"
 is "$(api "?scope=core" | jq -c '.cores[] | select(.package == 1 and .core == 2) | .cpus')" "[6,14]" "a core lists its SMT threads"
 api "?scope=cpu" >"$TMP/cpu.json"
@@ -181,7 +181,7 @@ scope=everything|invalid scope \"everything\": expected host, package, core or c
 level=3|invalid level \"3\": expected 1 or 2
 cpu=a-b|invalid cpu \"a-b\": expected a CPU list like 0-3,8
 cpu=|invalid cpu \"\": expected a CPU list like 0-3,8
-color=red|unknown parameter \"color\": expected scope, level or cpu
+color=red|unknown parameter \"color\": expected scope, level, cpu or window
 scope=cpu&scope=core|parameter \"scope\" given more than once
 level|parameter \"level\" needs a value
 EOF

@@ -21,7 +21,7 @@ static struct api_query *query_ok(const char *scope, const char *level, const ch
 {
 	static struct api_query q; /* struct cpuset is 1 KiB */
 	char err[256] = "";
-	int r = api_parse_query(scope, level, cpu, &q, err, sizeof(err));
+	int r = api_parse_query(scope, level, cpu, NULL, &q, err, sizeof(err));
 
 	if (r != 0)
 		fail_msg("api_parse_query(%s, %s, %s) = %d: %s", scope ? scope : "NULL",
@@ -33,7 +33,7 @@ static void query_error(const char *scope, const char *level, const char *cpu, c
 {
 	struct api_query q;
 	char err[256] = "";
-	int r = api_parse_query(scope, level, cpu, &q, err, sizeof(err));
+	int r = api_parse_query(scope, level, cpu, NULL, &q, err, sizeof(err));
 
 	if (r != -EINVAL)
 		fail_msg("api_parse_query(%s, %s, %s) = %d, expected -EINVAL", scope ? scope : "NULL",
@@ -127,7 +127,7 @@ static void test_query_errors(void **state)
 	assert_int_equal(strlen(want), 64 + strlen("invalid scope \"\": expected host, package, core or cpu"));
 
 	/* A short error buffer is truncated and terminated. */
-	assert_int_equal(api_parse_query(NULL, "7", NULL, &q, small, sizeof(small)), -EINVAL);
+	assert_int_equal(api_parse_query(NULL, "7", NULL, NULL, &q, small, sizeof(small)), -EINVAL);
 	assert_string_equal(small, "invalid level \"");
 }
 
@@ -327,7 +327,7 @@ static void jabsent(json_t *doc, const char *path)
 static json_t *document(const struct snapshot *s, const char *scope, const char *level,
 			const char *cpu)
 {
-	json_t *doc = api_document(s, query_ok(scope, level, cpu), "node1", "9.8.7");
+	json_t *doc = api_document(s, query_ok(scope, level, cpu), NULL, "node1", "9.8.7");
 
 	assert_non_null(doc);
 	return doc;
@@ -340,7 +340,8 @@ static void test_document_host(void **state)
 
 	(void)state;
 	/* Exactly the top-level keys of the host scope. */
-	assert_int_equal(json_object_size(doc), 10);
+	assert_int_equal(json_object_size(doc), 11);
+	jstr(doc, "api_version", "1.1");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
@@ -385,6 +386,23 @@ static void test_document_host(void **state)
 	jreal(doc, "host.level2.memory_bound", 0.15);           /* 900/6000 */
 	jreal(doc, "host.level2.core_bound", 0.233333);         /* 1400/6000 */
 	jstr(doc, "host.bottleneck", "backend_bound.core_bound");
+	/* Level 2 grouped under its parent too. */
+	assert_int_equal(json_object_size(jhas(doc, "host.level2_by_parent")), 4);
+	jreal(doc, "host.level2_by_parent.backend_bound.memory_bound", 0.15);
+	jreal(doc, "host.level2_by_parent.backend_bound.core_bound", 0.233333);
+	jreal(doc, "host.level2_by_parent.retiring.heavy_operations", 0.141667);
+	assert_int_equal(json_object_size(jhas(doc, "host.level2_by_parent.retiring")), 2);
+	/* Cumulative counts a client can difference: every category. */
+	assert_int_equal(json_object_size(jhas(doc, "host.level1_slots_total")), 4);
+	jint(doc, "host.level1_slots_total.retiring", 2000 * 1000 + 5000000);
+	jint(doc, "host.level1_slots_total.backend_bound", 2300 * 1000);
+	assert_int_equal(json_object_size(jhas(doc, "host.level2_slots_total")), 8);
+	jint(doc, "host.level2_slots_total.light_operations", 1150 * 1000 + 5000000);
+	jint(doc, "host.level2_slots_total.core_bound", 1400 * 1000);
+	jreal(doc, "host.enabled_seconds_total", 4000.0);
+	jreal(doc, "host.running_seconds_total", 3500.0);
+	jabsent(doc, "selection");
+	jabsent(doc, "window");
 	json_decref(doc);
 	free(f);
 }
@@ -396,7 +414,7 @@ static void test_document_scopes(void **state)
 
 	(void)state;
 	doc = document(&f->snap, "package", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 11);
+	assert_int_equal(json_object_size(doc), 12);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	jabsent(doc, "cores");
 	jabsent(doc, "cpus");
@@ -414,7 +432,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "core", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 12);
+	assert_int_equal(json_object_size(doc), 13);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	assert_int_equal(json_array_size(jhas(doc, "cores")), 3);
 	jabsent(doc, "cpus");
@@ -436,7 +454,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "cpu", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 13);
+	assert_int_equal(json_object_size(doc), 14);
 	assert_int_equal(json_array_size(jhas(doc, "cpus")), 5);
 	jint(doc, "cpus.0.cpu", 0);
 	jint(doc, "cpus.0.core", 0);
@@ -497,6 +515,8 @@ static void test_document_levels(void **state)
 	jabsent(doc, "cores.0.level2");
 	jabsent(doc, "cpus.0.level2");
 	jabsent(doc, "cpus.1.level2"); /* not even null */
+	jabsent(doc, "host.level2_by_parent");
+	jabsent(doc, "host.level2_slots_total");
 	jnull(doc, "cpus.1.level1");
 	jstr(doc, "cpus.0.bottleneck", "backend_bound");
 	json_decref(doc);
@@ -521,8 +541,13 @@ static void test_document_cpu_filter(void **state)
 	json_t *doc;
 
 	(void)state;
-	/* cpu=2: its CPU, its core, its package; the host stays whole. */
+	/* cpu=2: its CPU, its core, its package; the host stays whole, and
+	 * the selection is the figure of exactly those CPUs. */
 	doc = document(&f->snap, NULL, NULL, "2");
+	jint(doc, "selection.cpus.0", 2);
+	jint(doc, "selection.slots", 3000);
+	jreal(doc, "selection.level1.retiring", 0.333333);
+	jreal(doc, "selection.running_ratio", 0.5);
 	assert_int_equal(json_array_size(jhas(doc, "cpus")), 1);
 	jint(doc, "cpus.0.cpu", 2);
 	assert_int_equal(json_array_size(jhas(doc, "cores")), 1);
@@ -531,6 +556,18 @@ static void test_document_cpu_filter(void **state)
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 1);
 	jint(doc, "packages.0.package", 0);
 	jint(doc, "host.slots", 6000);
+	json_decref(doc);
+
+	/* cpu=0,3: slot-weighted over the two, not an average of ratios:
+	 * backend (400 + 900) / (1000 + 2000). */
+	doc = document(&f->snap, "host", NULL, "0,3");
+	assert_int_equal(json_array_size(jhas(doc, "selection.cpus")), 2);
+	jint(doc, "selection.slots", 3000);
+	jreal(doc, "selection.level1.backend_bound", 0.433333);
+	jreal(doc, "selection.level2.memory_bound", 0.233333); /* 700/3000 */
+	jint(doc, "selection.slots_total", 3000000);
+	jstr(doc, "selection.bottleneck", "backend_bound.memory_bound"); /* 700 > 600 */
+	jabsent(doc, "packages");
 	json_decref(doc);
 
 	/* cpu=3-4: cpu 4 has no core nor package. */
@@ -559,11 +596,89 @@ static void test_document_cpu_filter(void **state)
 	jabsent(doc, "cpus");
 	json_decref(doc);
 
-	/* CPUs that do not exist: empty lists, not an error. */
-	doc = document(&f->snap, NULL, NULL, "100-101");
-	assert_int_equal(json_array_size(jhas(doc, "cpus")), 0);
-	assert_int_equal(json_array_size(jhas(doc, "cores")), 0);
-	assert_int_equal(json_array_size(jhas(doc, "packages")), 0);
+	free(f);
+}
+
+/* What only the snapshot can refuse. */
+static void test_check_query(void **state)
+{
+	struct fixture *f = fixture_new();
+	const uint64_t history = 900 * 1000000000ULL;
+	struct api_query q;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(api_parse_query(NULL, NULL, "3,100-101", NULL, &q, err, sizeof(err)), 0);
+	assert_int_equal(api_check_query(&f->snap, &q, history, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "invalid cpu: 100-101 do not exist on this host (its CPUs are 0-4)");
+	assert_int_equal(api_parse_query(NULL, NULL, "7", NULL, &q, err, sizeof(err)), 0);
+	assert_int_equal(api_check_query(&f->snap, &q, history, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "invalid cpu: 7 does not exist on this host (its CPUs are 0-4)");
+	assert_int_equal(api_parse_query(NULL, NULL, "0-4", NULL, &q, err, sizeof(err)), 0);
+	assert_int_equal(api_check_query(&f->snap, &q, history, err, sizeof(err)), 0);
+	/* A window: host and packages only, within the history. */
+	assert_int_equal(api_parse_query("package", NULL, NULL, "5m", &q, err, sizeof(err)), 0);
+	assert_int_equal(q.window_ns, 300 * 1000000000ULL);
+	assert_int_equal(api_check_query(&f->snap, &q, history, err, sizeof(err)), 0);
+	assert_int_equal(api_parse_query(NULL, NULL, NULL, "1h", &q, err, sizeof(err)), 0);
+	assert_int_equal(api_check_query(&f->snap, &q, history, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "window 1h is longer than the history kept ([collect] history = 15m)");
+	assert_int_equal(api_parse_query("cpu", NULL, NULL, "1m", &q, err, sizeof(err)), 0);
+	assert_int_equal(api_check_query(&f->snap, &q, history, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "window covers scope=host and scope=package (the history keeps nothing finer); "
+			    "for CPUs, difference the *_slots_total of two requests");
+	assert_int_equal(api_parse_query(NULL, NULL, NULL, "0s", &q, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "invalid window \"0s\": expected a duration like 30s, 5m or 1h");
+	assert_int_equal(api_parse_query(NULL, NULL, NULL, "soon", &q, err, sizeof(err)), -EINVAL);
+	free(f);
+}
+
+/* ?window=: ratios from what the totals gained since a history sample. */
+static void test_document_window(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct history_sample then;
+	struct api_query q;
+	char err[256];
+	json_t *doc;
+
+	(void)state;
+	/* 60 s before: the host had gained 1000 slots less, all of them
+	 * backend bound, memory bound; package 1 likewise, package 0 the
+	 * same totals as now (nothing counted in the window). */
+	memset(&then, 0, sizeof(then));
+	then.timestamp = f->snap.timestamp - 60.5;
+	memcpy(then.host, f->snap.host.total, sizeof(then.host));
+	then.host[TD_C_SLOTS] -= 1000;
+	then.host[TD_C_CAT + TD_CAT_BACKEND_BOUND] -= 1000;
+	then.host[TD_C_CAT + TD_CAT_MEMORY_BOUND] -= 1000;
+	then.host[TD_C_ENABLED] -= 60e9;
+	then.host[TD_C_RUNNING] -= 60e9;
+	then.n_pkgs = 2;
+	then.pkg_ids[0] = 0;
+	then.pkg_ids[1] = 1;
+	memcpy(then.pkgs[0], f->snap.pkgs[0].c.total, sizeof(then.pkgs[0]));
+	memcpy(then.pkgs[1], f->snap.pkgs[1].c.total, sizeof(then.pkgs[1]));
+	then.pkgs[1][TD_C_SLOTS] -= 1000;
+	then.pkgs[1][TD_C_CAT + TD_CAT_BACKEND_BOUND] -= 1000;
+	then.pkgs[1][TD_C_CAT + TD_CAT_MEMORY_BOUND] -= 1000;
+	assert_int_equal(api_parse_query("package", NULL, NULL, "1m", &q, err, sizeof(err)), 0);
+	doc = api_document(&f->snap, &q, &then, "node1", "9.8.7");
+	assert_non_null(doc);
+	jreal(doc, "window.requested_seconds", 60.0);
+	jreal(doc, "window.seconds", 60.5);
+	jint(doc, "host.slots", 1000);
+	jreal(doc, "host.level1.backend_bound", 1.0);
+	jreal(doc, "host.level1.retiring", 0.0);
+	jreal(doc, "host.level2.memory_bound", 1.0);
+	jreal(doc, "host.running_ratio", 1.0);
+	jstr(doc, "host.bottleneck", "backend_bound.memory_bound");
+	/* The cumulative counts stay cumulative. */
+	jint(doc, "host.slots_total", 6000 * 1000 + 5000000);
+	jint(doc, "packages.0.slots", 0);
+	jnull(doc, "packages.0.level1");
+	jint(doc, "packages.1.slots", 1000);
+	jreal(doc, "packages.1.level1.backend_bound", 1.0);
 	json_decref(doc);
 	free(f);
 }
@@ -655,8 +770,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.1\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.1\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));
@@ -690,6 +805,8 @@ int main(void)
 		cmocka_unit_test(test_document_scopes),
 		cmocka_unit_test(test_document_levels),
 		cmocka_unit_test(test_document_cpu_filter),
+		cmocka_unit_test(test_check_query),
+		cmocka_unit_test(test_document_window),
 		cmocka_unit_test(test_document_no_topdown),
 		cmocka_unit_test(test_document_no_bottleneck),
 		cmocka_unit_test(test_dump),

@@ -27,6 +27,7 @@
 	"level = 2\n" \
 	"model = perf\n" \
 	"count_kernel = true\n" \
+	"history = 15m\n" \
 	"\n" \
 	"[metrics]\n" \
 	"granularity = cpu\n" \
@@ -383,7 +384,7 @@ static void test_unknown_section_then_known(void **state)
 	assert_string_equal(p->diag.entries[0].text,
 			    "t.conf:1: unknown section [bogus]: expected " SECTIONS);
 	assert_string_equal(p->diag.entries[1].text,
-			    "t.conf:5: unknown key \"bar\" in [collect]: expected interval, cpus, level, model, count_kernel");
+			    "t.conf:5: unknown key \"bar\" in [collect]: expected interval, cpus, level, model, count_kernel, history");
 	assert_int_equal(p->cfg.level, 1);
 	free(p);
 }
@@ -392,7 +393,7 @@ static void test_error_unknown_key(void **state)
 {
 	(void)state;
 	expect_error("[collect]\nfoo = 1\n", 2,
-		     "t.conf:2: unknown key \"foo\" in [collect]: expected interval, cpus, level, model, count_kernel");
+		     "t.conf:2: unknown key \"foo\" in [collect]: expected interval, cpus, level, model, count_kernel, history");
 	expect_error("[metrics]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [metrics]: expected granularity, ratios");
 	expect_error("[http]\n\nfoo = 1\n", 3,
@@ -400,10 +401,10 @@ static void test_error_unknown_key(void **state)
 	expect_error("[log]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [log]: expected level");
 	expect_error("[collect]\nInterval = 1s\n", 2,
-		     "t.conf:2: unknown key \"Interval\" in [collect]: expected interval, cpus, level, model, count_kernel");
+		     "t.conf:2: unknown key \"Interval\" in [collect]: expected interval, cpus, level, model, count_kernel, history");
 	/* A key of another section: say where it belongs. */
 	expect_error("[collect]\nlisten = [::1]:1\n", 2,
-		     "t.conf:2: unknown key \"listen\" in [collect] (it belongs in [http]); expected interval, cpus, level, model, count_kernel");
+		     "t.conf:2: unknown key \"listen\" in [collect] (it belongs in [http]); expected interval, cpus, level, model, count_kernel, history");
 	expect_error("[http]\ninterval = 1s\n", 2,
 		     "t.conf:2: unknown key \"interval\" in [http] (it belongs in [collect]); expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, max_connections, timeout");
 	expect_error("[log]\ngranularity = cpu\n", 2,
@@ -705,7 +706,7 @@ static void test_many_errors(void **state)
 	assert_int_equal(p->diag.n_errors, 70);
 	assert_int_equal(p->diag.dropped, 70 - CONFIG_DIAG_MAX);
 	assert_string_equal(p->diag.entries[63].text,
-			    "t.conf:65: unknown key \"bogus\" in [collect]: expected interval, cpus, level, model, count_kernel");
+			    "t.conf:65: unknown key \"bogus\" in [collect]: expected interval, cpus, level, model, count_kernel, history");
 	free(p);
 
 	/* Several errors come in line order, each with its line. */
@@ -906,6 +907,7 @@ static const char modified_text[] =
 	"level = 1\n"
 	"model = hardware\n"
 	"count_kernel = false\n"
+	"history = 2h\n"
 	"\n"
 	"[metrics]\n"
 	"granularity = system\n"
@@ -923,6 +925,37 @@ static const char modified_text[] =
 	"[log]\n"
 	"level = debug\n";
 
+/* "#" after a value starts a comment, as " ;" does; not inside a value. */
+static void test_inline_hash_comment(void **state)
+{
+	struct parsed *p;
+
+	(void)state;
+	p = parse_ok("[collect]\ninterval = 2s # two seconds\nlevel = 1\t#tab\n"
+		     "[http]\nbasic_auth_file = /etc/topdownd/users#1 # the file\n");
+	assert_int_equal(p->cfg.interval_ns, 2 * UINT64_C(1000000000));
+	assert_int_equal(p->cfg.level, 1);
+	assert_string_equal(p->cfg.basic_auth_file, "/etc/topdownd/users#1");
+	free(p);
+}
+
+/* The pairing of the TLS keys is checked even after other errors, so
+ * one run reports every problem; but not when a TLS path was refused. */
+static void test_all_problems(void **state)
+{
+	struct parsed *p;
+
+	(void)state;
+	p = parse("[collect]\nlevel = 3\n[http]\ntls_cert = /a.pem\n");
+	assert_int_equal(p->r, -EINVAL);
+	assert_int_equal(p->diag.n, 2);
+	assert_string_equal(p->diag.entries[0].text,
+			    "t.conf:2: [collect] level: 3 is out of range: expected an integer from 1 to 2");
+	assert_string_equal(p->diag.entries[1].text,
+			    "t.conf:4: [http] tls_cert and tls_key must be set together (tls_key is empty)");
+	free(p);
+}
+
 static void test_print_modified(void **state)
 {
 	struct parsed *p;
@@ -937,7 +970,7 @@ static void test_print_modified(void **state)
 		     "tls_client_ca = /etc/topdownd/ca.pem\nbasic_auth_file = /etc/topdownd/htpasswd\n"
 		     "[metrics]\nratios = off\ngranularity = system\n"
 		     "[collect]\ninterval = 1.5s\ncpus = 11,10,8,0-3\nlevel = 1\nmodel = hardware\n"
-		     "count_kernel = NO\n");
+		     "count_kernel = NO\nhistory = 120m # two hours\n");
 	text = print_config(&p->cfg);
 	assert_string_equal(text, modified_text);
 	free(text);
@@ -1014,6 +1047,8 @@ int main(void)
 		cmocka_unit_test(test_load_example_config),
 		cmocka_unit_test(test_print_defaults),
 		cmocka_unit_test(test_print_modified),
+		cmocka_unit_test(test_inline_hash_comment),
+		cmocka_unit_test(test_all_problems),
 		cmocka_unit_test(test_print_roundtrip),
 	};
 

@@ -1,0 +1,154 @@
+/* history: the ring of host and package totals. */
+#include "history.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PKGS 64
+
+struct history {
+	pthread_mutex_t lock;
+	uint64_t length_ns;
+	double step_s;       /* resolution */
+	unsigned max_pkgs;
+	unsigned head, count;
+	/* Per sample: timestamp, package count, then host and packages. */
+	double *ts;
+	unsigned *n_pkgs;
+	int *pkg_ids;        /* [HISTORY_SAMPLES][max_pkgs] */
+	double *totals;      /* [HISTORY_SAMPLES][1 + max_pkgs][TD_C_COUNT] */
+};
+
+int history_new(uint64_t length_ns, unsigned max_pkgs, struct history **ret)
+{
+	struct history *h;
+
+	if (max_pkgs > MAX_PKGS)
+		max_pkgs = MAX_PKGS;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->length_ns = length_ns;
+	h->step_s = (double)length_ns / 1e9 / HISTORY_SAMPLES;
+	h->max_pkgs = max_pkgs;
+	h->ts = calloc(HISTORY_SAMPLES, sizeof(*h->ts));
+	h->n_pkgs = calloc(HISTORY_SAMPLES, sizeof(*h->n_pkgs));
+	h->pkg_ids = calloc((size_t)HISTORY_SAMPLES * (max_pkgs ? max_pkgs : 1), sizeof(*h->pkg_ids));
+	h->totals = calloc((size_t)HISTORY_SAMPLES * (1 + max_pkgs) * TD_C_COUNT, sizeof(*h->totals));
+	if (!h->ts || !h->n_pkgs || !h->pkg_ids || !h->totals) {
+		history_free(h);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&h->lock, NULL);
+	*ret = h;
+	return 0;
+}
+
+void history_free(struct history *h)
+{
+	if (!h)
+		return;
+	if (h->ts && h->n_pkgs && h->pkg_ids && h->totals)
+		pthread_mutex_destroy(&h->lock);
+	free(h->ts);
+	free(h->n_pkgs);
+	free(h->pkg_ids);
+	free(h->totals);
+	free(h);
+}
+
+uint64_t history_length_ns(struct history *h)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&h->lock);
+	n = h->length_ns;
+	pthread_mutex_unlock(&h->lock);
+	return n;
+}
+
+void history_set_length(struct history *h, uint64_t length_ns)
+{
+	pthread_mutex_lock(&h->lock);
+	if (length_ns != h->length_ns) {
+		h->length_ns = length_ns;
+		h->step_s = (double)length_ns / 1e9 / HISTORY_SAMPLES;
+		h->head = h->count = 0;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+size_t history_bytes(const struct history *h)
+{
+	return sizeof(*h) + HISTORY_SAMPLES * (sizeof(double) + sizeof(unsigned) +
+					       h->max_pkgs * sizeof(int) +
+					       (1 + h->max_pkgs) * TD_C_COUNT * sizeof(double));
+}
+
+static double *slot(struct history *h, unsigned i, unsigned entity)
+{
+	return &h->totals[((size_t)i * (1 + h->max_pkgs) + entity) * TD_C_COUNT];
+}
+
+void history_record(struct history *h, const struct snapshot *snap)
+{
+	unsigned i, n = snap->n_pkgs < h->max_pkgs ? snap->n_pkgs : h->max_pkgs;
+
+	/* Before the first interval there is nothing to start a window at. */
+	if (snap->seq == 0)
+		return;
+	pthread_mutex_lock(&h->lock);
+	if (h->count) {
+		unsigned last = (h->head + HISTORY_SAMPLES - 1) % HISTORY_SAMPLES;
+
+		if (snap->timestamp - h->ts[last] < h->step_s && snap->timestamp >= h->ts[last]) {
+			pthread_mutex_unlock(&h->lock);
+			return;
+		}
+	}
+	i = h->head;
+	h->ts[i] = snap->timestamp;
+	h->n_pkgs[i] = n;
+	memcpy(slot(h, i, 0), snap->host.total, sizeof(snap->host.total));
+	for (unsigned p = 0; p < n; p++) {
+		h->pkg_ids[(size_t)i * h->max_pkgs + p] = snap->pkgs[p].package;
+		memcpy(slot(h, i, 1 + p), snap->pkgs[p].c.total, sizeof(snap->pkgs[p].c.total));
+	}
+	h->head = (h->head + 1) % HISTORY_SAMPLES;
+	if (h->count < HISTORY_SAMPLES)
+		h->count++;
+	pthread_mutex_unlock(&h->lock);
+}
+
+int history_at(struct history *h, double timestamp, struct history_sample *out)
+{
+	unsigned oldest, pick;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->count == 0) {
+		pthread_mutex_unlock(&h->lock);
+		return -ENOENT;
+	}
+	oldest = (h->head + HISTORY_SAMPLES - h->count) % HISTORY_SAMPLES;
+	pick = oldest;
+	/* Newest first: the latest sample not after @timestamp. */
+	for (unsigned k = 0; k < h->count; k++) {
+		unsigned i = (h->head + HISTORY_SAMPLES - 1 - k) % HISTORY_SAMPLES;
+
+		if (h->ts[i] <= timestamp) {
+			pick = i;
+			break;
+		}
+	}
+	out->timestamp = h->ts[pick];
+	out->n_pkgs = h->n_pkgs[pick];
+	memcpy(out->host, slot(h, pick, 0), sizeof(out->host));
+	for (unsigned p = 0; p < out->n_pkgs; p++) {
+		out->pkg_ids[p] = h->pkg_ids[(size_t)pick * h->max_pkgs + p];
+		memcpy(out->pkgs[p], slot(h, pick, 1 + p), sizeof(out->pkgs[p]));
+	}
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}

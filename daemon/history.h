@@ -1,0 +1,49 @@
+/* history: the host's and the packages' cumulative counters over the last
+ * `[collect] history` (15 minutes by default), for ratios over a window
+ * (the JSON API's ?window=) without Prometheus.
+ *
+ * A fixed ring of HISTORY_SAMPLES samples, one per resolution step
+ * (length / HISTORY_SAMPLES, or the interval if longer): memory is
+ * HISTORY_SAMPLES x (1 + packages) x TD_C_COUNT doubles, allocated once.
+ * Written by the collection once per interval, read by HTTP threads; a lock
+ * held for a copy, never across anything else. */
+#ifndef TOPDOWND_HISTORY_H
+#define TOPDOWND_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+
+#define HISTORY_SAMPLES 900
+
+struct history;
+
+/* Room for the host and up to @max_pkgs packages. */
+int history_new(uint64_t length_ns, unsigned max_pkgs, struct history **ret);
+void history_free(struct history *h);
+uint64_t history_length_ns(struct history *h);
+/* A new length (a reload): the samples kept so far are dropped. */
+void history_set_length(struct history *h, uint64_t length_ns);
+/* Bytes it holds. */
+size_t history_bytes(const struct history *h);
+
+/* Records @snap's totals (by its timestamp) when a resolution step has
+ * passed since the last sample kept. */
+void history_record(struct history *h, const struct snapshot *snap);
+
+/* A sample: when, and the totals of the host and of each package (in the
+ * snapshot's package order, with their ids). */
+struct history_sample {
+	double timestamp;
+	unsigned n_pkgs;
+	int pkg_ids[64];
+	double host[TD_C_COUNT];
+	double pkgs[64][TD_C_COUNT];
+};
+
+/* The latest sample taken at or before @timestamp, or the oldest one when
+ * none is that old; -ENOENT when there is none at all. */
+int history_at(struct history *h, double timestamp, struct history_sample *out);
+
+#endif

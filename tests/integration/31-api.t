@@ -1,0 +1,77 @@
+#!/bin/bash
+# The JSON API as an operator uses it with curl and jq: the figure of a
+# selection of CPUs, a CPU that does not exist, cumulative counts to
+# difference, ratios over a window, level 2 under its parent.  Values are
+# checked against the scenario's truth.
+. "$(dirname "$0")/lib.sh"
+
+plan 17
+
+SPR=$FIXTURES/spr-2s
+# Phase A for 3 s, then phase B for good; every CPU alike.
+scen=$(write_scenario phases <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"seconds": 3, "retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
+   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12, "memory_bound": 0.25},
+  {"retiring": 0.60, "bad_speculation": 0.10, "frontend_bound": 0.10, "backend_bound": 0.20,
+   "heavy_operations": 0.10, "branch_mispredicts": 0.04, "fetch_latency": 0.05, "memory_bound": 0.15}]}}}
+EOF
+)
+td_start "$SPR" "$scen" -i 200ms || exit 1
+api() { curl -s "$TD_URL/api/v1/topdown$1"; }
+wait_intervals 2
+
+is "$(api "" | jq -r .api_version)" "1.1" "the document says its API version"
+out=$(curl -s -w ' %{http_code}' "$TD_URL/api/v1/topdown?cpu=3,100")
+is "$out" '{"error":"invalid cpu: 100 does not exist on this host (its CPUs are 0-15)"} 400' \
+	"?cpu=3,100: 400 naming the CPU that does not exist"
+
+api "?cpu=0-3" >"$TMP/sel.json"
+is "$(jq -c .selection.cpus "$TMP/sel.json")" "[0,1,2,3]" "?cpu=0-3: a selection of exactly those CPUs"
+is "$(jq '[.cpus[].slots] | add' "$TMP/sel.json")" "$(jq .selection.slots "$TMP/sel.json")" \
+	"the selection's slots are its CPUs' slots added"
+ok $(jq -e '.selection.level1 and .selection.level2 and .selection.bottleneck' "$TMP/sel.json" >/dev/null; echo $?) \
+	"the selection has the fields of the host"
+
+# Phase B: the differenced counters give its truth.
+sleep 3.5
+api "" >"$TMP/a.json"
+sleep 1
+api "" >"$TMP/b.json"
+diffed() { # CATEGORY LEVEL: slots of the category gained / slots gained
+	jq -n --slurpfile a "$TMP/a.json" --slurpfile b "$TMP/b.json" --arg c "$1" --arg l "$2" \
+		'($b[0].host[$l + "_slots_total"][$c] - $a[0].host[$l + "_slots_total"][$c]) /
+		 ($b[0].host.slots_total - $a[0].host.slots_total)'
+}
+near "$(diffed retiring level1)" 0.60 0.005 "two requests differenced: retiring over the second between them (truth 0.60)"
+near "$(diffed backend_bound level1)" 0.20 0.005 "... backend_bound (truth 0.20)"
+near "$(diffed memory_bound level2)" 0.15 0.005 "... memory_bound (truth 0.15)"
+
+# The history keeps a sample a second: a 2 s window starts 2 to 3 s ago,
+# well inside phase B by now.
+sleep 2
+api "?window=2s&scope=package" >"$TMP/w.json"
+ok $(jq -e '.window.requested_seconds == 2 and .window.seconds >= 2 and .window.seconds < 3.5' "$TMP/w.json" >/dev/null; echo $?) \
+	"?window=2s: the window covered ($(jq .window.seconds "$TMP/w.json") s)"
+near "$(jq .host.level1.retiring "$TMP/w.json")" 0.60 0.005 "?window=2s in phase B: retiring 0.60"
+near "$(jq .packages[1].level2.memory_bound "$TMP/w.json")" 0.15 0.005 "... and per package: memory_bound 0.15"
+# Over the whole run so far: between the two phases' figures.
+api "?window=10m" >"$TMP/all.json"
+ok $(jq -e '.host.level1.retiring > 0.31 and .host.level1.retiring < 0.59' "$TMP/all.json" >/dev/null; echo $?) \
+	"?window=10m spans both phases: retiring $(jq .host.level1.retiring "$TMP/all.json") between 0.30 and 0.60"
+is "$(curl -s -w ' %{http_code}' "$TD_URL/api/v1/topdown?window=1h")" \
+	'{"error":"window 1h is longer than the history kept ([collect] history = 15m)"} 400' "?window=1h: 400, the history is 15m"
+is "$(curl -s -w ' %{http_code}' "$TD_URL/api/v1/topdown?window=1m&scope=cpu")" \
+	'{"error":"window covers scope=host and scope=package (the history keeps nothing finer); for CPUs, difference the *_slots_total of two requests"} 400' \
+	"?window= with scope=cpu: 400 saying what to do instead"
+
+api "?scope=cpu&cpu=5" >"$TMP/tree.json"
+is "$(jq -c '.host.level2_by_parent | to_entries | map([.key, (.value | keys)])' "$TMP/tree.json")" \
+	'[["retiring",["heavy_operations","light_operations"]],["bad_speculation",["branch_mispredicts","machine_clears"]],["frontend_bound",["fetch_bandwidth","fetch_latency"]],["backend_bound",["core_bound","memory_bound"]]]' \
+	"level2_by_parent: each level-2 category under its parent"
+near "$(jq .cpus[0].level2_by_parent.backend_bound.memory_bound "$TMP/tree.json")" 0.15 0.005 \
+	"... with the same values (a CPU's memory_bound 0.15)"
+td_stop
+is "$TD_STATUS" 0 "exit 0"
+
+done_testing

@@ -1,0 +1,85 @@
+/* history: samples a resolution step apart, the one a window starts at,
+ * the ring wrapping, a new length. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "history.h"
+
+#define S 1000000000ULL
+
+static struct snap_pkg pkgs[2];
+static struct snapshot snap = { .n_pkgs = 2, .pkgs = pkgs };
+
+/* An interval at @t seconds: the host has counted t * 1000 slots. */
+static void at(struct history *h, double t)
+{
+	snap.seq++;
+	snap.timestamp = t;
+	snap.host.total[TD_C_SLOTS] = t * 1000;
+	pkgs[0].package = 0;
+	pkgs[1].package = 7;
+	pkgs[1].c.total[TD_C_SLOTS] = t * 10;
+	history_record(h, &snap);
+}
+
+static void test_window_start(void **state)
+{
+	struct history_sample s;
+	struct history *h;
+
+	(void)state;
+	/* 900 s of history: a sample a second. */
+	assert_int_equal(history_new(900 * S, 2, &h), 0);
+	assert_int_equal(history_length_ns(h), 900 * S);
+	assert_int_equal(history_at(h, 100, &s), -ENOENT);
+	/* Before the first interval: nothing to start at. */
+	snap.seq = 0;
+	snap.timestamp = 0;
+	history_record(h, &snap);
+	assert_int_equal(history_at(h, 100, &s), -ENOENT);
+	/* Intervals every 0.25 s from t = 1000: one kept a second. */
+	for (double t = 1000; t <= 1010; t += 0.25)
+		at(h, t);
+	assert_int_equal(history_at(h, 1005.5, &s), 0);
+	assert_true(s.timestamp == 1005);
+	assert_true(s.host[TD_C_SLOTS] == 1005000);
+	assert_int_equal(s.n_pkgs, 2);
+	assert_int_equal(s.pkg_ids[1], 7);
+	assert_true(s.pkgs[1][TD_C_SLOTS] == 10050);
+	/* A window longer than the history: its oldest sample. */
+	assert_int_equal(history_at(h, 10, &s), 0);
+	assert_true(s.timestamp == 1000);
+	/* The ring keeps the newest 900 samples. */
+	for (double t = 1011; t < 3000; t += 1)
+		at(h, t);
+	assert_int_equal(history_at(h, 0, &s), 0);
+	assert_true(s.timestamp == 3000 - 900);
+	/* A new length drops what was kept. */
+	history_set_length(h, 60 * S);
+	assert_int_equal(history_at(h, 5000, &s), -ENOENT);
+	at(h, 4000);
+	at(h, 4000.05); /* within the step (60 s / 900): not kept */
+	at(h, 4000.1);
+	assert_int_equal(history_at(h, 4000.09, &s), 0);
+	assert_true(s.timestamp == 4000);
+	assert_int_equal(history_at(h, 4001, &s), 0);
+	assert_true(s.timestamp == 4000.1);
+	assert_true(history_bytes(h) > 900 * 3 * TD_C_COUNT * sizeof(double));
+	history_free(h);
+	history_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_window_start),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
