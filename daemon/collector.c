@@ -506,6 +506,60 @@ restart:
 	}
 }
 
+int collector_probe(struct collector *c, char *done, size_t donelen, char *why, size_t whylen)
+{
+	const struct cpuset *online = topo_online(c->topo);
+
+	done[0] = why[0] = '\0';
+	raise_fd_limit(c);
+	for (unsigned p = 0; p < c->n_pmus; p++) {
+		struct cpmu *pm = &c->pmus[p];
+		struct ccpu *cc = NULL;
+		unsigned failed = 0;
+		int r;
+
+		for (unsigned i = 0; i < c->n_cpus && !cc; i++)
+			if (c->cpus[i].pmu == (int)p && cpuset_test(&pm->pp->monitor, (unsigned)c->cpus[i].cpu) &&
+			    cpuset_test(online, (unsigned)c->cpus[i].cpu))
+				cc = &c->cpus[i];
+		if (!cc)
+			continue;
+		r = open_group(c, cc, &failed);
+		if (r < 0 && refinement_refused(pm, r, failed)) {
+			use_hardware_model(pm, cc->cpu, failed, r);
+			r = open_group(c, cc, &failed);
+		}
+		errno = 0;
+		if (r == 0 && read(cc->fd[0], c->buf, c->buf_words * sizeof(uint64_t)) <= 0) {
+			r = errno ? -errno : -EIO;
+			failed = 0;
+		}
+		close_group(c, cc);
+		if (r < 0) {
+			char fix[300] = "";
+
+			if (r == -EACCES || r == -EPERM)
+				describe_permission(fix, sizeof(fix));
+			else if (r == -EMFILE || r == -ENFILE)
+				str_printf(fix, sizeof(fix), "raise LimitNOFILE= (or ulimit -n)");
+			else if (r == -ENOENT || r == -EINVAL || r == -EOPNOTSUPP)
+				str_printf(fix, sizeof(fix), "the kernel's perf driver does not count this "
+					   "event on this CPU (with --sysfs-root: is that tree this machine?)");
+			str_printf(why, whylen, "opening %s on CPU %d (%s) failed: %s%s%s", event_name(pm, failed),
+				   cc->cpu, pm->pp->core->name, strerror(-r), fix[0] ? "; " : "", fix);
+			return r;
+		}
+		str_printf(done + strlen(done), donelen - strlen(done), "%s%s on CPU %d, model %s",
+			   done[0] ? ", " : "", pm->pp->core->name, cc->cpu,
+			   pm->model.refine ? "perf" : "hardware");
+	}
+	if (!done[0]) {
+		str_printf(why, whylen, "no online CPU to count on");
+		return -ENODEV;
+	}
+	return 0;
+}
+
 unsigned collector_packages(const struct collector *c)
 {
 	return c->n_pkgs;

@@ -47,6 +47,12 @@ void collector_free(struct collector *c);
  * marks the other CPUs failed.  Per-CPU failures are logged and recorded,
  * not returned: returns 0 or -ENOMEM. */
 int collector_start(struct collector *c);
+/* --probe's proof: on one online CPU of each core PMU with TopDown, opens
+ * the group the daemon would open, reads it once and closes it (with the
+ * same fallback to model hardware).  0, or -errno with @why saying what
+ * failed and what to do; @done lists what counted ("cpu on CPU 0"). */
+int collector_probe(struct collector *c, char *done, size_t donelen, char *why, size_t whylen);
+
 /* Descriptors the perf groups hold now. */
 unsigned collector_fds(const struct collector *c);
 

@@ -61,7 +61,7 @@ static const struct key_desc keys[] = {
 	{ "collect", "model", KEY_CHOICE, OFF(model), 0, 0, model_choices, "perf" },
 	{ "collect", "count_kernel", KEY_BOOL, OFF(count_kernel), 0, 0, NULL, "true" },
 	{ "collect", "history", KEY_DURATION, OFF(history_ns), 60 * SEC, 86400 * SEC, NULL, "15m" },
-	{ "metrics", "granularity", KEY_CHOICE, OFF(granularity), 0, 0, gran_choices, "cpu" },
+	{ "metrics", "granularity", KEY_CHOICE, OFF(granularity), 0, 0, gran_choices, "package" },
 	{ "metrics", "ratios", KEY_BOOL, OFF(ratios), 0, 0, NULL, "true" },
 	{ "http", "listen", KEY_LISTEN, OFF(listen), 0, 0, NULL, "[::]:10412" },
 	{ "http", "tls_cert", KEY_PATH, OFF(tls_cert), 0, 0, NULL, "" },
@@ -649,6 +649,17 @@ const char *config_model_name(enum config_model model)
 const char *config_granularity_name(enum config_granularity gran)
 {
 	return choice_name(gran_choices, (int)gran);
+}
+
+int config_granularity_parse(const char *name, enum config_granularity *out)
+{
+	for (size_t i = 0; gran_choices[i].name; i++) {
+		if (strcmp(gran_choices[i].name, name) == 0) {
+			*out = (enum config_granularity)gran_choices[i].value;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 const char *config_log_level_name(enum log_level level)

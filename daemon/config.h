@@ -31,6 +31,7 @@ enum config_granularity {
 	GRAN_CORE,
 	GRAN_PACKAGE,
 	GRAN_SYSTEM,
+	GRAN_COUNT,
 };
 
 struct config {
@@ -101,6 +102,8 @@ void config_print(const struct config *cfg, FILE *out);
 
 const char *config_model_name(enum config_model model);
 const char *config_granularity_name(enum config_granularity gran);
+/* "cpu", "core", "package" or "system": 0, or -EINVAL. */
+int config_granularity_parse(const char *name, enum config_granularity *out);
 const char *config_log_level_name(enum log_level level);
 
 #endif

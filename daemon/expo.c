@@ -145,6 +145,8 @@ static bool entity(const struct render *r, unsigned i, struct buf *labels,
 			return false;
 		*counts = &s->host;
 		return true;
+	case GRAN_COUNT:
+		break;
 	}
 	return false;
 }
@@ -160,6 +162,8 @@ static unsigned n_entities(const struct render *r)
 		return r->snap->n_pkgs;
 	case GRAN_SYSTEM:
 		return 1;
+	case GRAN_COUNT:
+		break;
 	}
 	return 0;
 }
@@ -326,6 +330,11 @@ static void info_families(struct render *r)
 		any = s->cpus[i].selected && s->cpus[i].known;
 	if (!any)
 		return;
+	/* One series per CPU: only where the counters are per CPU or core,
+	 * so that package and system granularity stay the same size on any
+	 * host. */
+	if (r->opt->granularity != GRAN_CPU && r->opt->granularity != GRAN_CORE)
+		return;
 	family(r, "topdown_cpu_info", "gauge", "Topology of each CPU: core, package, die and NUMA node.");
 	for (unsigned i = 0; i < s->n_cpus; i++) {
 		const struct snap_cpu *c = &s->cpus[i];
@@ -362,6 +371,15 @@ static void self_families(struct render *r)
 	buf_puts(b, "topdown_collection_interval_seconds ");
 	buf_double(b, s->interval_s);
 	buf_putc(b, '\n');
+	family(r, "topdown_config_last_reload_successful", "gauge",
+	       "1 when the last configuration reload (SIGHUP) worked, or none was tried; 0 when the previous configuration stayed in force.");
+	buf_puts(b, s->config_ok ? "topdown_config_last_reload_successful 1\n"
+				 : "topdown_config_last_reload_successful 0\n");
+	family(r, "topdown_config_last_reload_success_timestamp_seconds", "gauge",
+	       "Unix time at which the configuration in force was loaded (start or reload).");
+	buf_puts(b, "topdown_config_last_reload_success_timestamp_seconds ");
+	buf_double(b, s->config_loaded_at);
+	buf_putc(b, '\n');
 	family(r, "topdown_collections_total", "counter",
 	       "Intervals collected since the daemon started.");
 	buf_puts(b, "topdown_collections_total ");
@@ -379,6 +397,45 @@ static void self_families(struct render *r)
 	buf_puts(b, "topdown_last_collection_timestamp_seconds ");
 	buf_double(b, s->timestamp);
 	buf_putc(b, '\n');
+}
+
+/* The exporter convention (the Prometheus client libraries). */
+static void process_families(struct render *r)
+{
+	const struct procstat *p = r->opt->proc;
+	struct buf *b = r->out;
+
+	if (!p || !p->valid)
+		return;
+	family(r, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+	buf_puts(b, "process_cpu_seconds_total ");
+	buf_double(b, p->cpu_seconds);
+	buf_putc(b, '\n');
+	family(r, "process_open_fds", "gauge", "Number of open file descriptors.");
+	buf_puts(b, "process_open_fds ");
+	buf_u64(b, p->open_fds);
+	buf_putc(b, '\n');
+	if (p->max_fds) {
+		family(r, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+		buf_puts(b, "process_max_fds ");
+		buf_u64(b, p->max_fds);
+		buf_putc(b, '\n');
+	}
+	family(r, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
+	buf_puts(b, "process_virtual_memory_bytes ");
+	buf_count(b, p->virtual_bytes);
+	buf_putc(b, '\n');
+	family(r, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+	buf_puts(b, "process_resident_memory_bytes ");
+	buf_count(b, p->resident_bytes);
+	buf_putc(b, '\n');
+	if (p->start_time > 0) {
+		family(r, "process_start_time_seconds", "gauge",
+		       "Start time of the process since unix epoch in seconds.");
+		buf_puts(b, "process_start_time_seconds ");
+		buf_double(b, p->start_time);
+		buf_putc(b, '\n');
+	}
 }
 
 static void http_families(struct render *r)
@@ -455,6 +512,7 @@ int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 	}
 	ratio_families(&r);
 	self_families(&r);
+	process_families(&r);
 	http_families(&r);
 	if (format == EXPO_OPENMETRICS)
 		buf_puts(out, "# EOF\n");

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "procstat.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -67,6 +68,7 @@ struct expo_options {
 	const char *version;
 	const char *revision;
 	const struct expo_http *http; /* NULL: no HTTP families */
+	const struct procstat *proc;  /* NULL: no process_* families */
 };
 
 /* Appends the exposition to @out; returns 0 or -ENOMEM. */

@@ -145,6 +145,7 @@ struct app {
 	char hostname[256];
 	int epoll_fd, timer_fd, signal_fd, watchdog_fd;
 	uint64_t last_tick_ns;      /* when the interval timer last fired */
+	double config_loaded_at;    /* Unix time: start, or the last good reload */
 	char status[640];
 	char reload_error[400]; /* why the last reload failed, until one works */
 	uint64_t status_at_ns;
@@ -160,6 +161,14 @@ struct app {
 /* HTTP connections kept per listening socket even when RLIMIT_NOFILE is
  * too low for every CPU: scraping keeps working. */
 #define HTTP_MIN_CONNECTIONS 64
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* Discovery, topology, plan: what both --probe and a run need. */
 static int app_discover(struct app *app)
@@ -180,7 +189,7 @@ static int app_discover(struct app *app)
 	return 0;
 }
 
-static int app_start_collection(struct app *app)
+static int app_make_collector(struct app *app)
 {
 	struct collector_params params = {
 		.sysfs = app->sysfs,
@@ -201,6 +210,15 @@ static int app_start_collection(struct app *app)
 	r = collector_new(&params, &app->collector);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the collector: %m");
+	return 0;
+}
+
+static int app_start_collection(struct app *app)
+{
+	int r = app_make_collector(app);
+
+	if (r < 0)
+		return r;
 	r = snapring_new(collector_capacity(app->collector), &app->ring);
 	if (r < 0)
 		return log_error_errno(r, "Failed to allocate snapshots: %m");
@@ -216,6 +234,8 @@ static void app_publish(struct app *app)
 	if (!snap)
 		return;
 	collector_fill(app->collector, snap);
+	snap->config_ok = app->reload_error[0] == '\0';
+	snap->config_loaded_at = app->config_loaded_at;
 	if (app->history)
 		history_record(app->history, snap);
 	snapring_publish(app->ring, snap);
@@ -337,12 +357,26 @@ static void app_free(struct app *app)
 	sysfs_free(app->sysfs);
 }
 
+/* --probe: what would be monitored, and proof that it counts: one group
+ * opened, read and closed per core PMU. */
 static int run_probe(struct app *app)
 {
+	char counted[256], why[600];
+	int r;
+
 	if (app_discover(app) < 0)
 		return EXIT_RUNTIME;
-	report_probe(stdout, &app->pmu, app->topo, &app->plan);
-	return app->plan.usable ? EXIT_SUCCESS : EXIT_RUNTIME;
+	if (!app->plan.usable) {
+		report_probe(stdout, &app->pmu, app->topo, &app->plan, NULL, NULL);
+		return EXIT_RUNTIME;
+	}
+	r = app_make_collector(app);
+	if (r == 0)
+		r = collector_probe(app->collector, counted, sizeof(counted), why, sizeof(why));
+	else
+		str_printf(why, sizeof(why), "cannot set up the collector: %s", strerror(-r));
+	report_probe(stdout, &app->pmu, app->topo, &app->plan, counted, r < 0 ? why : NULL);
+	return r < 0 ? EXIT_RUNTIME : EXIT_SUCCESS;
 }
 
 /* One interval's output of --once and --watch: the table, or the JSON
@@ -691,11 +725,13 @@ static void reload(struct app *app)
 	collector_reload(app->collector, &app->plan, cfg.count_kernel, cfg.interval_ns);
 	app_publish(app);
 	app->reload_error[0] = '\0';
+	app->config_loaded_at = wall_now();
 	log_info("Configuration reloaded");
 	notify_ready(app);
 	return;
 failed:
 	log_error("Configuration not reloaded: the previous one stays in force");
+	app_publish(app); /* topdown_config_last_reload_successful 0, now */
 	notify_ready(app);
 }
 
@@ -744,6 +780,7 @@ static int run_daemon(struct app *app)
 		log_error_errno(r, "Failed to allocate the history: %m");
 		return EXIT_RUNTIME;
 	}
+	app->config_loaded_at = wall_now();
 	/* Something to serve before the first interval completes. */
 	app_publish(app);
 	if (app_start_http(app) < 0)

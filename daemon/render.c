@@ -27,17 +27,25 @@ struct entry {
 	struct MHD_Response *response;
 };
 
+/* One cache entry per variant and granularity. */
+#define KEYS (RENDER_VARIANTS * GRAN_COUNT)
+
+static unsigned key_of(enum render_variant v, enum config_granularity gran)
+{
+	return (unsigned)v + RENDER_VARIANTS * (unsigned)gran;
+}
+
 struct render {
 	/* Guards the entries only: a few pointer swaps, no rendering. */
 	pthread_mutex_t cache_lock;
 	/* One renderer per variant; later callers for the same interval
 	 * wait for it and take its result.  A gzip renderer takes the lock
 	 * of its plain variant too (never the other way round). */
-	pthread_mutex_t render_lock[RENDER_VARIANTS];
-	struct entry cache[RENDER_VARIANTS];
-	/* Size of the last render per variant, under its render_lock: the
-	 * next buffer is allocated at once instead of grown in steps. */
-	size_t last_len[RENDER_VARIANTS];
+	pthread_mutex_t render_lock[KEYS];
+	struct entry cache[KEYS];
+	/* Size of the last render per key, under its render_lock: the next
+	 * buffer is allocated at once instead of grown in steps. */
+	size_t last_len[KEYS];
 	atomic_uint_fast64_t renders;
 };
 
@@ -96,8 +104,8 @@ int render_new(struct render **ret)
 	if (!r)
 		return -ENOMEM;
 	pthread_mutex_init(&r->cache_lock, NULL);
-	for (int v = 0; v < RENDER_VARIANTS; v++)
-		pthread_mutex_init(&r->render_lock[v], NULL);
+	for (int k = 0; k < KEYS; k++)
+		pthread_mutex_init(&r->render_lock[k], NULL);
 	*ret = r;
 	return 0;
 }
@@ -106,11 +114,11 @@ void render_free(struct render *r)
 {
 	if (!r)
 		return;
-	for (int v = 0; v < RENDER_VARIANTS; v++) {
-		if (r->cache[v].response)
-			MHD_destroy_response(r->cache[v].response);
-		rendered_unref(r->cache[v].body);
-		pthread_mutex_destroy(&r->render_lock[v]);
+	for (int k = 0; k < KEYS; k++) {
+		if (r->cache[k].response)
+			MHD_destroy_response(r->cache[k].response);
+		rendered_unref(r->cache[k].body);
+		pthread_mutex_destroy(&r->render_lock[k]);
 	}
 	pthread_mutex_destroy(&r->cache_lock);
 	free(r);
@@ -136,29 +144,30 @@ static struct MHD_Response *response_of(struct rendered *b, enum render_variant 
 }
 
 bool render_queue_cached(struct render *r, struct MHD_Connection *conn, enum render_variant v,
-			 uint64_t seq, uint64_t gen, enum MHD_Result *ret)
+			 enum config_granularity gran, uint64_t seq, uint64_t gen,
+			 enum MHD_Result *ret)
 {
+	unsigned k = key_of(v, gran);
 	bool hit = false;
 
 	/* Under the lock: the cache's reference keeps the response alive
 	 * until MHD holds its own. */
 	pthread_mutex_lock(&r->cache_lock);
-	if (r->cache[v].response && r->cache[v].seq == seq && r->cache[v].gen == gen) {
-		*ret = MHD_queue_response(conn, MHD_HTTP_OK, r->cache[v].response);
+	if (r->cache[k].response && r->cache[k].seq == seq && r->cache[k].gen == gen) {
+		*ret = MHD_queue_response(conn, MHD_HTTP_OK, r->cache[k].response);
 		hit = true;
 	}
 	pthread_mutex_unlock(&r->cache_lock);
 	return hit;
 }
 
-static struct rendered *cached_body(struct render *r, enum render_variant v, uint64_t seq,
-				    uint64_t gen)
+static struct rendered *cached_body(struct render *r, unsigned k, uint64_t seq, uint64_t gen)
 {
 	struct rendered *b = NULL;
 
 	pthread_mutex_lock(&r->cache_lock);
-	if (r->cache[v].body && r->cache[v].seq == seq && r->cache[v].gen == gen)
-		b = rendered_ref(r->cache[v].body);
+	if (r->cache[k].body && r->cache[k].seq == seq && r->cache[k].gen == gen)
+		b = rendered_ref(r->cache[k].body);
 	pthread_mutex_unlock(&r->cache_lock);
 	return b;
 }
@@ -196,7 +205,7 @@ static int gzip_body(const char *in, size_t len, char **out, size_t *out_len)
 	return 0;
 }
 
-/* Renders @v for @snap; called with render_lock[v] held. */
+/* Renders @v for @snap; called with the render_lock of its key held. */
 static struct rendered *render_body(struct render *r, const struct snapshot *snap,
 				    enum render_variant v, const struct expo_options *opt,
 				    uint64_t gen);
@@ -206,11 +215,12 @@ static struct rendered *render_body(struct render *r, const struct snapshot *sna
 static struct rendered *body_for(struct render *r, const struct snapshot *snap,
 				 enum render_variant v, const struct expo_options *opt, uint64_t gen)
 {
+	unsigned k = key_of(v, opt->granularity);
 	struct MHD_Response *resp, *old_resp = NULL;
 	struct rendered *b, *old_body = NULL;
 
-	pthread_mutex_lock(&r->render_lock[v]);
-	b = cached_body(r, v, snap->seq, gen);
+	pthread_mutex_lock(&r->render_lock[k]);
+	b = cached_body(r, k, snap->published, gen);
 	if (b)
 		goto out;
 	b = render_body(r, snap, v, opt, gen);
@@ -221,16 +231,16 @@ static struct rendered *body_for(struct render *r, const struct snapshot *snap,
 	resp = response_of(rendered_ref(b), v);
 	if (resp) {
 		pthread_mutex_lock(&r->cache_lock);
-		old_resp = r->cache[v].response;
-		old_body = r->cache[v].body;
-		r->cache[v] = (struct entry){ snap->seq, gen, rendered_ref(b), resp };
+		old_resp = r->cache[k].response;
+		old_body = r->cache[k].body;
+		r->cache[k] = (struct entry){ snap->published, gen, rendered_ref(b), resp };
 		pthread_mutex_unlock(&r->cache_lock);
 	}
 	if (old_resp)
 		MHD_destroy_response(old_resp);
 	rendered_unref(old_body);
 out:
-	pthread_mutex_unlock(&r->render_lock[v]);
+	pthread_mutex_unlock(&r->render_lock[k]);
 	return b;
 }
 
@@ -245,15 +255,17 @@ static struct rendered *render_body(struct render *r, const struct snapshot *sna
 
 	atomic_fetch_add(&r->renders, 1);
 	if (!is_gzip(v)) {
+		unsigned k = key_of(v, opt->granularity);
+
 		buf_init(&b);
-		if (r->last_len[v])
-			buf_reserve(&b, r->last_len[v] + r->last_len[v] / 16);
+		if (r->last_len[k])
+			buf_reserve(&b, r->last_len[k] + r->last_len[k] / 16);
 		if (expo_render(snap, opt, is_om(v) ? EXPO_OPENMETRICS : EXPO_TEXT, &b) < 0) {
 			buf_free(&b);
 			return NULL;
 		}
 		data = buf_steal(&b, &len);
-		r->last_len[v] = len;
+		r->last_len[k] = len;
 		return rendered_new(data, len);
 	}
 	/* The gzip variant compresses the plain one of the same interval:

@@ -1,8 +1,9 @@
 /* render: the /metrics render cache.
  *
  * /metrics is rendered at most once per interval, format (Prometheus text
- * or OpenMetrics), encoding (plain or gzip) and settings generation (a
- * reload that changes the labels starts a new one), then every scrape of
+ * or OpenMetrics), encoding (plain or gzip), granularity (the configured
+ * one or ?granularity=) and settings generation (a reload starts a new
+ * one), then every scrape of
  * that interval is served the same bytes.  Rendering and compressing take
  * milliseconds at a thousand CPUs: render_response() is for a worker
  * thread; render_queue_cached() is what the connection threads call, and
@@ -33,15 +34,17 @@ struct render;
 int render_new(struct render **ret);
 void render_free(struct render *r);
 
-/* Queues the cached response of @v for snapshot @seq and settings
- * generation @gen on @conn, if there is one: true, with MHD's result in
- * *@ret. */
+/* Queues the cached response of @v at granularity @gran for snapshot @seq
+ * and settings generation @gen on @conn, if there is one: true, with MHD's
+ * result in *@ret.  @seq is the snapshot's publication number. */
 bool render_queue_cached(struct render *r, struct MHD_Connection *conn, enum render_variant v,
-			 uint64_t seq, uint64_t gen, enum MHD_Result *ret);
+			 enum config_granularity gran, uint64_t seq, uint64_t gen,
+			 enum MHD_Result *ret);
 
-/* The response of @v for @snap, rendered with @opt unless it is cached for
- * (@snap->seq, @gen); the cache then holds it too.  The caller owns the
- * result (MHD_destroy_response after queueing).  NULL without memory. */
+/* The response of @v for @snap, rendered with @opt (its granularity says
+ * which one) unless it is cached for (@snap->published, @gen); the cache then
+ * holds it too.  The caller owns the result (MHD_destroy_response after
+ * queueing).  NULL without memory. */
 struct MHD_Response *render_response(struct render *r, const struct snapshot *snap,
 				      enum render_variant v, const struct expo_options *opt,
 				      uint64_t gen);

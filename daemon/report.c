@@ -130,7 +130,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 }
 
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,
-		  const struct plan *plan)
+		  const struct plan *plan, const char *counted, const char *failure)
 {
 	struct cpuset offline, online_monitor, pkgs;
 	unsigned n_pkg, n_core;
@@ -189,6 +189,11 @@ void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo
 	if (!cpuset_empty(&plan->nonexistent))
 		print_cpus(out, "Ignored:", &plan->nonexistent,
 			   "configured in [collect] cpus but not present on this machine");
+	if (failure) {
+		fprintf(out, "%-13s not usable: %s\n", "TopDown:", failure);
+		return;
+	}
+	fprintf(out, "%-13s %s\n", "Counted:", counted && counted[0] ? counted : "nothing");
 	fprintf(out, "%-13s usable\n", "TopDown:");
 }
 

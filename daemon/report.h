@@ -11,8 +11,10 @@
 #include "pmu.h"
 #include "topo.h"
 
+/* @counted: what the probe's group counted; @failure: why it could not
+ * count (NULL when it did). */
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,
-		  const struct plan *plan);
+		  const struct plan *plan, const char *counted, const char *failure);
 
 /* The host and per-package breakdown of the last interval, percentages
  * with one decimal, level 2 indented under its parent, '*' on the

@@ -52,6 +52,7 @@ struct req {
 	/* Render jobs: the snapshot held for the worker, what to render. */
 	const struct snapshot *snap;
 	enum render_variant variant;
+	enum config_granularity gran; /* of /metrics: configured, or ?granularity= */
 	struct api_query query;
 	struct history_sample *then; /* where a ?window= starts */
 	struct MHD_Response *response;
@@ -236,17 +237,20 @@ static void render_job(void *arg)
 	struct req *req = arg;
 	struct http *h = req->h;
 	struct expo_http counts;
+	struct procstat proc;
 
 	if (req->ep == EXPO_EP_METRICS) {
 		struct expo_options opt = {
-			.granularity = req->s->granularity,
+			.granularity = req->gran,
 			.ratios = req->s->ratios,
 			.version = topdownd_version,
 			.revision = topdownd_revision,
 			.http = &counts,
+			.proc = &proc,
 		};
 
 		http_counts(h, &counts);
+		procstat_read(&proc);
 		counts.auth = req->s->auth != NULL;
 		req->response = render_response(h->render, req->snap, req->variant, &opt, req->s->gen);
 	} else {
@@ -392,6 +396,58 @@ static enum MHD_Result serve_landing(struct http *h, struct MHD_Connection *conn
 	return ret;
 }
 
+/* /metrics takes one parameter, granularity: the scrape of a second,
+ * slower job (or a person) can ask for per-CPU detail that the default
+ * configuration leaves out. */
+struct metrics_args {
+	const char *granularity;
+	char error[256];
+};
+
+static enum MHD_Result collect_metrics_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+					   const char *value)
+{
+	struct metrics_args *a = cls;
+
+	(void)kind;
+	if (a->error[0])
+		return MHD_NO;
+	if (strcmp(key, "granularity") != 0) {
+		char name[80];
+
+		str_printable(name, sizeof(name), key);
+		str_printf(a->error, sizeof(a->error),
+			   "400 unknown parameter \"%.64s\": /metrics takes granularity=cpu|core|package|system\n",
+			   name);
+	}
+	else if (a->granularity)
+		str_printf(a->error, sizeof(a->error), "400 parameter \"granularity\" given more than once\n");
+	else
+		a->granularity = value ? value : "";
+	return a->error[0] ? MHD_NO : MHD_YES;
+}
+
+static bool metrics_granularity(struct req *req, char *err, size_t errlen)
+{
+	struct metrics_args args = { 0 };
+
+	req->gran = req->s->granularity;
+	MHD_get_connection_values(req->mc, MHD_GET_ARGUMENT_KIND, collect_metrics_arg, &args);
+	if (args.error[0]) {
+		str_printf(err, errlen, "%s", args.error);
+		return false;
+	}
+	if (args.granularity && config_granularity_parse(args.granularity, &req->gran) < 0) {
+		char value[80];
+
+		str_printable(value, sizeof(value), args.granularity);
+		str_printf(err, errlen, "400 invalid granularity \"%.64s\": expected cpu, core, package or system\n",
+			   value);
+		return false;
+	}
+	return true;
+}
+
 /* The endpoints that read a snapshot.  /metrics from the cache, or
  * rendered on the render worker like the JSON document. */
 static enum MHD_Result serve(struct req *req, bool *suspended)
@@ -408,11 +464,19 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 	}
 	req->status = MHD_HTTP_OK;
 	switch (req->ep) {
-	case EXPO_EP_METRICS:
+	case EXPO_EP_METRICS: {
+		char err[256];
+
+		if (!metrics_granularity(req, err, sizeof(err))) {
+			req->status = MHD_HTTP_BAD_REQUEST;
+			ret = respond_text(conn, req->status, err);
+			break;
+		}
 		req->variant = render_variant_of(
 			MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
 			MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
-		if (render_queue_cached(h->render, conn, req->variant, snap->seq, req->s->gen, &ret))
+		if (render_queue_cached(h->render, conn, req->variant, req->gran, snap->published,
+					req->s->gen, &ret))
 			break;
 		req->snap = snap;
 		if (offload(h->render_jobs, render_job, req, PHASE_RENDER)) {
@@ -422,6 +486,7 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 		req->snap = NULL;
 		ret = busy(req);
 		break;
+	}
 	case EXPO_EP_API: {
 		struct query_args args = { 0 };
 		char err[256];

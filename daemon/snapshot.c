@@ -89,6 +89,7 @@ struct snapring {
 	struct snapshot bufs[RING_SIZE];
 	atomic_uint refs[RING_SIZE];
 	atomic_int current; /* published index, -1 before the first */
+	uint64_t published; /* publications so far (the writer's only) */
 };
 
 int snapring_new(unsigned capacity, struct snapring **ret)
@@ -136,8 +137,9 @@ struct snapshot *snapring_begin(struct snapring *ring)
 	return NULL;
 }
 
-void snapring_publish(struct snapring *ring, const struct snapshot *snap)
+void snapring_publish(struct snapring *ring, struct snapshot *snap)
 {
+	snap->published = ++ring->published;
 	/* Sequentially consistent: the buffer's contents before the index. */
 	atomic_store(&ring->current, (int)(snap - ring->bufs));
 }

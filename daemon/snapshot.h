@@ -90,7 +90,10 @@ struct snap_pmu {
 };
 
 struct snapshot {
-	uint64_t seq;       /* publication number, 1 for the first interval */
+	uint64_t seq;       /* intervals collected, 1 for the first interval */
+	uint64_t published; /* publication number: changes with every
+			     * publication, also one without a new interval
+			     * (a reload), so caches keyed on it never go stale */
 	uint64_t layout;    /* changes whenever CPUs/cores/packages change */
 	double timestamp;   /* CLOCK_REALTIME seconds at the end of collection */
 	double interval_s;  /* configured interval */
@@ -115,6 +118,11 @@ struct snapshot {
 
 	unsigned cpus_by_state[CPU_STATE_COUNT];
 	uint64_t errors[COLL_ERR_COUNT];
+
+	/* The configuration: whether the last reload worked, and when the
+	 * configuration in force was loaded (start or reload). */
+	bool config_ok;
+	double config_loaded_at;
 };
 
 /* Sums the CPUs' counts into cores, packages and the host (slot-weighted:
@@ -132,7 +140,7 @@ void snapring_free(struct snapring *ring);
 
 /* Writer side (one writer).  Returns a buffer no reader holds, or NULL. */
 struct snapshot *snapring_begin(struct snapring *ring);
-void snapring_publish(struct snapring *ring, const struct snapshot *snap);
+void snapring_publish(struct snapring *ring, struct snapshot *snap);
 
 /* Reader side (any thread).  NULL before the first publication. */
 const struct snapshot *snapring_acquire(struct snapring *ring);

@@ -1,16 +1,21 @@
 #!/bin/bash
-# --probe on every fixture tree, and on the real /sys when it has no core PMU.
+# --probe on every fixture tree, under the fake PMU (the probe opens, reads
+# and closes a real group per core PMU), and on the real /sys when it has
+# no core PMU.
 # Environment: TOPDOWND (the binary, default ./daemon/topdownd), FIXTURES
 # (default tests/fixtures).  Run from the repository root by prove.
 set -u
 
 TOPDOWND=${TOPDOWND:-./daemon/topdownd}
 FIXTURES=${FIXTURES:-tests/fixtures}
+FAKEPMU=${FAKEPMU:-$PWD/tests/fakepmu/libfakepmu.so}
+SCENARIO=$PWD/tests/scenarios/constant.json
+export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abort_on_error=1}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..26"
+echo "1..32"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -27,7 +32,8 @@ not_ok() {
 probe() {
 	local root=$1
 	shift
-	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$root" --probe "$@" \
+	FAKEPMU_SYSFS=$root FAKEPMU_SCENARIO=${PROBE_SCENARIO:-$SCENARIO} LD_PRELOAD=$FAKEPMU \
+		timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$root" --probe "$@" \
 		>"$tmp/out" 2>"$tmp/err"
 	rc=$?
 }
@@ -74,6 +80,7 @@ expect_lines "spr-2s: PMU, microarchitecture, level 2, its perf table, model, 16
 	"  package 1:  8 CPUs, 4 cores (4-7,12-15)" \
 	"Offline:      none" \
 	"Unsupported:  none" \
+	"Counted:      cpu on CPU 0, model perf" \
 	"TopDown:      usable"
 if ! grep -q 'not usable\|requested but' "$tmp/out"; then
 	ok "spr-2s: no level note, nothing unusable"
@@ -160,9 +167,7 @@ expect_lines "skx-1s: pmu_name skylake, level 0" \
 
 # ---- configuration shapes the probe ----
 printf '[collect]\ncpus = 0-3,99\nmodel = hardware\nlevel = 1\n' >"$tmp/cpus.conf"
-timeout 20 "$TOPDOWND" -c "$tmp/cpus.conf" --sysfs-root "$FIXTURES/spr-2s" --probe \
-	>"$tmp/out" 2>"$tmp/err"
-rc=$?
+probe "$FIXTURES/spr-2s" -c "$tmp/cpus.conf"
 expect_rc "spr-2s, cpus = 0-3,99: --probe exits 0" 0
 expect_lines "spr-2s, cpus = 0-3,99: 4 CPUs monitored, 99 ignored, level 1, model hardware" \
 	"Level:        1" \
@@ -171,12 +176,31 @@ expect_lines "spr-2s, cpus = 0-3,99: 4 CPUs monitored, 99 ignored, level 1, mode
 	"Ignored:      1 CPU (99): configured in [collect] cpus but not present on this machine"
 
 printf '[collect]\ncpus = 8-15\n' >"$tmp/atoms.conf"
-timeout 20 "$TOPDOWND" -c "$tmp/atoms.conf" --sysfs-root "$FIXTURES/adl-hybrid" --probe \
-	>"$tmp/out" 2>"$tmp/err"
-rc=$?
+probe "$FIXTURES/adl-hybrid" -c "$tmp/atoms.conf"
 expect_rc "adl-hybrid, cpus = 8-15: --probe exits 1" 1
 expect_not_usable "adl-hybrid, cpus = 8-15: not usable, no configured CPU is a P-core" \
 	"none of the configured CPUs is covered by a core PMU with TopDown: cpu_atom (E-core): no SLOTS counter or PERF_METRICS"
+
+# ---- the probe counts, or says why it cannot ----
+printf '{"cpus": {"default": {"slots_per_second": 1e10, "phases": [{"retiring": 0.3, "bad_speculation": 0.1, "frontend_bound": 0.2, "backend_bound": 0.4}]}},\n "faults": [{"op": "open", "errno": "%s"}]}\n' EACCES >"$tmp/eacces.json"
+PROBE_SCENARIO=$tmp/eacces.json probe "$FIXTURES/spr-2s"
+expect_rc "every open refused (EACCES): --probe exits 1" 1
+expect_lines "every open refused: not usable, with the reason and the fix" \
+	"TopDown:      not usable: opening TOPDOWN.SLOTS on CPU 0 (cpu) failed: Permission denied; the process has CAP_PERFMON, so a security module (SELinux, AppArmor, lockdown) or a seccomp filter denies perf_event_open"
+printf '{"cpus": {"default": {"slots_per_second": 1e10, "phases": [{"retiring": 0.3, "bad_speculation": 0.1, "frontend_bound": 0.2, "backend_bound": 0.4}]}},\n "faults": [{"op": "open", "event": "INT_MISC.UOP_DROPPING", "errno": "EINVAL"}]}\n' >"$tmp/refine.json"
+PROBE_SCENARIO=$tmp/refine.json probe "$FIXTURES/spr-2s"
+expect_rc "the refinement event refused: --probe exits 0" 0
+expect_lines "... it counted with model hardware, as the daemon would" \
+	"Counted:      cpu on CPU 0, model hardware" "TopDown:      usable"
+# Without the fake PMU this kernel has no such PMU: the open fails.
+timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/spr-2s" --probe >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect_rc "a sysfs tree that is not this machine: --probe exits 1" 1
+if grep -q '^TopDown:      not usable: opening TOPDOWN.SLOTS on CPU 0 (cpu) failed: .*is that tree this machine?)$' "$tmp/out"; then
+	ok "... saying the kernel refused the event"
+else
+	not_ok "... saying the kernel refused the event"
+fi
 
 # ---- a CPU taken offline in a copy of a fixture ----
 cp -r "$FIXTURES/spr-2s" "$tmp/spr" && "$FIXTURES/set-online" "$tmp/spr" 5 0
@@ -187,15 +211,19 @@ expect_lines "spr-2s with CPU 5 offline: listed as offline" \
 	"  package 1:  7 CPUs, 4 cores (4,6-7,12-15)" \
 	"Offline:      1 CPU (5): monitored once they come online"
 
-# ---- unusable sysfs roots ----
-probe "$tmp/does-not-exist"
+# ---- unusable sysfs roots (no fake PMU: there is nothing to emulate) ----
+plain_probe() {
+	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$1" --probe >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+plain_probe "$tmp/does-not-exist"
 if [ "$rc" -eq 1 ] && grep -qF "$tmp/does-not-exist" "$tmp/err"; then
 	ok "missing --sysfs-root: exit 1 naming the directory"
 else
 	not_ok "missing --sysfs-root: exit 1 naming the directory" "exit status $rc"
 fi
 mkdir -p "$tmp/empty-root"
-probe "$tmp/empty-root"
+plain_probe "$tmp/empty-root"
 if [ "$rc" -eq 1 ] && [ -s "$tmp/err" ] && [ ! -s "$tmp/out" ]; then
 	ok "--sysfs-root without devices/system/cpu: exit 1 with an error"
 else

@@ -166,7 +166,7 @@ count_kernel = true
 history = 15m
 
 [metrics]
-granularity = cpu
+granularity = package
 ratios = true
 
 [http]

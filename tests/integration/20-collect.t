@@ -193,7 +193,7 @@ check "running 50%: ratios still match the truth" api "$mux" "$SPR" "$TMP/mux.js
 # The fake takes the counters away in whole 4 ms mux slices, as the kernel
 # rotates: one interval of 100 ms is 25 slices, 12 or 13 of them running.
 near "$(jq '.host.running_ratio' "$TMP/mux.json")" 0.5 0.041 "host running/enabled = 0.5 (+- one mux slice)"
-curl -sf "$TD_URL/metrics" >"$TMP/mux.prom"
+curl -sf "$TD_URL/metrics?granularity=cpu" >"$TMP/mux.prom"
 e=$(sample "$TMP/mux.prom" 'topdown_enabled_seconds_total{cpu="0",core="0",package="0"}')
 r=$(sample "$TMP/mux.prom" 'topdown_running_seconds_total{cpu="0",core="0",package="0"}')
 near "$(awk -v e="$e" -v r="$r" 'BEGIN {if (e > 0) print r / e}')" 0.5 0.01 \

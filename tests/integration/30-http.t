@@ -4,7 +4,7 @@
 # the JSON API, the other endpoints, listening, and a load of 50 clients.
 . "$(dirname "$0")/lib.sh"
 
-plan 143
+plan 157
 
 SPR=$FIXTURES/spr-2s
 constant=$(write_scenario constant <<'EOF'
@@ -61,7 +61,7 @@ done
 # The hybrid's E-cores are not exported as CPUs with zero counters.
 td_start "$FIXTURES/adl-hybrid" "$simple" -i 100ms || exit 1
 wait_intervals 2
-curl -sf "$TD_URL/metrics" >"$TMP/adl.txt"
+curl -sf "$TD_URL/metrics?granularity=cpu" >"$TMP/adl.txt"
 is "$(grep -c '^topdown_slots_total{' "$TMP/adl.txt")" 8 "hybrid: slot counters for the 8 cpu_core CPUs only"
 is "$(sample "$TMP/adl.txt" 'topdown_cpus{state="unsupported"}')" 8 "hybrid: topdown_cpus{state=unsupported} 8"
 td_stop
@@ -118,10 +118,38 @@ grep -q '^topdown_level1_ratio{category="retiring"} 0\.' "$TMP/s2.txt" &&
 ok $? "topdown_level1_ratio and topdown_level2_ratio present"
 for f in topdown_build_info topdown_up topdown_cpus topdown_collection_errors_total \
 	topdown_collection_duration_seconds topdown_last_collection_timestamp_seconds \
-	topdown_enabled_seconds_total topdown_running_seconds_total topdown_cpu_info topdown_pmu_info; do
+	topdown_enabled_seconds_total topdown_running_seconds_total topdown_pmu_info \
+	topdown_config_last_reload_successful process_cpu_seconds_total process_open_fds; do
 	grep -q "^# TYPE $f " "$TMP/s2.txt"
 	ok $? "self metric family $f present with HELP/TYPE"
 done
+# The default, package granularity: the size of the scrape does not grow
+# with the CPUs; the per-CPU detail is one parameter away.
+ok $(grep -q '^topdown_cpu_info' "$TMP/s2.txt"; [ $? -ne 0 ]; echo $?) "granularity package: no topdown_cpu_info"
+is "$(grep -c '^topdown_slots_total{' "$TMP/s2.txt")" 2 "granularity package: one slot counter per package"
+curl -sf "$TD_URL/metrics?granularity=cpu" >"$TMP/cpu.txt"
+is "$(grep -c '^topdown_cpu_info{' "$TMP/cpu.txt") $(grep -c '^topdown_slots_total{' "$TMP/cpu.txt")" "16 16" \
+	"?granularity=cpu: topdown_cpu_info and a slot counter per CPU"
+is "$(curl -sf "$TD_URL/metrics?granularity=core" | grep -c '^topdown_slots_total{')" 8 "?granularity=core: one per core"
+is "$(curl -sf "$TD_URL/metrics?granularity=system" | grep -c '^topdown_slots_total')" 1 "?granularity=system: one host total"
+is "$(curl -s -w ' %{http_code}' "$TD_URL/metrics?granularity=socket")" \
+	"400 invalid granularity \"socket\": expected cpu, core, package or system
+ 400" "?granularity=socket: 400 naming the choices"
+is "$(curl -s -w ' %{http_code}' "$TD_URL/metrics?format=json")" \
+	"400 unknown parameter \"format\": /metrics takes granularity=cpu|core|package|system
+ 400" "another parameter: 400"
+# process_* as the client libraries read them: compared with /proc.
+fds=$(ls "/proc/$TD_PID/fd" | wc -l)
+near "$(sample "$TMP/s2.txt" process_open_fds)" "$fds" 3 "process_open_fds is the daemon's open descriptors ($fds in /proc)"
+is "$(sample "$TMP/s2.txt" process_max_fds)" "$(awk '/^Max open files/ {print $4}' "/proc/$TD_PID/limits")" \
+	"process_max_fds is its soft RLIMIT_NOFILE"
+rss_kib=$(awk '/^VmRSS:/ {print $2}' "/proc/$TD_PID/status")
+near "$(awk -v b="$(sample "$TMP/s2.txt" process_resident_memory_bytes)" 'BEGIN {print b / 1024}')" "$rss_kib" \
+	$((rss_kib / 5)) "process_resident_memory_bytes is its RSS ($rss_kib KiB)"
+start=$(awk -v t="$(cut -d' ' -f22 "/proc/$TD_PID/stat")" -v hz="$(getconf CLK_TCK)" \
+	-v b="$(awk '/^btime/ {print $2}' /proc/stat)" 'BEGIN {printf "%.2f", b + t / hz}')
+near "$(sample "$TMP/s2.txt" process_start_time_seconds)" "$start" 0.02 "process_start_time_seconds from /proc ($start)"
+is "$(sample "$TMP/s2.txt" topdown_config_last_reload_successful)" 1 "topdown_config_last_reload_successful 1 at start"
 like "$(grep '^topdown_build_info' "$TMP/s2.txt")" '^topdown_build_info\{version="[0-9.]+",revision="[^"]+"\} 1$' "build info labels"
 # HEAD: headers of GET, no body.
 get_len=$(curl -s -o /dev/null -w '%{size_download}' "$TD_URL/")

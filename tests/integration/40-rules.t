@@ -9,7 +9,7 @@ if [ ! -x /usr/bin/promtool ]; then
 	exit 0
 fi
 
-plan 16
+plan 20
 
 PROM=$ROOT/contrib/prometheus
 RULES=$PROM/rules.yml
@@ -49,26 +49,33 @@ is "$($PC rules "$RULES" | awk -F'\t' '$1 == "alert" {print $2}' | sort | tr '\n
 	"TopdownCPUsFailing TopdownCPUsOffline TopdownCollectionStalled TopdownHeavyMultiplexing TopdownUnsupported TopdowndDown " \
 	"the six alerts exist"
 
-# --- the scrape config example ---
-cfg="$TMP/prometheus.yml"
-sed "s|/etc/prometheus/rules/topdownd.yml|$RULES|" "$PROM/prometheus.yml" >"$cfg"
-out=$(promtool check config "$cfg" 2>&1)
-ok $? "promtool check config prometheus.yml (rule_files pointed at contrib/prometheus/rules.yml)"
-like "$out" "SUCCESS: $n_rules rules found" "the config loads the $n_rules rules"
-# The commented TLS + basic auth variant, uncommented in place of the plain job.
+# --- the scrape configs, as shipped ---
+out=$(promtool check config "$PROM/prometheus.yml" 2>&1)
+ok $? "promtool check config contrib/prometheus/prometheus.yml, as shipped"
+like "$out" "SUCCESS: $n_rules rules found" "it loads the $n_rules rules (rules.yml next to it)"
+out=$(promtool check config --agent "$PROM/prometheus-agent.yml" 2>&1)
+ok $? "promtool check config --agent prometheus-agent.yml"
+[ -n "$out" ] && ! grep -q SUCCESS <<<"$out" && echo "$out" | sed 's/^/#   /'
+out=$(promtool check config "$PROM/prometheus-central.yml" 2>&1)
+ok $? "promtool check config prometheus-central.yml"
+like "$out" "SUCCESS: $n_rules rules found" "the central Prometheus loads the $n_rules rules"
+grep -q '^  scrape_interval: 15s' "$PROM/prometheus.yml" && grep -q 'evaluation_interval: 15s' "$PROM/tests/ratios.yml" &&
+	grep -q 'interval: 15s' "$PROM/tests/ratios.yml"
+ok $? "the documented scrape interval (15 s) is the one the rule tests run at"
+# The commented TLS + basic auth block, uncommented into the first job.
 awk -v d="$TMP" '
-	/^  - job_name: topdownd$/ && !seen {skip = 1; seen = 1; next}
-	/^  # --- TLS and basic auth variant/ {skip = 0; invar = 1; next}
+	/^  # --- TLS and basic auth variant/ {invar = 1; next}
 	/^  # --- end of the variant/ {invar = 0; next}
-	skip {next}
-	invar && /^  # [ -]/ {sub(/^  # /, "  "); gsub("/etc/prometheus/", d "/"); print; next}
-	invar {next}
-	{print}' "$cfg" >"$TMP/variant.yml"
+	invar && /^  #   / {sub(/^  #   /, "    "); gsub("/etc/prometheus/", d "/"); block = block $0 "\n"; next}
+	{lines[++n] = $0}
+	END {for (i = 1; i <= n; i++) {print lines[i]; if (lines[i] == "  - job_name: topdownd") printf "%s", block}}' \
+	"$PROM/prometheus.yml" >"$TMP/variant.yml"
+sed -i "s|^  - rules.yml|  - $RULES|" "$TMP/variant.yml"
 touch "$TMP/topdownd-ca.pem" "$TMP/topdownd-client.pem" "$TMP/topdownd-client.key" "$TMP/topdownd.password"
 out=$(promtool check config "$TMP/variant.yml" 2>&1)
 st=$?
 grep -q '^    scheme: https' "$TMP/variant.yml" && grep -q '^      password_file:' "$TMP/variant.yml"
-ok $((st + $?)) "the commented TLS/basic-auth variant, uncommented, passes promtool check config"
+ok $((st + $?)) "the commented TLS/basic-auth block, added to a job, passes promtool check config"
 [ $st -eq 0 ] || echo "$out" | sed 's/^/#   /'
 grep -q '^  - job_name: topdownd$' "$PROM/prometheus.yml" && grep -q 'up{job="topdownd"}' "$RULES"
 ok $? "the example's job name is the one the alerts select (topdownd)"

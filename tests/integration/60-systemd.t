@@ -4,7 +4,7 @@
 # activation; the units (verify, security exposure); make install.
 . "$(dirname "$0")/lib.sh"
 
-plan 46
+plan 51
 
 SPR=$FIXTURES/spr-2s
 scen=$(write_scenario constant <<'EOF'
@@ -38,9 +38,13 @@ printf '[collect]\ninterval = 250ms\n' >"$conf"
 kill -HUP "$TD_PID"
 wait_message 3
 is "$(curl -sf "$TD_URL/api/v1/topdown" | jq .interval_seconds)" 0.25 "SIGHUP with a new interval: JSON interval_seconds 0.25"
+loaded=$(metric topdown_config_last_reload_success_timestamp_seconds)
 printf '[collect]\ninterval = 250ms\nbogus = 1\n' >"$conf"
 kill -HUP "$TD_PID"
 wait_message 5
+is "$(metric topdown_config_last_reload_successful)" 0 "a failed reload: topdown_config_last_reload_successful 0"
+is "$(metric topdown_config_last_reload_success_timestamp_seconds)" "$loaded" \
+	"... and the time of the configuration in force stays that of the good reload"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/metrics")" 200 "after a broken config the daemon still serves"
 is "$(curl -sf "$TD_URL/api/v1/topdown" | jq .interval_seconds)" 0.25 "and keeps the previous configuration"
 grep -q "error: $conf:3: unknown key \"bogus\" in \[collect\]" "$TD_LOG"
@@ -140,7 +144,17 @@ exposure=$(cd "$TMP" && systemd-analyze security --offline=yes topdownd.service 
 diag "systemd-analyze security --offline=yes: exposure $exposure"
 awk -v e="$exposure" 'BEGIN {exit !(e != "" && e <= 2.0)}'
 ok $? "security exposure $exposure <= 2.0"
-for k in Type=notify ExecReload= Restart=on-failure WatchdogSec=30s DynamicUser=yes \
+out=$(/usr/bin/python3 "$ROOT/tests/integration/unitcheck.py" "$ROOT/systemd/topdownd.service" 2>&1)
+ok $? "the hardening allows every feature: its system calls (perf_event_open, setpriority, prlimit64...) and /proc paths"
+[ -n "$out" ] && echo "$out" | sed 's/^/#   /'
+# The check catches what it is there for: the unit before the fix.
+sed -e '/^SystemCallFilter=setpriority$/d' -e 's/^# Not ProcSubset=pid.*/ProcSubset=pid/' \
+	"$ROOT/systemd/topdownd.service" >"$TMP/old.service"
+out=$(/usr/bin/python3 "$ROOT/tests/integration/unitcheck.py" "$TMP/old.service" 2>&1)
+is "$out" "HTTP threads yielding to the collection (nice 5) needs setpriority, which SystemCallFilter= denies
+the permission advice reads /proc/sys/kernel/perf_event_paranoid and process_start_time_seconds /proc/stat, which ProcSubset=pid hides" \
+	"... and names the feature a stricter unit would break"
+for k in Type=notify ExecReload= Restart=on-failure RestartPreventExitStatus=78 WatchdogSec=30s DynamicUser=yes \
 	AmbientCapabilities=CAP_PERFMON CapabilityBoundingSet=CAP_PERFMON LimitNOFILE= \
 	ConfigurationDirectory=topdownd; do
 	grep -q "^$k" "$ROOT/systemd/topdownd.service"

@@ -54,9 +54,10 @@ LIVE=()
 if td_start "$SPR" "$constant" -i 100ms -c "$TMP/auth.conf"; then
 	url=${TD_URL/http:\/\//http://scraper:scrape@}
 	wait_intervals 2 "$url" || diag "no two intervals published within 20 s"
-	curl -sf "$url/metrics" >"$TMP/metrics"
+	# Per-CPU families too (topdown_cpu_info is only at cpu granularity).
+	{ curl -sf "$url/metrics"; curl -sf "$url/metrics?granularity=cpu"; } >"$TMP/metrics"
 	td_stop
-	mapfile -t LIVE < <(awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$TMP/metrics")
+	mapfile -t LIVE < <(awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$TMP/metrics" | sort -u)
 fi
 # Families documented: the tags of METRICS that name a topdown_ family.
 mapfile -t DOC < <(section "$TMP/8.txt" METRICS | grep -oE '^       topdown_[a-z0-9_]+' |
@@ -167,7 +168,8 @@ done
 is "$missing" "" "topdownd.8: SEE ALSO and FILES name what they must"
 
 # The --probe example is the real output on the Sapphire Rapids fixture.
-"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --probe >"$TMP/probe" 2>&1
+FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$ROOT/tests/scenarios/constant.json LD_PRELOAD=$FAKEPMU \
+	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --probe >"$TMP/probe" 2>&1
 section "$TMP/8.txt" EXAMPLES | sed 's/^           //' |
 	sed -n '/^\$ topdownd --probe$/,/^\$ /p' | sed '1d;$d' >"$TMP/probe.doc"
 diff "$TMP/probe" "$TMP/probe.doc" >"$TMP/diff"

@@ -30,7 +30,7 @@
 	"history = 15m\n" \
 	"\n" \
 	"[metrics]\n" \
-	"granularity = cpu\n" \
+	"granularity = package\n" \
 	"ratios = true\n" \
 	"\n" \
 	"[http]\n" \
@@ -155,7 +155,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg->level, 2);
 	assert_int_equal(cfg->model, MODEL_PERF);
 	assert_true(cfg->count_kernel);
-	assert_int_equal(cfg->granularity, GRAN_CPU);
+	assert_int_equal(cfg->granularity, GRAN_PACKAGE);
 	assert_true(cfg->ratios);
 	assert_int_equal(cfg->n_listen, 1);
 	assert_int_equal(cfg->listen[0].kind, LISTEN_INET);

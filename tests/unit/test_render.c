@@ -63,7 +63,7 @@ static void test_once_per_interval(void **state)
 
 	(void)state;
 	memset(&snap, 0, sizeof(snap));
-	snap.seq = 1;
+	snap.published = 1;
 	assert_int_equal(render_new(&r), 0);
 	/* Text, OpenMetrics and their gzip forms: four bodies, whoever asks. */
 	assert_int_equal(ask_all(r, &snap, 1), 4);
@@ -71,7 +71,7 @@ static void test_once_per_interval(void **state)
 	/* A new interval, or a reload (new generation): four more each.
 	 * Many rounds, so that racing renderers meet. */
 	for (uint64_t seq = 2; seq < 60; seq++) {
-		snap.seq = seq;
+		snap.published = seq;
 		assert_int_equal(ask_all(r, &snap, 1), 4);
 		assert_int_equal(ask_all(r, &snap, 2), 4);
 	}
