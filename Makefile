@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # topdownd: Intel TopDown metrics daemon.  `make check` is the test command.
 #
 #   make            build daemon/topdownd and tests/fakepmu/libfakepmu.so
@@ -9,7 +10,9 @@
 #                   tests and the threaded integration tests under ThreadSanitizer
 #   make bench      performance figures against SPEC.md's targets (not part of check)
 #   make fuzz       every libFuzzer harness, FUZZ_SECONDS each (default 60)
-#   make install    PREFIX, DESTDIR, SYSCONFDIR, UNITDIR are honoured
+#   make install    PREFIX, DESTDIR, SYSCONFDIR, UNITDIR, DOCDIR are honoured
+#   make uninstall  the same variables; the configuration file stays
+#   make deb        a Debian package (dpkg-buildpackage) under build/deb
 #   make clean
 
 VERSION := 0.1.0
@@ -18,8 +21,12 @@ REVISION := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || ech
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/topdownd
 SYSCONFDIR ?= /etc
-UNITDIR ?= /lib/systemd/system
+# Units: where systemd looks for them (its pkg-config file) when installing
+# under its prefix, /usr; under $(PREFIX)/lib/systemd/system otherwise.
+SYSTEMD_UNITDIR := $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+UNITDIR ?= $(if $(and $(filter /usr,$(PREFIX)),$(SYSTEMD_UNITDIR)),$(SYSTEMD_UNITDIR),$(PREFIX)/lib/systemd/system)
 DESTDIR ?=
 
 CC ?= cc
@@ -76,10 +83,14 @@ DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-de
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
 	man-db openssl linux-perf
-DEBS := $(DEB_BUILD) $(DEB_TEST)
+# make deb: the packaging tools (also tested by make check).
+DEB_PKG := dpkg-dev debhelper fakeroot lintian
+DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG)
+# dpkg-buildpackage gains root through fakeroot unless it has it.
+DEB_ROOT_CMD = $(if $(filter 0,$(shell id -u)),,-rfakeroot)
 
 .PHONY: all run demo deps check check-tests check-threads check-unit check-integration \
-	lint bench fuzz install clean FORCE
+	lint bench fuzz install uninstall deb clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
 
@@ -185,6 +196,7 @@ check-threads: all $(UNIT_BINS) $(FAKEPMU_TEST_BINS)
 # Benchmarks print figures; no test depends on timing.
 bench: deps all
 	tests/bench/run
+	tests/bench/fleet-sizing
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
@@ -195,6 +207,11 @@ lint:
 		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem daemon/
 
 # The units name the installed paths; an existing config is never replaced.
+DOCS := README.md LICENSE
+CONTRIB := contrib/prometheus/prometheus.yml contrib/prometheus/prometheus-agent.yml \
+	contrib/prometheus/prometheus-central.yml contrib/prometheus/rules.yml \
+	contrib/grafana/topdownd.json
+
 install: $(TOPDOWND)
 	install -D -m 0755 $(TOPDOWND) $(DESTDIR)$(SBINDIR)/topdownd
 	install -D -m 0644 daemon/topdownd.8 $(DESTDIR)$(MANDIR)/man8/topdownd.8
@@ -205,11 +222,34 @@ install: $(TOPDOWND)
 	    systemd/topdownd.service >$(DESTDIR)$(UNITDIR)/topdownd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/topdownd.service
 	install -m 0644 systemd/topdownd.socket $(DESTDIR)$(UNITDIR)/topdownd.socket
+	install -d $(DESTDIR)$(DOCDIR)/contrib/prometheus $(DESTDIR)$(DOCDIR)/contrib/grafana
+	install -m 0644 $(DOCS) config/topdownd.conf $(DESTDIR)$(DOCDIR)/
+	for f in $(CONTRIB); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f; done
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf ]; then \
 		echo "install: keeping the existing $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf"; \
 	else \
 		install -D -m 0644 config/topdownd.conf $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf; \
 	fi
+
+# Everything install put there but the configuration, which may be edited.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/topdownd $(DESTDIR)$(MANDIR)/man8/topdownd.8 \
+		$(DESTDIR)$(MANDIR)/man5/topdownd.conf.5 \
+		$(DESTDIR)$(UNITDIR)/topdownd.service $(DESTDIR)$(UNITDIR)/topdownd.socket
+	rm -rf $(DESTDIR)$(DOCDIR)
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf ]; then \
+		echo "uninstall: keeping $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf (remove it yourself)"; \
+	fi
+
+# The Debian package: the tree's tracked files with contrib/debian as debian/,
+# built by dpkg-buildpackage into build/deb.
+deb: deps
+	rm -rf build/deb
+	mkdir -p build/deb/topdownd-$(VERSION)
+	git ls-files -z | tar --null -cf - -T - | tar -xf - -C build/deb/topdownd-$(VERSION)
+	cp -r contrib/debian build/deb/topdownd-$(VERSION)/debian
+	cd build/deb/topdownd-$(VERSION) && dpkg-buildpackage -b -us -uc $(DEB_ROOT_CMD)
+	@ls build/deb/*.deb
 
 clean:
 	rm -rf build daemon/topdownd $(FAKEPMU)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* api: JSON document and query parsing. */
 #include "api.h"
 

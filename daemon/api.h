@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* api: the JSON document of /api/v1/topdown and `--once --json`, built
  * with jansson from a snapshot, and the parser of its query parameters.
  *

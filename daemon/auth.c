@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth: basic-auth file, header parsing, bcrypt verification, cache. */
 #include "auth.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth: HTTP basic authentication against a file of bcrypt hashes as
  * `htpasswd -B` writes them.
  *

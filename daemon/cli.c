@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli: command-line options and usage. */
 #include "cli.h"
 

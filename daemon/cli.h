@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli: the command line: options, their checks and the usage text.
  * parse_cli is a pure function of argv (apart from --help and --version,
  * which print). */

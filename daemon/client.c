@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client: client keys from socket addresses, and their hash. */
 #include "client.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client: who is at the other end of a connection, for per-client limits
  * (connections per client, password checks per client).
  *

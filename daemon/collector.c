@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collector: perf groups, interval reads, fault isolation, hotplug. */
 #include "collector.h"
 

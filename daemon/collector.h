@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collector: the per-CPU perf groups and the interval reads.
  *
  * Opens the groups of every monitored CPU as the plan of its core PMU

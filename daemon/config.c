@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config: key table, defaults, libinih-driven parsing and printing. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config: the configuration of topdownd, its defaults, the INI file
  * (through libinih) and its diagnostics.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conns: the connection registry and its reaper thread. */
 #include "conns.h"
 

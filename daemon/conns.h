@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conns: every open HTTP connection, and the deadline by which its next
  * request head must have arrived.
  *

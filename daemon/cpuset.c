@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpuset: bitmap operations and the cpulist parser/formatter. */
 #include "cpuset.h"
 

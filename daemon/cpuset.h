@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpuset: a fixed-size CPU bitmap and the kernel's cpulist text format
  * ("0-3,8,10-11"), as found in sysfs and in the `cpus` config key.
  * Parsing and formatting are pure functions over strings. */

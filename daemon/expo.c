@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* expo: Prometheus text and OpenMetrics rendering. */
 #include "expo.h"
 

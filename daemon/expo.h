@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* expo: renders a snapshot as Prometheus text 0.0.4 or OpenMetrics 1.0.
  *
  * Owns the metric names, HELP texts, label sets per granularity and the

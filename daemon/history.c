@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* history: the ring of host and package totals. */
 #include "history.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* history: the host's and the packages' cumulative counters over the last
  * `[collect] history` (15 minutes by default), for ratios over a window
  * (the JSON API's ?window=) without Prometheus.

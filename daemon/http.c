@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http: the server: libmicrohttpd daemons and their lifecycle, the
  * settings a reload swaps, connection admission and TLS credentials,
  * accounting, libmicrohttpd's log.  Requests are request.c's. */

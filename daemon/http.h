@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http: the HTTP server (libmicrohttpd) and its endpoints: /metrics,
  * /api/v1/topdown, /, /-/healthy, /-/ready.
  *

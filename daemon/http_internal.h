@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_internal: what the server (http.c) and its requests (request.c)
  * share: the server, its settings, and the accounting.  Not for other
  * modules. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobs: worker threads and their bounded queue. */
 #include "jobs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobs: a small pool of worker threads for the slow work of HTTP requests
  * (bcrypt verification, rendering and compressing /metrics), so that the
  * threads that serve connections never do it and one client's slow work

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* listen: socket creation and description. */
 #include "listen.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* listen: the listening sockets of the HTTP server: created from [http]
  * listen addresses (IPv4, IPv6, unix), close-on-exec and non-blocking,
  * and described back as text for logs. */

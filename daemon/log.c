@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* log: level filtering, journal/plain formatting, rate limiting. */
 #include "log.h"
 

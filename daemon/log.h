@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* log: the daemon's only way to say something to the operator.
  *
  * Owns the log level, the output format (sd-daemon "<N>" priority prefixes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main: the command line, and the only place modules are wired together.
  * Init in dependency order, teardown in reverse. */
 #include <errno.h>

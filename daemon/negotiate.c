@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* negotiate: Accept and Accept-Encoding parsing. */
 #include "negotiate.h"
 

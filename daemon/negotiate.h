@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* negotiate: HTTP content negotiation for /metrics, as pure functions of
  * the Accept and Accept-Encoding header values (RFC 9110 section 12). */
 #ifndef TOPDOWND_NEGOTIATE_H

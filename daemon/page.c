@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* page: the landing page (/): what topdownd monitors here, and links. */
 #include "page.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* page: the landing page (/), an HTML summary for a person with a
  * browser: version, core PMUs and their microarchitectures, CPU states,
  * interval, and links to the endpoints.  Every value is escaped. */

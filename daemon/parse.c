@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse: value parsers shared by the config file and the command line. */
 #include "parse.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse: pure parsers for configuration and command-line values
  * (durations, booleans, integers, listen addresses).  No I/O, no logging;
  * errors are returned as -EINVAL/-ERANGE with a message for the operator. */

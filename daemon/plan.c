@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plan: from discovery + topology + config to the groups to open. */
 #include "plan.h"
 #include "util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plan: what topdownd will monitor, decided from discovery, topology and
  * configuration: per core PMU the microarchitecture, the effective level
  * and model, the events of its groups and its CPUs; which CPUs are not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmu: core PMU discovery, format and event-term parsing. */
 #include "pmu.h"
 #include "util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmu: discovery of the core PMU from sysfs and what it supports.
  *
  * Finds `cpu` (or `cpu_core` + `cpu_atom` on hybrid parts), reads its type,

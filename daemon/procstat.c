@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* procstat: /proc/self figures for the process_* metrics. */
 #include "procstat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* procstat: the process_* metrics every Prometheus exporter exports, read
  * from /proc/self the way the Prometheus client libraries read them:
  * CPU time and start time from /proc/self/stat (with the boot time of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render: rendered /metrics bodies, their gzip forms, and the cache. */
 #include "render.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render: the /metrics render cache.
  *
  * /metrics is rendered at most once per interval, format (Prometheus text

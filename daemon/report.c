@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report: --probe and --once text output. */
 #include "report.h"
 

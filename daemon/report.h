@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report: the human-readable reports of the command line: --probe's
  * description of what would be monitored, and --once's table in the
  * spirit of `perf stat --topdown`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* request: one HTTP request, from its head to its response: refusals
  * decided before any work (method, body, query, client certificate),
  * basic authentication with the bcrypt check on an auth worker, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sd: sd_notify, watchdog and socket activation through libsystemd. */
 #include "sd.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sd: the systemd glue: readiness and status notifications, the watchdog,
  * and sockets passed by socket activation.  Every call is a no-op outside
  * systemd (no NOTIFY_SOCKET, no LISTEN_FDS). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* snapshot: aggregation and the publication ring. */
 #include "snapshot.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* snapshot: one interval's complete, consistent view of every CPU, core,
  * package and the host, and the ring that hands it from the collector to
  * readers (the HTTP threads, --once) without either waiting for the other.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sysfs: root-relative attribute reading. */
 #include "sysfs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sysfs: every read of /sys goes through here, relative to a root
  * directory (/sys, or a fixture tree given with --sysfs-root). */
 #ifndef TOPDOWND_SYSFS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* throttle: per-client password-check admission. */
 #include "throttle.h"
 

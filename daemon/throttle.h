@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* throttle: who may have a password checked now.
  *
  * A password check (bcrypt) costs a worker tens to hundreds of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tls: PEM loading and validation through GnuTLS. */
 #include "tls.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tls: the certificate, key and client CA of HTTPS: read from their PEM
  * files and checked with GnuTLS (parsable, key matching certificate) so a
  * bad file is a configuration error naming the file, at start and on

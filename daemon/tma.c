@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tma: perf-compatible TopDown formulas.
  *
  * PERF_METRICS microarchitectures (the metrics of uarch_intel.c, verbatim

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tma: the TopDown arithmetic.  From one interval's counts to the
  * category fractions, with the formulas of the perf metric tables each
  * microarchitecture follows (uarch.h names them) and the clamps that make

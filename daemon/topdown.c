@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* topdown: the category table. */
 #include "topdown.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* topdown: the vocabulary shared by every module: the variables of the
  * TopDown formulas (what each counted event stands for, whatever its
  * encoding on a given microarchitecture) and the categories of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* topo: CPU lists and per-CPU topology from devices/system/{cpu,node}. */
 #include "topo.h"
 

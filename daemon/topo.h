@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* topo: the CPUs of the machine and where each one sits: core, die,
  * package, NUMA node; which are possible, present and online. */
 #ifndef TOPDOWND_TOPO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uarch: recognition from modalias and lookup in the per-vendor tables. */
 #include "uarch.h"
 

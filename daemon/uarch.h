@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uarch: everything topdownd knows about each microarchitecture, and the
  * only place that knows it: how a CPU is recognised (vendor, family and
  * model from devices/system/cpu/modalias, the core PMU directory), which

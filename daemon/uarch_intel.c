@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uarch_intel: Intel microarchitectures with PERF_METRICS (Ice Lake and
  * later).  Models from perf's x86/mapfile.csv; events and metrics from the
  * perf table files named next to each entry.  The slots and topdown-*

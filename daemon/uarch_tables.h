@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uarch_tables: the per-vendor tables behind uarch.c (private to the
  * uarch module). */
 #ifndef TOPDOWND_UARCH_TABLES_H

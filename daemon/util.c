@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* util: string helpers and the growable buffer. */
 #include "util.h"
 

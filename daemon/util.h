@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* util: small string and buffer helpers shared by every module. */
 #ifndef TOPDOWND_UTIL_H
 #define TOPDOWND_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* version: filled in by the Makefile (TOPDOWND_VERSION, TOPDOWND_REVISION). */
 #include "version.h"
 

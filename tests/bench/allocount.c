@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* allocount: an LD_PRELOAD shim counting heap allocations, for `make bench`.
  *
  * Counts every malloc, calloc, realloc, reallocarray, posix_memalign,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_bench: per-interval render cost of each /metrics format, for
  * `make bench`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpulist.c: the kernel's cpulist format ("0-3,8,10-11") and small sysfs
  * file reads.  Files are read with open/pread and closed through the real
  * close() so the fake never re-enters its own interposers. */

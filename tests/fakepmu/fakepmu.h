@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fakepmu.h: the fake PMU's internal interfaces, shared by its modules.
  * Nothing declared here is exported from libfakepmu.so (FP_HIDDEN); the only
  * exported symbols are the interposed libc functions in interpose.c. */

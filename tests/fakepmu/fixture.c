@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fixture.c: what the fake learns from the FAKEPMU_SYSFS tree: possible
  * CPUs, the PMUs (type, cpus, whether events/slots and
  * events/topdown-heavy-ops exist) and, lazily, which CPUs are online.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interpose.c: the LD_PRELOAD surface of libfakepmu.so.  Owns the library
  * constructor (reads FAKEPMU_SYSFS and FAKEPMU_SCENARIO, exits 70 on any
  * problem), the fake clock, the fd table, the global lock, and the exported

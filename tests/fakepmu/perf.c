@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf.c: the emulated kernel.  Owns fake events and groups: attribute
  * validation with the kernel's errno for each violation (perf_event_open,
  * perf_copy_attr, intel_pmu_hw_config, x86 group validation), the per-CPU

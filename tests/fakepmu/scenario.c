@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scenario.c: loads and validates the FAKEPMU_SCENARIO JSON file (the
  * truth the fake counts from), quantises fractions into PERF_METRICS bytes
  * the way the hardware does, and decides when an injected fault fires.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tables.c: the hardware the fake pretends to be, as Linux perf's own
  * tables describe it.  Owns which perf table directory a fixture is
  * (its devices/system/cpu/modalias matched against x86/mapfile.csv the way

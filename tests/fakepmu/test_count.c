@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_count.c: the fake PMU's counting model.  Tests named clk_* run with
  * FAKEPMU_CLOCK_FILE (time moves only when the test says so, so every count
  * is asserted exactly); tests named rt_* run on the real clock and assert

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_faults.c: injected faults (the scenario's "faults" list), on the
  * fake clock.  The scenario written by tests/integration/00-fakepmu.t:
  *   0-3   open, any event, EACCES (forever)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hotplug.c: CPU hotplug under the fake PMU, driven by the fixture's
  * online files on a scratch copy (SET_ONLINE = tests/fixtures/set-online).
  * Real clock: the moment a CPU went offline is the online file's mtime. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_open.c: perf_event_open() validation under the fake PMU, one test
  * per errno rule (the fixture each needs is chosen by
  * tests/integration/00-fakepmu.t), plus fd-level behaviour: real fds,

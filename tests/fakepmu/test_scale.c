@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scale.c: the fake PMU at daemon scale: every CPU of a generated
  * 1024-CPU fixture with a 12-event group (12,288 fake fds, real fds
  * underneath), read once per CPU, then closed. */

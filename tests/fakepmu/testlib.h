@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* testlib.h: helpers shared by the fake PMU's test programs (test_*.c):
  * opening events the way the daemon does, parsing read() records, the
  * scenario truth (read back from FAKEPMU_SCENARIO with jansson), an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer harnesses; used by tests/fuzz/run, from the
 # repository root:   make -f tests/fuzz/fuzz.mk -j2 [FUZZ_BUILD=build/fuzz]
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* negotiate_format over an arbitrary Accept header value.
  * Invariants: one of the two formats; OpenMetrics only when the header
  * names an application/ media range (the full wildcard alone never

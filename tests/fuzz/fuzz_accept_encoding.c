@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* negotiate_gzip over an arbitrary Accept-Encoding header value.
  * Invariants: gzip only when the header names gzip, x-gzip or "*";
  * deterministic. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth_db_parse over arbitrary basic-auth file bytes.
  * Invariants: success iff no error was recorded; every diagnostic is one
  * terminated line "fuzz:LINE: message" with a line number within the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth_parse_header over an arbitrary Authorization header value, and
  * auth_check on a small user file (no bcrypt run is slow at cost 4).
  * Invariants: on success the user is non-empty, neither part holds a NUL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the libFuzzer harnesses (tests/fuzz/fuzz_*.c).
  *
  * Inputs are copied into buffers of exactly the size the parser may read,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config_parse over the bytes of a whole config file (no terminating NUL:
  * config_load hands the parser exactly what it read).
  * Invariants: diagnostics are bounded, terminated, and errors make the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpuset_parse over arbitrary text (sysfs cpulists, the `cpus` key, the
  * ?cpu= query value).  Invariants: errors are -EINVAL/-ERANGE with a
  * message; a parsed set formats (cpuset_format, snprintf semantics) into a

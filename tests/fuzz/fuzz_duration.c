@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The value parsers of parse.c over the same text: parse_duration,
  * parse_bool and parse_uint (the config keys and command-line options).
  * Invariants:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* expo_render with label values from the input: the snapshot's pmu,
  * pmu_name, model and reason (reason texts quote sysfs contents and
  * errors) and the build's version and revision, rendered as Prometheus

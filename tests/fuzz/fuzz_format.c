@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmu_parse_format over a sysfs format/ file: "name\0text", or just the
  * text (named "event") when the input holds no NUL.
  * Invariants: errors come with a message; an accepted format has its

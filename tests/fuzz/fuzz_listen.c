@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse_listen_addr over arbitrary text (-l and [http] listen).
  * Invariants: errors are -EINVAL/-ERANGE with a message; host and path
  * are terminated within their arrays; an accepted address formats

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* api_parse_query over the raw scope, level, cpu and window query values (what
  * libmicrohttpd hands over after splitting and %-decoding the query
  * string), then api_document on a small static snapshot.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small static snapshot for the api and expo harnesses: 2 packages,
  * 4 cores, 9 CPU slots with a hole (cpu 7 absent), SMT siblings, a failed,
  * an offline-unknown, an unsupported and a deselected CPU, one idle core;

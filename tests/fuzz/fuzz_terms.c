@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmu_encode_terms over arbitrary event terms (sysfs events/ files), with
  * the real Sapphire Rapids formats of tests/fixtures/spr-2s parsed once at
  * start-up by pmu_parse_format (FUZZ_SPR_FORMATS overrides the directory).

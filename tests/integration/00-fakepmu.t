@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # 00-fakepmu.t: proves every rule the fake PMU (tests/fakepmu/libfakepmu.so)
 # emulates.  Runs each case of the test programs in build/tests/fakepmu/ in
 # its own process under LD_PRELOAD, with the fixture, scenario and (for the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # --probe on every fixture tree, under the fake PMU (the probe opens, reads
 # and closes a real group per core PMU), and on the real /sys when it has
 # no core PMU.

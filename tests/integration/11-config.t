@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The config file and the command line: FILE:LINE diagnostics and exit 78,
 # --check-config, --print-config, overrides, usage errors (64), -V, -h.
 # Environment: TOPDOWND (the binary, default ./daemon/topdownd), FIXTURES

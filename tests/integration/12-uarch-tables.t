@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Every entry of topdownd's per-microarchitecture tables against Linux
 # perf's own tables (reference/perf-tables): models, encodings, metric
 # expressions verbatim, and the arithmetic on random counts against perf's

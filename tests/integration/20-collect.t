@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Collection under the fake PMU: values against scenario truths, slot
 # weighting, Ice Lake, model fallback, hotplug, EACCES, multiplexing,
 # interrupted and short reads.

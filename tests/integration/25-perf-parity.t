@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # perf is the oracle.  Linux perf (Debian's linux-perf) runs under the fake
 # PMU in a private mount namespace where the fixture stands in for sysfs,
 # with PERF_CPUID set to the fixture's model; topdownd runs --watch --json

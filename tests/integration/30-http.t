@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The HTTP exposition: formats and their parsers on every fixture and
 # granularity, negotiation, gzip, ratios from counters, package sums,
 # the JSON API, the other endpoints, listening, and a load of 50 clients.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The JSON API as an operator uses it with curl and jq: the figure of a
 # selection of CPUs, a CPU that does not exist, cumulative counts to
 # difference, ratios over a window, level 2 under its parent.  Values are

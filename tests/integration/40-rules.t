@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # contrib/: the Prometheus rules and scrape config pass promtool, the rule
 # unit tests pass and cover every rule, the Grafana dashboard is a valid
 # model whose every query reads only metrics topdownd or rules.yml produce.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # contrib/ against a real Prometheus: Debian's prometheus server scrapes the
 # daemon under the fake PMU every second and evaluates rules.yml every
 # second; the recording rules must match the scenario's truth (check.py)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The fleet path on real components: two daemons stand for two hosts; a
 # Prometheus in agent mode (contrib/prometheus/prometheus-agent.yml) scrapes
 # them and remote-writes to a central Prometheus (prometheus-central.yml,

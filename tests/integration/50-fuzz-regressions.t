@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The libFuzzer harnesses replayed over their seed corpora and saved crash
 # reproducers (tests/fuzz/run --replay): no fuzzing, a few seconds.  One
 # test for the build, one per harness (tests/fuzz/fuzz_<name>.c).

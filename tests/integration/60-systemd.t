@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # systemd integration: the sd_notify sequence for start, reload (good and
 # bad) and stop; the watchdog's rate and a stuck collector; socket
 # activation; the units (verify, security exposure); make install.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The man pages, daemon/topdownd.8 and daemon/topdownd.conf.5: they render
 # without a warning (man, groff, mandoc when installed), and they document
 # what the daemon really has: every option of --help, every key of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # HTTPS (TLS 1.2+, mutual TLS), basic auth with bcrypt and its cache, and
 # the request limits.
 . "$(dirname "$0")/lib.sh"

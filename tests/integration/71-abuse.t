@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The abuse battery: 1,000 idle connections, slowloris, huge headers and
 # URLs, invalid methods, garbage, HTTP/0.9, pipelining, half-closed sockets.
 # Afterwards the daemon is alive, its RSS at most doubled, it collected

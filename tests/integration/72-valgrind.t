@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # One run of the daemon under valgrind's memcheck, through every endpoint,
 # basic auth, a reload and SIGTERM: no errors and no leaks.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Holding under abuse, from an attacker's and an operator's side, on
 # loopback with many client hosts (127.0.1.x, 127.0.2.x attack; the victim
 # scrapes from 127.0.3.1; tests/integration/abuse.py).  Every case is one

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The daemon against the real kernel, without the fake PMU, when this
 # machine has a hardware PMU (`perf stat -e instructions true` counts);
 # otherwise a skip that says why.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The abuse battery's attackers, each printing one JSON object.
 
 Many client hosts are simulated with loopback source addresses: Linux

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Checks for the integration tests, independent of the daemon's code.
 
 The truth of a scenario is computed here from the scenario file alone with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for the integration tests (bash TAP scripts run by prove).
 #
 # Environment (set by `make check-integration`, defaults for a manual run):

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Plays systemd's side of sd_notify(3): binds a datagram socket at PATH and
 prints every message as "SECONDS<TAB>MESSAGE" (newlines shown as |), with
 CLOCK_MONOTONIC seconds, until killed.  Usage: notify.py PATH"""

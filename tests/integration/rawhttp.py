@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Raw HTTP over TCP for the robustness tests, where curl cannot go.
 
   rawhttp.py PORT header N        GET with an N-byte header: prints the status

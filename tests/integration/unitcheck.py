@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Does the hardened unit allow what topdownd's features need?
 
   unitcheck.py UNIT

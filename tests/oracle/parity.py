@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """perf is the oracle: topdownd against Linux perf on one fixture and
 scenario, under the fake PMU.
 

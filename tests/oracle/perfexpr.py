@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Linux perf's metric expressions, evaluated from the table files.
 
 An independent reading of perf's MetricExpr language (tools/perf/util/expr.y

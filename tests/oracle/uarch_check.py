@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Checks every entry of topdownd's per-microarchitecture tables against
 Linux perf's own tables (reference/perf-tables), as TAP:
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uarch_dump: topdownd's per-microarchitecture tables and arithmetic, as
  * JSON, for tests/oracle/uarch_check.py to check against perf's tables.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of api: query parsing with its exact error texts, and the
  * JSON document built from a hand-made snapshot (keys, values, scopes,
  * levels, the cpu filter, rounding, serialisation). */

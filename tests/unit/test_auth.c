@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth: the file, the header, and the two halves of a check. */
 #include <crypt.h>
 #include <errno.h>

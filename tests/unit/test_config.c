@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of config: defaults, parsing with FILE:LINE diagnostics,
  * loading, validation and printing. */
 #include <errno.h>

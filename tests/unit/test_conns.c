@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conns: deadlines on real sockets (socketpairs stand for connections). */
 #include <errno.h>
 #include <poll.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of cpuset: bitmap operations, cpulist parsing and formatting. */
 #include <errno.h>
 #include <setjmp.h>

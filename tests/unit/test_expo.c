@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of expo: the exact Prometheus text exposition of a tiny
  * snapshot, the OpenMetrics differences, label sets per granularity, the
  * optional families, escaping and number formats; then both outputs are

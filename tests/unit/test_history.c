@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* history: samples a resolution step apart, the one a window starts at,
  * the ring wrapping, a new length. */
 #include <errno.h>

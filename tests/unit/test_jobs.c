@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobs: order, bounds, shutdown, and many submitters at once (the last
  * also runs under ThreadSanitizer in `make check`). */
 #include <errno.h>

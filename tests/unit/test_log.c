@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* log: the journal format, and rate limiting shared by threads (run under
  * ThreadSanitizer too). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of negotiate: the /metrics format from Accept (RFC 9110
  * section 12.5.1 with q-values and media ranges) and gzip from
  * Accept-Encoding. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of parse: durations, booleans, unsigned integers, listen
  * addresses. */
 #include <errno.h>

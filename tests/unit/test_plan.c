@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of plan: what is monitored on each fixture under various
  * configurations. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of pmu: format and event-term parsing, and discovery of the
  * core PMU on every fixture tree. */
 #include <errno.h>

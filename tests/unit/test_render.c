@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render: one render per snapshot, variant and settings generation, also
  * when many threads ask at once (run under ThreadSanitizer too). */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of snapshot: slot-weighted aggregation into cores, packages
  * and the host, snapshot_copy, and the publication ring's buffer rules. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* throttle: the per-client password-check policy, on a fake clock. */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of tma: perf's TopDown formulas on hand-computed vectors, the
  * daemon's documented clamps, invariants over many pseudo-random inputs,
  * and the bottleneck. */

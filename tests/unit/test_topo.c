@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of topo: CPU lists and per-CPU topology from fixture trees,
  * and hotplug through edited copies of them. */
 #include <errno.h>

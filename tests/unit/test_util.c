@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of util: the growable buffer, integer and float formatting as
  * the expositions need them, and str_printf. */
 #include <float.h>

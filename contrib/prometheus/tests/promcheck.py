@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Helpers for tests/integration/40-rules.t and 41-prometheus.t: read the
 rules file and the Grafana dashboard without a YAML library (python3-yaml
 is not among the test dependencies) and list what the tests check.

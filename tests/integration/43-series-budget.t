@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The series budget of the default configuration: a 2-package host exposes
+# at most 150 series and 30 kB per uncompressed scrape, whatever its number
+# of CPUs (16 and 1024 here); the per-CPU detail is one parameter away.
+. "$(dirname "$0")/lib.sh"
+
+plan 6
+
+scen=$ROOT/tests/scenarios/constant.json
+for n in 16 1024; do
+	fx=$TMP/spr-$n
+	"$FIXTURES/gen-fixture" --kind spr --cpus $n --packages 2 "$fx" >/dev/null
+	td_start "$fx" "$scen" -i 200ms || exit 1
+	wait_intervals 2
+	# One scrape of each kind first, so that the HTTP families exist.
+	curl -sf "$TD_URL/metrics" "$TD_URL/metrics?granularity=cpu" "$TD_URL/api/v1/topdown" >/dev/null
+	curl -sf "$TD_URL/metrics" >"$TMP/m-$n"
+	series=$(grep -vc '^#' "$TMP/m-$n")
+	bytes=$(wc -c <"$TMP/m-$n")
+	diag "$n CPUs, defaults: $series series, $bytes bytes"
+	ok $([ "$series" -le 150 ]; echo $?) "$n CPUs on 2 packages, default configuration: $series series (at most 150)"
+	ok $([ "$bytes" -le 30000 ]; echo $?) "$n CPUs: $bytes bytes per scrape (at most 30 kB)"
+	eval "series_$n=$series"
+	if [ $n -eq 1024 ]; then
+		is "$series_1024" "$series_16" "the default scrape does not grow with the CPUs (16 and 1024: same series)"
+		is "$(curl -sf "$TD_URL/metrics?granularity=cpu" | grep -c '^topdown_slots_total{')" 1024 \
+			"?granularity=cpu still gives all 1024 CPUs"
+	fi
+	td_stop
+done
+
+done_testing
