@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,19 +37,28 @@ int procstat_parse_stat(const char *text, long clk_tck, long page_size, double b
 	return 0;
 }
 
-static double boot_time(void)
+/* Read once: /proc/stat grows with the CPUs (100 kB on 1024) and the kernel
+ * sums every CPU's times to produce it, while btime never changes. */
+static double boot_time_value;
+static pthread_once_t boot_time_once = PTHREAD_ONCE_INIT;
+
+static void boot_time_read(void)
 {
 	char *text = NULL, *line;
 	size_t len;
-	double t = 0;
 
 	if (read_file("/proc/stat", 1024 * 1024, &text, &len) < 0)
-		return 0;
+		return;
 	line = strstr(text, "\nbtime ");
 	if (line)
-		t = strtod(line + 7, NULL);
+		boot_time_value = strtod(line + 7, NULL);
 	free(text);
-	return t;
+}
+
+static double boot_time(void)
+{
+	pthread_once(&boot_time_once, boot_time_read);
+	return boot_time_value;
 }
 
 static uint64_t count_fds(void)
