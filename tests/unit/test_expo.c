@@ -64,6 +64,8 @@ static struct fixture *tiny(void)
 	s->timestamp = 1700000000.25;
 	s->interval_s = 1;
 	s->duration_s = 0.0015;
+	s->config_ok = true;
+	s->config_loaded_at = 1699999990.5;
 	s->n_pmus = 1;
 	strcpy(s->pmus[0].name, "cpu");
 	strcpy(s->pmus[0].pmu_name, "sapphire_rapids");
@@ -215,6 +217,12 @@ static void no_text(const char *text, const char *what)
 	"# HELP topdown_collection_interval_seconds The configured collection interval.\n" \
 	"# TYPE topdown_collection_interval_seconds gauge\n" \
 	"topdown_collection_interval_seconds 1\n" \
+	"# HELP topdown_config_last_reload_successful 1 when the last configuration reload (SIGHUP) worked, or none was tried; 0 when the previous configuration stayed in force.\n" \
+	"# TYPE topdown_config_last_reload_successful gauge\n" \
+	"topdown_config_last_reload_successful 1\n" \
+	"# HELP topdown_config_last_reload_success_timestamp_seconds Unix time at which the configuration in force was loaded (start or reload).\n" \
+	"# TYPE topdown_config_last_reload_success_timestamp_seconds gauge\n" \
+	"topdown_config_last_reload_success_timestamp_seconds 1699999990.5\n" \
 	"# HELP topdown_collections_total Intervals collected since the daemon started.\n" \
 	"# TYPE topdown_collections_total counter\n" \
 	"topdown_collections_total 3\n" \
