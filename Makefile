@@ -248,7 +248,7 @@ deb: deps
 	mkdir -p build/deb/topdownd-$(VERSION)
 	git ls-files -z | tar --null -cf - -T - | tar -xf - -C build/deb/topdownd-$(VERSION)
 	cp -r contrib/debian build/deb/topdownd-$(VERSION)/debian
-	cd build/deb/topdownd-$(VERSION) && dpkg-buildpackage -b -us -uc $(DEB_ROOT_CMD)
+	cd build/deb/topdownd-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc $(DEB_ROOT_CMD)
 	@ls build/deb/*.deb
 
 clean:

@@ -47,8 +47,9 @@ if [ ! -d "$ROOT/.git" ]; then
 	done_testing
 fi
 make -s -C "$ROOT" deb >"$TMP/deb.log" 2>&1
-ok $? "make deb"
-[ $? -eq 0 ] || tail -20 "$TMP/deb.log" | sed 's/^/#   /'
+r=$?
+ok $r "make deb"
+[ $r -eq 0 ] || tail -20 "$TMP/deb.log" | sed 's/^/#   /'
 deb=$(ls "$ROOT"/build/deb/topdownd_*_amd64.deb "$ROOT"/build/deb/topdownd_*_*.deb 2>/dev/null | head -1)
 ok $([ -n "$deb" ]; echo $?) "it built ${deb##*/}"
 lintian --fail-on error "$deb" >"$TMP/lintian.log" 2>&1
