@@ -129,6 +129,9 @@ static json_t *totals_of(const struct snap_counts *c, unsigned level, td_catset 
  * c->last), and the cumulative counts a client can difference itself. */
 static int add_counts(json_t *obj, const struct snap_counts *c, unsigned level, td_catset cats)
 {
+	/* The entity's own categories: an E-core has no heavy_operations. */
+	if (c->cats)
+		cats = c->cats;
 	const double *last = c->last;
 	double slots = last[TD_C_SLOTS];
 	json_t *l1 = NULL, *l2 = NULL, *tree = NULL;
@@ -192,6 +195,7 @@ static void windowed(const struct snap_counts *now, const double *then, struct s
 		out->total[k] = now->total[k];
 		out->last[k] = then && now->total[k] >= then[k] ? now->total[k] - then[k] : 0;
 	}
+	out->cats = now->cats;
 }
 
 static const double *pkg_then(const struct history_sample *then, int package)
@@ -316,6 +320,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				sum.total[k] += c->c.total[k];
 				sum.last[k] += c->c.last[k];
 			}
+			sum.cats |= c->c.cats;
 		}
 		json_object_set_new(sel, "cpus", cpus);
 		add_counts(sel, &sum, level, snap->cats);
@@ -377,6 +382,16 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			json_object_set_new(o, "die", c->known ? json_integer(c->die) : json_null());
 			json_object_set_new(o, "node", c->known ? json_integer(c->node) : json_null());
 			json_object_set_new(o, "state", json_string(cpu_state_name[c->state]));
+			if (c->pmu_idx >= 0 && (unsigned)c->pmu_idx < snap->n_pmus) {
+				const struct snap_pmu *p = &snap->pmus[c->pmu_idx];
+
+				/* Which microarchitecture and level each CPU runs
+				 * (they differ on a hybrid part). */
+				json_object_set_new(o, "pmu", json_string(p->name));
+				json_object_set_new(o, "uarch", json_string(p->uarch));
+				json_object_set_new(o, "level", json_integer(p->level));
+				json_object_set_new(o, "per_cpu", json_string(p->core_share ? "core_share" : "thread"));
+			}
 			add_counts(o, &c->c, level, snap->cats);
 			json_array_append_new(arr, o);
 		}

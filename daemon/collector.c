@@ -57,6 +57,8 @@ struct cpmu {
 	/* What the plan asked for: a reload only reopens groups if it changes. */
 	unsigned planned_n_events;
 	uint8_t planned_events[UA_EVENTS_MAX];
+	uint8_t planned_group_start[PLAN_GROUPS_MAX + 1];
+	unsigned planned_n_groups;
 };
 
 struct layout_core {
@@ -585,6 +587,8 @@ static void plan_to_pmu(struct cpmu *pm, const struct plan_pmu *pp)
 	pm->pp = pp;
 	pm->planned_n_events = pp->n_events;
 	memcpy(pm->planned_events, pp->events, sizeof(pm->planned_events));
+	memcpy(pm->planned_group_start, pp->group_start, sizeof(pm->planned_group_start));
+	pm->planned_n_groups = pp->n_groups;
 	pm->n_events = pp->n_events;
 	memcpy(pm->events, pp->events, sizeof(pm->events));
 	for (unsigned i = 0; i < pm->n_events; i++)
@@ -593,15 +597,19 @@ static void plan_to_pmu(struct cpmu *pm, const struct plan_pmu *pp)
 	memcpy(pm->group_start, pp->group_start, sizeof(pm->group_start));
 	pm->model = (struct tma_model){ .formulas = pp->ua->formulas,
 					.refine = pp->model == MODEL_PERF,
-					.level = pp->level };
+					.level = pp->level,
+					.width = pp->ua->width,
+					.mode = pp->mode };
 	str_printf(pm->reason, sizeof(pm->reason), "%s",
-		   pp->level_note[0] ? pp->level_note : pp->model_note);
+		   pp->level_note[0] ? pp->level_note : pp->model_note[0] ? pp->model_note : pp->group_note);
 }
 
 static bool same_groups(const struct cpmu *pm, const struct plan_pmu *pp)
 {
 	return pm->pp && pm->pp->core == pp->core && pm->planned_n_events == pp->n_events &&
-	       memcmp(pm->planned_events, pp->events, pp->n_events) == 0;
+	       memcmp(pm->planned_events, pp->events, pp->n_events) == 0 &&
+	       pm->planned_n_groups == pp->n_groups &&
+	       memcmp(pm->planned_group_start, pp->group_start, pp->n_groups + 1) == 0;
 }
 
 /* Takes the plan's choices: group composition, model, notes, and which
@@ -967,11 +975,13 @@ static void fill_pmus(const struct collector *c, struct snapshot *snap, int *pmu
 			   pm || core->level ? core->ua->id : "");
 		if (pm) {
 			row->level = pm->pp->level;
+			row->core_share = pm->pp->core_share;
 			str_printf(row->model, sizeof(row->model), "%s",
 				   pm->model.refine ? "perf" : "hardware");
 			str_printf(row->reason, sizeof(row->reason), "%s", pm->reason);
 		} else {
 			row->level = 0;
+			row->core_share = false;
 			row->model[0] = '\0';
 			str_printf(row->reason, sizeof(row->reason), "%s",
 				   core->level ? "none of its CPUs is selected by [collect] cpus"
@@ -1024,6 +1034,7 @@ void collector_fill(const struct collector *c, struct snapshot *snap)
 		s->core_idx = cc->core_idx;
 		s->pkg_idx = cc->pkg_idx;
 		s->c = cc->counts;
+		s->c.cats = cc->pmu >= 0 && c->pmus[cc->pmu].pp ? c->pmus[cc->pmu].pp->cats : 0;
 		if (cc->selected)
 			snap->cpus_by_state[cc->state]++;
 	}

@@ -207,6 +207,13 @@ static void counter_family(struct render *r, struct buf *labels, const char *nam
 	}
 }
 
+/* An entity's own categories (a hybrid part's E-cores have other level-2
+ * children than its P-cores), or the snapshot's. */
+static td_catset entity_cats(const struct render *r, const struct snap_counts *c)
+{
+	return c->cats ? c->cats : r->snap->cats;
+}
+
 static void category_families(struct render *r, struct buf *labels)
 {
 	struct buf *b = r->out;
@@ -218,7 +225,7 @@ static void category_families(struct render *r, struct buf *labels)
 		if (!entity(r, i, labels, &c))
 			continue;
 		for (int k = 0; k < TD_CAT_COUNT; k++) {
-			if (!td_catset_has(r->snap->cats, (enum td_cat)k) || td_cat[k].level != 1)
+			if (!td_catset_has(entity_cats(r, c), (enum td_cat)k) || td_cat[k].level != 1)
 				continue;
 			sample_start(b, "topdown_level1_slots_total", labels);
 			buf_puts(b, labels->len ? ",category=\"" : "{category=\"");
@@ -236,7 +243,7 @@ static void category_families(struct render *r, struct buf *labels)
 		if (!entity(r, i, labels, &c))
 			continue;
 		for (int k = 0; k < TD_CAT_COUNT; k++) {
-			if (!td_catset_has(r->snap->cats, (enum td_cat)k) || td_cat[k].level != 2)
+			if (!td_catset_has(entity_cats(r, c), (enum td_cat)k) || td_cat[k].level != 2)
 				continue;
 			sample_start(b, "topdown_level2_slots_total", labels);
 			buf_puts(b, labels->len ? ",category=\"" : "{category=\"");
@@ -296,7 +303,7 @@ static void info_families(struct render *r)
 	buf_puts(b, s->up ? "topdown_up 1\n" : "topdown_up 0\n");
 
 	family(r, "topdown_pmu_info", "gauge",
-	       "Each core PMU: its microarchitecture, the TopDown level and model in effect, and why anything is missing.");
+	       "Each core PMU: its microarchitecture, the TopDown level and model in effect, whether a CPU's figures are its thread's own or its share of its core (per_cpu), and why anything is missing.");
 	for (unsigned i = 0; i < s->n_pmus || (i == 0 && s->n_pmus == 0); i++) {
 		const struct snap_pmu *p = s->n_pmus ? &s->pmus[i] : NULL;
 
@@ -307,6 +314,7 @@ static void info_families(struct render *r)
 		put_label(b, &first, "uarch", p ? p->uarch : "");
 		put_int_label(b, &first, "level", p ? p->level : 0);
 		put_label(b, &first, "model", p ? p->model : "");
+		put_label(b, &first, "per_cpu", p && p->core_share ? "core_share" : "thread");
 		put_label(b, &first, "reason", p && p->reason[0] ? p->reason : s->reason);
 		buf_puts(b, "} 1\n");
 	}

@@ -28,6 +28,7 @@
 #include "listen.h"
 #include "log.h"
 #include "parse.h"
+#include "budget.h"
 #include "plan.h"
 #include "pmu.h"
 #include "report.h"
@@ -130,6 +131,7 @@ struct app {
 	struct sysfs *sysfs;
 	struct topo *topo;
 	struct pmu_info pmu;
+	struct budget budget;
 	struct plan plan;
 	struct collector *collector;
 	struct snapring *ring;
@@ -153,6 +155,9 @@ struct app {
 };
 
 /* STATUS= is refreshed at most this often, and only when it changes. */
+/* Where the kernel says whether the NMI watchdog holds a cycles counter. */
+#define NMI_WATCHDOG_PATH "/proc/sys/kernel/nmi_watchdog"
+
 #define STATUS_EVERY_NS (10 * NSEC_PER_SEC)
 
 /* Descriptors the daemon holds besides perf groups and HTTP connections
@@ -186,7 +191,9 @@ static int app_discover(struct app *app)
 	r = pmu_discover(app->sysfs, &app->pmu);
 	if (r < 0)
 		return log_error_errno(r, "Failed to discover the core PMU: %m");
-	plan_make(&app->pmu, app->topo, &app->cfg, &app->plan);
+	budget_probe(&app->pmu, app->topo, app->sysfs, NMI_WATCHDOG_PATH, app->cfg.count_kernel,
+		     &app->budget);
+	plan_make(&app->pmu, app->topo, &app->cfg, &app->budget, &app->plan);
 	return 0;
 }
 
@@ -722,7 +729,7 @@ static void reload(struct app *app)
 	}
 	history_set_length(app->history, cfg.history_ns);
 	app->cfg = cfg;
-	plan_make(&app->pmu, app->topo, &app->cfg, &app->plan);
+	plan_make(&app->pmu, app->topo, &app->cfg, &app->budget, &app->plan);
 	collector_reload(app->collector, &app->plan, cfg.count_kernel, cfg.interval_ns);
 	app_publish(app);
 	app->reload_error[0] = '\0';

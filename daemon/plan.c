@@ -3,6 +3,7 @@
 #include "plan.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,8 +20,165 @@ td_catset plan_cats(const struct uarch *ua, unsigned level)
 	return set;
 }
 
-static void plan_one(const struct pmu_core *core, const struct config *cfg,
-		     const struct cpuset *selected, struct plan_pmu *pp)
+/* ---- groups ---- */
+
+struct pgroup {
+	unsigned gp_used;
+	bool fixed_busy[4];
+	unsigned n;
+	uint8_t ev[UA_EVENTS_MAX];
+};
+
+/* Places event @e in @g if the counters allow; true when it did. */
+static bool place(const struct uarch *ua, struct pgroup *g, uint8_t e, unsigned gp, bool fixed1_busy)
+{
+	const struct ua_event *ev = &ua->events[e];
+	int fixed = ua_event_fixed(ev);
+
+	if (fixed == 3) {
+		/* Slots and the metrics share fixed counter 3. */
+		g->ev[g->n++] = e;
+		return true;
+	}
+	if (fixed >= 0 && !g->fixed_busy[fixed] && !(fixed == 1 && fixed1_busy)) {
+		g->fixed_busy[fixed] = true;
+		g->ev[g->n++] = e;
+		return true;
+	}
+	if (!ua_event_gp_ok(ev) || g->gp_used >= gp)
+		return false;
+	g->gp_used++;
+	g->ev[g->n++] = e;
+	return true;
+}
+
+int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigned n_core,
+	      unsigned gp, bool fixed1_busy, uint8_t *out, uint8_t *group_start)
+{
+	struct pgroup g[PLAN_GROUPS_MAX];
+	unsigned n_groups = 0, last_core = 0, k = 0;
+
+	memset(g, 0, sizeof(g));
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t e = events[i];
+		bool refine = i >= n_core, done = false;
+		unsigned from = refine ? last_core : 0;
+
+		if (ua_event_fixed(&ua->events[e]) == 3) {
+			/* The PERF_METRICS group is the first. */
+			if (n_groups == 0)
+				n_groups = 1;
+			done = place(ua, &g[0], e, gp, fixed1_busy);
+		}
+		for (unsigned j = from; j < n_groups && !done; j++)
+			if (place(ua, &g[j], e, gp, fixed1_busy)) {
+				done = true;
+				if (!refine && j > last_core)
+					last_core = j;
+			}
+		if (!done) {
+			if (n_groups == PLAN_GROUPS_MAX || !place(ua, &g[n_groups], e, gp, fixed1_busy))
+				return -ENOSPC;
+			if (!refine)
+				last_core = n_groups;
+			n_groups++;
+		}
+	}
+	/* Within a group: the kernel's events first (slots leads), then the
+	 * others in order; the order of events[] already has the refinement
+	 * events last. */
+	for (unsigned j = 0; j < n_groups; j++) {
+		group_start[j] = (uint8_t)k;
+		for (unsigned pass = 0; pass < 2; pass++)
+			for (unsigned i = 0; i < g[j].n; i++)
+				if ((ua_event_fixed(&ua->events[g[j].ev[i]]) == 3) == (pass == 0))
+					out[k++] = g[j].ev[i];
+	}
+	group_start[n_groups] = (uint8_t)k;
+	return (int)n_groups;
+}
+
+/* ---- SMT ---- */
+
+static bool siblings_selected(const struct topo *topo, const struct cpuset *set)
+{
+	CPUSET_FOREACH(a, set) {
+		const struct topo_cpu *ta = topo_cpu(topo, (unsigned)a);
+
+		if (!ta || !ta->known)
+			continue;
+		CPUSET_FOREACH(b, topo_online(topo)) {
+			const struct topo_cpu *tb = topo_cpu(topo, (unsigned)b);
+
+			if (tb && tb->known && tb->package == ta->package && tb->die == ta->die &&
+			    tb->core_id == ta->core_id && !cpuset_test(set, (unsigned)b))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* perf's #SMT_on and #core_wide: AnyThread counts need every thread of a
+ * core counted (a system-wide run, or a CPU list holding whole cores). */
+static enum ua_mode smt_mode(const struct budget *budget, const struct topo *topo,
+			     const struct config *cfg, const struct cpuset *monitor)
+{
+	if (!budget->smt)
+		return UA_MODE_NOSMT;
+	return cfg->cpus_all || siblings_selected(topo, monitor) ? UA_MODE_SMT : UA_MODE_EBS;
+}
+
+static bool counted_in(const struct ua_event *ev, enum ua_mode mode)
+{
+	return ev->modes == 0 || (ev->modes & mode);
+}
+
+static void plan_groups(const struct budget *budget, unsigned idx, struct plan_pmu *pp)
+{
+	const struct uarch *ua = pp->ua;
+	uint8_t events[UA_EVENTS_MAX];
+	int n;
+
+	pp->gp_available = budget->pmu[idx].gp ? budget->pmu[idx].gp : ua_gp_counters(ua);
+	str_printf(pp->gp_source, sizeof(pp->gp_source), "%s",
+		   budget->pmu[idx].source[0] ? budget->pmu[idx].source : "perf's tables");
+	pp->watchdog = budget->watchdog;
+	pp->gp_needed = 0;
+	for (unsigned i = 0; i < pp->n_events; i++) {
+		const struct ua_event *ev = &ua->events[pp->events[i]];
+		int fixed = ua_event_fixed(ev);
+
+		if (fixed < 0 || (fixed == 1 && pp->watchdog))
+			pp->gp_needed++;
+	}
+	memcpy(events, pp->events, sizeof(events));
+	n = plan_pack(ua, events, pp->n_events, pp->n_core, pp->gp_available, pp->watchdog,
+		      pp->events, pp->group_start);
+	if (n < 0) {
+		/* Cannot happen with a table's own counters; one group, as the
+		 * kernel will then say what it refuses. */
+		memcpy(pp->events, events, sizeof(events));
+		n = 1;
+		pp->group_start[0] = 0;
+		pp->group_start[1] = (uint8_t)pp->n_events;
+	}
+	pp->n_groups = (unsigned)n;
+	if (pp->n_groups > 1)
+		str_printf(pp->group_note, sizeof(pp->group_note),
+			   "%u groups rotate: %u general-purpose counters needed, %u per CPU%s; each group is scaled by its own enabled/running time, as perf does",
+			   pp->n_groups, pp->gp_needed, pp->gp_available,
+			   pp->watchdog ? " (the NMI watchdog holds fixed counter 1: cycles take one of them)" : "");
+}
+
+static bool perf_metrics_formulas(const struct uarch *ua)
+{
+	return ua->formulas == UA_FORMULAS_GLC || ua->formulas == UA_FORMULAS_ICL ||
+	       ua->formulas == UA_FORMULAS_METRICS;
+}
+
+static void plan_one(const struct pmu_core *core, const struct config *cfg, const struct topo *topo,
+		     const struct budget *budget, unsigned idx, const struct cpuset *selected,
+		     struct plan_pmu *pp)
 {
 	const struct uarch *ua = core->ua;
 	bool refine_ok = true;
@@ -33,6 +191,8 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg,
 		cpuset_and(&pp->monitor, selected, &core->cpus);
 	else
 		pp->monitor = *selected;
+	pp->mode = smt_mode(budget, topo, cfg, &pp->monitor);
+	pp->core_share = ua->core_scoped && pp->mode != UA_MODE_NOSMT;
 
 	pp->level = cfg->level < core->level ? cfg->level : core->level;
 	if (pp->level < cfg->level)
@@ -42,19 +202,24 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg,
 			   core->level, pp->level);
 
 	for (unsigned i = 0; i < ua->n_events; i++)
-		if (!ua->events[i].refine && ua->events[i].level <= pp->level && core->have[i])
+		if (!ua->events[i].refine && ua->events[i].level <= pp->level && core->have[i] &&
+		    counted_in(&ua->events[i], pp->mode))
 			pp->events[pp->n_events++] = (uint8_t)i;
 	pp->n_core = pp->n_events;
 	if (cfg->model == MODEL_PERF) {
 		unsigned n_refine = 0;
 
 		for (unsigned i = 0; i < ua->n_events; i++) {
-			if (!ua->events[i].refine || ua->events[i].level > pp->level)
+			if (!ua->events[i].refine || ua->events[i].level > pp->level ||
+			    !counted_in(&ua->events[i], pp->mode))
 				continue;
 			n_refine++;
 			refine_ok &= core->have[i];
 		}
-		if (n_refine == 0 || !refine_ok) {
+		if (n_refine == 0 && !perf_metrics_formulas(ua)) {
+			/* Formulas of general-purpose events are perf's
+			 * whatever the model: nothing to refine. */
+		} else if (n_refine == 0 || !refine_ok) {
 			pp->model = MODEL_HARDWARE;
 			str_printf(pp->model_note, sizeof(pp->model_note),
 				   n_refine == 0 ? "%s has no refinement events in topdownd's tables; using model hardware"
@@ -62,23 +227,26 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg,
 				   n_refine == 0 ? ua->name : core->name);
 		} else {
 			for (unsigned i = 0; i < ua->n_events; i++)
-				if (ua->events[i].refine && ua->events[i].level <= pp->level)
+				if (ua->events[i].refine && ua->events[i].level <= pp->level &&
+				    counted_in(&ua->events[i], pp->mode))
 					pp->events[pp->n_events++] = (uint8_t)i;
 		}
 	}
-	/* PERF_METRICS: one slots-led group holds everything. */
-	pp->n_groups = 1;
-	pp->group_start[0] = 0;
-	pp->group_start[1] = (uint8_t)pp->n_events;
+	plan_groups(budget, idx, pp);
 	pp->cats = plan_cats(ua, pp->level);
 }
 
 void plan_make(const struct pmu_info *pmu, const struct topo *topo,
-	       const struct config *cfg, struct plan *plan)
+	       const struct config *cfg, const struct budget *budget, struct plan *plan)
 {
 	const struct cpuset *possible = topo_possible(topo);
+	struct budget table;
 
 	memset(plan, 0, sizeof(*plan));
+	if (!budget || !budget->known) {
+		budget_table(pmu, topo, NULL, &table);
+		budget = &table;
+	}
 	if (cfg->cpus_all) {
 		plan->selected = *possible;
 	} else {
@@ -97,7 +265,7 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 			continue;
 		}
 		pp = &plan->pmu[plan->n_pmus];
-		plan_one(core, cfg, &plan->selected, pp);
+		plan_one(core, cfg, topo, budget, i, &plan->selected, pp);
 		if (cpuset_empty(&pp->monitor))
 			continue;
 		plan->n_pmus++;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "config.h"
 #include "cpuset.h"
 #include "pmu.h"
@@ -18,7 +19,7 @@
 #include "uarch.h"
 
 #define PLAN_REASON_MAX 512
-#define PLAN_GROUPS_MAX 4
+#define PLAN_GROUPS_MAX 8
 
 /* The monitoring of one core PMU. */
 struct plan_pmu {
@@ -39,6 +40,17 @@ struct plan_pmu {
 	uint8_t group_start[PLAN_GROUPS_MAX + 1];
 	td_catset cats;            /* the categories it yields */
 	struct cpuset monitor;     /* selected CPUs it covers */
+	/* How SMT threads are counted (Skylake family: which clock and
+	 * recovery events, perf's #SMT_on and #core_wide). */
+	enum ua_mode mode;
+	/* A CPU's figures are its share of its core (SMT on, AnyThread or
+	 * perf's per-thread estimate of the core's clocks). */
+	bool core_share;
+	unsigned gp_available;     /* general-purpose counters per CPU */
+	char gp_source[BUDGET_SOURCE_MAX]; /* how gp_available was found */
+	unsigned gp_needed;        /* general-purpose counters the events take */
+	bool watchdog;             /* fixed counter 1 held by the NMI watchdog */
+	char group_note[PLAN_REASON_MAX]; /* why the events rotate, or "" */
 };
 
 struct plan {
@@ -56,8 +68,24 @@ struct plan {
 	struct cpuset nonexistent;  /* configured but not possible */
 };
 
+/* @budget may be NULL (or not known): perf's tables give the counters. */
 void plan_make(const struct pmu_info *pmu, const struct topo *topo,
-	       const struct config *cfg, struct plan *plan);
+	       const struct config *cfg, const struct budget *budget, struct plan *plan);
+
+/* Splits @n events of @ua (indexes into ua->events; the first @n_core
+ * needed in any model, the refinement events after them) into groups
+ * that fit @gp general-purpose counters and the fixed counters (fixed
+ * counter 1 not when @fixed1_busy), first fit in order, so that level 1
+ * stays in the first group whenever it fits.  The kernel's PERF_METRICS
+ * events all go to the first group, slots leading.  Refinement events
+ * only go to the last group holding other events or later ones, after
+ * those: dropping them keeps the other groups whole.  Writes the events
+ * in group order to @out and the groups' starts to @group_start; returns
+ * the number of groups, or -ENOSPC when an event fits no group (no
+ * general-purpose counter for it) or more than PLAN_GROUPS_MAX are
+ * needed. */
+int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigned n_core,
+	      unsigned gp, bool fixed1_busy, uint8_t *out, uint8_t *group_start);
 
 /* The plan of the PMU monitoring @cpu, or NULL. */
 const struct plan_pmu *plan_pmu_of(const struct plan *plan, unsigned cpu);

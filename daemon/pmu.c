@@ -215,25 +215,27 @@ static int add_format(const char *name, void *userdata)
 static void describe_no_topdown(const struct sysfs *sysfs, const struct pmu_info *info,
 				struct pmu_core *core)
 {
-	char path[256], cpuid[64];
+	char path[256], cpuid[64] = "an unknown CPU";
 
 	snprintf(path, sizeof(path), DEVICES "/%s/events/topdown-total-slots", core->name);
+	if (info->have_cpuid)
+		ua_cpuid_format(&info->cpuid, cpuid, sizeof(cpuid));
 	if (strcmp(core->name, "cpu_atom") == 0) {
 		str_printf(core->reason, sizeof(core->reason),
-			   "cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
+			   "cpu_atom (E-core) of %s: not a microarchitecture topdownd has TopDown tables for (Gracemont and Crestmont are)",
+			   cpuid);
 	} else if (sysfs_exists(sysfs, path)) {
 		str_printf(core->reason, sizeof(core->reason),
-			   "pre-Ice Lake CPU (pmu_name %s): no SLOTS counter or PERF_METRICS, TopDown metrics need Ice Lake or later",
-			   core->pmu_name[0] ? core->pmu_name : "unknown");
+			   "%s (pmu_name %s) is older than Skylake or not in topdownd's tables: TopDown needs Skylake or later",
+			   cpuid, core->pmu_name[0] ? core->pmu_name : "unknown");
 	} else if (info->have_cpuid && strcmp(info->cpuid.vendor, "GenuineIntel") != 0) {
-		ua_cpuid_format(&info->cpuid, cpuid, sizeof(cpuid));
 		str_printf(core->reason, sizeof(core->reason),
 			   "%s (core PMU %s) is not a microarchitecture topdownd has TopDown tables for",
 			   cpuid, core->name);
 	} else {
 		str_printf(core->reason, sizeof(core->reason),
-			   "core PMU %s (pmu_name %s) has no slots event: not an Intel CPU with PERF_METRICS (Ice Lake or later)",
-			   core->name, core->pmu_name[0] ? core->pmu_name : "unknown");
+			   "core PMU %s (pmu_name %s) of %s is not a microarchitecture topdownd has TopDown tables for",
+			   core->name, core->pmu_name[0] ? core->pmu_name : "unknown", cpuid);
 	}
 }
 

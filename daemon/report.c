@@ -118,7 +118,10 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 	else
 		fprintf(out, "%-13s PERF_METRICS only (no perf table for this model in topdownd)\n",
 			"Formulas:");
-	if (pp->model == MODEL_PERF) {
+	if (pp->model == MODEL_PERF && pp->n_core == pp->n_events) {
+		fprintf(out, "%-13s perf (perf's formulas on general-purpose counters: nothing to refine)\n",
+			"Model:");
+	} else if (pp->model == MODEL_PERF) {
 		fprintf(out, "%-13s perf (refinement events: ", "Model:");
 		for (unsigned i = pp->n_core; i < pp->n_events; i++)
 			fprintf(out, "%s%s", i > pp->n_core ? ", " : "", pp->ua->events[pp->events[i]].name);
@@ -127,7 +130,25 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 		fprintf(out, "%-13s hardware (metric events only)%s%s\n", "Model:",
 			pp->model_note[0] ? ": " : "", pp->model_note);
 	}
-	print_events(out, "Events:", pp, 0, pp->n_events);
+	if (pp->ua->core_scoped)
+		fprintf(out, "%-13s %s\n", "SMT:",
+			pp->mode == UA_MODE_NOSMT ? "off: each CPU is a core" :
+			pp->mode == UA_MODE_SMT ? "on, every thread of each core counted: a CPU's figures are its share of its core (AnyThread counts / 2)" :
+			"on, some threads of a core not counted: a CPU's figures are its share of its core, from perf's per-thread estimate of the core's clocks");
+	fprintf(out, "%-13s %u general-purpose needed, %u per CPU (%s)%s\n", "Counters:",
+		pp->gp_needed, pp->gp_available, pp->gp_source,
+		pp->watchdog ? "; fixed counter 1 held by the NMI watchdog" : "");
+	if (pp->n_groups == 1) {
+		print_events(out, "Events:", pp, 0, pp->n_events);
+		return;
+	}
+	for (unsigned g = 0; g < pp->n_groups; g++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "Group %u:", g + 1);
+		print_events(out, label, pp, pp->group_start[g], pp->group_start[g + 1]);
+	}
+	fprintf(out, "%-13s %s\n", "", pp->group_note);
 }
 
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,

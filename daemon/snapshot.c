@@ -30,6 +30,7 @@ static void add_counts(struct snap_counts *dst, const struct snap_counts *src)
 		dst->total[i] += src->total[i];
 		dst->last[i] += src->last[i];
 	}
+	dst->cats |= src->cats;
 }
 
 void snapshot_aggregate(struct snapshot *snap)

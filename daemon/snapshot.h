@@ -51,6 +51,9 @@ extern const char *const coll_error_name[COLL_ERR_COUNT];
 struct snap_counts {
 	double total[TD_C_COUNT]; /* since start */
 	double last[TD_C_COUNT];  /* the last interval */
+	/* The categories its CPUs' microarchitectures yield (on a hybrid
+	 * part a P-core and an E-core differ); 0: the snapshot's. */
+	td_catset cats;
 };
 
 struct snap_cpu {
@@ -87,6 +90,9 @@ struct snap_pmu {
 	char uarch[SNAP_STR];    /* perf's table directory, "" when unsupported */
 	unsigned level;          /* 0 when unsupported */
 	char model[SNAP_STR];    /* "perf" or "hardware" after any fallback; "" */
+	/* A CPU's figures are its thread's share of its core (SMT on,
+	 * Skylake-family AnyThread counts), not the thread's own. */
+	bool core_share;
 	char reason[SNAP_REASON];
 };
 

@@ -15,6 +15,11 @@ const struct td_cat_info td_cat[TD_CAT_COUNT] = {
 	[TD_CAT_FETCH_BANDWIDTH] = { "fetch_bandwidth", 2, TD_CAT_FRONTEND_BOUND },
 	[TD_CAT_MEMORY_BOUND] = { "memory_bound", 2, TD_CAT_BACKEND_BOUND },
 	[TD_CAT_CORE_BOUND] = { "core_bound", 2, TD_CAT_BACKEND_BOUND },
+	[TD_CAT_BASE] = { "base", 2, TD_CAT_RETIRING },
+	[TD_CAT_MS_UOPS] = { "ms_uops", 2, TD_CAT_RETIRING },
+	[TD_CAT_IFETCH_LATENCY] = { "ifetch_latency", 2, TD_CAT_FRONTEND_BOUND },
+	[TD_CAT_IFETCH_BANDWIDTH] = { "ifetch_bandwidth", 2, TD_CAT_FRONTEND_BOUND },
+	[TD_CAT_RESOURCE_BOUND] = { "resource_bound", 2, TD_CAT_BACKEND_BOUND },
 };
 
 td_catset td_catset_level(td_catset set, unsigned level)

@@ -9,6 +9,7 @@
 /* Formula variables.  Which of them a CPU counts, and with which event,
  * is the microarchitecture's business (uarch.c). */
 enum td_event {
+	/* PERF_METRICS (Ice Lake and later P-cores) */
 	TD_EV_SLOTS,            /* TOPDOWN.SLOTS, the leader of a PERF_METRICS group */
 	TD_EV_RETIRING,         /* topdown-retiring ... */
 	TD_EV_BAD_SPEC,
@@ -19,7 +20,46 @@ enum td_event {
 	TD_EV_FETCH_LAT,
 	TD_EV_MEM_BOUND,        /* ... topdown-mem-bound */
 	TD_EV_UOP_DROPPING,     /* INT_MISC.UOP_DROPPING */
-	TD_EV_RECOVERY_CYCLES,  /* INT_MISC.RECOVERY_CYCLES, cmask=1, edge=1 */
+	TD_EV_RECOVERY_CYCLES,  /* INT_MISC.RECOVERY_CYCLES, cmask=1, edge=1 (CLEARS_COUNT) */
+	/* general-purpose and fixed counters, P-cores */
+	TD_EV_CYCLES,           /* CPU_CLK_UNHALTED.THREAD (.CORE on E-cores) */
+	TD_EV_CYCLES_ANY,       /* CPU_CLK_UNHALTED.THREAD_ANY: the core's cycles */
+	TD_EV_ONE_THREAD_ACTIVE,/* CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE */
+	TD_EV_REF_XCLK,         /* CPU_CLK_UNHALTED.REF_XCLK */
+	TD_EV_INST_RETIRED,     /* INST_RETIRED.ANY */
+	TD_EV_UOPS_ISSUED,      /* UOPS_ISSUED.ANY */
+	TD_EV_RETIRE_SLOTS,     /* UOPS_RETIRED.RETIRE_SLOTS */
+	TD_EV_MACRO_FUSED,      /* UOPS_RETIRED.MACRO_FUSED */
+	TD_EV_IDQ_NOT_DELIVERED,/* IDQ_UOPS_NOT_DELIVERED.CORE */
+	TD_EV_IDQ_0_UOPS_CYCLES,/* IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE */
+	TD_EV_RECOVERY_THREAD,  /* INT_MISC.RECOVERY_CYCLES (Skylake) */
+	TD_EV_RECOVERY_ANY,     /* INT_MISC.RECOVERY_CYCLES_ANY */
+	TD_EV_BR_MISP_RETIRED,  /* BR_MISP_RETIRED.ALL_BRANCHES */
+	TD_EV_MACHINE_CLEARS,   /* MACHINE_CLEARS.COUNT */
+	TD_EV_STALLS_MEM_ANY,   /* CYCLE_ACTIVITY.STALLS_MEM_ANY */
+	TD_EV_STALLS_TOTAL,     /* CYCLE_ACTIVITY.STALLS_TOTAL */
+	TD_EV_BOUND_ON_STORES,  /* EXE_ACTIVITY.BOUND_ON_STORES */
+	TD_EV_PORTS_UTIL_1,     /* EXE_ACTIVITY.1_PORTS_UTIL */
+	TD_EV_PORTS_UTIL_2,     /* EXE_ACTIVITY.2_PORTS_UTIL */
+	TD_EV_IDQ_MS_UOPS,      /* IDQ.MS_UOPS */
+	TD_EV_IDQ_MITE_UOPS,    /* IDQ.MITE_UOPS */
+	TD_EV_DEC0,             /* UOPS_DECODED.DEC0 */
+	TD_EV_DEC0_CYCLES,      /* UOPS_DECODED.DEC0, cmask=1 */
+	/* E-cores (Gracemont, Crestmont): slot-based TopDown events */
+	TD_EV_ATOM_FE_BOUND,    /* TOPDOWN_FE_BOUND.ALL (.ALL_P) */
+	TD_EV_ATOM_BE_BOUND,    /* TOPDOWN_BE_BOUND.ALL (.ALL_P) */
+	TD_EV_ATOM_RETIRING,    /* TOPDOWN_RETIRING.ALL (.ALL_P) */
+	TD_EV_ATOM_BAD_SPEC,    /* TOPDOWN_BAD_SPECULATION.ALL_P */
+	TD_EV_ATOM_FE_LATENCY,  /* TOPDOWN_FE_BOUND.FRONTEND_LATENCY */
+	TD_EV_ATOM_FE_BANDWIDTH,/* TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH */
+	TD_EV_ATOM_MISPREDICT,  /* TOPDOWN_BAD_SPECULATION.MISPREDICT */
+	TD_EV_ATOM_MACHINE_CLEARS, /* TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS */
+	TD_EV_ATOM_ALLOC_RESTRICTIONS, /* TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS */
+	TD_EV_ATOM_MEM_SCHEDULER, /* TOPDOWN_BE_BOUND.MEM_SCHEDULER */
+	TD_EV_LD_HEAD_ANY_AT_RET, /* LD_HEAD.ANY_AT_RET */
+	TD_EV_MEM_SCHED_ST_BUF, /* MEM_SCHEDULER_BLOCK.ST_BUF */
+	TD_EV_MEM_SCHED_ALL,    /* MEM_SCHEDULER_BLOCK.ALL */
+	TD_EV_UOPS_RETIRED_MS,  /* UOPS_RETIRED.MS */
 	TD_EV_COUNT,
 };
 
@@ -38,6 +78,12 @@ enum td_cat {
 	TD_CAT_FETCH_BANDWIDTH,
 	TD_CAT_MEMORY_BOUND,
 	TD_CAT_CORE_BOUND,
+	/* E-cores only, after the P-core tree so that its order stays. */
+	TD_CAT_BASE,             /* Gracemont: retiring not from the microcode sequencer */
+	TD_CAT_MS_UOPS,          /* Gracemont: retiring from the microcode sequencer */
+	TD_CAT_IFETCH_LATENCY,   /* Crestmont */
+	TD_CAT_IFETCH_BANDWIDTH, /* Crestmont */
+	TD_CAT_RESOURCE_BOUND,   /* Crestmont */
 	TD_CAT_COUNT,
 };
 
@@ -59,6 +105,7 @@ static inline int td_catset_has(td_catset set, enum td_cat c)
 
 #define TD_CATSET_L1 ((1u << TD_CAT_RETIRING) | (1u << TD_CAT_BAD_SPECULATION) | \
 		      (1u << TD_CAT_FRONTEND_BOUND) | (1u << TD_CAT_BACKEND_BOUND))
+/* Level 2 of the P-cores. */
 #define TD_CATSET_L2_INTEL ((1u << TD_CAT_HEAVY_OPERATIONS) | (1u << TD_CAT_LIGHT_OPERATIONS) | \
 			    (1u << TD_CAT_BRANCH_MISPREDICTS) | (1u << TD_CAT_MACHINE_CLEARS) | \
 			    (1u << TD_CAT_FETCH_LATENCY) | (1u << TD_CAT_FETCH_BANDWIDTH) | \

@@ -94,12 +94,55 @@ const struct ua_event *ua_event_of(const struct uarch *ua, enum td_event var)
 	return NULL;
 }
 
+int ua_event_fixed(const struct ua_event *ev)
+{
+	static const char fixed[] = "Fixed counter ";
+
+	if (!ev->counter)
+		return ev->sysfs ? 3 : -1;
+	if (strncmp(ev->counter, fixed, sizeof(fixed) - 1) == 0)
+		return ev->counter[sizeof(fixed) - 1] - '0';
+	return -1;
+}
+
+bool ua_event_gp_ok(const struct ua_event *ev)
+{
+	int f = ua_event_fixed(ev);
+
+	return f < 0 || f == 0 || f == 1;
+}
+
+unsigned ua_gp_counters(const struct uarch *ua)
+{
+	unsigned best = 0;
+
+	for (unsigned i = 0; i < ua->n_events; i++) {
+		const char *c = ua->events[i].counter;
+
+		if (!c || ua_event_fixed(&ua->events[i]) >= 0)
+			continue;
+		/* "0,1,2,3": the last number is the highest. */
+		const char *last = strrchr(c, ',');
+		unsigned n = (unsigned)strtoul(last ? last + 1 : c, NULL, 10) + 1;
+
+		if (n > best)
+			best = n;
+	}
+	return best;
+}
+
 size_t ua_count(void)
 {
-	return ua_intel_count;
+	return ua_intel_count + ua_skl_count + ua_atom_count;
 }
 
 const struct uarch *ua_get(size_t i)
 {
-	return i < ua_intel_count ? ua_intel[i] : NULL;
+	if (i < ua_intel_count)
+		return ua_intel[i];
+	i -= ua_intel_count;
+	if (i < ua_skl_count)
+		return ua_skl[i];
+	i -= ua_skl_count;
+	return i < ua_atom_count ? ua_atom[i] : NULL;
 }

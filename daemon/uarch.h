@@ -19,15 +19,31 @@
 
 #include "topdown.h"
 
-#define UA_EVENTS_MAX 16
+#define UA_EVENTS_MAX 32
 #define UA_MODELS_MAX 8
+#define UA_DIRS_MAX 2
 
 /* Which arithmetic of tma.c turns this microarchitecture's counts into
  * categories. */
 enum ua_formulas {
 	UA_FORMULAS_GLC,      /* Golden Cove and later PERF_METRICS: SPR, EMR, GNR, ADL P-cores */
-	UA_FORMULAS_ICL,      /* Ice Lake PERF_METRICS: + 5 * RECOVERY_CYCLES on backend bound */
+	UA_FORMULAS_ICL,      /* Ice Lake PERF_METRICS: + 5 * RECOVERY_CYCLES on backend bound;
+			       * level 2 from general-purpose counters */
 	UA_FORMULAS_METRICS,  /* PERF_METRICS alone, for a model not in these tables */
+	UA_FORMULAS_SKL,      /* Skylake to Cascade Lake: general-purpose counters, 4-wide,
+			       * core-scoped with SMT (AnyThread) */
+	UA_FORMULAS_GRT,      /* Gracemont E-cores: TOPDOWN_*.ALL over 5 * cycles */
+	UA_FORMULAS_CMT,      /* Crestmont E-cores: TOPDOWN_*.ALL_P over 6 * cycles */
+};
+
+/* How the SMT threads of a core are counted (perf's #SMT_on and
+ * #core_wide), and so which events a formula reads. */
+enum ua_mode {
+	UA_MODE_NOSMT = 1u << 0, /* SMT off: thread and core are one */
+	UA_MODE_SMT = 1u << 1,   /* SMT on, every thread of each core counted: AnyThread forms */
+	UA_MODE_EBS = 1u << 2,   /* SMT on, some threads of a core not counted: perf's
+				  * per-thread estimate of the core's clocks */
+	UA_MODE_ALL = UA_MODE_NOSMT | UA_MODE_SMT | UA_MODE_EBS,
 };
 
 struct ua_event {
@@ -38,6 +54,11 @@ struct ua_event {
 	const char *table;  /* the perf table file the event comes from */
 	unsigned level;     /* counted from this TopDown level on */
 	bool refine;        /* a refinement event of model perf (not of model hardware) */
+	/* The table's "Counter": "0,1,2,3" (general-purpose counters it may
+	 * use), "Fixed counter 1"; NULL for the kernel's PERF_METRICS events
+	 * (fixed counter 3). */
+	const char *counter;
+	unsigned modes;     /* enum ua_mode bits it is counted in; 0: all */
 };
 
 /* The perf metric a category follows, verbatim, for people and tests. */
@@ -50,6 +71,10 @@ struct ua_metric {
 
 struct uarch {
 	const char *id;        /* perf's table directory: "sapphirerapids" */
+	/* Other table directories perf picks for the same models (by
+	 * stepping, which sysfs does not tell): their events and metrics are
+	 * the same, a test checks it. */
+	const char *also[UA_DIRS_MAX];
 	const char *name;      /* for people: "Sapphire Rapids" */
 	const char *vendor;    /* modalias vendor as perf spells it: "GenuineIntel" */
 	unsigned family;
@@ -57,11 +82,24 @@ struct uarch {
 	unsigned char models[UA_MODELS_MAX]; /* from perf's x86/mapfile.csv */
 	const char *pmu;       /* the core PMU directory it counts on */
 	enum ua_formulas formulas;
+	/* The pipeline width the formulas multiply cycles by (perf's
+	 * tma_info_thread_slots = 4 * ..., 5 * INT_MISC.CLEARS_COUNT...);
+	 * 0 where the formulas use none. */
+	unsigned width;
+	const char *width_source; /* the metric and file it comes from */
+	/* With SMT on, level 1 and 2 are core-scoped quantities (perf's
+	 * AnyThread forms): a CPU's figures are its share of its core. */
+	bool core_scoped;
 	unsigned max_level;    /* what topdownd computes for it */
 	unsigned n_events;
 	const struct ua_event *events;
 	unsigned n_metrics;
 	const struct ua_metric *metrics;
+	/* Categories topdownd takes as their parent minus their measured
+	 * sibling (a counter fewer) where perf counts them: the two agree
+	 * because the parent's event is the sum of both children's
+	 * (uarch_atom.c). */
+	td_catset complements;
 };
 
 /* What devices/system/cpu/modalias says about the CPU. */
@@ -87,6 +125,20 @@ const struct uarch *ua_metrics_only(void);
 
 /* The event of @ua standing for @var, or NULL. */
 const struct ua_event *ua_event_of(const struct uarch *ua, enum td_event var);
+
+/* The fixed counter @ev may count on: 3 for the kernel's PERF_METRICS
+ * events (slots and the metrics share it), N for "Fixed counter N", -1
+ * for general-purpose counters only. */
+int ua_event_fixed(const struct ua_event *ev);
+
+/* Whether @ev may also take a general-purpose counter ("Fixed counter 1"
+ * events may: the kernel extends those constraints to the general-purpose
+ * counters; slots, the metrics and fixed counter 2 may not). */
+bool ua_event_gp_ok(const struct ua_event *ev);
+
+/* The highest general-purpose counter an event of @ua may use, plus one
+ * (its Counter fields: "0,1,2,3" -> 4); 0 when it lists none. */
+unsigned ua_gp_counters(const struct uarch *ua);
 
 /* Every microarchitecture in the tables (tests, documentation). */
 size_t ua_count(void);

@@ -9,64 +9,76 @@
 /* Slots and the eight metric events of PERF_METRICS, as the kernel names
  * them in sysfs; level 2 needs the second four (Golden Cove and later). */
 #define KERNEL "kernel: events/ of the core PMU"
-#define PERF_METRICS_EVENTS                                                               \
-	{ TD_EV_SLOTS, "TOPDOWN.SLOTS", "slots", NULL, KERNEL, 1, false },                \
-	{ TD_EV_RETIRING, "topdown-retiring", "topdown-retiring", NULL, KERNEL, 1, false }, \
-	{ TD_EV_BAD_SPEC, "topdown-bad-spec", "topdown-bad-spec", NULL, KERNEL, 1, false }, \
-	{ TD_EV_FE_BOUND, "topdown-fe-bound", "topdown-fe-bound", NULL, KERNEL, 1, false }, \
-	{ TD_EV_BE_BOUND, "topdown-be-bound", "topdown-be-bound", NULL, KERNEL, 1, false }
-#define PERF_METRICS_L2_EVENTS                                                                      \
-	{ TD_EV_HEAVY_OPS, "topdown-heavy-ops", "topdown-heavy-ops", NULL, KERNEL, 2, false },      \
-	{ TD_EV_BR_MISPREDICT, "topdown-br-mispredict", "topdown-br-mispredict", NULL, KERNEL, 2, false }, \
-	{ TD_EV_FETCH_LAT, "topdown-fetch-lat", "topdown-fetch-lat", NULL, KERNEL, 2, false },      \
-	{ TD_EV_MEM_BOUND, "topdown-mem-bound", "topdown-mem-bound", NULL, KERNEL, 2, false }
+#define KEV(var_, name_, sysfs_, level_)                                                  \
+	{ .var = (var_), .name = (name_), .sysfs = (sysfs_), .table = KERNEL, .level = (level_) }
+/* A refinement event of model perf, from a perf table. */
+#define REV(var_, name_, terms_, table_, counter_)                                        \
+	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
+	  .counter = (counter_), .level = 1, .refine = true }
+/* A general-purpose event of level 2 (Ice Lake). */
+#define GEV(var_, name_, terms_, table_, counter_)                                        \
+	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
+	  .counter = (counter_), .level = 2 }
+#define GP4 "0,1,2,3"
+#define GP8 "0,1,2,3,4,5,6,7"
+#define PERF_METRICS_EVENTS                                                              \
+	KEV(TD_EV_SLOTS, "TOPDOWN.SLOTS", "slots", 1),                                   \
+	KEV(TD_EV_RETIRING, "topdown-retiring", "topdown-retiring", 1),                  \
+	KEV(TD_EV_BAD_SPEC, "topdown-bad-spec", "topdown-bad-spec", 1),                  \
+	KEV(TD_EV_FE_BOUND, "topdown-fe-bound", "topdown-fe-bound", 1),                  \
+	KEV(TD_EV_BE_BOUND, "topdown-be-bound", "topdown-be-bound", 1)
+#define PERF_METRICS_L2_EVENTS                                                           \
+	KEV(TD_EV_HEAVY_OPS, "topdown-heavy-ops", "topdown-heavy-ops", 2),               \
+	KEV(TD_EV_BR_MISPREDICT, "topdown-br-mispredict", "topdown-br-mispredict", 2),   \
+	KEV(TD_EV_FETCH_LAT, "topdown-fetch-lat", "topdown-fetch-lat", 2),               \
+	KEV(TD_EV_MEM_BOUND, "topdown-mem-bound", "topdown-mem-bound", 2)
 
 /* ---- Sapphire Rapids ---- */
 
 static const struct ua_event spr_events[] = {
 	PERF_METRICS_EVENTS,
 	PERF_METRICS_L2_EVENTS,
-	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0xad,umask=0x10",
-	  "x86/sapphirerapids/pipeline.json", 1, true },
+	REV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10",
+	    "perf-tables/x86/sapphirerapids/pipeline.json", NULL),
 };
 
 static const struct ua_metric spr_metrics[] = {
 	{ TD_CAT_RETIRING, "tma_retiring",
 	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
 	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
 	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
 	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations",
 	  "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations",
 	  "max(0, tma_retiring - tma_heavy_operations)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
 	  "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
 	  "max(0, tma_bad_speculation - tma_branch_mispredicts)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",
 	  "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth",
 	  "max(0, tma_frontend_bound - tma_fetch_latency)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",
 	  "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 	{ TD_CAT_CORE_BOUND, "tma_core_bound",
 	  "max(0, tma_backend_bound - tma_memory_bound)",
-	  "x86/sapphirerapids/spr-metrics.json" },
+	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 };
 
 static const struct uarch spr = {
@@ -90,47 +102,47 @@ static const struct uarch spr = {
 static const struct ua_event emr_events[] = {
 	PERF_METRICS_EVENTS,
 	PERF_METRICS_L2_EVENTS,
-	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0xad,umask=0x10",
-	  "x86/emeraldrapids/pipeline.json", 1, true },
+	REV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10",
+	    "perf-tables/x86/emeraldrapids/pipeline.json", NULL),
 };
 
 static const struct ua_metric emr_metrics[] = {
 	{ TD_CAT_RETIRING, "tma_retiring",
 	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
 	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
 	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
 	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations",
 	  "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations",
 	  "max(0, tma_retiring - tma_heavy_operations)",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
 	  "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
 	  "max(0, tma_bad_speculation - tma_branch_mispredicts)",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",
 	  "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth",
 	  "max(0, tma_frontend_bound - tma_fetch_latency)",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",
 	  "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 	{ TD_CAT_CORE_BOUND, "tma_core_bound",
 	  "max(0, tma_backend_bound - tma_memory_bound)",
-	  "x86/emeraldrapids/emr-metrics.json" },
+	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 };
 
 static const struct uarch emr = {
@@ -154,47 +166,47 @@ static const struct uarch emr = {
 static const struct ua_event gnr_events[] = {
 	PERF_METRICS_EVENTS,
 	PERF_METRICS_L2_EVENTS,
-	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0xad,umask=0x10",
-	  "x86/graniterapids/pipeline.json", 1, true },
+	REV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10",
+	    "perf-tables/x86/graniterapids/pipeline.json", GP8),
 };
 
 static const struct ua_metric gnr_metrics[] = {
 	{ TD_CAT_RETIRING, "tma_retiring",
 	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
 	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
 	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
 	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations",
 	  "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations",
 	  "max(0, tma_retiring - tma_heavy_operations)",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
 	  "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
 	  "max(0, tma_bad_speculation - tma_branch_mispredicts)",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",
 	  "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth",
 	  "max(0, tma_frontend_bound - tma_fetch_latency)",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",
 	  "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 	{ TD_CAT_CORE_BOUND, "tma_core_bound",
 	  "max(0, tma_backend_bound - tma_memory_bound)",
-	  "x86/graniterapids/gnr-metrics.json" },
+	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 };
 
 static const struct uarch gnr = {
@@ -218,47 +230,47 @@ static const struct uarch gnr = {
 static const struct ua_event adl_core_events[] = {
 	PERF_METRICS_EVENTS,
 	PERF_METRICS_L2_EVENTS,
-	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0xad,umask=0x10",
-	  "x86/alderlake/pipeline.json", 1, true },
+	REV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10",
+	    "perf-tables/x86/alderlake/pipeline.json", GP8),
 };
 
 static const struct ua_metric adl_core_metrics[] = {
 	{ TD_CAT_RETIRING, "tma_retiring",
 	  "cpu_core@topdown\\-retiring@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
 	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
 	  "cpu_core@topdown\\-fe\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) - cpu_core@INT_MISC.UOP_DROPPING@ / tma_info_thread_slots",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
 	  "cpu_core@topdown\\-be\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations",
 	  "cpu_core@topdown\\-heavy\\-ops@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations",
 	  "max(0, tma_retiring - tma_heavy_operations)",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
 	  "cpu_core@topdown\\-br\\-mispredict@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
 	  "max(0, tma_bad_speculation - tma_branch_mispredicts)",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",
 	  "cpu_core@topdown\\-fetch\\-lat@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) - cpu_core@INT_MISC.UOP_DROPPING@ / tma_info_thread_slots",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth",
 	  "max(0, tma_frontend_bound - tma_fetch_latency)",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",
 	  "cpu_core@topdown\\-mem\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 	{ TD_CAT_CORE_BOUND, "tma_core_bound",
 	  "max(0, tma_backend_bound - tma_memory_bound)",
-	  "x86/alderlake/adl-metrics.json" },
+	  "perf-tables/x86/alderlake/adl-metrics.json" },
 };
 
 static const struct uarch adl_core = {
@@ -277,34 +289,67 @@ static const struct uarch adl_core = {
 	.metrics = adl_core_metrics,
 };
 
-/* ---- Ice Lake server ----
- * Level 1 only from PERF_METRICS (perf's level 2 there is built from
- * general-purpose events).  perf 6.1 writes the recovery term as
- * cpu@INT_MISC.RECOVERY_CYCLES\,cmask\=1\,edge@, newer tables as
- * INT_MISC.CLEARS_COUNT: the same encoding. */
+/* ---- Ice Lake (server and client) ----
+ * Level 1 from PERF_METRICS with two refinement events, level 2 from
+ * general-purpose events beside them.  perf 6.1 knows both models: its
+ * tables (reference/perf-tables-6.1) are the truth.  Newer tables call
+ * INT_MISC.RECOVERY_CYCLES with cmask=1,edge=1 INT_MISC.CLEARS_COUNT: the
+ * same encoding. */
 
-static const struct ua_event icx_events[] = {
-	PERF_METRICS_EVENTS,
-	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0x0d,umask=0x10",
-	  "x86/icelakex/pipeline.json", 1, true },
-	{ TD_EV_RECOVERY_CYCLES, "INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1", NULL,
-	  "event=0x0d,umask=0x01,cmask=1,edge=1", "x86/icelakex/pipeline.json", 1, true },
-};
+#define ICL_EVENTS(PIPE, FE)                                                                       \
+	PERF_METRICS_EVENTS,                                                                       \
+	REV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0x0d,umask=0x10", PIPE, GP8),      \
+	REV(TD_EV_RECOVERY_CYCLES, "INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1",                      \
+	    "event=0x0d,umask=0x01,cmask=1,edge=1", PIPE, GP8),                                    \
+	GEV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",            \
+	    "event=0x9c,umask=0x01,cmask=5", FE, GP8),                                             \
+	GEV(TD_EV_BR_MISP_RETIRED, "BR_MISP_RETIRED.ALL_BRANCHES", "event=0xc5", PIPE, GP8),       \
+	GEV(TD_EV_MACHINE_CLEARS, "MACHINE_CLEARS.COUNT", "event=0xc3,umask=0x01,cmask=1,edge=1", PIPE, GP8), \
+	GEV(TD_EV_STALLS_MEM_ANY, "CYCLE_ACTIVITY.STALLS_MEM_ANY", "event=0xa3,umask=0x14,cmask=20", PIPE, GP8), \
+	GEV(TD_EV_STALLS_TOTAL, "CYCLE_ACTIVITY.STALLS_TOTAL", "event=0xa3,umask=0x04,cmask=4", PIPE, GP8), \
+	GEV(TD_EV_BOUND_ON_STORES, "EXE_ACTIVITY.BOUND_ON_STORES", "event=0xa6,umask=0x40,cmask=2", PIPE, GP8), \
+	GEV(TD_EV_PORTS_UTIL_1, "EXE_ACTIVITY.1_PORTS_UTIL", "event=0xa6,umask=0x02", PIPE, GP8),  \
+	GEV(TD_EV_PORTS_UTIL_2, "EXE_ACTIVITY.2_PORTS_UTIL", "event=0xa6,umask=0x04", PIPE, GP8),  \
+	GEV(TD_EV_UOPS_ISSUED, "UOPS_ISSUED.ANY", "event=0x0e,umask=0x01", PIPE, GP8),             \
+	GEV(TD_EV_IDQ_MS_UOPS, "IDQ.MS_UOPS", "event=0x79,umask=0x30", FE, GP4),                   \
+	GEV(TD_EV_IDQ_MITE_UOPS, "IDQ.MITE_UOPS", "event=0x79,umask=0x04", FE, GP4),               \
+	GEV(TD_EV_DEC0, "UOPS_DECODED.DEC0", "event=0x56,umask=0x01", PIPE, GP4),                  \
+	GEV(TD_EV_DEC0_CYCLES, "UOPS_DECODED.DEC0,cmask=1", "event=0x56,umask=0x01,cmask=1", PIPE, GP4)
 
-static const struct ua_metric icx_metrics[] = {
-	{ TD_CAT_RETIRING, "tma_retiring",
-	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
-	  "x86/icelakex/icx-metrics.json" },
-	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
-	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
-	  "x86/icelakex/icx-metrics.json" },
-	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
-	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
-	  "x86/icelakex/icx-metrics.json" },
-	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
-	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 5 * INT_MISC.CLEARS_COUNT / tma_info_thread_slots",
-	  "x86/icelakex/icx-metrics.json" },
-};
+#define TD_SUM "(topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)"
+#define ICL_METRICS(FILE)                                                                          \
+	{ TD_CAT_RETIRING, "tma_retiring", "topdown\\-retiring / " TD_SUM " + 0*SLOTS", FILE },     \
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",                                             \
+	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)", FILE },              \
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",                                               \
+	  "topdown\\-fe\\-bound / " TD_SUM " - INT_MISC.UOP_DROPPING / SLOTS", FILE },                \
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",                                                 \
+	  "topdown\\-be\\-bound / " TD_SUM " + (5 * cpu@INT_MISC.RECOVERY_CYCLES\\,cmask\\=1\\,edge@) / SLOTS", FILE }, \
+	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations",                                           \
+	  "tma_microcode_sequencer + tma_retiring * (UOPS_DECODED.DEC0 - cpu@UOPS_DECODED.DEC0\\,cmask\\=1@) / IDQ.MITE_UOPS", \
+	  FILE },                                                                                     \
+	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations", "max(0, tma_retiring - tma_heavy_operations)", FILE }, \
+	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",                                       \
+	  "(BR_MISP_RETIRED.ALL_BRANCHES / (BR_MISP_RETIRED.ALL_BRANCHES + MACHINE_CLEARS.COUNT)) * tma_bad_speculation", \
+	  FILE },                                                                                     \
+	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears", "max(0, tma_bad_speculation - tma_branch_mispredicts)", FILE }, \
+	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",                                                 \
+	  "(5 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE - INT_MISC.UOP_DROPPING) / SLOTS", FILE }, \
+	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth", "max(0, tma_frontend_bound - tma_fetch_latency)", FILE }, \
+	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",                                                   \
+	  "((CYCLE_ACTIVITY.STALLS_MEM_ANY + EXE_ACTIVITY.BOUND_ON_STORES) / (CYCLE_ACTIVITY.STALLS_TOTAL + (EXE_ACTIVITY.1_PORTS_UTIL + tma_retiring * EXE_ACTIVITY.2_PORTS_UTIL) + EXE_ACTIVITY.BOUND_ON_STORES)) * tma_backend_bound", \
+	  FILE },                                                                                     \
+	{ TD_CAT_CORE_BOUND, "tma_core_bound", "max(0, tma_backend_bound - tma_memory_bound)", FILE }
+
+#define ICX_PIPE "perf-tables-6.1/x86/icelakex/pipeline.json"
+#define ICX_FE "perf-tables-6.1/x86/icelakex/frontend.json"
+#define ICX_METRICS "perf-tables-6.1/x86/icelakex/icx-metrics.json"
+#define ICL_PIPE "perf-tables-6.1/x86/icelake/pipeline.json"
+#define ICL_FE "perf-tables-6.1/x86/icelake/frontend.json"
+#define ICL_METRICS_FILE "perf-tables-6.1/x86/icelake/icl-metrics.json"
+
+static const struct ua_event icx_events[] = { ICL_EVENTS(ICX_PIPE, ICX_FE) };
+static const struct ua_metric icx_metrics[] = { ICL_METRICS(ICX_METRICS) };
 
 static const struct uarch icx = {
 	.id = "icelakex",
@@ -315,37 +360,17 @@ static const struct uarch icx = {
 	.models = { 0x6A, 0x6C },  /* mapfile.csv: GenuineIntel-6-6[AC] */
 	.pmu = "cpu",
 	.formulas = UA_FORMULAS_ICL,
-	.max_level = 1,
+	.width = 5,
+	.width_source = "tma_fetch_latency = (5 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE - ...), " ICX_METRICS,
+	.max_level = 2,
 	.n_events = sizeof(icx_events) / sizeof(icx_events[0]),
 	.events = icx_events,
 	.n_metrics = sizeof(icx_metrics) / sizeof(icx_metrics[0]),
 	.metrics = icx_metrics,
 };
 
-/* ---- Ice Lake client ---- */
-
-static const struct ua_event icl_events[] = {
-	PERF_METRICS_EVENTS,
-	{ TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", NULL, "event=0x0d,umask=0x10",
-	  "x86/icelake/pipeline.json", 1, true },
-	{ TD_EV_RECOVERY_CYCLES, "INT_MISC.CLEARS_COUNT", NULL,
-	  "event=0x0d,umask=0x01,cmask=1,edge=1", "x86/icelake/pipeline.json", 1, true },
-};
-
-static const struct ua_metric icl_metrics[] = {
-	{ TD_CAT_RETIRING, "tma_retiring",
-	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots",
-	  "x86/icelake/icl-metrics.json" },
-	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
-	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
-	  "x86/icelake/icl-metrics.json" },
-	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound",
-	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
-	  "x86/icelake/icl-metrics.json" },
-	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound",
-	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 5 * cpu@INT_MISC.RECOVERY_CYCLES\\,cmask\\=1\\,edge@ / tma_info_thread_slots",
-	  "x86/icelake/icl-metrics.json" },
-};
+static const struct ua_event icl_events[] = { ICL_EVENTS(ICL_PIPE, ICL_FE) };
+static const struct ua_metric icl_metrics[] = { ICL_METRICS(ICL_METRICS_FILE) };
 
 static const struct uarch icl = {
 	.id = "icelake",
@@ -356,7 +381,9 @@ static const struct uarch icl = {
 	.models = { 0x7D, 0x7E },  /* mapfile.csv: GenuineIntel-6-7[DE] */
 	.pmu = "cpu",
 	.formulas = UA_FORMULAS_ICL,
-	.max_level = 1,
+	.width = 5,
+	.width_source = "tma_fetch_latency = (5 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE - ...), " ICL_METRICS_FILE,
+	.max_level = 2,
 	.n_events = sizeof(icl_events) / sizeof(icl_events[0]),
 	.events = icl_events,
 	.n_metrics = sizeof(icl_metrics) / sizeof(icl_metrics[0]),

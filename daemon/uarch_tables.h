@@ -8,8 +8,15 @@
 
 #include "uarch.h"
 
+/* uarch_intel.c: P-cores with PERF_METRICS (Ice Lake and later) */
 extern const struct uarch *const ua_intel[];
 extern const size_t ua_intel_count;
 extern const struct uarch ua_intel_metrics_only;
+/* uarch_skl.c: Skylake to Cascade Lake */
+extern const struct uarch *const ua_skl[];
+extern const size_t ua_skl_count;
+/* uarch_atom.c: E-cores */
+extern const struct uarch *const ua_atom[];
+extern const size_t ua_atom_count;
 
 #endif

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "render_bench: discovery failed under %s\n", argv[1]);
 		return 1;
 	}
-	plan_make(&pmu, topo, &cfg, &plan);
+	plan_make(&pmu, topo, &cfg, NULL, &plan);
 	struct collector_params params = {
 		.sysfs = sysfs, .topo = topo, .pmu = &pmu, .plan = &plan,
 		.count_kernel = cfg.count_kernel, .interval_ns = 20 * 1000000u, .fd_reserve = 256,

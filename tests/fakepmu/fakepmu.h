@@ -100,6 +100,7 @@ struct fixture {
 	int npmus;
 	bool amd;			/* modalias vendor: x86 event bits 32-35 */
 	uint64_t mux_ns;		/* perf_event_mux_interval_ms of the core PMU */
+	bool watchdog;			/* /proc/sys/kernel/nmi_watchdog is 1 */
 };
 
 extern FP_HIDDEN struct fixture fp_fix;
@@ -128,7 +129,7 @@ FP_HIDDEN const struct pmu *fp_core_pmu_for_cpu(int cpu);
 FP_HIDDEN bool fp_cpu_online(int cpu, int64_t *offline_since_ns);
 
 /* tables.c */
-FP_HIDDEN void fp_tables_load(const char *modalias);
+FP_HIDDEN void fp_tables_load(const char *modalias, int stepping);
 FP_HIDDEN const char *fp_tables_dir(void);
 FP_HIDDEN void fp_decode_x86(uint64_t config, bool amd, struct fp_enc *out);
 FP_HIDDEN bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t len);

@@ -165,8 +165,28 @@ static void load_hardware(void)
 	char path[8192];
 	long mux = 4;
 
+	char modalias[4096];
+	int stepping = -1;
+	bool smt_off;
+
 	fixture_path(path, sizeof(path), "devices/system/cpu/modalias");
-	fp_tables_load(fp_read_file(path, buf, sizeof(buf)) > 0 ? buf : NULL);
+	if (fp_read_file(path, modalias, sizeof(modalias)) <= 0)
+		modalias[0] = '\0';
+	/* The stepping, which sysfs does not give, as /proc/cpuinfo would:
+	 * the fixture's proc/cpuinfo, when it has one. */
+	fixture_path(path, sizeof(path), "proc/cpuinfo");
+	if (fp_read_file(path, buf, sizeof(buf)) > 0) {
+		const char *st = strstr(buf, "\nstepping");
+
+		if (st && (st = strchr(st, ':')))
+			stepping = atoi(st + 1);
+	}
+	fp_tables_load(modalias[0] ? modalias : NULL, stepping);
+	fixture_path(path, sizeof(path), "devices/system/cpu/smt/active");
+	smt_off = fp_read_file(path, buf, sizeof(buf)) > 0 && buf[0] == '0';
+	/* The NMI watchdog is the running kernel's, not the fixture's. */
+	fp_fix.watchdog = fp_read_file("/proc/sys/kernel/nmi_watchdog", buf, sizeof(buf)) > 0 &&
+			  buf[0] == '1';
 	for (int i = 0; i < fp_fix.npmus; i++) {
 		struct pmu *p = &fp_fix.pmus[i];
 		char rel[256];
@@ -176,6 +196,16 @@ static void load_hardware(void)
 		p->gp_counters = fp_tables_gp_counters(p->name);
 		if (p->gp_counters <= 0)
 			p->gp_counters = fp_fix.amd ? 6 : 8;
+		/* Before Ice Lake, CPUID leaf 0xA gives a thread 4 counters with
+		 * SMT and the core's 8 without (the tables list 0-3). */
+		if (!fp_fix.amd && p->gp_counters == 4 && smt_off)
+			p->gp_counters = 8;
+		/* allow_tsx_force_abort=0: the kernel keeps PMC3 for the TSX
+		 * microcode workaround (tfa_get_event_constraints()). */
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/allow_tsx_force_abort", p->name);
+		fixture_path(path, sizeof(path), rel);
+		if (fp_read_file(path, buf, sizeof(buf)) > 0 && buf[0] == '0' && p->gp_counters > 3)
+			p->gp_counters--;
 		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/perf_event_mux_interval_ms",
 			 p->name);
 		fixture_path(path, sizeof(path), rel);

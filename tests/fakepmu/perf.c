@@ -35,6 +35,9 @@
 /* X86_ALL_EVENT_FLAGS: filters slots and metric events reject. */
 #define CFG_ALL_FLAGS	(CFG_EDGE | CFG_PC | CFG_ANY | CFG_INV | CFG_CMASK | \
 			 CFG_IN_TX | CFG_IN_TX_CP)
+/* FIXED_EVENT_FLAGS (arch/x86/events/perf_event.h): the filters that keep
+ * an event off the fixed counters; AnyThread and pc are not among them. */
+#define CFG_FIXED_FLAGS	(CFG_EDGE | CFG_INV | CFG_CMASK | CFG_IN_TX | CFG_IN_TX_CP)
 
 #define SLOTS_CONFIG		0x0400ULL	/* event 0x00, umask 0x04 */
 #define METRIC_RETIRING		0x8000ULL	/* event 0x00, umask 0x80..0x87 */
@@ -401,6 +404,9 @@ static void place(int cpu, uint64_t k)
 	struct fev *l;
 
 	cnt.gp_free = gp_counters(fp_core_pmu_for_cpu(cpu));
+	/* The NMI watchdog's pinned cycles event (kernel/watchdog_perf.c)
+	 * holds fixed counter 1 on every CPU before any of ours. */
+	cnt.fixed_busy[1] = fp_fix.watchdog;
 	c->rotate_necessary = false;
 	for (int pass = 0; pass < 2; pass++) {
 		for (l = c->head; l; l = l->cpu_next) {
@@ -736,7 +742,7 @@ static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
  * topdown.  The first two may also take a general-purpose counter. */
 static void fixed_counter(struct fev *ev, const struct perf_event_attr *a)
 {
-	uint64_t code = a->config & (CFG_EVENT_UMASK | CFG_ALL_FLAGS);
+	uint64_t code = a->config & (CFG_EVENT_UMASK | CFG_FIXED_FLAGS);
 
 	if (fp_fix.amd || (a->type != PERF_TYPE_RAW && a->type != ev->pmu->type))
 		return;

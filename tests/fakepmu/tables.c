@@ -35,7 +35,8 @@ struct tevent {
 
 static struct {
 	char dir[64];		/* "sapphirerapids", "" when unknown */
-	char cpuid[64];		/* "GenuineIntel-6-8F" */
+	char cpuid[64];		/* "GenuineIntel-6-8F", "GenuineIntel-6-55-7" */
+	bool stepped;		/* cpuid ends in a stepping */
 	struct tevent *ev;
 	int nev, cap;
 } tab;
@@ -174,15 +175,17 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void load_dir(const char *dir)
+static void load_dir(const char *root, const char *dir, bool must)
 {
 	char path[8192], *names[64];
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/x86/%s", tables_root, dir);
+	snprintf(path, sizeof(path), "%s/x86/%s", root, dir);
 	d = opendir(path);
+	if (!d && !must)
+		return;
 	if (!d)
 		fp_fatal("fakepmu: perf tables: cannot open %s: %s (set FAKEPMU_TABLES)", path,
 			 strerror(errno));
@@ -192,16 +195,19 @@ static void load_dir(const char *dir)
 	closedir(d);
 	qsort(names, (size_t)n, sizeof(names[0]), name_cmp);
 	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/x86/%s/%s", tables_root, dir, names[i]);
+		snprintf(path, sizeof(path), "%s/x86/%s/%s", root, dir, names[i]);
 		add_events_file(path);
 		free(names[i]);
 	}
 }
 
-/* perf's strcmp_cpuid_str(): the mapfile pattern must match the whole
- * vendor-family-model string. */
+/* perf's strcmp_cpuid_str() (tools/perf/arch/x86/util/header.c): the
+ * mapfile pattern must match the whole vendor-family-model-stepping
+ * string, or all of it but the stepping. */
 static bool cpuid_matches(const char *pattern, const char *cpuid)
 {
+	const char *last = strrchr(cpuid, '-');
+	size_t full = strlen(cpuid), without = last && tab.stepped ? (size_t)(last - cpuid) : full;
 	regmatch_t m[1];
 	regex_t re;
 	bool ok;
@@ -209,7 +215,7 @@ static bool cpuid_matches(const char *pattern, const char *cpuid)
 	if (regcomp(&re, pattern, REG_EXTENDED) != 0)
 		return false;
 	ok = regexec(&re, cpuid, 1, m, 0) == 0 && m[0].rm_so == 0 &&
-	     (size_t)m[0].rm_eo == strlen(cpuid);
+	     ((size_t)m[0].rm_eo == full || (size_t)m[0].rm_eo == without);
 	regfree(&re);
 	return ok;
 }
@@ -246,7 +252,7 @@ static void find_dir(void)
 	fclose(f);
 }
 
-void fp_tables_load(const char *modalias)
+void fp_tables_load(const char *modalias, int stepping)
 {
 	const char *root = getenv("FAKEPMU_TABLES");
 	unsigned vendor, family, model;
@@ -262,10 +268,23 @@ void fp_tables_load(const char *modalias)
 		return;
 	snprintf(tab.cpuid, sizeof(tab.cpuid), "%s-%u-%X",
 		 vendor == 0 ? "GenuineIntel" : "AuthenticAMD", family, model);
+	if (stepping >= 0) {
+		size_t n = strlen(tab.cpuid);
+
+		snprintf(tab.cpuid + n, sizeof(tab.cpuid) - n, "-%X", (unsigned)stepping);
+		tab.stepped = true;
+	}
 	fp_fix.amd = vendor == 2;
 	find_dir();
-	if (tab.dir[0])
-		load_dir(tab.dir);
+	if (tab.dir[0]) {
+		const char *fallback = getenv("FAKEPMU_TABLES_FALLBACK");
+
+		load_dir(tables_root, tab.dir, true);
+		/* Events the first root's files lack (an event found twice is
+		 * named by its first entry). */
+		if (fallback && *fallback)
+			load_dir(fallback, tab.dir, false);
+	}
 }
 
 const char *fp_tables_dir(void)

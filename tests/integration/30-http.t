@@ -50,7 +50,7 @@ for fx in spr-2s icx-1s adl-hybrid vm-nopmu; do
 		[ $? -eq 0 ] || sed 's/^/#   /' "$TMP/err"
 		if [ "$fx" = vm-nopmu ]; then
 			grep -q '^topdown_up 0$' "$TMP/m.txt" && ! grep -q '^topdown_slots_total' "$TMP/m.txt" &&
-				grep -q '^topdown_pmu_info{pmu="",pmu_name="",uarch="",level="0",model="",reason="no core PMU registered by the kernel' "$TMP/m.txt"
+				grep -q '^topdown_pmu_info{pmu="",pmu_name="",uarch="",level="0",model="",per_cpu="thread",reason="no core PMU registered by the kernel' "$TMP/m.txt"
 			ok $? "$fx/$gran: topdown_up 0, the reason in topdown_pmu_info, no empty slot families"
 		else
 			grep -qF "${first_line[$gran]}" "$TMP/m.txt"

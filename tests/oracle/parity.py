@@ -46,7 +46,26 @@ L1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
 L2 = {"heavy_operations": "retiring", "light_operations": "retiring",
       "branch_mispredicts": "bad_speculation", "machine_clears": "bad_speculation",
       "fetch_latency": "frontend_bound", "fetch_bandwidth": "frontend_bound",
-      "memory_bound": "backend_bound", "core_bound": "backend_bound"}
+      "memory_bound": "backend_bound", "core_bound": "backend_bound",
+      # E-cores: Gracemont's base/ms_uops, Crestmont's ifetch_* and
+      # resource_bound.
+      "base": "retiring", "ms_uops": "retiring",
+      "ifetch_latency": "frontend_bound", "ifetch_bandwidth": "frontend_bound",
+      "resource_bound": "backend_bound"}
+
+
+# The child each pair measures, and the one taken as the rest (tma.c).
+MEASURED = {"heavy_operations": "retiring", "ms_uops": "retiring",
+            "branch_mispredicts": "bad_speculation",
+            "fetch_latency": "frontend_bound", "ifetch_latency": "frontend_bound",
+            "memory_bound": "backend_bound"}
+SIBLING = {"heavy_operations": "light_operations", "ms_uops": "base",
+           "branch_mispredicts": "machine_clears",
+           "fetch_latency": "fetch_bandwidth", "ifetch_latency": "ifetch_bandwidth",
+           "memory_bound": "core_bound"}
+# Crestmont counts core_bound (ALLOC_RESTRICTIONS); resource_bound is the rest.
+MEASURED_CMT = {"core_bound": "backend_bound"}
+SIBLING_CMT = {"core_bound": "resource_bound"}
 
 
 def cpulist(text):
@@ -74,6 +93,8 @@ def fake_env(a, trace):
     env = dict(os.environ, FAKEPMU_SYSFS=a.fixture, FAKEPMU_SCENARIO=a.scenario,
                LD_PRELOAD=a.fakepmu, PERF_CPUID=a.cpuid, FAKEPMU_TRACE=trace)
     env.pop("FAKEPMU_CLOCK_FILE", None)
+    if a.tables_fallback:
+        env["FAKEPMU_TABLES_FALLBACK"] = a.tables_fallback
     if os.path.exists(trace):
         os.unlink(trace)
     return env
@@ -144,6 +165,29 @@ def entity_of(aggr, r):
     return ("host", 0)
 
 
+# Level-2 children that perf's general-purpose formulas (Skylake, Ice
+# Lake) take as a ratio of event counts times their parent.  perf's
+# --per-socket applies the ratio to the socket's summed counts; topdownd's
+# aggregates add the CPUs' slots (README, "Aggregation"): for these, the
+# expected package and host values are perf's per-CPU values weighted by
+# each CPU's slots, and perf's own aggregate is reported beside.
+RATIO_CHILDREN = {"branch_mispredicts", "machine_clears", "memory_bound", "core_bound"}
+# On Ice Lake heavy_operations is one too (IDQ.MS_UOPS / UOPS_ISSUED.ANY...).
+RATIO_CHILDREN_ICL = RATIO_CHILDREN | {"heavy_operations", "light_operations"}
+
+
+def slot_weighted(cpu_vals, weights, cpus, children):
+    out = {}
+    total = sum(weights.get(c, 0.0) for c in cpus if cpu_vals.get(c))
+    if total <= 0:
+        return None
+    for cat in children:
+        if all(cat in (cpu_vals.get(c) or {}) for c in cpus if cpu_vals.get(c)):
+            out[cat] = sum(cpu_vals[c][cat] * weights.get(c, 0.0)
+                           for c in cpus if cpu_vals.get(c)) / total
+    return out
+
+
 def perf_metrics_mode(a):
     """[(window, {entity: {category: fraction}})] from perf's -M output,
     per CPU, per socket and for the host (three perf processes at once,
@@ -183,7 +227,39 @@ def perf_metrics_mode(a):
         for k, ent in halted:
             vals[k].pop(ent, None)
             vals[k].setdefault(ent, None)
+        if aggr == "cpu" and a.weight_event:
+            weights = [dict() for _ in ends]
+            for r in recs:
+                if r.get("event") == a.weight_event and "cpu" in r:
+                    try:
+                        weights[idx[float(r["interval"])]][int(r["cpu"])] = float(r["counter-value"])
+                    except ValueError:
+                        pass
+            out["weights"] = weights
         out[aggr] = list(zip(wins, vals))
+    if a.weight_event:
+        # Package and host values of the ratio children, slot-weighted.
+        topo = topology(a.fixture)
+        cpu_series = out["cpu"]
+        a.per_socket_perf = {}
+        for aggr in ("socket", "host"):
+            for k, (win, vals) in enumerate(out[aggr]):
+                if k >= len(cpu_series):
+                    continue
+                per_cpu = {e[1]: v for e, v in cpu_series[k][1].items() if e[0] == "cpu"}
+                for ent, pv in vals.items():
+                    if not pv:
+                        continue
+                    cpus = [c for c in per_cpu if ent[0] == "host" or topo.get(c) == ent[1]]
+                    sw = slot_weighted(per_cpu, out["weights"][k], cpus,
+                                       RATIO_CHILDREN_ICL if a.icl else RATIO_CHILDREN)
+                    if sw is None:
+                        continue
+                    for cat, v in sw.items():
+                        a.per_socket_perf.setdefault(ent, {})[cat] = max(
+                            a.per_socket_perf.get(ent, {}).get(cat, 0.0), abs(pv[cat] - v))
+                        pv[cat] = v
+        del out["weights"]
     return out
 
 
@@ -228,7 +304,10 @@ def perf_events_mode(a, tables):
         shown = spec.split("name=")[1].rstrip("/") if "name=" in spec else spec.split("/")[1]
         name_of[shown] = n
     trace = os.path.join(a.tmp, "perf-events.trace")
-    proc = subprocess.run(perf_cmd(a, ["-A", "-e", "{" + ",".join(specs) + "}"]),
+    # One group, as perf's metrics would; --ungrouped where the events
+    # outnumber the counters (perf then rotates them one by one).
+    group = ",".join(specs) if a.ungrouped else "{" + ",".join(specs) + "}"
+    proc = subprocess.run(perf_cmd(a, ["-A", "-e", group]),
                           env=fake_env(a, trace), capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise SystemExit("perf failed, exit %d:\n%s" % (proc.returncode, proc.stderr[-2000:]))
@@ -260,7 +339,7 @@ def perf_events_mode(a, tables):
             for cpu in cpus:
                 for n, v in per_cpu[cpu].items():
                     summed[n] = summed.get(n, 0.0) + v
-            if not summed.get("TOPDOWN.SLOTS"):
+            if not summed.get(a.weight_event or "TOPDOWN.SLOTS"):
                 values.setdefault(k, {})[entity] = None
                 continue
             out = {}
@@ -302,10 +381,30 @@ def topdownd_values(a):
     return [(wins[k], values.get(k, {})) for k in range(len(lines))]
 
 
-def clamped(p, icl):
+def clamped_gp(p):
+    """General-purpose formulas: a negative level-1 value is 0 and the four
+    are scaled to sum to 1; each measured child is clamped to [0, parent]
+    and its sibling is the rest (README)."""
+    l1 = {c: max(p[c], 0.0) for c in L1}
+    total = sum(l1.values()) or 1.0
+    out = {c: v / total for c, v in l1.items()}
+    cmt = "ifetch_latency" in p
+    pairs = dict(MEASURED, **MEASURED_CMT) if cmt else MEASURED
+    siblings = dict(SIBLING, **SIBLING_CMT) if cmt else SIBLING
+    for child, parent in pairs.items():
+        if child in p and not (cmt and child == "memory_bound"):
+            v = min(max(p[child], 0.0), out[parent])
+            out[child] = v
+            out[siblings[child]] = out[parent] - v
+    return out
+
+
+def clamped(p, icl, gp=False):
     """perf's values through topdownd's documented clamps (README)."""
     if not all(c in p for c in L1):
         return dict(p)
+    if gp:
+        return clamped_gp(p)
     cl = lambda v, lo, hi: lo if v < lo else hi if v > hi else v
     ret, fe, be = p["retiring"], cl(p["frontend_bound"], 0, 1), p["backend_bound"]
     if ret + fe + be > 1:
@@ -359,6 +458,16 @@ def main():
     ap.add_argument("--tol", type=float, default=0.005)
     ap.add_argument("--cpus", help="compare these CPUs only")
     ap.add_argument("--icl", action="store_true", help="Ice Lake formulas (documented cap)")
+    ap.add_argument("--gp", action="store_true",
+                    help="general-purpose formulas (Skylake family, E-cores): their clamps")
+    ap.add_argument("--ignore", action="append", default=[],
+                    help="a perf metric (tma_ name without tma_) topdownd does not export")
+    ap.add_argument("--tables-fallback", help="a second tables root for events the first lacks")
+    ap.add_argument("--ungrouped", action="store_true",
+                    help="events mode: perf counts the events ungrouped")
+    ap.add_argument("--weight-event",
+                    help="perf event whose per-CPU count weights the ratio children of "
+                         "packages and the host (CPU_CLK_UNHALTED.THREAD_ANY)")
     ap.add_argument("--topdownd", required=True)
     ap.add_argument("--fakepmu", required=True)
     ap.add_argument("--sysns", required=True)
@@ -368,7 +477,7 @@ def main():
     a.scenario = os.path.abspath(a.scenario)
     import tempfile
     a.tmp = tempfile.mkdtemp(prefix="parity.")
-    tables = Tables(a.tables)
+    tables = Tables(a.tables, a.tables_fallback)
     only = set(cpulist(a.cpus)) if a.cpus else None
 
     if a.events_from:
@@ -402,7 +511,9 @@ def main():
                     continue
                 if aggr == "host" and entity[0] != "host":
                     continue
-                if only is not None and entity[0] == "cpu" and entity[1] not in only:
+                if only is not None and (entity[0] != "cpu" or entity[1] not in only):
+                    # A subset of the CPUs: perf's packages and host are
+                    # of that subset, topdownd's of every CPU.
                     continue
                 for mv in mine_by_phase[ph]:
                     got = mv.get(entity, "absent")
@@ -415,9 +526,16 @@ def main():
                     if not got or got == "absent":
                         errors.append("%s: perf has values, topdownd none" % where)
                         continue
-                    want = clamped(pv, a.icl)
-                    if any(abs(want[c] - pv[c]) > 2e-6 for c in want if c in pv):
-                        clamps += 1
+                    pv = {c: v for c, v in pv.items() if c not in a.ignore}
+                    want = clamped(pv, a.icl, a.gp)
+                    if a.gp:
+                        # Rescaling perf's rounded output is not a clamp.
+                        acted = any(pv[c] < -2e-6 for c in L1 if c in pv) or any(
+                            pv[ch] < -2e-6 or pv[ch] > pv[par] + 2e-6
+                            for ch, par in MEASURED.items() if ch in pv and par in pv)
+                    else:
+                        acted = any(abs(want[c] - pv[c]) > 2e-6 for c in want if c in pv)
+                    clamps += acted
                     for cat, v in want.items():
                         if cat not in got:
                             errors.append("%s: no %s from topdownd" % (where, cat))
@@ -432,6 +550,10 @@ def main():
         print("%-8s %5d values compared, largest difference %.4f pp" %
               (kind, compared[kind], 100 * worst[kind]))
     print("documented clamps acted on %d perf values" % clamps)
+    if getattr(a, "per_socket_perf", None):
+        d = max(max(v.values()) for v in a.per_socket_perf.values())
+        print("ratio children of packages and the host: perf's own aggregate (ratio of summed "
+              "counts) differs from the slot-weighted one by up to %.4f pp" % (100 * d))
     if sum(compared.values()) == 0:
         errors.append("nothing compared")
     for e in errors[:20]:

@@ -318,8 +318,11 @@ class Tables:
         "cpu_clk_unhalted.thread_any": {"event": 0x3c, "any": 1},
     }
 
-    def __init__(self, root):
+    def __init__(self, root, fallback=None):
         self.root = root
+        # Another tables root whose files fill in events the first lacks
+        # (perf 6.1's alderlake/cache.json, not in the upstream copy).
+        self.fallback = fallback
         self._events = {}
         self._metrics = {}
 
@@ -339,7 +342,14 @@ class Tables:
 
     def _load_events(self, directory):
         out = {}
-        d = self.path(directory)
+        for root in filter(None, (self.fallback, self.root)):
+            d = os.path.join(root, directory)
+            if os.path.isdir(d):
+                out.update(self._load_dir(d))
+        return out
+
+    def _load_dir(self, d):
+        out = {}
         for fname in sorted(os.listdir(d)):
             if not fname.endswith(".json") or "metrics" in fname:
                 continue
@@ -347,7 +357,7 @@ class Tables:
                 for e in json.load(f):
                     if "EventName" not in e:
                         continue
-                    out[(e["EventName"], e.get("Unit"))] = (fname, self.encoding(e))
+                    out[(e["EventName"], e.get("Unit"))] = (fname, self.encoding(e), e.get("Counter"))
         return out
 
     @classmethod

@@ -1,20 +1,28 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Checks every entry of topdownd's per-microarchitecture tables against
-Linux perf's own tables (reference/perf-tables), as TAP:
+Linux perf's own tables, as TAP.  Entries name their file under
+reference/: perf-tables/ (upstream files) or perf-tables-6.1/ (the
+installed perf 6.1's own files, for the models it knows):
 
-  - each model number is one perf's x86/mapfile.csv maps to that
-    microarchitecture's table directory;
-  - each event perf encodes (terms) has the encoding perf's table gives it,
-    in the file the entry names;
+  - each model number is one perf's x86/mapfile.csv (of the same tree)
+    maps to that microarchitecture's table directory, at every stepping
+    (skylakex and cascadelakex share a model: the stepping picks);
+  - each event perf encodes (terms) has the encoding and the Counter field
+    perf's table gives it, in the file the entry names;
   - each metric is verbatim the MetricExpr of the file it names, and every
-    event it reads is one the microarchitecture counts;
-  - topdownd's arithmetic gives perf's values on random counts, where
-    perf's own output is consistent, and exactly the documented clamps
-    where it is not (README, "How it measures").
+    event it reads is one the microarchitecture counts (or, for a child
+    topdownd takes as the rest of its parent, of the same event code as
+    its measured sibling with a disjoint umask);
+  - the pipeline width is the constant perf's expressions multiply by;
+  - topdownd's arithmetic gives perf's values on random counts, in every
+    SMT mode perf's expressions know (#SMT_on, #core_wide), where perf's
+    own output is consistent, and exactly the documented clamps where it
+    is not (README, "How it measures").
 
 usage: uarch_check.py UARCH_DUMP PERF_TABLES
 """
+import re
 import json
 import os
 import random
@@ -43,6 +51,15 @@ def ok(cond, desc, why=""):
             print("#   " + line)
 
 
+ROOTS = {}
+
+
+def tables_of(rel):
+    """(Tables, path inside it) of an entry's "perf-tables/x86/..." path."""
+    prefix, _, rest = rel.partition("/")
+    return ROOTS[prefix], rest
+
+
 def table_dir(rel):
     return os.path.dirname(rel)
 
@@ -54,6 +71,8 @@ def unit_of(ua):
 def event_encoding(tables, ua, directory, name):
     """Encoding of a canonical event name in @directory's tables, or None."""
     base, _, mods = name.partition(",")
+    if tables is None:
+        tables, directory = tables_of(directory)
     events = tables.events(directory)
     hit = events.get((base, unit_of(ua))) or events.get((base, None))
     if hit is None:
@@ -67,12 +86,26 @@ def event_encoding(tables, ua, directory, name):
     return enc
 
 
-def check_models(tables, ua):
+def directory_of(tables, cpuid):
+    """perf's strcmp_cpuid_str(): the pattern matches the whole
+    vendor-family-model-stepping string or all of it but the stepping."""
+    short = cpuid.rsplit("-", 1)[0]
+    for pattern, directory in tables.mapfile("x86"):
+        pattern = pattern.replace("[:xdigit:]", "0-9A-Fa-f")
+        if re.fullmatch(pattern, cpuid) or re.fullmatch(pattern, short):
+            return directory
+    return None
+
+
+def check_models(ua):
+    tables, _ = tables_of(ua["metrics"][0]["table"])
+    allowed = {ua["id"]} | set(ua["also"])
     for model in ua["models"]:
         cpuid = "%s-%d-%X" % (ua["vendor"], ua["family"], model)
-        got = tables.directory_of(cpuid)
-        ok(got == ua["id"], "%s: model 0x%X: perf's mapfile.csv picks %s" % (ua["id"], model, got),
-           "expected %s" % ua["id"])
+        got = {directory_of(tables, "%s-%X" % (cpuid, st)) for st in range(16)}
+        ok(ua["id"] in got and got <= allowed,
+           "%s: model 0x%X: perf's mapfile.csv picks %s" % (ua["id"], model, ", ".join(sorted(map(str, got)))),
+           "expected %s" % ", ".join(sorted(allowed)))
 
 
 def check_events(tables, ua):
@@ -81,18 +114,22 @@ def check_events(tables, ua):
             ok(e["sysfs"] is not None and e["table"].startswith("kernel"),
                "%s: %s comes from the kernel's events/%s" % (ua["id"], e["name"], e["sysfs"]))
             continue
-        directory = table_dir(e["table"])
+        t, rel = tables_of(e["table"])
+        directory = table_dir(rel)
         base = e["name"].split(",")[0]
-        fname = os.path.basename(e["table"])
-        events = tables.events(directory)
+        fname = os.path.basename(rel)
+        events = t.events(directory)
         hit = events.get((base, unit_of(ua))) or events.get((base, None))
         ok(hit is not None and hit[0] == fname,
            "%s: %s is in %s" % (ua["id"], base, e["table"]),
            "found in %s" % (hit[0] if hit else "no file"))
-        want = event_encoding(tables, ua, directory, e["name"])
+        want = event_encoding(t, ua, directory, e["name"])
         got = parse_terms(e["terms"])
         ok(want == got, "%s: %s = %s, as perf's table encodes it" % (ua["id"], e["name"], e["terms"]),
            "table: %s\ntopdownd: %s" % (want, got))
+        counter = hit[2] if hit else None
+        ok(counter == e["counter"], "%s: %s counts on %s, as the table's Counter says" %
+           (ua["id"], base, e["counter"]), "table: %s" % counter)
 
 
 def counted_encodings(tables, ua):
@@ -112,127 +149,277 @@ def resolve(tables, ua, counted, directory, name):
     """The topdownd event counting perf's @name, or None."""
     if name in counted:
         return counted[name]
-    enc = event_encoding(tables, ua, directory, name)
+    enc = event_encoding(None, ua, directory, name)
+    # An event of another file of the microarchitecture's (Gracemont's
+    # MEM_SCHEDULER_BLOCK.*: perf 6.1's cache.json, not in the upstream copy).
+    for other in sorted({table_dir(e["table"]) for e in ua["events"] if e["terms"]}):
+        if enc is None:
+            enc = event_encoding(None, ua, other, name)
     if enc is None:
         return None
     return counted.get(json.dumps(enc, sort_keys=True))
 
 
+def metrics_of(m, ua):
+    t, rel = tables_of(m["table"])
+    return t.metrics(rel, unit_of(ua))
+
+
 def check_metrics(tables, ua):
     counted = counted_encodings(tables, ua)
+    by_cat = {m["category"]: m for m in ua["metrics"]}
     for m in ua["metrics"]:
-        metrics = tables.metrics(m["table"], unit_of(ua))
+        metrics = metrics_of(m, ua)
         text = metrics.expr.get(m["perf_name"])
         ok(text == m["expr"], "%s: %s is verbatim %s's" % (ua["id"], m["perf_name"], m["table"]),
            "table:    %s\ntopdownd: %s" % (text, m["expr"]))
         missing = [ev for ev in sorted(metrics.events(m["perf_name"]))
                    if resolve(tables, ua, counted, table_dir(m["table"]), ev) is None]
-        ok(not missing, "%s: every event %s reads is counted" % (ua["id"], m["perf_name"]),
-           "not counted: %s" % missing)
+        if not m["complement"]:
+            ok(not missing, "%s: every event %s reads is counted" % (ua["id"], m["perf_name"]),
+               "not counted: %s" % missing)
+            continue
+        # The rest of its parent: its one uncounted event partitions the
+        # parent's event with the measured sibling's.
+        sib = [c for c, p in SIBLINGS.items() if p == m["category"] and c in by_cat]
+        sib_events = [ev for ev in metrics_of(by_cat[sib[0]], ua).events(by_cat[sib[0]]["perf_name"])
+                      if "CPU_CLK" not in ev] if sib else []
+        a = event_encoding(None, ua, table_dir(m["table"]), missing[0]) if len(missing) == 1 else None
+        b = event_encoding(None, ua, table_dir(m["table"]), sib_events[0]) if len(sib_events) == 1 else None
+        ok(a is not None and b is not None and a["event"] == b["event"] and not a["umask"] & b["umask"],
+           "%s: %s is the rest of its parent: %s and %s share event 0x%x, disjoint umasks" %
+           (ua["id"], m["perf_name"], missing[0] if missing else "?", sib_events[0] if sib_events else "?",
+            a["event"] if a else 0), "encodings: %s, %s" % (a, b))
 
 
-def random_counts(rng, ua, level):
-    """Counts of one interval as the kernel reports PERF_METRICS: metric
-    = slots * byte / 255 (truncated), the L1 bytes summing to 255, each L2
-    byte at most its parent's; refinement events per slot, sometimes more
-    than the frontend share (perf then prints a negative frontend)."""
-    slots = rng.randint(10**6, 10**11)
+def check_width(ua):
+    if not ua["width"]:
+        return
+    texts = [m["expr"] for m in ua["metrics"]]
+    metrics = metrics_of(ua["metrics"][0], ua)
+    for name in ("SLOTS", "tma_info_thread_slots", "tma_info_core_slots"):
+        if name in metrics.expr:
+            texts.append(metrics.expr[name])
+    w = ua["width"]
+    ok(any(re.search(r"(?<![\w.])%d \* " % w, t) for t in texts),
+       "%s: width %d is the constant perf's expressions multiply by (%s)" % (ua["id"], w, ua["width_source"]),
+       "\n".join(texts))
+
+
+L1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
+# Each level-2 pair: the child topdownd measures -> the one it takes as the
+# rest of their parent (tma.c).
+SIBLINGS = {"heavy_operations": "light_operations", "ms_uops": "base",
+            "branch_mispredicts": "machine_clears", "fetch_latency": "fetch_bandwidth",
+            "ifetch_latency": "ifetch_bandwidth", "memory_bound": "core_bound"}
+SIBLINGS_CMT = {"branch_mispredicts": "machine_clears", "ifetch_latency": "ifetch_bandwidth",
+                "core_bound": "resource_bound"}
+PARENT = {"heavy_operations": "retiring", "ms_uops": "retiring", "branch_mispredicts": "bad_speculation",
+          "fetch_latency": "frontend_bound", "ifetch_latency": "frontend_bound",
+          "memory_bound": "backend_bound", "core_bound": "backend_bound"}
+# Children perf takes as a ratio of events times their parent: with a
+# parent topdownd changed (a clamp), topdownd applies the same ratio to
+# its own parent.
+SCALED = {"branch_mispredicts", "memory_bound"}
+MODES = {"nosmt": {"#SMT_on": 0, "#core_wide": 1}, "smt": {"#SMT_on": 1, "#core_wide": 1},
+         "ebs": {"#SMT_on": 1, "#core_wide": 0}}
+
+
+def metric_counts(rng, slots):
+    """PERF_METRICS as the kernel reports it: metric = slots * byte / 255
+    (truncated), the L1 bytes summing to 255, each L2 byte at most its
+    parent's."""
     cut = sorted(rng.randint(0, 255) for _ in range(3))
     l1 = [cut[0], cut[1] - cut[0], cut[2] - cut[1], 255 - cut[2]]
     l2 = [rng.randint(0, b) for b in l1]
     names1 = ["topdown-retiring", "topdown-bad-spec", "topdown-fe-bound", "topdown-be-bound"]
     names2 = ["topdown-heavy-ops", "topdown-br-mispredict", "topdown-fetch-lat", "topdown-mem-bound"]
     c = {"TOPDOWN.SLOTS": slots}
-    for name, b in zip(names1, l1):
+    for name, b in zip(names1 + names2, l1 + l2):
         c[name] = slots * b // 255
-    if level >= 2:
-        for name, b in zip(names2, l2):
-            c[name] = slots * b // 255
-    big = rng.random() < 0.2
-    for e in ua["events"]:
-        if e["refine"]:
-            share = rng.uniform(0, 0.4 if big else 0.03)
-            c[e["name"]] = int(slots * share / (5 if "RECOVERY" in e["name"] or "CLEARS" in e["name"] else 1))
     return c
 
 
-def documented_clamps(p, formulas, level):
+def random_counts(rng, ua, level, mode):
+    """One interval's counts for @ua: PERF_METRICS registers where it has
+    them, every other event at a random rate per cycle or slot; one case
+    in five far out of range, so that perf prints negative or >100 %
+    values and the documented clamps act."""
+    big = rng.random() < 0.2
+    cycles = rng.randint(10**6, 10**10)
+    slots = (ua["width"] or 4) * cycles
+    c = metric_counts(rng, slots) if ua["formulas"] in ("glc", "icl", "metrics") else {}
+    for e in ua["events"]:
+        name = e["name"]
+        if e["sysfs"] or name in c:
+            continue
+        if "CPU_CLK_UNHALTED.THREAD_ANY" == name:
+            c[name] = int(cycles * rng.uniform(1, 2))
+        elif "CPU_CLK_UNHALTED" in name and "REF_XCLK" in name:
+            c[name] = int(cycles / rng.uniform(10, 40))
+        elif "ONE_THREAD_ACTIVE" in name:
+            c[name] = int(cycles / rng.uniform(10, 40) * rng.uniform(0, 1))
+        elif name.startswith("CPU_CLK_UNHALTED"):
+            c[name] = cycles
+        elif e["refine"]:
+            share = rng.uniform(0, 0.4 if big else 0.03)
+            c[name] = int(slots * share / (5 if "RECOVERY" in name or "CLEARS" in name else 1))
+        else:
+            c[name] = int(slots * rng.uniform(0, 0.9 if big else 0.35))
+    if ua["formulas"] in ("grt", "cmt") and not big:
+        # The .ALL (.ALL_P) events partition the slots on real hardware.
+        alls = [n for n in c if n.startswith("TOPDOWN_") and n.split(".")[1] in ("ALL", "ALL_P")]
+        cut = sorted(rng.uniform(0, 1) for _ in range(len(alls) - 1))
+        parts = [b - a for a, b in zip([0] + cut, cut + [1])]
+        for n, share in zip(alls, parts):
+            c[n] = int(slots * share)
+    if ua["formulas"] == "skl" and not big:
+        # Issued at least retired, as on hardware.
+        c["UOPS_ISSUED.ANY"] = c["UOPS_RETIRED.RETIRE_SLOTS"] + int(slots * rng.uniform(0, 0.1))
+    return c, slots
+
+
+def clamp(v, lo, hi):
+    return lo if v < lo else hi if v > hi else v
+
+
+def documented_clamps(p, ua, level):
     """perf's values -> what topdownd reports (README, "How it measures")."""
-    clamp = lambda v, lo, hi: lo if v < lo else hi if v > hi else v
-    ret = p["retiring"]
-    fe = clamp(p["frontend_bound"], 0, 1)
-    be = p["backend_bound"]
-    if ret + fe + be > 1:
-        be = clamp(1 - ret - fe, 0, 1)
-    bad = max(1 - (fe + be + ret), 0)
-    out = {"retiring": ret, "bad_speculation": bad, "frontend_bound": fe, "backend_bound": be}
-    if level >= 2:
-        heavy = clamp(p["heavy_operations"], 0, ret)
-        brm = clamp(p["branch_mispredicts"], 0, bad)
-        fl = clamp(p["fetch_latency"], 0, fe)
-        mb = clamp(p["memory_bound"], 0, be)
-        out.update({"heavy_operations": heavy, "light_operations": ret - heavy,
-                    "branch_mispredicts": brm, "machine_clears": bad - brm,
-                    "fetch_latency": fl, "fetch_bandwidth": fe - fl,
-                    "memory_bound": mb, "core_bound": be - mb})
+    formulas = ua["formulas"]
+    if formulas in ("glc", "icl", "metrics"):
+        ret = p["retiring"]
+        fe = clamp(p["frontend_bound"], 0, 1)
+        be = p["backend_bound"]
+        if ret + fe + be > 1:
+            be = clamp(1 - ret - fe, 0, 1)
+        bad = max(1 - (fe + be + ret), 0)
+        out = {"retiring": ret, "bad_speculation": bad, "frontend_bound": fe, "backend_bound": be}
+    else:
+        l1 = {c: max(p[c], 0.0) for c in L1}
+        total = sum(l1.values())
+        if total <= 0:
+            l1, total = {"retiring": 0, "bad_speculation": 0, "frontend_bound": 0, "backend_bound": 1}, 1
+        out = {c: v / total for c, v in l1.items()}
+    if level < 2:
+        return out
+    siblings = SIBLINGS_CMT if formulas == "cmt" else SIBLINGS
+    for child, rest in siblings.items():
+        if child not in p:
+            continue
+        parent = PARENT[child]
+        v = p[child]
+        if child in SCALED and formulas in ("skl", "icl"):
+            v = v / p[parent] * out[parent] if p[parent] else 0.0
+        v = clamp(v, 0, out[parent])
+        out[child] = v
+        out[rest] = out[parent] - v
     return out
 
 
 def check_formulas(tables, ua, dump, reference_ua):
     """topdownd's tma on random counts vs perf's expressions."""
-    rng = random.Random(0x70D0 + len(ua["id"]))
+    rng = random.Random(0x70D0 + len(ua["id"]) + len(ua["formulas"]))
     src = reference_ua or ua
     level = ua["max_level"]
     counted = counted_encodings(tables, src)
+    modes = list(MODES) if ua["core_scoped"] else ["nosmt"]
     cases, worst, clamped = 400, 0.0, 0
     proc = subprocess.Popen([dump, "eval"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     errors = []
-    for _ in range(cases):
-        counts = random_counts(rng, src, level)
+    for case in range(cases):
+        mode = modes[case % len(modes)]
+        counts, slots = random_counts(rng, src, level, mode)
         refine = reference_ua is None
         if not refine:
             for e in src["events"]:
                 if e["refine"]:
                     counts[e["name"]] = 0
-        proc.stdin.write(json.dumps({"uarch": ua["id"], "level": level, "refine": refine,
-                                     "counts": counts}) + "\n")
+        proc.stdin.write(json.dumps({"uarch": ua["id"], "pmu": ua["pmu"], "level": level,
+                                     "refine": refine, "mode": mode, "counts": counts}) + "\n")
         proc.stdin.flush()
         got = json.loads(proc.stdout.readline())
         perf = {}
-        for m in src["metrics"]:
-            metrics = tables.metrics(m["table"], unit_of(src))
+        values_all = {}
+        extra = {}
+        by_cat = {m["category"]: m for m in src["metrics"]}
+        siblings = SIBLINGS_CMT if src["formulas"] == "cmt" else SIBLINGS
+        for m in sorted(src["metrics"], key=lambda m: m["complement"]):
+            metrics = metrics_of(m, src)
             values = {}
+            if m["complement"]:
+                # Its event counts the parent's slots the measured
+                # sibling's do not (how the hardware partitions them).
+                sib = [c for c, r in siblings.items() if r == m["category"]][0]
+                sib_m = by_cat[sib]
+                sib_ev = [ev for ev in metrics_of(sib_m, src).events(sib_m["perf_name"])
+                          if "CPU_CLK" not in ev][0]
+                mine = [ev for ev in metrics.events(m["perf_name"]) if "CPU_CLK" not in ev][0]
+                extra[mine] = max(perf[PARENT[sib]] * slots - values_all[sib_ev], 0.0)
             for ev in metrics.events(m["perf_name"]):
-                values[ev] = counts[resolve(tables, src, counted, table_dir(m["table"]), ev)]
-            perf[m["category"]] = metrics.evaluate(m["perf_name"], values)
-        want = documented_clamps(perf, src["formulas"], level)
-        if want != {k: perf[k] for k in want}:
+                own = resolve(tables, src, counted, table_dir(m["table"]), ev)
+                values[ev] = counts[own] if own else extra[ev]
+            values_all.update(values)
+            try:
+                perf[m["category"]] = metrics.evaluate(m["perf_name"], values, MODES[mode])
+            except ZeroDivisionError:
+                perf[m["category"]] = 0.0
+        want = documented_clamps(perf, src, level)
+        if any(abs(want[k] - perf[k]) > 1e-9 for k in want):
             clamped += 1
+        if got.get("nodata"):
+            errors.append("%s: no data" % mode)
+            continue
         for cat, v in want.items():
             d = abs(got["frac"][cat] - v)
             worst = max(worst, d)
             if d > 1e-9:
-                errors.append("%s: perf %.12f -> %.12f, topdownd %.12f" %
-                              (cat, perf[cat], v, got["frac"][cat]))
-        if abs(got["slots"] - counts["TOPDOWN.SLOTS"]) > 0.5:
-            errors.append("slots %s, counted %s" % (got["slots"], counts["TOPDOWN.SLOTS"]))
+                errors.append("%s %s: perf %.12f -> %.12f, topdownd %.12f" %
+                              (mode, cat, perf[cat], v, got["frac"][cat]))
+        if "TOPDOWN.SLOTS" in counts:
+            want_slots = counts["TOPDOWN.SLOTS"]
+        else:
+            metrics = metrics_of(src["metrics"][0], src)
+            name = [n for n in ("SLOTS", "tma_info_thread_slots", "tma_info_core_slots") if n in metrics.expr]
+            want_slots = metrics.evaluate(name[0], values_all | counts_named(metrics, name[0], counts, src, tables, counted),
+                                          MODES[mode]) if name else \
+                src["width"] * counts[[e["name"] for e in src["events"] if e["name"].startswith("CPU_CLK_UNHALTED")][0]]
+        if abs(got["slots"] - want_slots) > 1e-6 * max(want_slots, 1):
+            errors.append("%s: slots %s, perf %s" % (mode, got["slots"], want_slots))
     proc.stdin.close()
     proc.wait()
-    ok(not errors, "%s: %d random intervals give perf's values (%d where a documented clamp "
-       "applies), largest difference %.2g" % (ua["id"], cases, clamped, worst),
+    ok(not errors, "%s (%s): %d random intervals%s give perf's values (%d where a documented clamp "
+       "applies), largest difference %.2g" % (ua["id"], ua["pmu"], cases,
+                                               " in SMT modes " + "/".join(modes) if len(modes) > 1 else "",
+                                               clamped, worst),
        "\n".join(errors[:10]))
+
+
+def counts_named(metrics, name, counts, ua, tables, counted):
+    out = {}
+    for ev in metrics.events(name):
+        own = resolve(tables, ua, counted, "", ev) if False else None
+        for e in ua["events"]:
+            if canonical_event(e["name"]) == ev or e["name"] == ev:
+                own = e["name"]
+        if own:
+            out[ev] = counts[own]
+    return out
 
 
 def main():
     dump, root = sys.argv[1], sys.argv[2]
-    tables = Tables(root)
+    ref = os.path.dirname(os.path.abspath(root))
+    ROOTS["perf-tables"] = Tables(os.path.join(ref, "perf-tables"))
+    ROOTS["perf-tables-6.1"] = Tables(os.path.join(ref, "perf-tables-6.1"))
+    tables = None
     uarches = json.loads(subprocess.check_output([dump, "tables"]))
-    by_id = {u["id"]: u for u in uarches}
+    by_id = {u["id"]: u for u in uarches if u["formulas"] in ("glc", "icl", "metrics")}
     for ua in uarches:
         if ua["metrics"]:
-            check_models(tables, ua)
+            check_models(ua)
             check_events(tables, ua)
             check_metrics(tables, ua)
+            check_width(ua)
             check_formulas(tables, ua, dump, None)
         else:
             # PERF_METRICS alone: Sapphire Rapids' formulas without refinement.

@@ -19,7 +19,21 @@
 
 static const char *const formulas_name[] = {
 	[UA_FORMULAS_GLC] = "glc", [UA_FORMULAS_ICL] = "icl", [UA_FORMULAS_METRICS] = "metrics",
+	[UA_FORMULAS_SKL] = "skl", [UA_FORMULAS_GRT] = "grt", [UA_FORMULAS_CMT] = "cmt",
 };
+
+static json_t *modes_json(unsigned modes)
+{
+	json_t *a = json_array();
+
+	if (!modes || (modes & UA_MODE_NOSMT))
+		json_array_append_new(a, json_string("nosmt"));
+	if (!modes || (modes & UA_MODE_SMT))
+		json_array_append_new(a, json_string("smt"));
+	if (!modes || (modes & UA_MODE_EBS))
+		json_array_append_new(a, json_string("ebs"));
+	return a;
+}
 
 static json_t *uarch_json(const struct uarch *ua)
 {
@@ -36,31 +50,46 @@ static json_t *uarch_json(const struct uarch *ua)
 	json_object_set_new(o, "pmu", ua->pmu ? json_string(ua->pmu) : json_null());
 	json_object_set_new(o, "formulas", json_string(formulas_name[ua->formulas]));
 	json_object_set_new(o, "max_level", json_integer(ua->max_level));
+	json_object_set_new(o, "width", json_integer(ua->width));
+	json_object_set_new(o, "width_source", ua->width_source ? json_string(ua->width_source) : json_null());
+	json_object_set_new(o, "core_scoped", json_boolean(ua->core_scoped));
+	{
+		json_t *also = json_array();
+
+		for (unsigned i = 0; i < UA_DIRS_MAX && ua->also[i]; i++)
+			json_array_append_new(also, json_string(ua->also[i]));
+		json_object_set_new(o, "also", also);
+	}
 	for (unsigned i = 0; i < ua->n_events; i++) {
 		const struct ua_event *e = &ua->events[i];
 
 		json_array_append_new(events,
-				      json_pack("{s:s, s:o, s:o, s:s, s:i, s:b}", "name", e->name,
+				      json_pack("{s:s, s:o, s:o, s:s, s:i, s:b, s:o, s:o}", "name", e->name,
 						"sysfs", e->sysfs ? json_string(e->sysfs) : json_null(),
 						"terms", e->terms ? json_string(e->terms) : json_null(),
-						"table", e->table, "level", e->level, "refine", e->refine));
+						"table", e->table, "level", e->level, "refine", e->refine,
+						"counter", e->counter ? json_string(e->counter) : json_null(),
+						"modes", modes_json(e->modes)));
 	}
 	json_object_set_new(o, "events", events);
 	for (unsigned i = 0; i < ua->n_metrics; i++) {
 		const struct ua_metric *m = &ua->metrics[i];
 
 		json_array_append_new(metrics,
-				      json_pack("{s:s, s:s, s:s, s:s}", "category", td_cat[m->cat].name,
-						"perf_name", m->perf_name, "expr", m->expr, "table", m->table));
+				      json_pack("{s:s, s:s, s:s, s:s, s:b}", "category", td_cat[m->cat].name,
+						"perf_name", m->perf_name, "expr", m->expr, "table", m->table,
+						"complement", td_catset_has(ua->complements, m->cat)));
 	}
 	json_object_set_new(o, "metrics", metrics);
 	return o;
 }
 
-static const struct uarch *find(const char *id)
+/* By table directory and, where two share one (Alder Lake's P- and
+ * E-cores), by core PMU. */
+static const struct uarch *find(const char *id, const char *pmu)
 {
 	for (size_t i = 0; i < ua_count(); i++)
-		if (strcmp(ua_get(i)->id, id) == 0)
+		if (strcmp(ua_get(i)->id, id) == 0 && (!pmu || strcmp(ua_get(i)->pmu, pmu) == 0))
 			return ua_get(i);
 	if (strcmp(ua_metrics_only()->id, id) == 0)
 		return ua_metrics_only();
@@ -83,14 +112,22 @@ static int eval_line(const char *line)
 		fprintf(stderr, "uarch_dump: bad input: %s\n", err.text);
 		return -1;
 	}
-	ua = find(json_string_value(json_object_get(in, "uarch")));
+	ua = find(json_string_value(json_object_get(in, "uarch")),
+		  json_string_value(json_object_get(in, "pmu")));
 	if (!ua) {
 		fprintf(stderr, "uarch_dump: unknown uarch\n");
 		return -1;
 	}
 	model = (struct tma_model){ .formulas = ua->formulas,
 				    .refine = json_is_true(json_object_get(in, "refine")),
-				    .level = (unsigned)json_integer_value(json_object_get(in, "level")) };
+				    .level = (unsigned)json_integer_value(json_object_get(in, "level")),
+				    .width = ua->width };
+	{
+		const char *mode = json_string_value(json_object_get(in, "mode"));
+
+		model.mode = !mode || strcmp(mode, "nosmt") == 0 ? UA_MODE_NOSMT :
+			     strcmp(mode, "smt") == 0 ? UA_MODE_SMT : UA_MODE_EBS;
+	}
 	memset(&input, 0, sizeof(input));
 	counts = json_object_get(in, "counts");
 	json_object_foreach(counts, name, v) {

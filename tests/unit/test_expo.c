@@ -39,18 +39,21 @@ static const struct expo_options CPU_OPTS = {
 	.granularity = GRAN_CPU, .ratios = true, .version = "1.2.3", .revision = "abc123",
 };
 
+/* The slots of the E-core-only categories (base .. resource_bound). */
+#define E_CORE_ONLY_ZEROS 0, 0, 0, 0, 0,
+
 static struct fixture *tiny(void)
 {
 	static const double t0[TD_C_COUNT] = {
 		12345678901234.0, 4e12, 1345678901234.0, 3e12, 4e12,
 		1e12, 3e12, 345678901234.0, 1e12, 2e12, 1e12, 2.5e12, 1.5e12,
-		1.5e9, 1.5e9,
+		E_CORE_ONLY_ZEROS 1.5e9, 1.5e9,
 	};
 	static const double l0[TD_C_COUNT] = {
-		1000, 400, 100, 200, 300, 100, 300, 50, 50, 150, 50, 200, 100, 1e9, 1e9,
+		1000, 400, 100, 200, 300, 100, 300, 50, 50, 150, 50, 200, 100, E_CORE_ONLY_ZEROS 1e9, 1e9,
 	};
 	static const double t1[TD_C_COUNT] = {
-		1000, 250, 250, 250, 250, 125, 125, 125, 125, 125, 125, 125, 125, 1.5e9, 0.75e9,
+		1000, 250, 250, 250, 250, 125, 125, 125, 125, 125, 125, 125, 125, E_CORE_ONLY_ZEROS 1.5e9, 0.75e9,
 	};
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct snapshot *s;
@@ -133,9 +136,9 @@ static void no_text(const char *text, const char *what)
 	"# HELP topdown_up 1 when TopDown counters are being collected on at least one CPU.\n" \
 	"# TYPE topdown_up gauge\n" \
 	"topdown_up 1\n" \
-	"# HELP topdown_pmu_info Each core PMU: its microarchitecture, the TopDown level and model in effect, and why anything is missing.\n" \
+	"# HELP topdown_pmu_info Each core PMU: its microarchitecture, the TopDown level and model in effect, whether a CPU's figures are its thread's own or its share of its core (per_cpu), and why anything is missing.\n" \
 	"# TYPE topdown_pmu_info gauge\n" \
-	"topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\",reason=\"\"} 1\n" \
+	"topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\",per_cpu=\"thread\",reason=\"\"} 1\n" \
 	"# HELP topdown_build_info The version and source revision of topdownd.\n" \
 	"# TYPE topdown_build_info gauge\n" \
 	"topdown_build_info{version=\"1.2.3\",revision=\"abc123\"} 1\n" \
@@ -404,7 +407,7 @@ static void test_level1(void **state)
 	no_text(t, "topdown_level2");
 	has_line(t, "topdown_level1_ratio{category=\"retiring\"} 0.4");
 	has_line(t, "topdown_level1_slots_total{cpu=\"1\",core=\"0\",package=\"0\",category=\"backend_bound\"} 250");
-	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"1\",model=\"perf\",reason=\"\"} 1");
+	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"1\",model=\"perf\",per_cpu=\"thread\",reason=\"\"} 1");
 	free(t);
 	free(f);
 }
@@ -447,7 +450,7 @@ static void test_no_topdown(void **state)
 			opt.granularity = grans[g];
 			t = render(&f->snap, &opt, (enum expo_format)fmt);
 			has_line(t, "topdown_up 0");
-			has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"\",uarch=\"\",level=\"0\",model=\"\",reason=\"no TopDown: pre-Ice Lake CPU\"} 1");
+			has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"\",uarch=\"\",level=\"0\",model=\"\",per_cpu=\"thread\",reason=\"no TopDown: pre-Ice Lake CPU\"} 1");
 			has_line(t, "topdown_cpus{state=\"unsupported\"} 2");
 			has_line(t, "topdown_cpus{state=\"monitored\"} 0");
 			no_text(t, "topdown_slots");
@@ -470,17 +473,17 @@ static void test_escaping(void **state)
 	(void)state;
 	snprintf(f->snap.reason, sizeof(f->snap.reason), "say \"hi\" \\ then\nnext line");
 	t = render(&f->snap, &CPU_OPTS, EXPO_TEXT);
-	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\","
+	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\",per_cpu=\"thread\","
 		    "reason=\"say \\\"hi\\\" \\\\ then\\nnext line\"} 1");
 	free(t);
 	t = render(&f->snap, &CPU_OPTS, EXPO_OPENMETRICS);
-	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\","
+	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\",per_cpu=\"thread\","
 		    "reason=\"say \\\"hi\\\" \\\\ then\\nnext line\"} 1");
 	free(t);
 	/* Escapes at the very start and end of a value. */
 	snprintf(f->snap.reason, sizeof(f->snap.reason), "\\x\"");
 	t = render(&f->snap, &CPU_OPTS, EXPO_TEXT);
-	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\","
+	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\",per_cpu=\"thread\","
 		    "reason=\"\\\\x\\\"\"} 1");
 	free(t);
 	free(f);

@@ -63,7 +63,7 @@ static void configure(struct env *e, const char *ini)
 static void make(struct env *e)
 {
 	memset(&e->plan, 0x5a, sizeof(e->plan));
-	plan_make(&e->pmu, e->topo, &e->cfg, &e->plan);
+	plan_make(&e->pmu, e->topo, &e->cfg, NULL, &e->plan);
 }
 
 static const char *list(const struct cpuset *set)
@@ -175,19 +175,36 @@ static void test_spr_model_hardware(void **state)
 	unload(e);
 }
 
+/* Ice Lake: level 1 from PERF_METRICS, level 2 from 13 general-purpose
+ * events beside it, two refinement events: 15 on 8 counters, 2 groups. */
 static void test_icx_default(void **state)
 {
 	struct env *e = load("icx-1s");
+	const struct plan_pmu *pp;
 
 	(void)state;
 	make(e);
+	pp = &e->plan.pmu[0];
 	assert_true(e->plan.usable);
-	assert_int_equal(e->plan.level, 1);
-	assert_string_equal(e->plan.pmu[0].level_note,
-			    "level 2 requested but cpu (Ice Lake server, pmu_name icelake) offers level 1; using level 1");
-	assert_int_equal(e->plan.pmu[0].ua->formulas, UA_FORMULAS_ICL);
-	assert_int_equal(e->plan.pmu[0].model, MODEL_PERF);
-	assert_events(&e->plan.pmu[0], icl_events, 7, 5);
+	assert_int_equal(e->plan.level, 2);
+	assert_string_equal(pp->level_note, "");
+	assert_int_equal(pp->ua->formulas, UA_FORMULAS_ICL);
+	assert_int_equal(pp->model, MODEL_PERF);
+	assert_int_equal(pp->n_events, 20);
+	assert_int_equal(pp->n_core, 18);
+	assert_int_equal(pp->gp_available, 8);
+	assert_int_equal(pp->gp_needed, 15);
+	assert_int_equal(pp->n_groups, 2);
+	/* slots leads the first group, with the metrics and 8 more. */
+	assert_int_equal(pp->ua->events[pp->events[0]].var, TD_EV_SLOTS);
+	assert_int_equal(pp->group_start[1], 13);
+	assert_int_equal(pp->group_start[2], 20);
+	/* The refinement events close the last group. */
+	assert_int_equal(pp->ua->events[pp->events[18]].var, TD_EV_UOP_DROPPING);
+	assert_int_equal(pp->ua->events[pp->events[19]].var, TD_EV_RECOVERY_CYCLES);
+	assert_true(pp->cats == (TD_CATSET_L1 | TD_CATSET_L2_INTEL));
+	assert_string_equal(pp->group_note,
+			    "2 groups rotate: 15 general-purpose counters needed, 8 per CPU; each group is scaled by its own enabled/running time, as perf does");
 	assert_string_equal(list(&e->plan.monitor), "0-7");
 	assert_string_equal(list(&e->plan.unsupported), "");
 	unload(e);
@@ -211,18 +228,34 @@ static void test_icx_level1_hardware(void **state)
 static void test_adl_hybrid(void **state)
 {
 	struct env *e = load("adl-hybrid");
+	const struct plan_pmu *atom;
 
 	(void)state;
 	make(e);
 	assert_true(e->plan.usable);
 	assert_int_equal(e->plan.level, 2);
+	assert_int_equal(e->plan.n_pmus, 2);
 	assert_int_equal(e->plan.pmu[0].ua->formulas, UA_FORMULAS_GLC);
 	assert_events(&e->plan.pmu[0], spr_events, 10, 9);
+	atom = &e->plan.pmu[1];
+	assert_string_equal(atom->core->name, "cpu_atom");
+	assert_int_equal(atom->ua->formulas, UA_FORMULAS_GRT);
+	assert_int_equal(atom->level, 2);
+	assert_int_equal(atom->model, MODEL_PERF);
+	assert_string_equal(atom->model_note, "");
+	assert_false(atom->core_share);
+	/* 10 general-purpose events on 6 counters, cycles on fixed counter 1 */
+	assert_int_equal(atom->gp_needed, 10);
+	assert_int_equal(atom->gp_available, 6);
+	assert_int_equal(atom->n_groups, 2);
+	assert_true(atom->cats == (TD_CATSET_L1 | (1u << TD_CAT_BASE) | (1u << TD_CAT_MS_UOPS) |
+				   (1u << TD_CAT_BRANCH_MISPREDICTS) | (1u << TD_CAT_MACHINE_CLEARS) |
+				   (1u << TD_CAT_FETCH_LATENCY) | (1u << TD_CAT_FETCH_BANDWIDTH) |
+				   (1u << TD_CAT_MEMORY_BOUND) | (1u << TD_CAT_CORE_BOUND)));
+	assert_ptr_equal(plan_pmu_of(&e->plan, 12), atom);
 	assert_string_equal(list(&e->plan.selected), "0-15");
-	assert_string_equal(list(&e->plan.monitor), "0-7");
-	assert_string_equal(list(&e->plan.unsupported), "8-15");
-	assert_string_equal(e->plan.unsupported_reason,
-			    "cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
+	assert_string_equal(list(&e->plan.monitor), "0-15");
+	assert_string_equal(list(&e->plan.unsupported), "");
 	assert_string_equal(e->plan.reason, "");
 	unload(e);
 }
@@ -234,12 +267,11 @@ static void test_adl_only_atoms(void **state)
 	(void)state;
 	configure(e, "[collect]\ncpus = 8-15\n");
 	make(e);
-	assert_false(e->plan.usable);
-	assert_int_equal(e->plan.level, 0);
-	assert_string_equal(list(&e->plan.monitor), "");
-	assert_string_equal(list(&e->plan.unsupported), "8-15");
-	assert_string_equal(e->plan.reason,
-			    "none of the configured CPUs is covered by a core PMU with TopDown: cpu_atom (E-core): no SLOTS counter or PERF_METRICS");
+	assert_true(e->plan.usable);
+	assert_int_equal(e->plan.n_pmus, 1);
+	assert_string_equal(e->plan.pmu[0].core->name, "cpu_atom");
+	assert_string_equal(list(&e->plan.monitor), "8-15");
+	assert_string_equal(list(&e->plan.unsupported), "");
 	unload(e);
 }
 
@@ -251,8 +283,11 @@ static void test_adl_some_atoms(void **state)
 	configure(e, "[collect]\ncpus = 6-9\n");
 	make(e);
 	assert_true(e->plan.usable);
-	assert_string_equal(list(&e->plan.monitor), "6-7");
-	assert_string_equal(list(&e->plan.unsupported), "8-9");
+	assert_int_equal(e->plan.n_pmus, 2);
+	assert_string_equal(list(&e->plan.pmu[0].monitor), "6-7");
+	assert_string_equal(list(&e->plan.pmu[1].monitor), "8-9");
+	assert_string_equal(list(&e->plan.monitor), "6-9");
+	assert_string_equal(list(&e->plan.unsupported), "");
 	unload(e);
 }
 
@@ -275,20 +310,202 @@ static void test_vm(void **state)
 	unload(e);
 }
 
+static const enum td_event skx_group1[] = {
+	TD_EV_UOPS_ISSUED, TD_EV_RETIRE_SLOTS, TD_EV_IDQ_NOT_DELIVERED, TD_EV_RECOVERY_ANY,
+	TD_EV_CYCLES_ANY, TD_EV_INST_RETIRED,
+};
+
+static void assert_group(const struct plan_pmu *pp, unsigned g, const enum td_event *want, unsigned n)
+{
+	assert_int_equal(pp->group_start[g + 1] - pp->group_start[g], n);
+	for (unsigned i = 0; i < n; i++)
+		if (pp->ua->events[pp->events[pp->group_start[g] + i]].var != want[i])
+			fail_msg("group %u event %u = %s, expected variable %d", g, i,
+				 pp->ua->events[pp->events[pp->group_start[g] + i]].name, want[i]);
+}
+
+/* Skylake-SP with SMT, every thread counted: AnyThread clocks and
+ * recovery, level 1 in the first group (4 general-purpose counters and
+ * fixed counters 0 and 1), level 2 in three more. */
 static void test_skx(void **state)
 {
 	struct env *e = load("skx-1s");
+	const struct plan_pmu *pp;
 
 	(void)state;
 	make(e);
-	assert_false(e->plan.usable);
-	assert_int_equal(e->plan.level, 0);
-	assert_string_equal(e->plan.reason,
-			    "pre-Ice Lake CPU (pmu_name skylake): no SLOTS counter or PERF_METRICS, TopDown metrics need Ice Lake or later");
-	assert_string_equal(list(&e->plan.unsupported), "0-7");
-	assert_string_equal(list(&e->plan.monitor), "");
-	assert_int_equal(e->plan.n_pmus, 0);
+	pp = &e->plan.pmu[0];
+	assert_true(e->plan.usable);
+	assert_int_equal(e->plan.level, 2);
+	assert_string_equal(pp->ua->id, "skylakex");
+	assert_int_equal(pp->ua->formulas, UA_FORMULAS_SKL);
+	assert_int_equal(pp->mode, UA_MODE_SMT);
+	assert_true(pp->core_share);
+	assert_int_equal(pp->model, MODEL_PERF);
+	assert_string_equal(pp->model_note, "");
+	assert_int_equal(pp->n_events, 15);
+	assert_int_equal(pp->gp_available, 4);
+	assert_int_equal(pp->gp_needed, 13);
+	assert_int_equal(pp->n_groups, 4);
+	assert_group(pp, 0, skx_group1, 6);
+	assert_string_equal(list(&e->plan.monitor), "0-7");
 	unload(e);
+}
+
+/* Only some threads of a core: perf's per-thread estimate of the core's
+ * clocks (#core_wide is false), which needs two more events. */
+static void test_skx_some_threads(void **state)
+{
+	struct env *e = load("skx-1s");
+	const struct plan_pmu *pp;
+	bool one_thread = false;
+
+	(void)state;
+	configure(e, "[collect]\ncpus = 0-1\nlevel = 1\n");
+	make(e);
+	pp = &e->plan.pmu[0];
+	assert_int_equal(pp->mode, UA_MODE_EBS);
+	assert_true(pp->core_share);
+	for (unsigned i = 0; i < pp->n_events; i++) {
+		enum td_event v = pp->ua->events[pp->events[i]].var;
+
+		one_thread |= v == TD_EV_ONE_THREAD_ACTIVE;
+		assert_true(v != TD_EV_CYCLES_ANY);
+	}
+	assert_true(one_thread);
+	/* CYCLES on fixed counter 1, six general-purpose events on four. */
+	assert_int_equal(pp->gp_needed, 6);
+	assert_int_equal(pp->n_groups, 2);
+	/* Both threads of cores 0 and 1 (CPUs 0, 4 and 1, 5): AnyThread. */
+	configure(e, "[collect]\ncpus = 0-1,4-5\n");
+	make(e);
+	assert_int_equal(e->plan.pmu[0].mode, UA_MODE_SMT);
+	unload(e);
+}
+
+/* The NMI watchdog holds fixed counter 1: the clock event takes a
+ * general-purpose counter, and level 1 no longer fits one group. */
+static void test_skx_watchdog(void **state)
+{
+	struct env *e = load("skx-1s");
+	struct budget b;
+	const struct plan_pmu *pp;
+
+	(void)state;
+	configure(e, "[collect]\nlevel = 1\n");
+	budget_table(&e->pmu, e->topo, e->sysfs, &b);
+	b.watchdog = true;
+	memset(&e->plan, 0x5a, sizeof(e->plan));
+	plan_make(&e->pmu, e->topo, &e->cfg, &b, &e->plan);
+	pp = &e->plan.pmu[0];
+	assert_true(pp->watchdog);
+	assert_int_equal(pp->gp_needed, 5);
+	assert_int_equal(pp->n_groups, 2);
+	assert_string_equal(pp->group_note,
+			    "2 groups rotate: 5 general-purpose counters needed, 4 per CPU (the NMI watchdog holds fixed counter 1: cycles take one of them); each group is scaled by its own enabled/running time, as perf does");
+	/* Without it, level 1 is one group. */
+	b.watchdog = false;
+	plan_make(&e->pmu, e->topo, &e->cfg, &b, &e->plan);
+	assert_int_equal(e->plan.pmu[0].n_groups, 1);
+	/* allow_tsx_force_abort=0 (the probe finds 3): two groups again. */
+	b.pmu[0].gp = 3;
+	plan_make(&e->pmu, e->topo, &e->cfg, &b, &e->plan);
+	assert_int_equal(e->plan.pmu[0].n_groups, 2);
+	unload(e);
+}
+
+/* SMT off: the thread's own clocks, 8 counters (Cascade Lake fixture). */
+static void test_clx_nosmt(void **state)
+{
+	struct env *e = load("clx-2s");
+	struct budget b;
+	const struct plan_pmu *pp;
+
+	(void)state;
+	budget_table(&e->pmu, e->topo, e->sysfs, &b);
+	assert_false(b.smt);
+	b.pmu[0].gp = 8;
+	memset(&e->plan, 0x5a, sizeof(e->plan));
+	plan_make(&e->pmu, e->topo, &e->cfg, &b, &e->plan);
+	pp = &e->plan.pmu[0];
+	assert_int_equal(pp->mode, UA_MODE_NOSMT);
+	assert_false(pp->core_share);
+	assert_int_equal(pp->gp_needed, 13);
+	assert_int_equal(pp->n_groups, 2);
+	unload(e);
+}
+
+/* Sierra Forest: Crestmont, one group of 7 on 8 counters. */
+static void test_srf(void **state)
+{
+	struct env *e = load("srf-2s");
+	const struct plan_pmu *pp;
+
+	(void)state;
+	make(e);
+	pp = &e->plan.pmu[0];
+	assert_true(e->plan.usable);
+	assert_string_equal(pp->ua->id, "sierraforest");
+	assert_int_equal(pp->ua->formulas, UA_FORMULAS_CMT);
+	assert_int_equal(pp->level, 2);
+	assert_int_equal(pp->n_groups, 1);
+	assert_int_equal(pp->gp_needed, 7);
+	assert_true(pp->cats == (TD_CATSET_L1 | (1u << TD_CAT_BRANCH_MISPREDICTS) |
+				 (1u << TD_CAT_MACHINE_CLEARS) | (1u << TD_CAT_IFETCH_LATENCY) |
+				 (1u << TD_CAT_IFETCH_BANDWIDTH) | (1u << TD_CAT_CORE_BOUND) |
+				 (1u << TD_CAT_RESOURCE_BOUND)));
+	unload(e);
+}
+
+/* plan_pack alone: first fit keeps level 1 together, refinement events
+ * stay last, an event no counter can take is refused. */
+static void test_pack(void **state)
+{
+	const struct uarch *icx = NULL, *skx = NULL;
+	uint8_t in[UA_EVENTS_MAX], out[UA_EVENTS_MAX], start[PLAN_GROUPS_MAX + 1];
+	unsigned n = 0;
+
+	(void)state;
+	for (size_t i = 0; i < ua_count(); i++) {
+		if (strcmp(ua_get(i)->id, "icelakex") == 0)
+			icx = ua_get(i);
+		if (strcmp(ua_get(i)->id, "skylakex") == 0)
+			skx = ua_get(i);
+	}
+	assert_non_null(icx);
+	assert_non_null(skx);
+	/* Ice Lake: refinement events first in the input stay behind the rest. */
+	for (unsigned i = 0; i < icx->n_events; i++)
+		if (!icx->events[i].refine)
+			in[n++] = (uint8_t)i;
+	for (unsigned i = 0; i < icx->n_events; i++)
+		if (icx->events[i].refine)
+			in[n++] = (uint8_t)i;
+	assert_int_equal(plan_pack(icx, in, n, n - 2, 8, false, out, start), 2);
+	assert_true(icx->events[out[n - 1]].refine && icx->events[out[n - 2]].refine);
+	assert_int_equal(ua_event_fixed(&icx->events[out[0]]), 3);
+	/* No general-purpose counter at all: nothing fits. */
+	assert_int_equal(plan_pack(icx, in, n, n - 2, 0, false, out, start), -ENOSPC);
+	/* Skylake: 4 counters, fixed counter 1 free: UOPS_ISSUED...THREAD_ANY in one. */
+	n = 0;
+	for (unsigned i = 0; i < skx->n_events; i++)
+		if (skx->events[i].level == 1 &&
+		    (skx->events[i].modes == 0 || (skx->events[i].modes & UA_MODE_SMT)))
+			in[n++] = (uint8_t)i;
+	assert_int_equal(n, 5);
+	assert_int_equal(plan_pack(skx, in, n, n, 4, false, out, start), 1);
+	assert_int_equal(plan_pack(skx, in, n, n, 4, true, out, start), 2);
+}
+
+static void test_watchdog_parse(void **state)
+{
+	(void)state;
+	assert_true(budget_parse_watchdog("1\n"));
+	assert_true(budget_parse_watchdog("1"));
+	assert_false(budget_parse_watchdog("0\n"));
+	assert_false(budget_parse_watchdog("10\n"));
+	assert_false(budget_parse_watchdog(""));
+	assert_false(budget_parse_watchdog(NULL));
 }
 
 static void test_spr_holes(void **state)
@@ -370,7 +587,9 @@ static void test_refinement_unavailable(void **state)
 	make(e);
 	assert_true(e->plan.usable);
 	assert_int_equal(e->plan.pmu[0].model, MODEL_HARDWARE);
-	assert_events(&e->plan.pmu[0], icl_events, 5, 5);
+	/* Level 2's general-purpose events stay: they are not refinements. */
+	assert_int_equal(e->plan.pmu[0].n_events, 18);
+	assert_int_equal(e->plan.pmu[0].n_core, 18);
 	unload(e);
 
 	/* Sapphire Rapids does not need RECOVERY_CYCLES. */
@@ -395,8 +614,9 @@ static void test_no_cpus_file(void **state)
 	assert_string_equal(list(&e->plan.unsupported), "");
 	unload(e);
 
-	/* Not covered, no hybrid reason: a generic one. */
+	/* Not covered, no reason from its PMU: a generic one. */
 	e = load("adl-hybrid");
+	e->pmu.core[1].level = 0;
 	e->pmu.core[1].reason[0] = '\0';
 	make(e);
 	assert_string_equal(list(&e->plan.unsupported), "8-15");
@@ -417,6 +637,12 @@ int main(void)
 		cmocka_unit_test(test_adl_some_atoms),
 		cmocka_unit_test(test_vm),
 		cmocka_unit_test(test_skx),
+		cmocka_unit_test(test_skx_some_threads),
+		cmocka_unit_test(test_skx_watchdog),
+		cmocka_unit_test(test_clx_nosmt),
+		cmocka_unit_test(test_srf),
+		cmocka_unit_test(test_pack),
+		cmocka_unit_test(test_watchdog_parse),
 		cmocka_unit_test(test_spr_holes),
 		cmocka_unit_test(test_cpus_nonexistent),
 		cmocka_unit_test(test_cpus_none_exist),

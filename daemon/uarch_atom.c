@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/* uarch_atom: Intel E-cores, whose TopDown comes from slot-counting
+ * general-purpose events (TOPDOWN_*_BOUND) over a fixed number of slots
+ * per cycle: Gracemont (the cpu_atom PMU of Alder Lake and Raptor Lake)
+ * and Crestmont (Sierra Forest).  No SMT on these cores.
+ *
+ * Gracemont follows the upstream alderlake tables (reference/perf-tables):
+ * perf 6.1 cannot compute TopDown on a hybrid part at all (its -M crashes)
+ * and names two of the same expressions tma_frontend_latency and
+ * tma_load_store_bound; later perf renamed them tma_fetch_latency and
+ * tma_memory_bound, the names of the P-cores, which lets a hybrid host add
+ * the two core types up.  Its tma_resource_bound is tma_backend_bound
+ * itself (an auxiliary tree), so it is not a child here.  Sierra Forest
+ * is not in perf 6.1: the upstream tables are the only source.
+ *
+ * Of each level-2 pair one child is counted and the other is the rest of
+ * its parent (the counters are few: 6 on Gracemont, 8 on Crestmont).
+ * TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH and
+ * TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS, which perf counts for its
+ * tma_fetch_bandwidth / tma_machine_clears, are the complements of
+ * FRONTEND_LATENCY and MISPREDICT within the .ALL counts (their umasks
+ * 0x8d | 0x72 and 0x03 | 0x04 cover the whole event), so the rest is
+ * the same figure. */
+#include "uarch_tables.h"
+
+#define ADL_PIPE "perf-tables/x86/alderlake/pipeline.json"
+#define ADL_MEM "perf-tables/x86/alderlake/memory.json"
+#define ADL_CACHE_61 "perf-tables-6.1/x86/alderlake/cache.json"
+#define ADL_METRICS "perf-tables/x86/alderlake/adl-metrics.json"
+#define SRF_PIPE "perf-tables/x86/sierraforest/pipeline.json"
+#define SRF_METRICS "perf-tables/x86/sierraforest/srf-metrics.json"
+
+#define GP6 "0,1,2,3,4,5"
+#define GP8 "0,1,2,3,4,5,6,7"
+
+#define EV(var_, name_, terms_, table_, counter_, level_)                                \
+	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
+	  .counter = (counter_), .level = (level_) }
+
+/* ---- Gracemont: Alder Lake / Raptor Lake E-cores (cpu_atom) ---- */
+
+static const struct ua_event adl_atom_events[] = {
+	EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.CORE", "event=0x3c", ADL_PIPE, "Fixed counter 1", 1),
+	EV(TD_EV_ATOM_FE_BOUND, "TOPDOWN_FE_BOUND.ALL", "event=0x71", ADL_PIPE, GP6, 1),
+	EV(TD_EV_ATOM_BE_BOUND, "TOPDOWN_BE_BOUND.ALL", "event=0x74", ADL_PIPE, GP6, 1),
+	EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL", "event=0xc2", ADL_PIPE, GP6, 1),
+	EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", ADL_PIPE, GP6, 2),
+	EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", ADL_PIPE, GP6, 2),
+	EV(TD_EV_ATOM_MEM_SCHEDULER, "TOPDOWN_BE_BOUND.MEM_SCHEDULER", "event=0x74,umask=0x02", ADL_PIPE, GP6, 2),
+	/* memory.json here gives no Counter; perf 6.1's lists 0-5 */
+	EV(TD_EV_LD_HEAD_ANY_AT_RET, "LD_HEAD.ANY_AT_RET", "event=0x05,umask=0xff", ADL_MEM, NULL, 2),
+	/* not in the upstream copy's files: perf 6.1's cache.json */
+	EV(TD_EV_MEM_SCHED_ST_BUF, "MEM_SCHEDULER_BLOCK.ST_BUF", "event=0x04,umask=0x01", ADL_CACHE_61, GP6, 2),
+	EV(TD_EV_MEM_SCHED_ALL, "MEM_SCHEDULER_BLOCK.ALL", "event=0x04,umask=0x07", ADL_CACHE_61, GP6, 2),
+	EV(TD_EV_UOPS_RETIRED_MS, "UOPS_RETIRED.MS", "event=0xc2,umask=0x01", ADL_PIPE, GP6, 2),
+};
+
+/* tma_info_core_slots = 5 * tma_info_core_clks, tma_info_core_clks =
+ * cpu_atom@CPU_CLK_UNHALTED.CORE@, tma_store_bound = tma_mem_scheduler *
+ * (MEM_SCHEDULER_BLOCK.ST_BUF / .ALL), tma_mem_scheduler =
+ * TOPDOWN_BE_BOUND.MEM_SCHEDULER / tma_info_core_slots: same file. */
+static const struct ua_metric adl_atom_metrics[] = {
+	{ TD_CAT_RETIRING, "tma_retiring", "TOPDOWN_RETIRING.ALL / tma_info_core_slots", ADL_METRICS },
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
+	  "(tma_info_core_slots - (cpu_atom@TOPDOWN_FE_BOUND.ALL@ + cpu_atom@TOPDOWN_BE_BOUND.ALL@ + cpu_atom@TOPDOWN_RETIRING.ALL@)) / tma_info_core_slots",
+	  ADL_METRICS },
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound", "TOPDOWN_FE_BOUND.ALL / tma_info_core_slots", ADL_METRICS },
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound", "TOPDOWN_BE_BOUND.ALL / tma_info_core_slots", ADL_METRICS },
+	{ TD_CAT_BASE, "tma_base",
+	  "(cpu_atom@TOPDOWN_RETIRING.ALL@ - cpu_atom@UOPS_RETIRED.MS@) / tma_info_core_slots", ADL_METRICS },
+	{ TD_CAT_MS_UOPS, "tma_ms_uops", "UOPS_RETIRED.MS / tma_info_core_slots", ADL_METRICS },
+	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
+	  "TOPDOWN_BAD_SPECULATION.MISPREDICT / tma_info_core_slots", ADL_METRICS },
+	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
+	  "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / tma_info_core_slots", ADL_METRICS },
+	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency",
+	  "TOPDOWN_FE_BOUND.FRONTEND_LATENCY / tma_info_core_slots", ADL_METRICS },
+	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth",
+	  "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH / tma_info_core_slots", ADL_METRICS },
+	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound",
+	  "min(cpu_atom@TOPDOWN_BE_BOUND.ALL@ / tma_info_core_slots, cpu_atom@LD_HEAD.ANY_AT_RET@ / tma_info_core_clks + tma_store_bound)",
+	  ADL_METRICS },
+	{ TD_CAT_CORE_BOUND, "tma_core_bound", "max(0, tma_backend_bound - tma_memory_bound)", ADL_METRICS },
+};
+
+static const struct uarch adl_atom = {
+	.id = "alderlake",
+	.name = "Alder Lake / Raptor Lake E-core (Gracemont)",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 5,
+	.models = { 0x97, 0x9A, 0xB7, 0xBA, 0xBF },  /* mapfile.csv: GenuineIntel-6-(97|9A|B7|BA|BF) */
+	.pmu = "cpu_atom",
+	.formulas = UA_FORMULAS_GRT,
+	.width = 5,
+	.width_source = "tma_info_core_slots = 5 * tma_info_core_clks, " ADL_METRICS,
+	.max_level = 2,
+	.n_events = sizeof(adl_atom_events) / sizeof(adl_atom_events[0]),
+	.events = adl_atom_events,
+	.n_metrics = sizeof(adl_atom_metrics) / sizeof(adl_atom_metrics[0]),
+	.metrics = adl_atom_metrics,
+	.complements = (1u << TD_CAT_MACHINE_CLEARS) | (1u << TD_CAT_FETCH_BANDWIDTH),
+};
+
+/* ---- Crestmont: Sierra Forest ---- */
+
+static const struct ua_event srf_events[] = {
+	EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.CORE", "event=0x3c", SRF_PIPE, "Fixed counter 1", 1),
+	EV(TD_EV_ATOM_FE_BOUND, "TOPDOWN_FE_BOUND.ALL_P", "event=0x71", SRF_PIPE, GP8, 1),
+	EV(TD_EV_ATOM_BE_BOUND, "TOPDOWN_BE_BOUND.ALL_P", "event=0x74", SRF_PIPE, GP8, 1),
+	EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL_P", "event=0x72", SRF_PIPE, GP8, 1),
+	EV(TD_EV_ATOM_BAD_SPEC, "TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73", SRF_PIPE, GP8, 1),
+	EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", SRF_PIPE, GP8, 2),
+	EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", SRF_PIPE, GP8, 2),
+	EV(TD_EV_ATOM_ALLOC_RESTRICTIONS, "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x01", SRF_PIPE, GP8, 2),
+};
+
+static const struct ua_metric srf_metrics[] = {
+	{ TD_CAT_RETIRING, "tma_retiring", "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
+	  "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound", "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound", "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
+	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
+	  "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
+	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
+	  "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
+	{ TD_CAT_IFETCH_LATENCY, "tma_ifetch_latency",
+	  "TOPDOWN_FE_BOUND.FRONTEND_LATENCY / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
+	{ TD_CAT_IFETCH_BANDWIDTH, "tma_ifetch_bandwidth",
+	  "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
+	{ TD_CAT_CORE_BOUND, "tma_core_bound",
+	  "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
+	{ TD_CAT_RESOURCE_BOUND, "tma_resource_bound", "tma_backend_bound - tma_core_bound", SRF_METRICS },
+};
+
+static const struct uarch srf = {
+	.id = "sierraforest",
+	.name = "Sierra Forest (Crestmont)",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 1,
+	.models = { 0xAF },  /* mapfile.csv: GenuineIntel-6-AF */
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_CMT,
+	.width = 6,
+	.width_source = "tma_retiring = TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE), " SRF_METRICS,
+	.max_level = 2,
+	.n_events = sizeof(srf_events) / sizeof(srf_events[0]),
+	.events = srf_events,
+	.n_metrics = sizeof(srf_metrics) / sizeof(srf_metrics[0]),
+	.metrics = srf_metrics,
+	.complements = (1u << TD_CAT_MACHINE_CLEARS) | (1u << TD_CAT_IFETCH_BANDWIDTH),
+};
+
+const struct uarch *const ua_atom[] = { &adl_atom, &srf };
+const size_t ua_atom_count = sizeof(ua_atom) / sizeof(ua_atom[0]);
