@@ -279,7 +279,9 @@ void fp_tables_load(const char *modalias, int stepping)
 	if (tab.dir[0]) {
 		const char *fallback = getenv("FAKEPMU_TABLES_FALLBACK");
 
-		load_dir(tables_root, tab.dir, true);
+		/* A model the reference copy has no directory for (Broadwell,
+		 * Haswell): no table, as for a model perf does not know. */
+		load_dir(tables_root, tab.dir, false);
 		/* Events the first root's files lack (an event found twice is
 		 * named by its first entry). */
 		if (fallback && *fallback)

@@ -16,7 +16,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abor
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..32"
+echo "1..38"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -104,24 +104,25 @@ expect_lines "gnr-2s: Granite Rapids' own table" \
 	"Formulas:     graniterapids (perf's x86/graniterapids tables)" \
 	"TopDown:      usable"
 
-# ---- Ice Lake server: level 1 only ----
+# ---- Ice Lake server: level 2 from general-purpose events, two groups ----
 probe "$FIXTURES/icx-1s"
 expect_rc "icx-1s: --probe exits 0" 0
-expect_lines "icx-1s: level lowered to 1 with the reason, Ice Lake formulas" \
+expect_lines "icx-1s: level 2, Ice Lake formulas, groups and counters" \
 	"PMU:          cpu (type 4)" \
 	"pmu_name:     icelake" \
-	"Level:        1" \
+	"Level:        2" \
 	"Uarch:        Ice Lake server (GenuineIntel-6-6A)" \
-	"              level 2 requested but cpu (Ice Lake server, pmu_name icelake) offers level 1; using level 1" \
 	"Formulas:     icelakex (perf's x86/icelakex tables)" \
 	"Model:        perf (refinement events: INT_MISC.UOP_DROPPING, INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1)" \
+	"Counters:     15 general-purpose needed, 8 per CPU (probed on CPU 0 with INT_MISC.UOP_DROPPING)" \
+	"              2 groups rotate: 15 general-purpose counters needed, 8 per CPU; each group is scaled by its own enabled/running time, as perf does" \
 	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
 	"TopDown:      usable"
 
-# ---- Alder Lake hybrid ----
+# ---- Alder Lake hybrid: both core PMUs ----
 probe "$FIXTURES/adl-hybrid"
 expect_rc "adl-hybrid: --probe exits 0" 0
-expect_lines "adl-hybrid: cpu_core 0-7 monitored with Alder Lake's own table, cpu_atom 8-15 unsupported" \
+expect_lines "adl-hybrid: cpu_core 0-7 with PERF_METRICS, cpu_atom 8-15 with Gracemont's general-purpose events" \
 	"PMU:          cpu_core (type 4)" \
 	"pmu_name:     alderlake_hybrid" \
 	"Uarch:        Alder Lake / Raptor Lake P-core (GenuineIntel-6-97)" \
@@ -129,9 +130,13 @@ expect_lines "adl-hybrid: cpu_core 0-7 monitored with Alder Lake's own table, cp
 	"Level:        2" \
 	"Formulas:     alderlake (perf's x86/alderlake tables)" \
 	"PMU:          cpu_atom (type 10)" \
+	"Uarch:        Alder Lake / Raptor Lake E-core (Gracemont) (GenuineIntel-6-97)" \
 	"CPUs:         8 (8-15)" \
-	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
-	"Unsupported:  8 CPUs (8-15): cpu_atom (E-core): no SLOTS counter or PERF_METRICS" \
+	"Model:        perf (perf's formulas on general-purpose counters: nothing to refine)" \
+	"Counters:     10 general-purpose needed, 6 per CPU (probed on CPU 8 with TOPDOWN_FE_BOUND.ALL)" \
+	"Monitored:    16 CPUs on 1 package, 12 cores (0-15)" \
+	"Unsupported:  none" \
+	"Counted:      cpu_core on CPU 0, model perf, cpu_atom on CPU 8, model perf" \
 	"TopDown:      usable"
 
 # ---- Sapphire Rapids with CPUs 3-4 offline ----
@@ -154,17 +159,57 @@ expect_lines "vm-nopmu: no PMU, level 0, every CPU unsupported" \
 	"Level:        0" \
 	"Unsupported:  4 CPUs (0-3)"
 
-# ---- Skylake server ----
+# ---- Skylake server: general-purpose counters, AnyThread, 4 groups ----
 probe "$FIXTURES/skx-1s"
-expect_rc "skx-1s: --probe exits 1" 1
-expect_not_usable "skx-1s: one 'TopDown: not usable' line with the pre-Ice Lake reason" \
-	"pre-Ice Lake CPU (pmu_name skylake): no SLOTS counter or PERF_METRICS, TopDown metrics need Ice Lake or later"
-expect_lines "skx-1s: pmu_name skylake, level 0" \
+expect_rc "skx-1s: --probe exits 0" 0
+expect_lines "skx-1s: Skylake-SP tables, SMT shares, level 1 in the first group" \
 	"PMU:          cpu (type 4)" \
 	"pmu_name:     skylake" \
-	"Uarch:        none (GenuineIntel-6-55)" \
-	"Level:        0" \
-	"Unsupported:  8 CPUs (0-7)"
+	"Uarch:        Skylake-SP / Cascade Lake-SP (GenuineIntel-6-55)" \
+	"Level:        2" \
+	"Formulas:     skylakex (perf's x86/skylakex tables)" \
+	"SMT:          on, every thread of each core counted: a CPU's figures are its share of its core (AnyThread counts / 2)" \
+	"Counters:     13 general-purpose needed, 4 per CPU (probed on CPU 0 with UOPS_ISSUED.ANY)" \
+	"Group 1:      UOPS_ISSUED.ANY, UOPS_RETIRED.RETIRE_SLOTS," \
+	"              IDQ_UOPS_NOT_DELIVERED.CORE, INT_MISC.RECOVERY_CYCLES_ANY," \
+	"              CPU_CLK_UNHALTED.THREAD_ANY, INST_RETIRED.ANY" \
+	"              4 groups rotate: 13 general-purpose counters needed, 4 per CPU; each group is scaled by its own enabled/running time, as perf does" \
+	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
+	"TopDown:      usable"
+printf '[collect]\ncpus = 0-1\nlevel = 1\n' >"$tmp/half.conf"
+probe "$FIXTURES/skx-1s" -c "$tmp/half.conf"
+expect_lines "skx-1s, one thread of cores 0 and 1: perf's per-thread estimate of the core's clocks" \
+	"SMT:          on, some threads of a core not counted: a CPU's figures are its share of its core, from perf's per-thread estimate of the core's clocks" \
+	"Counters:     6 general-purpose needed, 4 per CPU (probed on CPU 0 with UOPS_ISSUED.ANY)"
+# Cascade Lake-SP without SMT: 8 counters (the fake PMU, like CPUID, gives
+# a thread the core's 8 when SMT is off).
+probe "$FIXTURES/clx-2s"
+expect_lines "clx-2s: SMT off, the thread's own clocks, 8 counters, 2 groups" \
+	"SMT:          off: each CPU is a core" \
+	"Counters:     13 general-purpose needed, 8 per CPU (probed on CPU 0 with UOPS_ISSUED.ANY)" \
+	"TopDown:      usable"
+# allow_tsx_force_abort=0 takes a counter away: the probe finds 3.
+cp -r "$FIXTURES/skx-1s" "$tmp/skx-tfa"
+echo 0 >"$tmp/skx-tfa/bus/event_source/devices/cpu/allow_tsx_force_abort"
+probe "$tmp/skx-tfa" -c "$tmp/half.conf"
+expect_lines "skx-1s with allow_tsx_force_abort=0: 3 counters probed" \
+	"Counters:     6 general-purpose needed, 3 per CPU (probed on CPU 0 with UOPS_ISSUED.ANY)"
+# Sierra Forest: E-cores only, Crestmont.
+probe "$FIXTURES/srf-2s"
+expect_rc "srf-2s: --probe exits 0" 0
+expect_lines "srf-2s: Crestmont, one group of 7 general-purpose events" \
+	"Uarch:        Sierra Forest (Crestmont) (GenuineIntel-6-AF)" \
+	"Formulas:     sierraforest (perf's x86/sierraforest tables)" \
+	"Counters:     7 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN_FE_BOUND.ALL_P)" \
+	"Monitored:    16 CPUs on 2 packages, 16 cores (0-15)" \
+	"TopDown:      usable"
+# Broadwell (model 0x4F): the generic-counter events, no perf tables.
+cp -r "$FIXTURES/skx-1s" "$tmp/bdx"
+sed -i s/mod0055/mod004F/ "$tmp/bdx/devices/system/cpu/modalias"
+probe "$tmp/bdx"
+expect_rc "a Broadwell server: --probe exits 1" 1
+expect_not_usable "a Broadwell server: one 'TopDown: not usable' line with the reason" \
+	"GenuineIntel-6-4F (pmu_name skylake) is older than Skylake or not in topdownd's tables: TopDown needs Skylake or later"
 
 # ---- configuration shapes the probe ----
 printf '[collect]\ncpus = 0-3,99\nmodel = hardware\nlevel = 1\n' >"$tmp/cpus.conf"
@@ -178,9 +223,10 @@ expect_lines "spr-2s, cpus = 0-3,99: 4 CPUs monitored, 99 ignored, level 1, mode
 
 printf '[collect]\ncpus = 8-15\n' >"$tmp/atoms.conf"
 probe "$FIXTURES/adl-hybrid" -c "$tmp/atoms.conf"
-expect_rc "adl-hybrid, cpus = 8-15: --probe exits 1" 1
-expect_not_usable "adl-hybrid, cpus = 8-15: not usable, no configured CPU is a P-core" \
-	"none of the configured CPUs is covered by a core PMU with TopDown: cpu_atom (E-core): no SLOTS counter or PERF_METRICS"
+expect_rc "adl-hybrid, cpus = 8-15: --probe exits 0" 0
+expect_lines "adl-hybrid, cpus = 8-15: the E-cores alone" \
+	"Monitored:    8 CPUs on 1 package, 8 cores (8-15)" \
+	"TopDown:      usable"
 
 # ---- the probe counts, or says why it cannot ----
 printf '{"cpus": {"default": {"slots_per_second": 1e10, "phases": [{"retiring": 0.3, "bad_speculation": 0.1, "frontend_bound": 0.2, "backend_bound": 0.4}]}},\n "faults": [{"op": "open", "errno": "%s"}]}\n' EACCES >"$tmp/eacces.json"

@@ -59,12 +59,14 @@ for fx in spr-2s icx-1s adl-hybrid vm-nopmu; do
 		td_stop
 	done
 done
-# The hybrid's E-cores are not exported as CPUs with zero counters.
+# The hybrid's E-cores are counted by cpu_atom: every CPU has its slot
+# counters, and each kind only its own level-2 categories.
 td_start "$FIXTURES/adl-hybrid" "$simple" -i 100ms || exit 1
 wait_intervals 2
 curl -sf "$TD_URL/metrics?granularity=cpu" >"$TMP/adl.txt"
-is "$(grep -c '^topdown_slots_total{' "$TMP/adl.txt")" 8 "hybrid: slot counters for the 8 cpu_core CPUs only"
-is "$(sample "$TMP/adl.txt" 'topdown_cpus{state="unsupported"}')" 8 "hybrid: topdown_cpus{state=unsupported} 8"
+is "$(grep -c '^topdown_slots_total{' "$TMP/adl.txt")" 16 "hybrid: slot counters for the 8 cpu_core and the 8 cpu_atom CPUs"
+is "$(grep -c '^topdown_level2_slots_total{cpu="1[0-5]".*category="heavy_operations"' "$TMP/adl.txt") $(grep -c '^topdown_level2_slots_total{cpu="1[0-5]".*category="ms_uops"' "$TMP/adl.txt")" "0 6" \
+	"hybrid: an E-core has ms_uops, not heavy_operations"
 td_stop
 
 # --- 2. one daemon on SPR: negotiation, gzip, headers, ratios from counters ---
