@@ -255,6 +255,16 @@ void report_once(FILE *out, const struct snapshot *snap)
 		p ? p->name : "none", p && p->pmu_name[0] ? p->pmu_name : "unknown",
 		p && p->uarch[0] ? p->uarch : "no TopDown", snap->level,
 		p && p->model[0] ? p->model : "none", snap->interval_s);
+	/* Hybrid parts: the other core PMU, counted beside the first. */
+	for (unsigned i = 1; i < snap->n_pmus; i++)
+		fprintf(out, "# and %s (%s, %s), level %u, model %s\n", snap->pmus[i].name,
+			snap->pmus[i].pmu_name[0] ? snap->pmus[i].pmu_name : "unknown",
+			snap->pmus[i].uarch[0] ? snap->pmus[i].uarch : "no TopDown", snap->pmus[i].level,
+			snap->pmus[i].model[0] ? snap->pmus[i].model : "none");
+	for (unsigned i = 0; i < snap->n_pmus; i++)
+		if (snap->pmus[i].core_share)
+			fprintf(out, "# %s: SMT on, a CPU's figures are its share of its core (cores and packages add them up)\n",
+				snap->pmus[i].name);
 	fprintf(out, "%-22s %12s", "", "host");
 	cols[n++] = &snap->host;
 	for (unsigned i = 0; i < snap->n_pkgs && n < ONCE_MAX_COLUMNS; i++) {

@@ -143,7 +143,8 @@ int main(int argc, char **argv)
 	plan_make(&pmu, topo, &cfg, NULL, &plan);
 	struct collector_params params = {
 		.sysfs = sysfs, .topo = topo, .pmu = &pmu, .plan = &plan,
-		.count_kernel = cfg.count_kernel, .interval_ns = 20 * 1000000u, .fd_reserve = 256,
+		.count_kernel = cfg.count_kernel, .interval_ns = 20 * 1000000u,
+		.fd_others_want = 256, .fd_others_min = 256,
 	};
 	if (collector_new(&params, &coll) < 0 || collector_start(coll) < 0 ||
 	    snapring_new(collector_capacity(coll), &ring) < 0) {

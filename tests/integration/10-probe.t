@@ -16,7 +16,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abor
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..38"
+echo "1..40"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -210,6 +210,40 @@ probe "$tmp/bdx"
 expect_rc "a Broadwell server: --probe exits 1" 1
 expect_not_usable "a Broadwell server: one 'TopDown: not usable' line with the reason" \
 	"GenuineIntel-6-4F (pmu_name skylake) is older than Skylake or not in topdownd's tables: TopDown needs Skylake or later"
+
+# ---- the NMI watchdog holds fixed counter 1 ----
+# The kernel's watchdog setting is the running kernel's: a private mount
+# namespace shows the daemon (and the fake PMU, which then keeps fixed
+# counter 1 busy on every CPU) a /proc/sys/kernel/nmi_watchdog of 1.
+if [ "$(id -u)" -eq 0 ] && unshare --mount --propagation private true 2>/dev/null; then
+	echo 1 >"$tmp/nmi_watchdog"
+	printf '[collect]\nlevel = 1\n' >"$tmp/l1.conf"
+	wd() { # ROOT SCENARIO ARGS...
+		local root=$1 scen=$2
+		shift 2
+		FAKEPMU_SYSFS=$root FAKEPMU_SCENARIO=$scen LD_PRELOAD=$FAKEPMU \
+			timeout 20 unshare --mount --propagation private /bin/sh -c \
+			'mount --bind "$0" /proc/sys/kernel/nmi_watchdog && exec "$@"' "$tmp/nmi_watchdog" \
+			"$TOPDOWND" -c "$tmp/l1.conf" --sysfs-root "$root" "$@"
+	}
+	wd "$FIXTURES/skx-2s" "$PWD/tests/scenarios/parity-skx.json" --probe >"$tmp/out" 2>"$tmp/err"
+	expect_lines "skx-2s, watchdog on: cycles take a general-purpose counter, level 1 in two groups" \
+		"Counters:     5 general-purpose needed, 4 per CPU (probed on CPU 0 with UOPS_ISSUED.ANY); fixed counter 1 held by the NMI watchdog" \
+		"              2 groups rotate: 5 general-purpose counters needed, 4 per CPU (the NMI watchdog holds fixed counter 1: cycles take one of them); each group is scaled by its own enabled/running time, as perf does"
+	# Had the plan put cycles on fixed counter 1, that group would never
+	# run; split, each runs half the time and the figures are the truth
+	# (parity-skx.json, CPU 0: retiring 0.30, bad speculation 0.10).
+	wd "$FIXTURES/skx-2s" "$PWD/tests/scenarios/parity-skx.json" --once --json >"$tmp/wd.json" 2>"$tmp/err"
+	got=$(jq -r '[.cpus[0].level1.retiring, .cpus[0].level1.bad_speculation, .cpus[0].running_ratio] | map(. * 1000 | round / 1000) | @tsv' "$tmp/wd.json")
+	if [ "$got" = "$(printf '0.3\t0.1\t0.5')" ]; then
+		ok "skx-2s, watchdog on: CPU 0 retiring 0.30, bad speculation 0.10, running half the time"
+	else
+		not_ok "skx-2s, watchdog on: CPU 0 retiring 0.30, bad speculation 0.10, running half the time" "got $got"
+	fi
+else
+	ok "# SKIP needs root and unshare --mount for the watchdog's file"
+	ok "# SKIP needs root and unshare --mount for the watchdog's file"
+fi
 
 # ---- configuration shapes the probe ----
 printf '[collect]\ncpus = 0-3,99\nmodel = hardware\nlevel = 1\n' >"$tmp/cpus.conf"
