@@ -602,6 +602,7 @@ static void plan_to_pmu(struct cpmu *pm, const struct plan_pmu *pp)
 					.mode = pp->mode };
 	str_printf(pm->reason, sizeof(pm->reason), "%s",
 		   pp->level_note[0] ? pp->level_note : pp->model_note[0] ? pp->model_note : pp->group_note);
+
 }
 
 static bool same_groups(const struct cpmu *pm, const struct plan_pmu *pp)
@@ -697,10 +698,11 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	const struct cpmu *pm = &c->pmus[cc->pmu];
 	unsigned lead = pm->group_start[g], n = pm->group_start[g + 1] - lead;
 	const size_t want = (3 + 2 * (size_t)n) * sizeof(uint64_t);
-	uint64_t *b = c->buf, enabled, running, delta[UA_EVENTS_MAX];
+	uint64_t *b = c->buf, enabled, running;
 	double scale;
 	ssize_t r;
 	int tries = 0;
+	bool bad = false;
 
 	do {
 		r = read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
@@ -742,51 +744,50 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 		c->errors[COLL_ERR_SHORT_READ]++;
 		return false;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t value = b[3 + 2 * i], id = b[4 + 2 * i];
-		unsigned pos = lead + i;
-
-		/* The kernel returns the values in group order. */
-		if (id != cc->id[pos] || value < cc->prev[pos]) {
-			c->errors[COLL_ERR_SHORT_READ]++;
-			*read_error = true;
-			log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
-					"Unexpected values from the group of CPU %d; skipping this interval for it",
-					cc->cpu);
-			return false;
-		}
-		delta[i] = value - cc->prev[pos];
-	}
-	for (unsigned i = 0; i < n; i++)
-		cc->prev[lead + i] = b[3 + 2 * i];
 	*enabled_ns = (double)(enabled - cc->prev_enabled[g]);
 	*running_ns = (double)(running - cc->prev_running[g]);
 	cc->prev_enabled[g] = enabled;
 	cc->prev_running[g] = running;
-	if (*running_ns <= 0)
-		return false;
 	/* Multiplexed: each group's counts stand for its whole enabled time,
 	 * scaled by its own enabled/running as perf does. */
-	scale = *enabled_ns / *running_ns;
-	for (unsigned i = 0; i < n; i++)
-		in->v[pm->var[lead + i]] += (double)delta[i] * scale;
-	return true;
+	scale = *running_ns > 0 ? *enabled_ns / *running_ns : 0;
+	/* One pass over the values: the kernel returns them in group order
+	 * (the ids say so), each at least its previous value.  A read that
+	 * breaks either is counted and skipped; its values become the new
+	 * baseline. */
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t value = b[3 + 2 * i], id = b[4 + 2 * i];
+		unsigned pos = lead + i;
+
+		bad |= (id != cc->id[pos]) | (value < cc->prev[pos]);
+		in->v[pm->var[pos]] += (double)(value - cc->prev[pos]) * scale;
+		cc->prev[pos] = value;
+	}
+	if (bad) {
+		c->errors[COLL_ERR_SHORT_READ]++;
+		*read_error = true;
+		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
+				"Unexpected values from the group of CPU %d; skipping this interval for it",
+				cc->cpu);
+		return false;
+	}
+	return *running_ns > 0;
 }
 
 static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 {
 	const struct cpmu *pm = &c->pmus[cc->pmu];
-	struct tma_input in;
+	struct tma_input input, *in = &input;
 	struct tma_result res;
 	double enabled = 0, running_share = 1;
 	bool ok = true, read_error = false;
 
 	memset(&cc->counts.last, 0, sizeof(cc->counts.last));
-	memset(&in, 0, sizeof(in));
+	memset(in, 0, sizeof(*in));
 	for (unsigned g = 0; g < pm->n_groups && group_open(cc); g++) {
 		double e = 0, r = 0;
 
-		if (!read_group(c, cc, g, now, &in, &e, &r, &read_error)) {
+		if (!read_group(c, cc, g, now, in, &e, &r, &read_error)) {
 			ok = false;
 			if (e <= 0)
 				continue;
@@ -818,7 +819,7 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 	cc->counts.last[TD_C_RUNNING] = enabled * running_share;
 	/* Slots weigh each fraction: the categories then partition the slots
 	 * counter exactly and aggregate by plain addition. */
-	if (ok && tma_compute(&pm->model, &in, &res) == 0) {
+	if (ok && tma_compute(&pm->model, in, &res) == 0) {
 		cc->counts.last[TD_C_SLOTS] = res.slots;
 		for (int k = 0; k < TD_CAT_COUNT; k++)
 			cc->counts.last[TD_C_CAT + k] = res.frac[k] * res.slots;

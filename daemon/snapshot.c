@@ -24,7 +24,7 @@ const char *const coll_error_name[COLL_ERR_COUNT] = {
 	[COLL_ERR_SHORT_READ] = "short_read",
 };
 
-static void add_counts(struct snap_counts *dst, const struct snap_counts *src)
+static void add_counts(struct snap_counts *restrict dst, const struct snap_counts *restrict src)
 {
 	for (int i = 0; i < TD_C_COUNT; i++) {
 		dst->total[i] += src->total[i];
@@ -33,8 +33,19 @@ static void add_counts(struct snap_counts *dst, const struct snap_counts *src)
 	dst->cats |= src->cats;
 }
 
+/* The package index of each core: both arrays are sorted by package. */
+static int pkg_of_core(const struct snapshot *snap, unsigned core, unsigned *hint)
+{
+	while (*hint < snap->n_pkgs && snap->pkgs[*hint].package < snap->cores[core].package)
+		(*hint)++;
+	return *hint < snap->n_pkgs && snap->pkgs[*hint].package == snap->cores[core].package ?
+		       (int)*hint : -1;
+}
+
 void snapshot_aggregate(struct snapshot *snap)
 {
+	unsigned hint = 0;
+
 	for (unsigned i = 0; i < snap->n_cores; i++) {
 		memset(&snap->cores[i].c, 0, sizeof(snap->cores[i].c));
 		snap->cores[i].covered = false;
@@ -44,8 +55,11 @@ void snapshot_aggregate(struct snapshot *snap)
 		snap->pkgs[i].covered = false;
 	}
 	memset(&snap->host, 0, sizeof(snap->host));
-	/* Always in CPU order: floating-point sums taken in a fixed order of
-	 * non-decreasing terms never decrease, so aggregates stay monotonic. */
+	/* CPUs into their cores, cores into their packages, packages into the
+	 * host: each CPU is added once rather than three times.  Always in
+	 * the same order: floating-point sums taken in a fixed order of
+	 * non-decreasing terms never decrease, so aggregates stay monotonic.
+	 * A CPU whose topology is unknown goes straight to the host. */
 	for (unsigned i = 0; i < snap->n_cpus; i++) {
 		const struct snap_cpu *cpu = &snap->cpus[i];
 		bool covered = cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
@@ -53,13 +67,25 @@ void snapshot_aggregate(struct snapshot *snap)
 		if (cpu->core_idx >= 0) {
 			add_counts(&snap->cores[cpu->core_idx].c, &cpu->c);
 			snap->cores[cpu->core_idx].covered |= covered;
-		}
-		if (cpu->pkg_idx >= 0) {
+		} else if (cpu->pkg_idx >= 0) {
 			add_counts(&snap->pkgs[cpu->pkg_idx].c, &cpu->c);
 			snap->pkgs[cpu->pkg_idx].covered |= covered;
+		} else {
+			add_counts(&snap->host, &cpu->c);
 		}
-		add_counts(&snap->host, &cpu->c);
 	}
+	for (unsigned i = 0; i < snap->n_cores; i++) {
+		int p = pkg_of_core(snap, i, &hint);
+
+		if (p >= 0) {
+			add_counts(&snap->pkgs[p].c, &snap->cores[i].c);
+			snap->pkgs[p].covered |= snap->cores[i].covered;
+		} else {
+			add_counts(&snap->host, &snap->cores[i].c);
+		}
+	}
+	for (unsigned i = 0; i < snap->n_pkgs; i++)
+		add_counts(&snap->host, &snap->pkgs[i].c);
 }
 
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src)

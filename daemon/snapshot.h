@@ -15,15 +15,15 @@
 
 #include "topdown.h"
 
-/* Layout of a counter vector: slots, the slots of each category (enum
- * td_cat), and the enabled/running nanoseconds.  Cumulative vectors only
+/* Layout of a counter vector: slots, the enabled/running nanoseconds,
+ * and the slots of each category (enum td_cat).  Cumulative vectors only
  * grow. */
 enum {
 	TD_C_SLOTS = 0,
-	TD_C_CAT = 1,
-	TD_C_ENABLED = TD_C_CAT + TD_CAT_COUNT,
+	TD_C_ENABLED,
 	TD_C_RUNNING,
-	TD_C_COUNT,
+	TD_C_CAT,
+	TD_C_COUNT = TD_C_CAT + TD_CAT_COUNT,
 };
 
 enum cpu_state {
@@ -132,8 +132,9 @@ struct snapshot {
 	double config_loaded_at;
 };
 
-/* Sums the CPUs' counts into cores, packages and the host (slot-weighted:
- * counters are added, ratios are never averaged). */
+/* Sums the CPUs' counts into cores, the cores' into packages and the
+ * packages' into the host (slot-weighted: counters are added, ratios are
+ * never averaged). */
 void snapshot_aggregate(struct snapshot *snap);
 
 /* Copies everything but the arrays' storage (which must have room). */

@@ -212,12 +212,18 @@ def guess(clients, seconds, user, password, tls):
     lock = threading.Lock()
     stop = threading.Event()
 
+    # Per address: the times of its wrong-password answers (401), to tell
+    # whether it could have been throttled at all.
+    failures = {}
+
     def guesser(addr, k):
         i = 0
         while not stop.is_set():
             status, _, _ = request("/metrics", addr, auth="%s:wrong-%d-%d" % (user, k, i), tls=tls)
             with lock:
                 counts[str(status)] = counts.get(str(status), 0) + 1
+                if status == 401:
+                    failures.setdefault(addr, []).append(time.monotonic())
             i += 1
             if status == 429:
                 time.sleep(0.05)
@@ -244,8 +250,14 @@ def guess(clients, seconds, user, password, tls):
         return {"n": len(samples), "ok": sum(1 for st, _ in samples if st == 200),
                 "median_ms": round(statistics.median(ms), 1) if ms else None,
                 "max_ms": round(ms[-1], 1) if ms else None}
+    # An address with a sixth failure asked again at once (the loop does
+    # not wait), inside the 1 s block: it must have been answered 429.
+    # One with fewer (bcrypt slower than 6 checks per address here) could
+    # not be throttled yet.
     return {"first": first, "scrape": summary(scrape), "healthy": summary(healthy),
-            "guessers": counts}
+            "guessers": counts,
+            "max_failures_per_address": max((len(t) for t in failures.values()), default=0),
+            "addresses_past_free_failures": sum(1 for t in failures.values() if len(t) >= 6)}
 
 
 def auth_timing(user, password):

@@ -45,15 +45,15 @@ static const struct expo_options CPU_OPTS = {
 static struct fixture *tiny(void)
 {
 	static const double t0[TD_C_COUNT] = {
-		12345678901234.0, 4e12, 1345678901234.0, 3e12, 4e12,
+		12345678901234.0, 1.5e9, 1.5e9, 4e12, 1345678901234.0, 3e12, 4e12,
 		1e12, 3e12, 345678901234.0, 1e12, 2e12, 1e12, 2.5e12, 1.5e12,
-		E_CORE_ONLY_ZEROS 1.5e9, 1.5e9,
+		E_CORE_ONLY_ZEROS
 	};
 	static const double l0[TD_C_COUNT] = {
-		1000, 400, 100, 200, 300, 100, 300, 50, 50, 150, 50, 200, 100, E_CORE_ONLY_ZEROS 1e9, 1e9,
+		1000, 1e9, 1e9, 400, 100, 200, 300, 100, 300, 50, 50, 150, 50, 200, 100, E_CORE_ONLY_ZEROS
 	};
 	static const double t1[TD_C_COUNT] = {
-		1000, 250, 250, 250, 250, 125, 125, 125, 125, 125, 125, 125, 125, E_CORE_ONLY_ZEROS 1.5e9, 0.75e9,
+		1000, 1.5e9, 0.75e9, 250, 250, 250, 250, 125, 125, 125, 125, 125, 125, 125, 125, E_CORE_ONLY_ZEROS
 	};
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct snapshot *s;
