@@ -143,7 +143,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 		return;
 	}
 	for (unsigned g = 0; g < pp->n_groups; g++) {
-		char label[16];
+		char label[24];
 
 		snprintf(label, sizeof(label), "Group %u:", g + 1);
 		print_events(out, label, pp, pp->group_start[g], pp->group_start[g + 1]);
