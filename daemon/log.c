@@ -129,7 +129,7 @@ int log_internal(enum log_level level, int error, const char *fmt, ...)
 int log_ratelimited(struct log_ratelimit *rl, enum log_level level, int error,
 		    const char *fmt, ...)
 {
-	uint64_t now = mono_ns();
+	uint64_t now;
 	unsigned dropped = 0;
 	bool print;
 	va_list ap;
@@ -137,6 +137,10 @@ int log_ratelimited(struct log_ratelimit *rl, enum log_level level, int error,
 	if (!log_level_enabled(level))
 		return error;
 	pthread_mutex_lock(&rl->lock);
+	/* Read under the lock: a time taken before it can be older than the
+	 * window another thread has just begun, and the unsigned difference
+	 * would then look like an expired window (a second burst). */
+	now = mono_ns();
 	if (rl->begin_ns == 0 || now - rl->begin_ns >= rl->interval_ns) {
 		dropped = rl->suppressed;
 		rl->begin_ns = now;
