@@ -1,6 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 1,000 intervals at 10 ms on 64 CPUs: no growth in memory or descriptors.
+# 2,000 intervals at 10 ms on 64 CPUs: no growth in memory or descriptors.
+# Memory is compared over the second 1,000 intervals: pages the daemon
+# touches for the first time during the first 1,000 (the history ring
+# filling, glibc settling its arenas under the scrapes) are not growth.
 . "$(dirname "$0")/lib.sh"
 
 plan 5
@@ -29,26 +32,32 @@ for _ in $(seq 1 150); do
 	curl -sf "$TD_URL/metrics" "$TD_URL/api/v1/topdown?scope=cpu" >/dev/null
 	curl -sf -H 'Accept-Encoding: gzip' "$TD_URL/metrics" >/dev/null
 done
-start=$(intervals)
-rss0=$(rss)
-fds0=$(fds)
 # Scrape now and then, as Prometheus would, while the intervals run.
-for _ in $(seq 1 20); do
-	curl -sf "$TD_URL/metrics" >/dev/null
-	curl -sf "$TD_URL/api/v1/topdown?scope=cpu" >/dev/null
-	sleep 0.45
-done
-wait_intervals $((1000 - ($(intervals) - start)))
-ok $? "1,000 more intervals collected"
+run_1000() {
+	local start
+	start=$(intervals)
+	for _ in $(seq 1 20); do
+		curl -sf "$TD_URL/metrics" >/dev/null
+		curl -sf "$TD_URL/api/v1/topdown?scope=cpu" >/dev/null
+		sleep 0.45
+	done
+	wait_intervals $((1000 - ($(intervals) - start)))
+}
+start=$(intervals)
+fds0=$(fds)
+run_1000
+rss0=$(rss)
+run_1000
+ok $? "2,000 more intervals collected"
 end=$(intervals)
 rss1=$(rss)
 fds1=$(fds)
-diag "intervals $start -> $end, RSS $rss0 -> $rss1 KiB, fds $fds0 -> $fds1"
+diag "intervals $start -> $end, RSS after the first 1,000 $rss0 -> after the second $rss1 KiB, fds $fds0 -> $fds1"
 is "$fds1" "$fds0" "open descriptors unchanged ($fds0: 64 CPUs x 10 events + the daemon's own)"
 if [ "${SAN:-}" = 1 ]; then
 	skip "RSS under AddressSanitizer grows with its quarantine, not with the daemon"
 else
-	ok $([ $((rss1 - rss0)) -le 64 ]; echo $?) "RSS did not grow (+$((rss1 - rss0)) KiB, at most 64)"
+	ok $([ $((rss1 - rss0)) -le 64 ]; echo $?) "RSS did not grow over the second 1,000 intervals (+$((rss1 - rss0)) KiB, at most 64)"
 fi
 td_stop
 is "$TD_STATUS" 0 "exit status 0 after SIGTERM"
