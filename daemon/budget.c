@@ -24,15 +24,8 @@ bool budget_parse_watchdog(const char *text)
 static bool smt_from_topology(const struct topo *topo)
 {
 	CPUSET_FOREACH(a, topo_online(topo)) {
-		const struct topo_cpu *ta = topo_cpu(topo, (unsigned)a);
-
-		if (!ta || !ta->known)
-			continue;
 		CPUSET_FOREACH(b, topo_online(topo)) {
-			const struct topo_cpu *tb = topo_cpu(topo, (unsigned)b);
-
-			if (b > a && tb && tb->known && tb->package == ta->package &&
-			    tb->die == ta->die && tb->core_id == ta->core_id)
+			if (b > a && topo_same_core(topo_cpu(topo, (unsigned)a), topo_cpu(topo, (unsigned)b)))
 				return true;
 		}
 	}

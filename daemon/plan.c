@@ -103,15 +103,9 @@ int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigne
 static bool siblings_selected(const struct topo *topo, const struct cpuset *set)
 {
 	CPUSET_FOREACH(a, set) {
-		const struct topo_cpu *ta = topo_cpu(topo, (unsigned)a);
-
-		if (!ta || !ta->known)
-			continue;
 		CPUSET_FOREACH(b, topo_online(topo)) {
-			const struct topo_cpu *tb = topo_cpu(topo, (unsigned)b);
-
-			if (tb && tb->known && tb->package == ta->package && tb->die == ta->die &&
-			    tb->core_id == ta->core_id && !cpuset_test(set, (unsigned)b))
+			if (!cpuset_test(set, (unsigned)b) &&
+			    topo_same_core(topo_cpu(topo, (unsigned)a), topo_cpu(topo, (unsigned)b)))
 				return false;
 		}
 	}

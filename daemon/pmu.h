@@ -44,7 +44,7 @@ struct pmu_encoding {
 
 int pmu_parse_format(const char *name, const char *text, struct pmu_format *out,
 		     char *err, size_t errlen);
-/* Encodes "event=0x00,umask=0x80" (plus flag terms like "edge") into
+/* Encodes "event=N,umask=M" style terms (plus flag terms like "edge") into
  * config values with @formats.  Returns 0 or -EINVAL with @err set. */
 int pmu_encode_terms(const struct pmu_formats *formats, const char *terms,
 		     struct pmu_encoding *out, char *err, size_t errlen);

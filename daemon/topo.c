@@ -208,3 +208,9 @@ int topo_refresh_online(struct topo *topo, const struct sysfs *sysfs)
 	topo->online = now;
 	return 1;
 }
+
+bool topo_same_core(const struct topo_cpu *a, const struct topo_cpu *b)
+{
+	return a && b && a->known && b->known && a->package == b->package && a->die == b->die &&
+	       a->core_id == b->core_id;
+}

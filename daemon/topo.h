@@ -30,6 +30,10 @@ const struct cpuset *topo_online(const struct topo *topo);
 /* NULL for a CPU that is not possible. */
 const struct topo_cpu *topo_cpu(const struct topo *topo, unsigned cpu);
 
+/* Two known CPUs that are threads of one core (same package, die and
+ * core id): SMT siblings, or the same CPU. */
+bool topo_same_core(const struct topo_cpu *a, const struct topo_cpu *b);
+
 /* Re-reads the online list; returns 1 if it changed, 0 if not, -errno. */
 int topo_refresh_online(struct topo *topo, const struct sysfs *sysfs);
 /* Re-reads one CPU's topology (it came online).  -ENOENT if unavailable. */
