@@ -408,42 +408,45 @@ static void self_families(struct render *r)
 	buf_putc(b, '\n');
 }
 
+/* A family of one unlabelled sample: its header, then "NAME ", then the
+ * caller writes the value. */
+static struct buf *single(struct render *r, const char *name, const char *type, const char *help)
+{
+	family(r, name, type, help);
+	buf_puts(r->out, name);
+	buf_putc(r->out, ' ');
+	return r->out;
+}
+
 /* The exporter convention (the Prometheus client libraries). */
 static void process_families(struct render *r)
 {
 	const struct procstat *p = r->opt->proc;
-	struct buf *b = r->out;
 
 	if (!p || !p->valid)
 		return;
-	family(r, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
-	buf_puts(b, "process_cpu_seconds_total ");
-	buf_double(b, p->cpu_seconds);
-	buf_putc(b, '\n');
-	family(r, "process_open_fds", "gauge", "Number of open file descriptors.");
-	buf_puts(b, "process_open_fds ");
-	buf_u64(b, p->open_fds);
-	buf_putc(b, '\n');
+	buf_double(single(r, "process_cpu_seconds_total", "counter",
+			  "Total user and system CPU time spent in seconds."), p->cpu_seconds);
+	buf_putc(r->out, '\n');
+	buf_u64(single(r, "process_open_fds", "gauge", "Number of open file descriptors."),
+		p->open_fds);
+	buf_putc(r->out, '\n');
 	if (p->max_fds) {
-		family(r, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
-		buf_puts(b, "process_max_fds ");
-		buf_u64(b, p->max_fds);
-		buf_putc(b, '\n');
+		buf_u64(single(r, "process_max_fds", "gauge", "Maximum number of open file descriptors."),
+			p->max_fds);
+		buf_putc(r->out, '\n');
 	}
-	family(r, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
-	buf_puts(b, "process_virtual_memory_bytes ");
-	buf_count(b, p->virtual_bytes);
-	buf_putc(b, '\n');
-	family(r, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
-	buf_puts(b, "process_resident_memory_bytes ");
-	buf_count(b, p->resident_bytes);
-	buf_putc(b, '\n');
+	buf_count(single(r, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes."),
+		  p->virtual_bytes);
+	buf_putc(r->out, '\n');
+	buf_count(single(r, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes."),
+		  p->resident_bytes);
+	buf_putc(r->out, '\n');
 	if (p->start_time > 0) {
-		family(r, "process_start_time_seconds", "gauge",
-		       "Start time of the process since unix epoch in seconds.");
-		buf_puts(b, "process_start_time_seconds ");
-		buf_double(b, p->start_time);
-		buf_putc(b, '\n');
+		buf_double(single(r, "process_start_time_seconds", "gauge",
+				  "Start time of the process since unix epoch in seconds."),
+			   p->start_time);
+		buf_putc(r->out, '\n');
 	}
 }
 

@@ -295,6 +295,19 @@ static enum MHD_Result busy(struct req *req)
 	return respond_retry(req->mc, req->status, "503 busy, try again in a second\n", 1);
 }
 
+/* Hands the rendering of @snap for @req to a worker: true when it went
+ * (the connection is suspended), else *@ret is the 503. */
+static bool render_on_worker(struct http *h, struct req *req, const struct snapshot *snap,
+			     enum MHD_Result *ret)
+{
+	req->snap = snap;
+	if (offload(h->render_jobs, render_job, req, PHASE_RENDER))
+		return true;
+	req->snap = NULL;
+	*ret = busy(req);
+	return false;
+}
+
 /* Basic auth.  Returns true when the request may go on; otherwise a
  * response is queued, or the check runs on a worker (*@suspended). */
 static bool authorized(struct req *req, enum MHD_Result *ret, bool *suspended)
@@ -479,13 +492,10 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 		if (render_queue_cached(h->render, conn, req->variant, req->gran, snap->published,
 					req->s->gen, &ret))
 			break;
-		req->snap = snap;
-		if (offload(h->render_jobs, render_job, req, PHASE_RENDER)) {
+		if (render_on_worker(h, req, snap, &ret)) {
 			*suspended = true;
 			return MHD_YES;
 		}
-		req->snap = NULL;
-		ret = busy(req);
 		break;
 	}
 	case EXPO_EP_API: {
@@ -514,13 +524,10 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 				break;
 			}
 		}
-		req->snap = snap;
-		if (offload(h->render_jobs, render_job, req, PHASE_RENDER)) {
+		if (render_on_worker(h, req, snap, &ret)) {
 			*suspended = true;
 			return MHD_YES;
 		}
-		req->snap = NULL;
-		ret = busy(req);
 		break;
 	}
 	case EXPO_EP_INDEX:
