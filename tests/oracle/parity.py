@@ -40,6 +40,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clamps import PARENT, documented  # noqa: E402
 from perfexpr import Metrics, Tables, canonical_event  # noqa: E402
 
 L1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
@@ -52,20 +53,6 @@ L2 = {"heavy_operations": "retiring", "light_operations": "retiring",
       "base": "retiring", "ms_uops": "retiring",
       "ifetch_latency": "frontend_bound", "ifetch_bandwidth": "frontend_bound",
       "resource_bound": "backend_bound"}
-
-
-# The child each pair measures, and the one taken as the rest (tma.c).
-MEASURED = {"heavy_operations": "retiring", "ms_uops": "retiring",
-            "branch_mispredicts": "bad_speculation",
-            "fetch_latency": "frontend_bound", "ifetch_latency": "frontend_bound",
-            "memory_bound": "backend_bound"}
-SIBLING = {"heavy_operations": "light_operations", "ms_uops": "base",
-           "branch_mispredicts": "machine_clears",
-           "fetch_latency": "fetch_bandwidth", "ifetch_latency": "ifetch_bandwidth",
-           "memory_bound": "core_bound"}
-# Crestmont counts core_bound (ALLOC_RESTRICTIONS); resource_bound is the rest.
-MEASURED_CMT = {"core_bound": "backend_bound"}
-SIBLING_CMT = {"core_bound": "resource_bound"}
 
 
 def cpulist(text):
@@ -381,46 +368,15 @@ def topdownd_values(a):
     return [(wins[k], values.get(k, {})) for k in range(len(lines))]
 
 
-def clamped_gp(p):
-    """General-purpose formulas: a negative level-1 value is 0 and the four
-    are scaled to sum to 1; each measured child is clamped to [0, parent]
-    and its sibling is the rest (README)."""
-    l1 = {c: max(p[c], 0.0) for c in L1}
-    total = sum(l1.values()) or 1.0
-    out = {c: v / total for c, v in l1.items()}
-    cmt = "ifetch_latency" in p
-    pairs = dict(MEASURED, **MEASURED_CMT) if cmt else MEASURED
-    siblings = dict(SIBLING, **SIBLING_CMT) if cmt else SIBLING
-    for child, parent in pairs.items():
-        if child in p and not (cmt and child == "memory_bound"):
-            v = min(max(p[child], 0.0), out[parent])
-            out[child] = v
-            out[siblings[child]] = out[parent] - v
-    return out
-
-
 def clamped(p, icl, gp=False):
-    """perf's values through topdownd's documented clamps (README)."""
+    """perf's values through topdownd's documented clamps (clamps.py)."""
     if not all(c in p for c in L1):
         return dict(p)
     if gp:
-        return clamped_gp(p)
-    cl = lambda v, lo, hi: lo if v < lo else hi if v > hi else v
-    ret, fe, be = p["retiring"], cl(p["frontend_bound"], 0, 1), p["backend_bound"]
-    if ret + fe + be > 1:
-        be = cl(1 - ret - fe, 0, 1)
-    bad = max(1 - (fe + be + ret), 0)
-    out = {"retiring": ret, "bad_speculation": bad, "frontend_bound": fe, "backend_bound": be}
-    if "heavy_operations" in p:
-        heavy = cl(p["heavy_operations"], 0, ret)
-        brm = cl(p["branch_mispredicts"], 0, bad)
-        fl = cl(p["fetch_latency"], 0, fe)
-        mb = cl(p["memory_bound"], 0, be)
-        out.update({"heavy_operations": heavy, "light_operations": ret - heavy,
-                    "branch_mispredicts": brm, "machine_clears": bad - brm,
-                    "fetch_latency": fl, "fetch_bandwidth": fe - fl,
-                    "memory_bound": mb, "core_bound": be - mb})
-    return out
+        formulas = "cmt" if "ifetch_latency" in p else "grt" if "ms_uops" in p else "skl"
+    else:
+        formulas = "icl" if icl else "glc"
+    return documented(p, formulas, 2)
 
 
 def phase_bounds(scenario):
@@ -501,6 +457,12 @@ def main():
     clamps, errors = 0, []
     for aggr, series in perf.items():
         for window, pvals in series[1:]:
+            # perf stat -I prints a last, shorter interval when the command
+            # it waits for exits; with rotating groups some of them barely
+            # ran in it (perf printed -28 % bad speculation for a 0.1 s
+            # tail once).  Whole intervals only.
+            if window[1] - window[0] < 0.9 * a.interval_ms / 1000.0:
+                continue
             ph = phase_of(window, bounds)
             if ph is None or ph not in mine_by_phase:
                 continue
@@ -532,7 +494,7 @@ def main():
                         # Rescaling perf's rounded output is not a clamp.
                         acted = any(pv[c] < -2e-6 for c in L1 if c in pv) or any(
                             pv[ch] < -2e-6 or pv[ch] > pv[par] + 2e-6
-                            for ch, par in MEASURED.items() if ch in pv and par in pv)
+                            for ch, par in PARENT.items() if ch in pv and par in pv)
                     else:
                         acted = any(abs(want[c] - pv[c]) > 2e-6 for c in want if c in pv)
                     clamps += acted

@@ -30,6 +30,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clamps import PARENT, SIBLINGS, SIBLINGS_CMT, documented  # noqa: E402
 from perfexpr import Tables, canonical_event, parse_terms  # noqa: E402
 
 # reference/perf-tables/README.md, "Known skew": the copied
@@ -206,21 +207,6 @@ def check_width(ua):
        "\n".join(texts))
 
 
-L1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
-# Each level-2 pair: the child topdownd measures -> the one it takes as the
-# rest of their parent (tma.c).
-SIBLINGS = {"heavy_operations": "light_operations", "ms_uops": "base",
-            "branch_mispredicts": "machine_clears", "fetch_latency": "fetch_bandwidth",
-            "ifetch_latency": "ifetch_bandwidth", "memory_bound": "core_bound"}
-SIBLINGS_CMT = {"branch_mispredicts": "machine_clears", "ifetch_latency": "ifetch_bandwidth",
-                "core_bound": "resource_bound"}
-PARENT = {"heavy_operations": "retiring", "ms_uops": "retiring", "branch_mispredicts": "bad_speculation",
-          "fetch_latency": "frontend_bound", "ifetch_latency": "frontend_bound",
-          "memory_bound": "backend_bound", "core_bound": "backend_bound"}
-# Children perf takes as a ratio of events times their parent: with a
-# parent topdownd changed (a clamp), topdownd applies the same ratio to
-# its own parent.
-SCALED = {"branch_mispredicts", "memory_bound"}
 MODES = {"nosmt": {"#SMT_on": 0, "#core_wide": 1}, "smt": {"#SMT_on": 1, "#core_wide": 1},
          "ebs": {"#SMT_on": 1, "#core_wide": 0}}
 
@@ -279,43 +265,6 @@ def random_counts(rng, ua, level, mode):
     return c, slots
 
 
-def clamp(v, lo, hi):
-    return lo if v < lo else hi if v > hi else v
-
-
-def documented_clamps(p, ua, level):
-    """perf's values -> what topdownd reports (README, "How it measures")."""
-    formulas = ua["formulas"]
-    if formulas in ("glc", "icl", "metrics"):
-        ret = p["retiring"]
-        fe = clamp(p["frontend_bound"], 0, 1)
-        be = p["backend_bound"]
-        if ret + fe + be > 1:
-            be = clamp(1 - ret - fe, 0, 1)
-        bad = max(1 - (fe + be + ret), 0)
-        out = {"retiring": ret, "bad_speculation": bad, "frontend_bound": fe, "backend_bound": be}
-    else:
-        l1 = {c: max(p[c], 0.0) for c in L1}
-        total = sum(l1.values())
-        if total <= 0:
-            l1, total = {"retiring": 0, "bad_speculation": 0, "frontend_bound": 0, "backend_bound": 1}, 1
-        out = {c: v / total for c, v in l1.items()}
-    if level < 2:
-        return out
-    siblings = SIBLINGS_CMT if formulas == "cmt" else SIBLINGS
-    for child, rest in siblings.items():
-        if child not in p:
-            continue
-        parent = PARENT[child]
-        v = p[child]
-        if child in SCALED and formulas in ("skl", "icl"):
-            v = v / p[parent] * out[parent] if p[parent] else 0.0
-        v = clamp(v, 0, out[parent])
-        out[child] = v
-        out[rest] = out[parent] - v
-    return out
-
-
 def check_formulas(tables, ua, dump, reference_ua):
     """topdownd's tma on random counts vs perf's expressions."""
     rng = random.Random(0x70D0 + len(ua["id"]) + len(ua["formulas"]))
@@ -363,7 +312,7 @@ def check_formulas(tables, ua, dump, reference_ua):
                 perf[m["category"]] = metrics.evaluate(m["perf_name"], values, MODES[mode])
             except ZeroDivisionError:
                 perf[m["category"]] = 0.0
-        want = documented_clamps(perf, src, level)
+        want = documented(perf, src["formulas"], level)
         if any(abs(want[k] - perf[k]) > 1e-9 for k in want):
             clamped += 1
         if got.get("nodata"):
