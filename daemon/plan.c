@@ -133,20 +133,27 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 	uint8_t events[UA_EVENTS_MAX];
 	int n;
 
+	/* Where the NMI watchdog's pinned cycles event goes: fixed counter 1,
+	 * or on a PMU without fixed counters one of the general-purpose ones
+	 * (no group validation sees it there either). */
+	bool fixed1_busy = budget->watchdog && !ua->watchdog_takes_gp;
+
 	pp->gp_available = budget->pmu[idx].gp ? budget->pmu[idx].gp : ua_gp_counters(ua);
 	str_printf(pp->gp_source, sizeof(pp->gp_source), "%s",
 		   budget->pmu[idx].source[0] ? budget->pmu[idx].source : "perf's tables");
 	pp->watchdog = budget->watchdog;
+	if (budget->watchdog && ua->watchdog_takes_gp && pp->gp_available > 1)
+		pp->gp_available--;
 	pp->gp_needed = 0;
 	for (unsigned i = 0; i < pp->n_events; i++) {
 		const struct ua_event *ev = &ua->events[pp->events[i]];
 		int fixed = ua_event_fixed(ev);
 
-		if (fixed < 0 || (fixed == 1 && pp->watchdog))
+		if (fixed < 0 || (fixed == 1 && fixed1_busy))
 			pp->gp_needed++;
 	}
 	memcpy(events, pp->events, sizeof(events));
-	n = plan_pack(ua, events, pp->n_events, pp->n_core, pp->gp_available, pp->watchdog,
+	n = plan_pack(ua, events, pp->n_events, pp->n_core, pp->gp_available, fixed1_busy,
 		      pp->events, pp->group_start);
 	if (n < 0) {
 		/* Cannot happen with a table's own counters; one group, as the
@@ -161,7 +168,9 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 		str_printf(pp->group_note, sizeof(pp->group_note),
 			   "%u groups rotate: %u general-purpose counters needed, %u per CPU%s; each group is scaled by its own enabled/running time, as perf does",
 			   pp->n_groups, pp->gp_needed, pp->gp_available,
-			   pp->watchdog ? " (the NMI watchdog holds fixed counter 1: cycles take one of them)" : "");
+			   !pp->watchdog ? "" :
+			   ua->watchdog_takes_gp ? " (the NMI watchdog holds one more)" :
+			   " (the NMI watchdog holds fixed counter 1: cycles take one of them)");
 }
 
 static bool perf_metrics_formulas(const struct uarch *ua)

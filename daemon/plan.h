@@ -49,7 +49,8 @@ struct plan_pmu {
 	unsigned gp_available;     /* general-purpose counters per CPU */
 	char gp_source[BUDGET_SOURCE_MAX]; /* how gp_available was found */
 	unsigned gp_needed;        /* general-purpose counters the events take */
-	bool watchdog;             /* fixed counter 1 held by the NMI watchdog */
+	bool watchdog;             /* the NMI watchdog holds a counter (fixed 1, or a
+				    * general-purpose one: ua->watchdog_takes_gp) */
 	char group_note[PLAN_REASON_MAX]; /* why the events rotate, or "" */
 };
 

@@ -218,9 +218,14 @@ static void describe_no_topdown(const struct sysfs *sysfs, const struct pmu_info
 	char path[256], cpuid[64] = "an unknown CPU";
 
 	snprintf(path, sizeof(path), DEVICES "/%s/events/topdown-total-slots", core->name);
+	const struct ua_without *without = info->have_cpuid ? ua_lookup_without(&info->cpuid) : NULL;
+
 	if (info->have_cpuid)
 		ua_cpuid_format(&info->cpuid, cpuid, sizeof(cpuid));
-	if (strcmp(core->name, "cpu_atom") == 0) {
+	if (without) {
+		str_printf(core->reason, sizeof(core->reason), "%s is %s (perf's table %s): %s", cpuid,
+			   without->name, without->table, without->why);
+	} else if (strcmp(core->name, "cpu_atom") == 0) {
 		str_printf(core->reason, sizeof(core->reason),
 			   "cpu_atom (E-core) of %s: not a microarchitecture topdownd has TopDown tables for (Gracemont and Crestmont are)",
 			   cpuid);

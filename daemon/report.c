@@ -130,14 +130,20 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 		fprintf(out, "%-13s hardware (metric events only)%s%s\n", "Model:",
 			pp->model_note[0] ? ": " : "", pp->model_note);
 	}
-	if (pp->ua->core_scoped)
+	if (pp->ua->formulas == UA_FORMULAS_ZEN)
+		fprintf(out, "%-13s %s\n", "SMT:",
+			pp->mode == UA_MODE_NOSMT ? "off: each CPU is a core" :
+			"on: each CPU's dispatch slots are its own; the slots the other thread took are smt_contention");
+	else if (pp->ua->core_scoped)
 		fprintf(out, "%-13s %s\n", "SMT:",
 			pp->mode == UA_MODE_NOSMT ? "off: each CPU is a core" :
 			pp->mode == UA_MODE_SMT ? "on, every thread of each core counted: a CPU's figures are its share of its core (AnyThread counts / 2)" :
 			"on, some threads of a core not counted: a CPU's figures are its share of its core, from perf's per-thread estimate of the core's clocks");
 	fprintf(out, "%-13s %u general-purpose needed, %u per CPU (%s)%s\n", "Counters:",
 		pp->gp_needed, pp->gp_available, pp->gp_source,
-		pp->watchdog ? "; fixed counter 1 held by the NMI watchdog" : "");
+		!pp->watchdog ? "" :
+		pp->ua->watchdog_takes_gp ? "; one more held by the NMI watchdog" :
+		"; fixed counter 1 held by the NMI watchdog");
 	if (pp->n_groups == 1) {
 		print_events(out, "Events:", pp, 0, pp->n_events);
 		return;

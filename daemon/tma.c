@@ -47,6 +47,17 @@
  *                     level 2: ifetch_latency = FRONTEND_LATENCY/SLOTS,
  *                     branch_mispredicts = MISPREDICT/SLOTS, core_bound = ALLOC_RESTRICTIONS/SLOTS,
  *                     the other child = parent - child
+ * AMD Zen 4 and later, SLOTS = W * ls_not_halted_cyc (a thread's own
+ * dispatch slots, SMT or not):
+ *                     frontend = NO_OPS_FRONTEND/SLOTS, backend = BACKEND_STALLS/SLOTS,
+ *                     smt_contention = SMT_CONTENTION/SLOTS, retiring = OPS_RETIRED/SLOTS,
+ *                     bad_speculation = (OPS_DISPATCHED - OPS_RETIRED)/SLOTS;
+ *                     level 2: frontend_bound_latency = W*FRONTEND_CYCLES/SLOTS,
+ *                     bad_speculation_mispredicts = bad_speculation * BRANCH_MISP /
+ *                       (BRANCH_MISP + RESYNCS),
+ *                     backend_bound_memory = backend * LOAD_NOT_COMPLETE/NOT_COMPLETE,
+ *                     retiring_microcode = retiring * UCODE_OPS/OPS_RETIRED,
+ *                     the other child = parent - child
  *
  * Beyond perf, so that slot counters partition the slots exactly (the L1
  * categories sum to 1 and every L2 pair sums to its parent):
@@ -56,8 +67,9 @@
  *     backend_bound is capped at 1 - retiring - frontend (perf would print
  *     more than 100% in total);
  *   - general-purpose formulas: a negative level-1 category (perf prints
- *     one when counts disagree) is 0, and the four are scaled to sum to 1
- *     (on Crestmont, whose four are measured independently, always);
+ *     one when counts disagree) is 0, and the four (five on AMD) are
+ *     scaled to sum to 1 (on Crestmont and AMD, whose categories are
+ *     measured independently, always);
  *   - the measured L2 child is clamped to [0, parent] before the other
  *     child is taken as parent - child (8-bit rounding can make
  *     topdown-heavy-ops exceed topdown-retiring by 1/255; independent
@@ -82,8 +94,8 @@ static double ratio(double num, double den)
 }
 
 /* Level 1 of the general-purpose formulas: negatives to 0, then scaled to
- * a sum of 1. */
-static void level1(double *f, double ret, double bad, double fe, double be)
+ * a sum of 1.  @smt is AMD's fifth category (0 elsewhere). */
+static void level1_smt(double *f, double ret, double bad, double fe, double be, double smt)
 {
 	double sum;
 
@@ -91,7 +103,8 @@ static void level1(double *f, double ret, double bad, double fe, double be)
 	bad = bad > 0 ? bad : 0;
 	fe = fe > 0 ? fe : 0;
 	be = be > 0 ? be : 0;
-	sum = ret + bad + fe + be;
+	smt = smt > 0 ? smt : 0;
+	sum = ret + bad + fe + be + smt;
 	if (sum <= 0) {
 		/* Nothing attributed: the slots were all backend stalls as far
 		 * as anything can tell; keep the sum at 1. */
@@ -101,6 +114,12 @@ static void level1(double *f, double ret, double bad, double fe, double be)
 	f[TD_CAT_BAD_SPECULATION] = bad / sum;
 	f[TD_CAT_FRONTEND_BOUND] = fe / sum;
 	f[TD_CAT_BACKEND_BOUND] = be / sum;
+	f[TD_CAT_SMT_CONTENTION] = smt / sum;
+}
+
+static void level1(double *f, double ret, double bad, double fe, double be)
+{
+	level1_smt(f, ret, bad, fe, be, 0);
 }
 
 /* A level-2 pair: @child measured, @other = parent - child. */
@@ -273,6 +292,35 @@ static int crestmont(const struct tma_model *model, const double *v, struct tma_
 	return 0;
 }
 
+static int zen(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	double w = model->width, slots = w * v[TD_EV_CYCLES], *f = out->frac;
+	double retired = v[TD_EV_ZEN_OPS_RETIRED];
+
+	if (slots <= 0)
+		return -ENODATA;
+	out->slots = slots;
+	level1_smt(f, retired / slots, (v[TD_EV_ZEN_OPS_DISPATCHED] - retired) / slots,
+		   v[TD_EV_ZEN_NO_OPS_FRONTEND] / slots, v[TD_EV_ZEN_BACKEND_STALLS] / slots,
+		   v[TD_EV_ZEN_SMT_CONTENTION] / slots);
+	if (model->level < 2)
+		return 0;
+	/* perf's children are ratios of events times perf's parent: here
+	 * times topdownd's (the same unless level 1 was rescaled). */
+	split(f, TD_CAT_RETIRING, TD_CAT_RETIRING_MICROCODE, TD_CAT_RETIRING_FASTPATH,
+	      f[TD_CAT_RETIRING] * ratio(v[TD_EV_ZEN_UCODE_OPS], retired));
+	split(f, TD_CAT_BAD_SPECULATION, TD_CAT_BAD_SPECULATION_MISPREDICTS,
+	      TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS,
+	      f[TD_CAT_BAD_SPECULATION] *
+		      ratio(v[TD_EV_ZEN_BRANCH_MISP], v[TD_EV_ZEN_BRANCH_MISP] + v[TD_EV_ZEN_RESYNCS]));
+	split(f, TD_CAT_FRONTEND_BOUND, TD_CAT_FRONTEND_BOUND_LATENCY, TD_CAT_FRONTEND_BOUND_BANDWIDTH,
+	      w * v[TD_EV_ZEN_FRONTEND_CYCLES] / slots);
+	split(f, TD_CAT_BACKEND_BOUND, TD_CAT_BACKEND_BOUND_MEMORY, TD_CAT_BACKEND_BOUND_CPU,
+	      f[TD_CAT_BACKEND_BOUND] *
+		      ratio(v[TD_EV_ZEN_LOAD_NOT_COMPLETE], v[TD_EV_ZEN_NOT_COMPLETE]));
+	return 0;
+}
+
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		struct tma_result *out)
 {
@@ -288,6 +336,8 @@ int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		return gracemont(model, in->v, out);
 	case UA_FORMULAS_CMT:
 		return crestmont(model, in->v, out);
+	case UA_FORMULAS_ZEN:
+		return zen(model, in->v, out);
 	}
 	return -EINVAL;
 }

@@ -33,8 +33,8 @@ struct tma_model {
 	enum ua_mode mode; /* how SMT threads are counted (Skylake family) */
 };
 
-/* Computes the fractions.  The level-1 fractions are in [0,1] and sum to
- * 1; the level-2 children of a parent sum to it.  Returns -ENODATA when
+/* Computes the fractions.  The level-1 fractions (four, five on AMD) are
+ * in [0,1] and sum to 1; the level-2 children of a parent sum to it.  Returns -ENODATA when
  * the interval has no slots (the CPU was halted throughout, or nothing
  * was counted), -EINVAL for formulas it does not know. */
 int tma_compute(const struct tma_model *model, const struct tma_input *in,

@@ -20,6 +20,16 @@ const struct td_cat_info td_cat[TD_CAT_COUNT] = {
 	[TD_CAT_IFETCH_LATENCY] = { "ifetch_latency", 2, TD_CAT_FRONTEND_BOUND },
 	[TD_CAT_IFETCH_BANDWIDTH] = { "ifetch_bandwidth", 2, TD_CAT_FRONTEND_BOUND },
 	[TD_CAT_RESOURCE_BOUND] = { "resource_bound", 2, TD_CAT_BACKEND_BOUND },
+	[TD_CAT_SMT_CONTENTION] = { "smt_contention", 1, TD_CAT_SMT_CONTENTION },
+	[TD_CAT_RETIRING_FASTPATH] = { "retiring_fastpath", 2, TD_CAT_RETIRING },
+	[TD_CAT_RETIRING_MICROCODE] = { "retiring_microcode", 2, TD_CAT_RETIRING },
+	[TD_CAT_BAD_SPECULATION_MISPREDICTS] = { "bad_speculation_mispredicts", 2, TD_CAT_BAD_SPECULATION },
+	[TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS] = { "bad_speculation_pipeline_restarts", 2,
+							TD_CAT_BAD_SPECULATION },
+	[TD_CAT_FRONTEND_BOUND_LATENCY] = { "frontend_bound_latency", 2, TD_CAT_FRONTEND_BOUND },
+	[TD_CAT_FRONTEND_BOUND_BANDWIDTH] = { "frontend_bound_bandwidth", 2, TD_CAT_FRONTEND_BOUND },
+	[TD_CAT_BACKEND_BOUND_MEMORY] = { "backend_bound_memory", 2, TD_CAT_BACKEND_BOUND },
+	[TD_CAT_BACKEND_BOUND_CPU] = { "backend_bound_cpu", 2, TD_CAT_BACKEND_BOUND },
 };
 
 td_catset td_catset_level(td_catset set, unsigned level)

@@ -60,11 +60,25 @@ enum td_event {
 	TD_EV_MEM_SCHED_ST_BUF, /* MEM_SCHEDULER_BLOCK.ST_BUF */
 	TD_EV_MEM_SCHED_ALL,    /* MEM_SCHEDULER_BLOCK.ALL */
 	TD_EV_UOPS_RETIRED_MS,  /* UOPS_RETIRED.MS */
+	/* AMD Zen 4 and later: dispatch slots (cycles are TD_EV_CYCLES,
+	 * ls_not_halted_cyc) */
+	TD_EV_ZEN_NO_OPS_FRONTEND, /* de_no_dispatch_per_slot.no_ops_from_frontend */
+	TD_EV_ZEN_FRONTEND_CYCLES, /* the same with cmask = width: cycles with no op from the frontend */
+	TD_EV_ZEN_BACKEND_STALLS,  /* de_no_dispatch_per_slot.backend_stalls */
+	TD_EV_ZEN_SMT_CONTENTION,  /* de_no_dispatch_per_slot.smt_contention */
+	TD_EV_ZEN_OPS_DISPATCHED,  /* de_src_op_disp.all */
+	TD_EV_ZEN_OPS_RETIRED,     /* ex_ret_ops */
+	TD_EV_ZEN_BRANCH_MISP,     /* ex_ret_brn_misp */
+	TD_EV_ZEN_RESYNCS,         /* resyncs_or_nc_redirects (Zen 4), bp_redirects.resync (Zen 5) */
+	TD_EV_ZEN_NOT_COMPLETE,    /* ex_no_retire.not_complete */
+	TD_EV_ZEN_LOAD_NOT_COMPLETE, /* ex_no_retire.load_not_complete */
+	TD_EV_ZEN_UCODE_OPS,       /* ex_ret_ucode_ops */
 	TD_EV_COUNT,
 };
 
-/* Categories of the bottleneck tree, level 1 first, then level 2 grouped
- * by parent: the order of every output. */
+/* Categories of the bottleneck tree: Intel's level 1, then its level 2
+ * grouped by parent, then the categories of other cores, each family's
+ * after the last: the order of every output. */
 enum td_cat {
 	TD_CAT_RETIRING,
 	TD_CAT_BAD_SPECULATION,
@@ -84,6 +98,17 @@ enum td_cat {
 	TD_CAT_IFETCH_LATENCY,   /* Crestmont */
 	TD_CAT_IFETCH_BANDWIDTH, /* Crestmont */
 	TD_CAT_RESOURCE_BOUND,   /* Crestmont */
+	/* AMD Zen 4 and later (perf's PipelineL1/L2 names; Zen 5's tables
+	 * spell the level-2 ones frontend_bound_by_latency, ...). */
+	TD_CAT_SMT_CONTENTION,   /* level 1: slots the other thread of the core took */
+	TD_CAT_RETIRING_FASTPATH,
+	TD_CAT_RETIRING_MICROCODE,
+	TD_CAT_BAD_SPECULATION_MISPREDICTS,
+	TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS,
+	TD_CAT_FRONTEND_BOUND_LATENCY,
+	TD_CAT_FRONTEND_BOUND_BANDWIDTH,
+	TD_CAT_BACKEND_BOUND_MEMORY,
+	TD_CAT_BACKEND_BOUND_CPU,
 	TD_CAT_COUNT,
 };
 
@@ -103,6 +128,8 @@ static inline int td_catset_has(td_catset set, enum td_cat c)
 	return (set >> c) & 1u;
 }
 
+/* The four categories every microarchitecture has at level 1 (AMD adds
+ * smt_contention). */
 #define TD_CATSET_L1 ((1u << TD_CAT_RETIRING) | (1u << TD_CAT_BAD_SPECULATION) | \
 		      (1u << TD_CAT_FRONTEND_BOUND) | (1u << TD_CAT_BACKEND_BOUND))
 /* Level 2 of the P-cores. */

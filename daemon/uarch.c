@@ -3,6 +3,7 @@
 #include "uarch.h"
 
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +70,59 @@ static bool has_model(const struct uarch *ua, unsigned model)
 	return false;
 }
 
+bool ua_cpuid_matches(const char *pattern, const char *cpuid)
+{
+	regex_t re;
+	regmatch_t m;
+	bool hit;
+
+	/* perf's strcmp_cpuid_str(): a match must start at 0 and span the
+	 * whole string. */
+	if (regcomp(&re, pattern, REG_EXTENDED) != 0)
+		return false;
+	hit = regexec(&re, cpuid, 1, &m, 0) == 0 && m.rm_so == 0 &&
+	      (size_t)m.rm_eo == strlen(cpuid);
+	regfree(&re);
+	return hit;
+}
+
+/* perf takes the first mapfile.csv line that matches: a CPU without
+ * TopDown listed before a pattern that would also match it (Zen 3 before
+ * Zen 4) is not that pattern's. */
+const struct ua_without *ua_lookup_without(const struct ua_cpuid *id)
+{
+	char cpuid[64];
+
+	ua_cpuid_format(id, cpuid, sizeof(cpuid));
+	for (size_t i = 0; i < ua_without_count(); i++) {
+		const struct ua_without *w = ua_without_get(i);
+
+		if (strcmp(w->vendor, id->vendor) == 0 && ua_cpuid_matches(w->cpuid_pattern, cpuid))
+			return w;
+	}
+	return NULL;
+}
+
+static bool recognises(const struct uarch *ua, const struct ua_cpuid *id)
+{
+	char cpuid[64];
+
+	if (strcmp(ua->vendor, id->vendor) != 0)
+		return false;
+	if (!ua->cpuid_pattern)
+		return ua->family == id->family && has_model(ua, id->model);
+	ua_cpuid_format(id, cpuid, sizeof(cpuid));
+	return ua_cpuid_matches(ua->cpuid_pattern, cpuid);
+}
+
 const struct uarch *ua_lookup(const struct ua_cpuid *id, const char *pmu)
 {
+	if (ua_lookup_without(id))
+		return NULL;
 	for (size_t i = 0; i < ua_count(); i++) {
 		const struct uarch *ua = ua_get(i);
 
-		if (strcmp(ua->vendor, id->vendor) == 0 && ua->family == id->family &&
-		    has_model(ua, id->model) && (!pmu || strcmp(ua->pmu, pmu) == 0))
+		if (recognises(ua, id) && (!pmu || strcmp(ua->pmu, pmu) == 0))
 			return ua;
 	}
 	return NULL;
@@ -128,12 +175,12 @@ unsigned ua_gp_counters(const struct uarch *ua)
 		if (n > best)
 			best = n;
 	}
-	return best;
+	return best ? best : ua->gp_counters;
 }
 
 size_t ua_count(void)
 {
-	return ua_intel_count + ua_skl_count + ua_atom_count;
+	return ua_intel_count + ua_skl_count + ua_atom_count + ua_amd_count;
 }
 
 const struct uarch *ua_get(size_t i)
@@ -144,5 +191,18 @@ const struct uarch *ua_get(size_t i)
 	if (i < ua_skl_count)
 		return ua_skl[i];
 	i -= ua_skl_count;
-	return i < ua_atom_count ? ua_atom[i] : NULL;
+	if (i < ua_atom_count)
+		return ua_atom[i];
+	i -= ua_atom_count;
+	return i < ua_amd_count ? ua_amd[i] : NULL;
+}
+
+size_t ua_without_count(void)
+{
+	return ua_amd_without_count;
+}
+
+const struct ua_without *ua_without_get(size_t i)
+{
+	return i < ua_amd_without_count ? &ua_amd_without[i] : NULL;
 }

@@ -34,6 +34,7 @@ enum ua_formulas {
 			       * core-scoped with SMT (AnyThread) */
 	UA_FORMULAS_GRT,      /* Gracemont E-cores: TOPDOWN_*.ALL over 5 * cycles */
 	UA_FORMULAS_CMT,      /* Crestmont E-cores: TOPDOWN_*.ALL_P over 6 * cycles */
+	UA_FORMULAS_ZEN,      /* AMD Zen 4 and later: dispatch slots, W * ls_not_halted_cyc */
 };
 
 /* How the SMT threads of a core are counted (perf's #SMT_on and
@@ -80,6 +81,11 @@ struct uarch {
 	unsigned family;
 	unsigned n_models;
 	unsigned char models[UA_MODELS_MAX]; /* from perf's x86/mapfile.csv */
+	/* Or perf's own mapfile.csv pattern, matched as perf matches it
+	 * (POSIX extended, the whole "AuthenticAMD-25-11"), where a family
+	 * is recognised by pattern rather than by a list of models; the
+	 * microarchitectures of a vendor are tried in mapfile order. */
+	const char *cpuid_pattern;
 	const char *pmu;       /* the core PMU directory it counts on */
 	enum ua_formulas formulas;
 	/* The pipeline width the formulas multiply cycles by (perf's
@@ -100,6 +106,24 @@ struct uarch {
 	 * because the parent's event is the sum of both children's
 	 * (uarch_atom.c). */
 	td_catset complements;
+	/* For tables without Counter fields (AMD's): the general-purpose
+	 * counters of the core PMU, as the kernel's driver sets them, and
+	 * where that figure comes from. */
+	unsigned gp_counters;
+	const char *gp_source;
+	/* The PMU has no fixed counters: the NMI watchdog's cycles event
+	 * takes a general-purpose counter. */
+	bool watchdog_takes_gp;
+};
+
+/* A CPU perf has tables for, but no TopDown metrics in them (AMD Zen 1 to
+ * 3): recognised so that the reason names it. */
+struct ua_without {
+	const char *vendor;
+	const char *cpuid_pattern; /* perf's mapfile.csv pattern */
+	const char *table;         /* perf's directory for it */
+	const char *name;
+	const char *why;
 };
 
 /* What devices/system/cpu/modalias says about the CPU. */
@@ -119,6 +143,13 @@ void ua_cpuid_format(const struct ua_cpuid *id, char *buf, size_t len);
 /* The microarchitecture of @id counting on core PMU @pmu, or NULL. */
 const struct uarch *ua_lookup(const struct ua_cpuid *id, const char *pmu);
 
+/* A CPU perf knows without TopDown metrics, or NULL. */
+const struct ua_without *ua_lookup_without(const struct ua_cpuid *id);
+
+/* Whether @pattern (perf's mapfile.csv syntax) matches the whole of
+ * @cpuid ("AuthenticAMD-25-11"). */
+bool ua_cpuid_matches(const char *pattern, const char *cpuid);
+
 /* PERF_METRICS without refinement, for a core PMU with slots whose model
  * is not in the tables: the hardware's own TopDown, nothing guessed. */
 const struct uarch *ua_metrics_only(void);
@@ -137,11 +168,15 @@ int ua_event_fixed(const struct ua_event *ev);
 bool ua_event_gp_ok(const struct ua_event *ev);
 
 /* The highest general-purpose counter an event of @ua may use, plus one
- * (its Counter fields: "0,1,2,3" -> 4); 0 when it lists none. */
+ * (its Counter fields: "0,1,2,3" -> 4); the driver's figure
+ * (gp_counters) when the table lists none. */
 unsigned ua_gp_counters(const struct uarch *ua);
 
 /* Every microarchitecture in the tables (tests, documentation). */
 size_t ua_count(void);
 const struct uarch *ua_get(size_t i);
+/* Every CPU known to have no TopDown in perf (tests, documentation). */
+size_t ua_without_count(void);
+const struct ua_without *ua_without_get(size_t i);
 
 #endif

@@ -19,4 +19,10 @@ extern const size_t ua_skl_count;
 extern const struct uarch *const ua_atom[];
 extern const size_t ua_atom_count;
 
+/* uarch_amd.c: AMD Zen 4 and later, and the Zen parts without TopDown */
+extern const struct uarch *const ua_amd[];
+extern const size_t ua_amd_count;
+extern const struct ua_without ua_amd_without[];
+extern const size_t ua_amd_without_count;
+
 #endif

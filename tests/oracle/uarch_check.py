@@ -30,7 +30,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from clamps import PARENT, SIBLINGS, SIBLINGS_CMT, documented  # noqa: E402
+from clamps import PARENT, SIBLINGS, documented, siblings_of  # noqa: E402
 from perfexpr import Tables, canonical_event, parse_terms  # noqa: E402
 
 # reference/perf-tables/README.md, "Known skew": the copied
@@ -98,8 +98,57 @@ def directory_of(tables, cpuid):
     return None
 
 
+def mapfile_pattern(tables, directory):
+    for pattern, d in tables.mapfile("x86"):
+        if d == directory:
+            return pattern
+    return None
+
+
+def check_pattern(tables, what, pattern, directory, samples):
+    """A family recognised by perf's own mapfile.csv pattern: the same
+    text, and every sample CPUID goes to @directory in perf's order."""
+    ok(pattern == mapfile_pattern(tables, directory),
+       "%s: CPUID pattern %s is mapfile.csv's for %s" % (what, pattern, directory),
+       "mapfile.csv: %s" % mapfile_pattern(tables, directory))
+    wrong = [c for c in samples if directory_of(tables, c + "-0") != directory]
+    ok(not wrong, "%s: perf's mapfile.csv picks %s for %d sample CPUIDs (%s ... %s)" %
+       (what, directory, len(samples), samples[0], samples[-1]), "not %s: %s" % (directory, wrong[:8]))
+
+
+def pattern_samples(vendor, family, pattern):
+    out = []
+    for model in range(256):
+        cpuid = "%s-%d-%X" % (vendor, family, model)
+        if re.fullmatch(pattern.replace("[:xdigit:]", "0-9A-Fa-f"), cpuid):
+            out.append(cpuid)
+    return out
+
+
+def metric_groups(directory):
+    """The MetricGroup names of every metric in a table directory."""
+    out = set()
+    if not os.path.isdir(directory):
+        return out
+    for fname in os.listdir(directory):
+        if fname.endswith(".json"):
+            with open(os.path.join(directory, fname)) as f:
+                for e in json.load(f):
+                    if "MetricName" in e:
+                        out |= set(filter(None, e.get("MetricGroup", "").split(";")))
+    return out
+
+
 def check_models(ua):
     tables, _ = tables_of(ua["metrics"][0]["table"])
+    if ua["cpuid_pattern"]:
+        # Models the pattern matches and no earlier mapfile line takes.
+        samples = [c for c in pattern_samples(ua["vendor"], ua["family"], ua["cpuid_pattern"])
+                   if directory_of(tables, c + "-0") == ua["id"]]
+        ok(len(samples) > 0, "%s: some models of family 0x%x are %s's" % (ua["id"], ua["family"], ua["id"]))
+        if samples:
+            check_pattern(tables, ua["id"], ua["cpuid_pattern"], ua["id"], samples)
+        return
     allowed = {ua["id"]} | set(ua["also"])
     for model in ua["models"]:
         cpuid = "%s-%d-%X" % (ua["vendor"], ua["family"], model)
@@ -198,7 +247,7 @@ def check_width(ua):
         return
     texts = [m["expr"] for m in ua["metrics"]]
     metrics = metrics_of(ua["metrics"][0], ua)
-    for name in ("SLOTS", "tma_info_thread_slots", "tma_info_core_slots"):
+    for name in ("SLOTS", "tma_info_thread_slots", "tma_info_core_slots", "total_dispatch_slots"):
         if name in metrics.expr:
             texts.append(metrics.expr[name])
     w = ua["width"]
@@ -234,6 +283,8 @@ def random_counts(rng, ua, level, mode):
     big = rng.random() < 0.2
     cycles = rng.randint(10**6, 10**10)
     slots = (ua["width"] or 4) * cycles
+    if ua["formulas"] == "zen":
+        return zen_counts(rng, ua, cycles, slots, big), slots
     c = metric_counts(rng, slots) if ua["formulas"] in ("glc", "icl", "metrics") else {}
     for e in ua["events"]:
         name = e["name"]
@@ -265,6 +316,42 @@ def random_counts(rng, ua, level, mode):
     return c, slots
 
 
+def zen_counts(rng, ua, cycles, slots, big):
+    """AMD: the no-dispatch reasons and the dispatched ops partition the
+    slots on hardware; one case in five they do not."""
+    c = {}
+    cut = sorted(rng.uniform(0, 1) for _ in range(3))
+    fe, be, smt, disp = cut[0], cut[1] - cut[0], cut[2] - cut[1], 1 - cut[2]
+    if big:
+        fe, be, smt, disp = (rng.uniform(0, 0.9) for _ in range(4))
+    ret = disp * rng.uniform(0.5, 1.2 if big else 1.0)
+    for e in ua["events"]:
+        name = e["name"]
+        if name == "ls_not_halted_cyc":
+            c[name] = cycles
+        elif name == "de_no_dispatch_per_slot.no_ops_from_frontend":
+            c[name] = int(slots * fe)
+        elif name.startswith("de_no_dispatch_per_slot.no_ops_from_frontend,cmask="):
+            c[name] = int(cycles * fe * rng.uniform(0, 1.3 if big else 1.0))
+        elif name == "de_no_dispatch_per_slot.backend_stalls":
+            c[name] = int(slots * be)
+        elif name == "de_no_dispatch_per_slot.smt_contention":
+            c[name] = int(slots * smt)
+        elif name == "de_src_op_disp.all":
+            c[name] = int(slots * disp)
+        elif name == "ex_ret_ops":
+            c[name] = int(slots * ret)
+        elif name == "ex_ret_ucode_ops":
+            c[name] = int(slots * ret * rng.uniform(0, 1.2 if big else 0.3))
+        elif name == "ex_no_retire.not_complete":
+            c[name] = int(cycles * rng.uniform(0, 0.8))
+        elif name == "ex_no_retire.load_not_complete":
+            c[name] = int(c.get("ex_no_retire.not_complete", cycles) * rng.uniform(0, 1.2 if big else 1.0))
+        else:
+            c[name] = int(slots * rng.uniform(0, 0.02))
+    return c
+
+
 def check_formulas(tables, ua, dump, reference_ua):
     """topdownd's tma on random counts vs perf's expressions."""
     rng = random.Random(0x70D0 + len(ua["id"]) + len(ua["formulas"]))
@@ -291,7 +378,7 @@ def check_formulas(tables, ua, dump, reference_ua):
         values_all = {}
         extra = {}
         by_cat = {m["category"]: m for m in src["metrics"]}
-        siblings = SIBLINGS_CMT if src["formulas"] == "cmt" else SIBLINGS
+        siblings = siblings_of(src["formulas"])
         for m in sorted(src["metrics"], key=lambda m: m["complement"]):
             metrics = metrics_of(m, src)
             values = {}
@@ -328,7 +415,8 @@ def check_formulas(tables, ua, dump, reference_ua):
             want_slots = counts["TOPDOWN.SLOTS"]
         else:
             metrics = metrics_of(src["metrics"][0], src)
-            name = [n for n in ("SLOTS", "tma_info_thread_slots", "tma_info_core_slots") if n in metrics.expr]
+            name = [n for n in ("SLOTS", "tma_info_thread_slots", "tma_info_core_slots",
+                                "total_dispatch_slots") if n in metrics.expr]
             want_slots = metrics.evaluate(name[0], values_all | counts_named(metrics, name[0], counts, src, tables, counted),
                                           MODES[mode]) if name else \
                 src["width"] * counts[[e["name"] for e in src["events"] if e["name"].startswith("CPU_CLK_UNHALTED")][0]]
@@ -373,6 +461,16 @@ def main():
         else:
             # PERF_METRICS alone: Sapphire Rapids' formulas without refinement.
             check_formulas(tables, ua, dump, by_id["sapphirerapids"])
+    for w in json.loads(subprocess.check_output([dump, "without"])):
+        tables = ROOTS["perf-tables"]
+        family = int(w["cpuid_pattern"].split("-")[1])
+        samples = [c for c in pattern_samples(w["vendor"], family, w["cpuid_pattern"])
+                   if directory_of(tables, c + "-0") == w["table"]]
+        check_pattern(tables, w["name"] + " (no TopDown)", w["cpuid_pattern"], w["table"], samples)
+        groups = metric_groups(os.path.join(ROOTS["perf-tables-6.1"].root, "x86", w["table"]))
+        ok(groups and not groups & {"PipelineL1", "PipelineL2", "TopdownL1", "TopdownL2"},
+           "%s: perf 6.1's %s tables have metrics (%s) but no PipelineL1/TopdownL1" %
+           (w["name"], w["table"], ", ".join(sorted(groups))))
     print("1..%d" % n)
     return 1 if failed else 0
 

@@ -20,6 +20,7 @@
 static const char *const formulas_name[] = {
 	[UA_FORMULAS_GLC] = "glc", [UA_FORMULAS_ICL] = "icl", [UA_FORMULAS_METRICS] = "metrics",
 	[UA_FORMULAS_SKL] = "skl", [UA_FORMULAS_GRT] = "grt", [UA_FORMULAS_CMT] = "cmt",
+	[UA_FORMULAS_ZEN] = "zen",
 };
 
 static json_t *modes_json(unsigned modes)
@@ -47,6 +48,9 @@ static json_t *uarch_json(const struct uarch *ua)
 	for (unsigned i = 0; i < ua->n_models; i++)
 		json_array_append_new(models, json_integer(ua->models[i]));
 	json_object_set_new(o, "models", models);
+	json_object_set_new(o, "cpuid_pattern", ua->cpuid_pattern ? json_string(ua->cpuid_pattern) : json_null());
+	json_object_set_new(o, "gp_counters", json_integer(ua->gp_counters));
+	json_object_set_new(o, "watchdog_takes_gp", json_boolean(ua->watchdog_takes_gp));
 	json_object_set_new(o, "pmu", ua->pmu ? json_string(ua->pmu) : json_null());
 	json_object_set_new(o, "formulas", json_string(formulas_name[ua->formulas]));
 	json_object_set_new(o, "max_level", json_integer(ua->max_level));
@@ -166,6 +170,23 @@ int main(int argc, char **argv)
 		json_decref(all);
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "without") == 0) {
+		json_t *all = json_array();
+		char *text;
+
+		for (size_t i = 0; i < ua_without_count(); i++) {
+			const struct ua_without *w = ua_without_get(i);
+
+			json_array_append_new(all, json_pack("{s:s, s:s, s:s, s:s, s:s}", "vendor", w->vendor,
+							     "cpuid_pattern", w->cpuid_pattern, "table",
+							     w->table, "name", w->name, "why", w->why));
+		}
+		text = json_dumps(all, JSON_INDENT(1));
+		printf("%s\n", text);
+		free(text);
+		json_decref(all);
+		return 0;
+	}
 	if (argc == 2 && strcmp(argv[1], "eval") == 0) {
 		char *line = NULL;
 		size_t cap = 0;
@@ -178,6 +199,6 @@ int main(int argc, char **argv)
 		free(line);
 		return 0;
 	}
-	fprintf(stderr, "usage: uarch_dump tables | eval\n");
+	fprintf(stderr, "usage: uarch_dump tables | without | eval\n");
 	return 64;
 }
