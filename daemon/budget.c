@@ -47,8 +47,12 @@ void budget_table(const struct pmu_info *pmu, const struct topo *topo,
 		const struct pmu_core *core = &pmu->core[i];
 
 		out->pmu[i].gp = core->ua ? ua_gp_counters(core->ua) : 0;
-		str_printf(out->pmu[i].source, sizeof(out->pmu[i].source),
-			   "perf's tables (Counter fields of %s)", core->ua ? core->ua->id : "no table");
+		if (core->ua && core->ua->gp_source)
+			str_printf(out->pmu[i].source, sizeof(out->pmu[i].source), "the kernel's driver: %s",
+				   core->ua->gp_source);
+		else
+			str_printf(out->pmu[i].source, sizeof(out->pmu[i].source),
+				   "perf's tables (Counter fields of %s)", core->ua ? core->ua->id : "no table");
 	}
 }
 

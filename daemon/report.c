@@ -255,6 +255,7 @@ void report_once(FILE *out, const struct snapshot *snap)
 	char bottlenecks[ONCE_MAX_COLUMNS][80];
 	const struct snap_pmu *p = snap->n_pmus ? &snap->pmus[0] : NULL;
 	unsigned n = 0;
+	int name_w = 22;
 
 	fprintf(out, "# %u CPUs monitored on %u package%s, %s (%s, %s), level %u, model %s, interval %.3f s\n",
 		snap->cpus_by_state[CPU_STATE_MONITORED], snap->n_pkgs, snap->n_pkgs == 1 ? "" : "s",
@@ -271,7 +272,16 @@ void report_once(FILE *out, const struct snapshot *snap)
 		if (snap->pmus[i].core_share)
 			fprintf(out, "# %s: SMT on, a CPU's figures are its share of its core (cores and packages add them up)\n",
 				snap->pmus[i].name);
-	fprintf(out, "%-22s %12s", "", "host");
+	/* The name column fits the longest category shown (AMD's level 2
+	 * names are long). */
+	for (int c = 0; c < TD_CAT_COUNT; c++)
+		if (td_catset_has(snap->cats, (enum td_cat)c) && td_cat[c].level <= snap->level) {
+			int len = (int)strlen(td_cat[c].name) + (td_cat[c].level == 2 ? 2 : 0);
+
+			if (len > name_w)
+				name_w = len;
+		}
+	fprintf(out, "%-*s %12s", name_w, "", "host");
 	cols[n++] = &snap->host;
 	for (unsigned i = 0; i < snap->n_pkgs && n < ONCE_MAX_COLUMNS; i++) {
 		char name[32];
@@ -287,7 +297,7 @@ void report_once(FILE *out, const struct snapshot *snap)
 	for (int l1 = 0; l1 < TD_CAT_COUNT; l1++) {
 		if (!td_catset_has(snap->cats, (enum td_cat)l1) || td_cat[l1].level != 1)
 			continue;
-		fprintf(out, "%-22s", td_cat[l1].name);
+		fprintf(out, "%-*s", name_w, td_cat[l1].name);
 		for (unsigned k = 0; k < n; k++)
 			cell(out, cols[k], l1, bottlenecks[k]);
 		fputc('\n', out);
@@ -297,13 +307,13 @@ void report_once(FILE *out, const struct snapshot *snap)
 			if (!td_catset_has(snap->cats, (enum td_cat)l2) || td_cat[l2].level != 2 ||
 			    td_cat[l2].parent != (enum td_cat)l1)
 				continue;
-			fprintf(out, "  %-20s", td_cat[l2].name);
+			fprintf(out, "  %-*s", name_w - 2, td_cat[l2].name);
 			for (unsigned k = 0; k < n; k++)
 				cell(out, cols[k], l2, bottlenecks[k]);
 			fputc('\n', out);
 		}
 	}
-	fprintf(out, "%-22s", "running");
+	fprintf(out, "%-*s", name_w, "running");
 	for (unsigned k = 0; k < n; k++) {
 		const double *last = cols[k]->last;
 

@@ -405,8 +405,12 @@ static void place(int cpu, uint64_t k)
 
 	cnt.gp_free = gp_counters(fp_core_pmu_for_cpu(cpu));
 	/* The NMI watchdog's pinned cycles event (kernel/watchdog_perf.c)
-	 * holds fixed counter 1 on every CPU before any of ours. */
-	cnt.fixed_busy[1] = fp_fix.watchdog;
+	 * holds a counter on every CPU before any of ours: fixed counter 1,
+	 * or on AMD, which has no fixed counters, a general-purpose one. */
+	if (fp_fix.amd)
+		cnt.gp_free -= fp_fix.watchdog && cnt.gp_free > 0;
+	else
+		cnt.fixed_busy[1] = fp_fix.watchdog;
 	c->rotate_necessary = false;
 	for (int pass = 0; pass < 2; pass++) {
 		for (l = c->head; l; l = l->cpu_next) {

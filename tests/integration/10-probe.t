@@ -16,7 +16,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abor
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..40"
+echo "1..48"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -203,6 +203,34 @@ expect_lines "srf-2s: Crestmont, one group of 7 general-purpose events" \
 	"Counters:     7 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN_FE_BOUND.ALL_P)" \
 	"Monitored:    16 CPUs on 2 packages, 16 cores (0-15)" \
 	"TopDown:      usable"
+# AMD Genoa (Zen 4) and Turin (Zen 5): PipelineL1/L2 on six counters,
+# probed; the driver's figure is the fallback.
+probe "$FIXTURES/genoa-2s"
+expect_rc "genoa-2s: --probe exits 0" 0
+expect_lines "genoa-2s: Zen 4 by perf's mapfile pattern, 12 events in 2 groups of 6" \
+	"Uarch:        AMD Zen 4 (AuthenticAMD-25-11)" \
+	"Formulas:     amdzen4 (perf's x86/amdzen4 tables)" \
+	"SMT:          on: each CPU's dispatch slots are its own; the slots the other thread took are smt_contention" \
+	"Counters:     12 general-purpose needed, 6 per CPU (probed on CPU 0 with ls_not_halted_cyc)" \
+	"Group 2:      de_no_dispatch_per_slot.no_ops_from_frontend,cmask=6," \
+	"Monitored:    16 CPUs on 2 packages, 8 cores (0-15)" \
+	"TopDown:      usable"
+probe "$FIXTURES/turin-1s"
+expect_lines "turin-1s: Zen 5, its own resync event and cmask 8" \
+	"Uarch:        AMD Zen 5 (AuthenticAMD-26-2)" \
+	"Group 2:      de_no_dispatch_per_slot.no_ops_from_frontend,cmask=8," \
+	"              ex_ret_brn_misp, bp_redirects.resync, ex_no_retire.not_complete," \
+	"TopDown:      usable"
+# Zen 3 (Milan) and Zen 2 (Rome): perf has no TopDown for them.
+probe "$FIXTURES/milan-1s"
+expect_rc "milan-1s (Zen 3): --probe exits 1" 1
+expect_not_usable "milan-1s (Zen 3): the reason names Zen 3 and why" \
+	"AuthenticAMD-25-1 is AMD Zen 3 (perf's table amdzen3): perf has no TopDown (PipelineL1) metrics for it: they need the per-slot dispatch events (PMCx1A0) of Zen 4 and later"
+cp -r "$FIXTURES/milan-1s" "$tmp/rome"
+sed -i s/fam0019mod0001/fam0017mod0031/ "$tmp/rome/devices/system/cpu/modalias"
+probe "$tmp/rome"
+expect_not_usable "a Rome (Zen 2) host: the reason names Zen 2" \
+	"AuthenticAMD-23-31 is AMD Zen 2 (perf's table amdzen2): perf has no TopDown (PipelineL1) metrics for it: they need the per-slot dispatch events (PMCx1A0) of Zen 4 and later"
 # Broadwell (model 0x4F): the generic-counter events, no perf tables.
 cp -r "$FIXTURES/skx-1s" "$tmp/bdx"
 sed -i s/mod0055/mod004F/ "$tmp/bdx/devices/system/cpu/modalias"
@@ -241,9 +269,23 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount --propagation private true 2>/dev/nul
 	else
 		not_ok "skx-2s, watchdog on: CPU 0 retiring 0.30, bad speculation 0.10, running half the time" "got $got"
 	fi
+	# AMD has no fixed counters: the watchdog takes one of the six, and
+	# level 1's six events no longer fit one group.
+	wd "$FIXTURES/genoa-2s" "$PWD/tests/scenarios/parity-zen4.json" --probe >"$tmp/out" 2>"$tmp/err"
+	expect_lines "genoa-2s, watchdog on: 5 of 6 counters left, level 1 in two groups" \
+		"Counters:     6 general-purpose needed, 5 per CPU (probed on CPU 0 with ls_not_halted_cyc); one more held by the NMI watchdog" \
+		"              2 groups rotate: 6 general-purpose counters needed, 5 per CPU (the NMI watchdog holds one more); each group is scaled by its own enabled/running time, as perf does"
+	# parity-zen4.json, CPU 0: retiring 0.32, smt_contention 0.10.
+	wd "$FIXTURES/genoa-2s" "$PWD/tests/scenarios/parity-zen4.json" --once --json >"$tmp/wd.json" 2>"$tmp/err"
+	got=$(jq -r '[.cpus[0].level1.retiring, .cpus[0].level1.smt_contention, .cpus[0].running_ratio] | @tsv' "$tmp/wd.json")
+	if awk -v g="$got" 'BEGIN { split(g, v, "\t"); d = v[1] - 0.32; e = v[2] - 0.1; f = v[3] - 0.5;
+		exit !(d * d < 4e-6 && e * e < 4e-6 && f * f < 4e-4) }'; then
+		ok "genoa-2s, watchdog on: CPU 0 retiring 0.32, smt_contention 0.10, running half the time"
+	else
+		not_ok "genoa-2s, watchdog on: CPU 0 retiring 0.32, smt_contention 0.10, running half the time" "got $got"
+	fi
 else
-	ok "# SKIP needs root and unshare --mount for the watchdog's file"
-	ok "# SKIP needs root and unshare --mount for the watchdog's file"
+	for i in 1 2 3 4; do ok "# SKIP needs root and unshare --mount for the watchdog's file"; done
 fi
 
 # ---- configuration shapes the probe ----

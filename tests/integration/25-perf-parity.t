@@ -17,8 +17,9 @@
 #     metric expressions (perf list) are evaluated on the counts.
 #   adl-hybrid (P-cores): perf 6.1 crashes on -M for hybrid parts; perf
 #     counts the cpu_core group and its own expressions are evaluated.
-#   emr-2s, gnr-2s: perf 6.1 does not know them; perf counts, and the
-#     expressions of perf's table files are evaluated.
+#   emr-2s, gnr-2s, genoa-2s (Zen 4), turin-1s (Zen 5): perf 6.1 does
+#     not know them; perf counts, and the expressions of perf's table
+#     files are evaluated.
 #
 # Scenarios (tests/scenarios/parity-*.json): mixed (halted CPUs, rates
 # and fractions differing by CPU, refinement events), multiplexed (every
@@ -60,6 +61,17 @@ done
 for s in hybrid hybrid-multiplexed; do
 	cases+=("adl-hybrid E-cores $s (Gracemont: the upstream table's expressions)|adl-hybrid|--cpuid GenuineIntel-6-97-0 --gp --ungrouped --ignore resource_bound --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/alderlake/adl-metrics.json --table-dir x86/alderlake --unit cpu_atom --pmu cpu_atom --cpus 8-15 $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
 	cases+=("adl-hybrid P-cores $s, E-cores counting beside them|adl-hybrid|--cpuid GenuineIntel-6-97-0 --events-from perf --table-dir x86/alderlake --unit cpu_core --pmu cpu_core --cpus 0-7 $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
+done
+# AMD (issue 13): perf 6.1 knows neither Zen 4's nor Zen 5's PipelineL1/L2;
+# perf counts the raw events ungrouped and the expressions of perf's
+# upstream pipeline.json are evaluated on its counts.  The ratio children
+# of packages and the host are compared slot-weighted.
+Z="--gp --ungrouped --weight-event ls_not_halted_cyc --intervals 3"
+for s in zen4 zen4-multiplexed; do
+	cases+=("genoa-2s $s (Zen 4, SMT; perf's amdzen4 expressions)|genoa-2s|--cpuid AuthenticAMD-25-11-1 --events-from x86/amdzen4/pipeline.json $Z --scenario $SCEN/parity-$s.json")
+done
+for s in zen5 zen5-multiplexed; do
+	cases+=("turin-1s $s (Zen 5, SMT; perf's amdzen5 expressions)|turin-1s|--cpuid AuthenticAMD-26-2-0 --events-from x86/amdzen5/pipeline.json $Z --scenario $SCEN/parity-$s.json")
 done
 for s in mixed multiplexed clamps; do
 	cases+=("spr-2s $s|spr-2s|--cpuid GenuineIntel-6-8F-4 --intervals 3 --scenario $SCEN/parity-$s.json")

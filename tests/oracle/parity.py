@@ -52,7 +52,34 @@ L2 = {"heavy_operations": "retiring", "light_operations": "retiring",
       # resource_bound.
       "base": "retiring", "ms_uops": "retiring",
       "ifetch_latency": "frontend_bound", "ifetch_bandwidth": "frontend_bound",
-      "resource_bound": "backend_bound"}
+      "resource_bound": "backend_bound",
+      # AMD Zen 4 and later (perf's PipelineL2 names).
+      "retiring_fastpath": "retiring", "retiring_microcode": "retiring",
+      "bad_speculation_mispredicts": "bad_speculation",
+      "bad_speculation_pipeline_restarts": "bad_speculation",
+      "frontend_bound_latency": "frontend_bound", "frontend_bound_bandwidth": "frontend_bound",
+      "backend_bound_memory": "backend_bound", "backend_bound_cpu": "backend_bound"}
+# AMD's level 1 has a fifth category.
+L1_ALL = L1 + ["smt_contention"]
+# Zen 5's tables name the level-2 metrics differently; topdownd exports
+# them under Zen 4's names (daemon/uarch_amd.c).
+ZEN5_NAMES = {"frontend_bound_latency": "frontend_bound_by_latency",
+              "frontend_bound_bandwidth": "frontend_bound_by_bandwidth",
+              "bad_speculation_mispredicts": "bad_speculation_from_mispredicts",
+              "bad_speculation_pipeline_restarts": "bad_speculation_from_pipeline_restarts",
+              "backend_bound_memory": "backend_bound_by_memory",
+              "backend_bound_cpu": "backend_bound_by_cpu",
+              "retiring_fastpath": "retiring_from_fastpath",
+              "retiring_microcode": "retiring_from_microcode"}
+
+
+def perf_name(metrics, cat):
+    """The name of perf's metric for topdownd's category @cat in
+    @metrics: tma_* on Intel, perf's own PipelineL1/L2 names on AMD."""
+    for name in ("tma_" + cat, cat, ZEN5_NAMES.get(cat)):
+        if name and name in metrics.expr:
+            return name
+    return None
 
 
 def cpulist(text):
@@ -161,6 +188,9 @@ def entity_of(aggr, r):
 RATIO_CHILDREN = {"branch_mispredicts", "machine_clears", "memory_bound", "core_bound"}
 # On Ice Lake heavy_operations is one too (IDQ.MS_UOPS / UOPS_ISSUED.ANY...).
 RATIO_CHILDREN_ICL = RATIO_CHILDREN | {"heavy_operations", "light_operations"}
+# On AMD every child but the frontend's.
+RATIO_CHILDREN_ZEN = {"retiring_fastpath", "retiring_microcode", "bad_speculation_mispredicts",
+                      "bad_speculation_pipeline_restarts", "backend_bound_memory", "backend_bound_cpu"}
 
 
 def slot_weighted(cpu_vals, weights, cpus, children):
@@ -280,10 +310,11 @@ def perf_events_mode(a, tables):
     else:
         metrics = tables.metrics(a.events_from, a.unit)
         directory = os.path.dirname(a.events_from)
-    cats = [c for c in L1 + list(L2) if "tma_" + c in metrics.expr]
+    names = {c: perf_name(metrics, c) for c in L1_ALL + list(L2)}
+    cats = [c for c in L1_ALL + list(L2) if names[c]]
     needed = set()
     for c in cats:
-        needed |= metrics.events("tma_" + c)
+        needed |= metrics.events(names[c])
     needed = sorted(needed, key=lambda n: (n != "TOPDOWN.SLOTS", not n.startswith("topdown-"), n))
     specs = [event_spec(tables, directory, a.unit, a.pmu, n) for n in needed]
     name_of = {}
@@ -332,10 +363,26 @@ def perf_events_mode(a, tables):
             out = {}
             for c in cats:
                 try:
-                    out[c] = metrics.evaluate("tma_" + c, summed)
+                    out[c] = metrics.evaluate(names[c], summed)
                 except ZeroDivisionError:
                     pass
             values.setdefault(k, {})[entity] = out
+        if a.weight_event and any(c in RATIO_CHILDREN_ZEN for c in cats):
+            # The ratio children of packages and the host, slot-weighted
+            # (README, "Aggregation"); perf's ratio of summed counts is
+            # reported beside.
+            a.per_socket_perf = getattr(a, "per_socket_perf", None) or {}
+            weights = {cpu: per_cpu[cpu].get(a.weight_event, 0.0) for cpu in per_cpu}
+            cpu_vals = {e[1]: v for e, v in values.get(k, {}).items() if e[0] == "cpu"}
+            for entity, cpus in groups.items():
+                pv = values[k].get(entity)
+                if entity[0] == "cpu" or not pv:
+                    continue
+                sw = slot_weighted(cpu_vals, weights, cpus, [c for c in cats if c in RATIO_CHILDREN_ZEN])
+                for cat, v in (sw or {}).items():
+                    a.per_socket_perf.setdefault(entity, {})[cat] = max(
+                        a.per_socket_perf.get(entity, {}).get(cat, 0.0), abs(pv[cat] - v))
+                    pv[cat] = v
     series = [(wins[k], values.get(k, {})) for k in range(len(ends))]
     return {"cpu": series, "socket": series, "host": series}
 
@@ -373,7 +420,8 @@ def clamped(p, icl, gp=False):
     if not all(c in p for c in L1):
         return dict(p)
     if gp:
-        formulas = "cmt" if "ifetch_latency" in p else "grt" if "ms_uops" in p else "skl"
+        formulas = "zen" if "smt_contention" in p else "cmt" if "ifetch_latency" in p else \
+            "grt" if "ms_uops" in p else "skl"
     else:
         formulas = "icl" if icl else "glc"
     return documented(p, formulas, 2)
@@ -492,7 +540,7 @@ def main():
                     want = clamped(pv, a.icl, a.gp)
                     if a.gp:
                         # Rescaling perf's rounded output is not a clamp.
-                        acted = any(pv[c] < -2e-6 for c in L1 if c in pv) or any(
+                        acted = any(pv[c] < -2e-6 for c in L1_ALL if c in pv) or any(
                             pv[ch] < -2e-6 or pv[ch] > pv[par] + 2e-6
                             for ch, par in PARENT.items() if ch in pv and par in pv)
                     else:
