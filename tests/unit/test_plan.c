@@ -414,6 +414,48 @@ static void test_skx_watchdog(void **state)
 	unload(e);
 }
 
+/* AMD Zen 4: six counters from the driver's figure, level 1 in one group
+ * of six, level 2 in a second; the NMI watchdog takes a general-purpose
+ * counter (no fixed counters), so level 1 then needs two groups. */
+static void test_zen4(void **state)
+{
+	struct env *e = load("genoa-2s");
+	struct budget b;
+	const struct plan_pmu *pp;
+
+	(void)state;
+	budget_table(&e->pmu, e->topo, e->sysfs, &b);
+	assert_true(b.smt);
+	assert_int_equal(b.pmu[0].gp, 6);
+	assert_string_equal(b.pmu[0].source,
+			    "the kernel's driver: arch/x86/events/amd/core.c (AMD64_NUM_COUNTERS_CORE, CPUID 0x80000022)");
+	memset(&e->plan, 0x5a, sizeof(e->plan));
+	plan_make(&e->pmu, e->topo, &e->cfg, &b, &e->plan);
+	pp = &e->plan.pmu[0];
+	assert_false(pp->core_share);
+	assert_int_equal(pp->level, 2);
+	assert_int_equal(pp->gp_needed, 12);
+	assert_int_equal(pp->gp_available, 6);
+	assert_int_equal(pp->n_groups, 2);
+	assert_int_equal(pp->group_start[1], 6);
+	assert_true(td_catset_has(pp->cats, TD_CAT_SMT_CONTENTION));
+	assert_true(td_catset_has(pp->cats, TD_CAT_BACKEND_BOUND_MEMORY));
+	assert_false(td_catset_has(pp->cats, TD_CAT_MEMORY_BOUND));
+
+	configure(e, "[collect]\nlevel = 1\n");
+	plan_make(&e->pmu, e->topo, &e->cfg, &b, &e->plan);
+	assert_int_equal(e->plan.pmu[0].n_groups, 1);
+	b.watchdog = true;
+	plan_make(&e->pmu, e->topo, &e->cfg, &b, &e->plan);
+	pp = &e->plan.pmu[0];
+	assert_int_equal(pp->gp_available, 5);
+	assert_int_equal(pp->gp_needed, 6);
+	assert_int_equal(pp->n_groups, 2);
+	assert_string_equal(pp->group_note,
+			    "2 groups rotate: 6 general-purpose counters needed, 5 per CPU (the NMI watchdog holds one more); each group is scaled by its own enabled/running time, as perf does");
+	unload(e);
+}
+
 /* SMT off: the thread's own clocks, 8 counters (Cascade Lake fixture). */
 static void test_clx_nosmt(void **state)
 {
@@ -639,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_skx),
 		cmocka_unit_test(test_skx_some_threads),
 		cmocka_unit_test(test_skx_watchdog),
+		cmocka_unit_test(test_zen4),
 		cmocka_unit_test(test_clx_nosmt),
 		cmocka_unit_test(test_srf),
 		cmocka_unit_test(test_pack),

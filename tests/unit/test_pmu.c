@@ -550,20 +550,87 @@ static void test_discover_no_slots_not_intel(void **state)
 	assert_string_equal(info->core[0].reason,
 			    "core PMU cpu (pmu_name unknown) of an unknown CPU is not a microarchitecture topdownd has TopDown tables for");
 	free(info);
-	/* An AMD CPU topdownd has no tables for. */
+	/* An AMD CPU perf has no tables for at all (family 0x15). */
 	info = discover_edited("icx-1s", "amd",
 			       "rm cpu/events/slots cpu/caps/pmu_name && "
-			       "sed -i 's/ven0000fam0006mod006A/ven0002fam0017mod0031/' ../../../devices/system/cpu/modalias");
+			       "sed -i 's/ven0000fam0006mod006A/ven0002fam0015mod0001/' ../../../devices/system/cpu/modalias");
 	assert_string_equal(info->cpuid.vendor, "AuthenticAMD");
 	assert_int_equal(info->core[0].level, 0);
 	assert_string_equal(info->core[0].reason,
-			    "AuthenticAMD-23-31 (core PMU cpu) is not a microarchitecture topdownd has TopDown tables for");
+			    "AuthenticAMD-21-1 (core PMU cpu) is not a microarchitecture topdownd has TopDown tables for");
 	free(info);
 	/* An Ice Lake whose kernel does not expose slots. */
 	info = discover_edited("icx-1s", "old-kernel", "rm cpu/events/slots");
 	assert_int_equal(info->core[0].level, 0);
 	assert_string_equal(info->core[0].reason,
 			    "core PMU cpu (Ice Lake server) has no events/slots: this kernel does not expose its TopDown events");
+	free(info);
+}
+
+/* AMD: the 12-bit event select goes to config bits 0-7 and 32-35
+ * (format/event "config:0-7,32-35"). */
+static void test_discover_amd(void **state)
+{
+	static const struct {
+		enum td_event var;
+		uint64_t config;
+	} want[] = {
+		{ TD_EV_CYCLES, 0x76 },
+		{ TD_EV_ZEN_NO_OPS_FRONTEND, 0x1000001a0 },
+		{ TD_EV_ZEN_FRONTEND_CYCLES, 0x1060001a0 },
+		{ TD_EV_ZEN_BACKEND_STALLS, 0x100001ea0 },
+		{ TD_EV_ZEN_SMT_CONTENTION, 0x1000060a0 },
+		{ TD_EV_ZEN_OPS_DISPATCHED, 0x7aa },
+		{ TD_EV_ZEN_OPS_RETIRED, 0xc1 },
+		{ TD_EV_ZEN_BRANCH_MISP, 0xc3 },
+		{ TD_EV_ZEN_RESYNCS, 0x96 },
+		{ TD_EV_ZEN_NOT_COMPLETE, 0x2d6 },
+		{ TD_EV_ZEN_LOAD_NOT_COMPLETE, 0xa2d6 },
+		{ TD_EV_ZEN_UCODE_OPS, 0x1000000c2 },
+	};
+	struct pmu_info *info = discover("genoa-2s");
+	const struct pmu_core *core = &info->core[0];
+	bool have;
+
+	(void)state;
+	assert_string_equal(info->cpuid.vendor, "AuthenticAMD");
+	assert_int_equal(info->cpuid.family, 0x19);
+	assert_int_equal(info->cpuid.model, 0x11);
+	assert_string_equal(core->pmu_name, "");
+	assert_string_equal(core->ua->id, "amdzen4");
+	assert_int_equal(core->ua->width, 6);
+	assert_int_equal(core->level, 2);
+	assert_string_equal(core->reason, "");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint64_t config = config_of(core, want[i].var, &have);
+
+		assert_true(have);
+		if (config != want[i].config)
+			fail_msg("event %d: config 0x%llx, expected 0x%llx", want[i].var,
+				 (unsigned long long)config, (unsigned long long)want[i].config);
+	}
+	free(info);
+
+	info = discover("turin-1s");
+	assert_string_equal(info->core[0].ua->id, "amdzen5");
+	assert_int_equal(info->core[0].ua->width, 8);
+	assert_int_equal(config_of(&info->core[0], TD_EV_ZEN_FRONTEND_CYCLES, &have), 0x1080001a0);
+	assert_int_equal(config_of(&info->core[0], TD_EV_ZEN_RESYNCS, &have), 0x19f);
+	free(info);
+
+	/* perf's first matching mapfile line decides: Zen 3's models of
+	 * family 0x19 are not Zen 4's. */
+	info = discover("milan-1s");
+	assert_null(info->core[0].ua);
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
+			    "AuthenticAMD-25-1 is AMD Zen 3 (perf's table amdzen3): perf has no TopDown (PipelineL1) metrics for it: they need the per-slot dispatch events (PMCx1A0) of Zen 4 and later");
+	free(info);
+	info = discover_edited("milan-1s", "zen3-5x", "sed -i 's/mod0001/mod0050/' ../../../devices/system/cpu/modalias");
+	assert_null(info->core[0].ua);
+	free(info);
+	info = discover_edited("milan-1s", "zen4-6x", "sed -i 's/mod0001/mod0061/' ../../../devices/system/cpu/modalias");
+	assert_string_equal(info->core[0].ua->id, "amdzen4");
 	free(info);
 }
 
@@ -657,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_discover_bad_slots),
 		cmocka_unit_test(test_discover_unknown_model),
 		cmocka_unit_test(test_discover_no_slots_not_intel),
+		cmocka_unit_test(test_discover_amd),
 		cmocka_unit_test(test_discover_bad_type),
 		cmocka_unit_test(test_discover_atom_only),
 		cmocka_unit_test(test_discover_hybrid_bad_cpus),

@@ -532,6 +532,78 @@ static void test_level1(void **state)
 	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.1, 1e-12);
 }
 
+/* ---- AMD Zen 4 (PipelineL1/L2, perf's amdzen4/pipeline.json) ---- */
+
+static const struct tma_model ZEN4 = { .formulas = UA_FORMULAS_ZEN, .level = 2, .width = 6 };
+
+/* 1000 cycles, 6000 dispatch slots: frontend 0.2, backend 0.3, SMT
+ * contention 0.1, 2400 ops dispatched of which 1920 retired. */
+static struct tma_input zen_input(void)
+{
+	struct tma_input in = { 0 };
+
+	in.v[TD_EV_CYCLES] = 1000;
+	in.v[TD_EV_ZEN_NO_OPS_FRONTEND] = 1200;
+	in.v[TD_EV_ZEN_FRONTEND_CYCLES] = 120;
+	in.v[TD_EV_ZEN_BACKEND_STALLS] = 1800;
+	in.v[TD_EV_ZEN_SMT_CONTENTION] = 600;
+	in.v[TD_EV_ZEN_OPS_DISPATCHED] = 2400;
+	in.v[TD_EV_ZEN_OPS_RETIRED] = 1920;
+	in.v[TD_EV_ZEN_BRANCH_MISP] = 36;
+	in.v[TD_EV_ZEN_RESYNCS] = 12;
+	in.v[TD_EV_ZEN_NOT_COMPLETE] = 300;
+	in.v[TD_EV_ZEN_LOAD_NOT_COMPLETE] = 180;
+	in.v[TD_EV_ZEN_UCODE_OPS] = 240;
+	return in;
+}
+
+static void test_zen(void **state)
+{
+	struct tma_input in = zen_input();
+	struct tma_result r;
+
+	(void)state;
+	compute_ok(&ZEN4, &in, &r);
+	assert_near(r.slots, 6000, 1e-9);
+	assert_near(r.frac[TD_CAT_RETIRING], 0.32, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.08, 1e-12);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.2, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.3, 1e-12);
+	assert_near(r.frac[TD_CAT_SMT_CONTENTION], 0.1, 1e-12);
+	/* 6 * 120 / 6000; 0.08 * 36 / 48; 0.3 * 180 / 300; 0.32 * 240 / 1920 */
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND_LATENCY], 0.12, 1e-12);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND_BANDWIDTH], 0.08, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION_MISPREDICTS], 0.06, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS], 0.02, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND_MEMORY], 0.18, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND_CPU], 0.12, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING_MICROCODE], 0.04, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING_FASTPATH], 0.28, 1e-12);
+	/* Intel's level 2 stays empty. */
+	assert_true(r.frac[TD_CAT_MEMORY_BOUND] == 0 && r.frac[TD_CAT_HEAVY_OPERATIONS] == 0);
+
+	/* Counts that do not partition the slots (perf would print 110 %
+	 * in total): the five are scaled to sum to 1, children follow. */
+	in.v[TD_EV_ZEN_BACKEND_STALLS] = 2400;
+	compute_ok(&ZEN4, &in, &r);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.4 / 1.1, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING] + r.frac[TD_CAT_BAD_SPECULATION] + r.frac[TD_CAT_FRONTEND_BOUND] +
+			    r.frac[TD_CAT_BACKEND_BOUND] + r.frac[TD_CAT_SMT_CONTENTION],
+		    1, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND_MEMORY], 0.6 * 0.4 / 1.1, 1e-12);
+
+	/* More ops retired than dispatched: bad speculation 0, not negative. */
+	in = zen_input();
+	in.v[TD_EV_ZEN_OPS_RETIRED] = 2500;
+	compute_ok(&ZEN4, &in, &r);
+	assert_true(r.frac[TD_CAT_BAD_SPECULATION] == 0);
+	assert_true(r.frac[TD_CAT_BAD_SPECULATION_MISPREDICTS] == 0);
+
+	/* A halted thread: no cycles, no data. */
+	in.v[TD_EV_CYCLES] = 0;
+	assert_int_equal(tma_compute(&ZEN4, &in, &r), -ENODATA);
+}
+
 /* ---- tma_bottleneck ---- */
 
 /* Level-1 values in l1[], level-2 ones in l2[] (in enum order). */
@@ -617,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_invariants_random),
 		cmocka_unit_test(test_no_data),
 		cmocka_unit_test(test_level1),
+		cmocka_unit_test(test_zen),
 		cmocka_unit_test(test_bottleneck),
 	};
 
