@@ -5,6 +5,8 @@
 #   make run        run topdownd in the foreground on 127.0.0.1:10412
 #   make demo       the same on the Sapphire Rapids fixture under the fake PMU
 #   make deps       install the missing Debian packages (a no-op when all are there)
+#   make check-arm64  cross-build the daemon and unit tests for arm64 and run
+#                   the unit tests under qemu-user (part of make check)
 #   make check      deps, lint, unit + integration tests, then the same under
 #                   AddressSanitizer + UndefinedBehaviorSanitizer, then the unit
 #                   tests and the threaded integration tests under ThreadSanitizer
@@ -36,8 +38,17 @@ WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 PKGS := libmicrohttpd libsystemd jansson inih zlib gnutls
 
 # SAN=1 builds everything under build/asan with ASan + UBSan, SAN=thread
-# under build/tsan with ThreadSanitizer.
-ifeq ($(SAN),1)
+# under build/tsan with ThreadSanitizer; CROSS=arm64 the daemon and unit
+# tests under build/arm64 with Debian's cross compiler and arm64 -dev
+# packages (multiarch).
+PKG_CONFIG := pkg-config
+ifeq ($(CROSS),arm64)
+BUILD := build/arm64
+CC := aarch64-linux-gnu-gcc
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
+SANFLAGS :=
+TOPDOWND := $(BUILD)/topdownd
+else ifeq ($(SAN),1)
 BUILD := build/asan
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 TOPDOWND := $(BUILD)/topdownd
@@ -52,8 +63,8 @@ TOPDOWND := daemon/topdownd
 endif
 
 # Evaluated when used, after `make deps` has installed the .pc files.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS))
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(SANFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lcrypt -lpthread -lm
@@ -85,11 +96,18 @@ DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	man-db openssl linux-perf
 # make deb: the packaging tools (also tested by make check).
 DEB_PKG := dpkg-dev debhelper fakeroot lintian
-DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG)
+# The arm64 cross-build (make check-arm64): Debian's cross compiler, the
+# arm64 -dev packages of the build dependencies and cmocka (multiarch:
+# dpkg --add-architecture arm64), and qemu-user to run the unit tests.
+DEB_CROSS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+DEB_ARM64 := libmicrohttpd-dev:arm64 libgnutls28-dev:arm64 libsystemd-dev:arm64 \
+	libjansson-dev:arm64 libinih-dev:arm64 zlib1g-dev:arm64 libcrypt-dev:arm64 \
+	libcmocka-dev:arm64
+DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_CROSS) $(DEB_ARM64)
 # dpkg-buildpackage gains root through fakeroot unless it has it.
 DEB_ROOT_CMD = $(if $(filter 0,$(shell id -u)),,-rfakeroot)
 
-.PHONY: all run demo deps check check-tests check-threads check-unit check-integration \
+.PHONY: all run demo deps check check-tests check-threads check-unit check-integration check-arm64 \
 	lint bench fuzz install uninstall deb clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
@@ -113,7 +131,7 @@ $(BUILD)/daemon/version.o: ALL_CFLAGS += -DTOPDOWND_VERSION='"$(VERSION)"' \
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Idaemon -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) \
-		$(shell pkg-config --cflags --libs cmocka) $(LIBS)
+		$(shell $(PKG_CONFIG) --cflags --libs cmocka) $(LIBS)
 
 # Test tools built against the daemon's objects (tests/tools/*.c).
 TOOL_SRCS := $(wildcard tests/tools/*.c)
@@ -145,6 +163,10 @@ deps:
 	echo "make deps: installing$$missing"; \
 	sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	export DEBIAN_FRONTEND=noninteractive; \
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+		echo "make deps: adding the arm64 architecture (dpkg --add-architecture) for the cross-build"; \
+		$$sudo dpkg --add-architecture arm64 && $$sudo apt-get update; \
+	fi; \
 	$$sudo apt-get install -y --no-install-recommends $$missing \
 		|| { $$sudo apt-get update && \
 		     $$sudo apt-get install -y --no-install-recommends $$missing; }
@@ -169,6 +191,7 @@ demo: $(TOPDOWND) $(FAKEPMU)
 # The test command: a fresh tree needs nothing but `make check`.
 check: deps
 	$(MAKE) lint
+	$(MAKE) check-arm64
 	$(MAKE) check-tests
 	$(MAKE) SAN=1 check-tests
 	$(MAKE) SAN=thread check-threads
@@ -177,6 +200,19 @@ check-tests: all $(UNIT_BINS) $(TOOL_BINS) $(FAKEPMU_TEST_BINS) check-unit check
 
 check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+# The daemon and its unit tests built for arm64 and the unit tests run
+# under qemu-user: nothing x86-specific outside the x86 tables.  The
+# integration tests need the fake PMU, an x86 emulation: not here.
+ifeq ($(CROSS),arm64)
+check-arm64: $(TOPDOWND) $(UNIT_BINS)
+	@readelf -h $(TOPDOWND) | grep -q 'Machine: *AArch64' || { echo "$(TOPDOWND) is not an arm64 binary"; exit 1; }
+	@set -e; for t in $(UNIT_BINS); do echo "== qemu-aarch64-static $$t"; \
+		FIXTURES=$(abspath tests/fixtures) qemu-aarch64-static $$t; done
+else
+check-arm64:
+	$(MAKE) CROSS=arm64 check-arm64
+endif
 
 TEST_ENV = TOPDOWND=$(abspath $(TOPDOWND)) FAKEPMU=$(abspath $(FAKEPMU)) \
 	TESTBIN_DIR=$(abspath build/tests/fakepmu) FIXTURES=$(abspath tests/fixtures) \
