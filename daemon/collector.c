@@ -599,7 +599,9 @@ static void plan_to_pmu(struct cpmu *pm, const struct plan_pmu *pp)
 					.refine = pp->model == MODEL_PERF,
 					.level = pp->level,
 					.width = pp->ua->width,
-					.mode = pp->mode };
+					.mode = pp->mode,
+					.slots_per_cycle = pp->core->slots,
+					.stall_minus_cycles = pp->core->stall_minus_cycles };
 	str_printf(pm->reason, sizeof(pm->reason), "%s",
 		   pp->level_note[0] ? pp->level_note : pp->model_note[0] ? pp->model_note : pp->group_note);
 

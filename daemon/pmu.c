@@ -212,6 +212,55 @@ static int add_format(const char *name, void *userdata)
 	return 0;
 }
 
+/* arm64: the MIDR of @cpu, as perf reads it for a PMU's first CPU. */
+static bool read_midr(const struct sysfs *sysfs, unsigned cpu, struct ua_cpuid *out)
+{
+	char path[128], text[64];
+
+	snprintf(path, sizeof(path), "devices/system/cpu/cpu%u/regs/identification/midr_el1", cpu);
+	return sysfs_read(sysfs, path, text, sizeof(text)) > 0 && ua_parse_midr(text, out) == 0;
+}
+
+/* arm64's core PMUs, as drivers/perf/arm_pmuv3.c names them: armv8_pmuv3_0
+ * (ACPI), armv8_cortex_a76, armv9_neoverse_n2 (device tree). */
+struct arm_ctx {
+	struct pmu_info *info;
+};
+
+static int add_arm_pmu(const char *name, void *userdata)
+{
+	struct arm_ctx *ctx = userdata;
+	struct pmu_info *info = ctx->info;
+
+	if (strncmp(name, "armv8_", 6) != 0 && strncmp(name, "armv9_", 6) != 0)
+		return 0;
+	if (info->n_cores == PMU_CORE_MAX || strlen(name) >= PMU_NAME_MAX)
+		return 0;
+	strcpy(info->core[info->n_cores++].name, name);
+	return 0;
+}
+
+static int core_name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pmu_core *)a)->name, ((const struct pmu_core *)b)->name);
+}
+
+/* caps/slots: "0x%08x" (PMMIR_EL1.SLOTS); 0 when absent or unreadable. */
+static unsigned read_slots(const struct sysfs *sysfs, const char *pmu)
+{
+	char path[256], text[64], *end;
+	unsigned long v;
+
+	snprintf(path, sizeof(path), DEVICES "/%s/caps/slots", pmu);
+	if (sysfs_read(sysfs, path, text, sizeof(text)) <= 0)
+		return 0;
+	errno = 0;
+	v = strtoul(text, &end, 0);
+	if (errno || end == text || (*end && *end != '\n') || v > 64)
+		return 0;
+	return (unsigned)v;
+}
+
 static void describe_no_topdown(const struct sysfs *sysfs, const struct pmu_info *info,
 				struct pmu_core *core)
 {
@@ -320,8 +369,37 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 		core->has_cpus = true;
 	}
 
-	if (info->have_cpuid)
+	if (info->have_cpuid && info->cpuid.arm) {
+		/* Each arm64 PMU by the MIDR of its own first CPU (perf's
+		 * perf_pmu__getcpuid()); heterogeneous parts have several. */
+		struct ua_cpuid id = info->cpuid;
+		int first = 0;
+
+		if (core->has_cpus) {
+			first = -1;
+			CPUSET_FOREACH(cpu, &core->cpus) {
+				first = cpu;
+				break;
+			}
+		}
+		if (first >= 0 && !read_midr(sysfs, (unsigned)first, &id))
+			id = info->cpuid;
+		core->ua = ua_lookup(&id, core->name);
+		core->slots = read_slots(sysfs, core->name);
+		core->stall_minus_cycles = core->ua && core->ua->stall_fix_midr &&
+					   !ua_midr_matches(core->ua->stall_fix_midr, id.midr) &&
+					   (strtoull(core->ua->stall_fix_midr, NULL, 16) & ~0xf0000fULL) ==
+						   (id.midr & ~0xf0000fULL);
+		if (core->ua && core->ua->slots_from_caps && !core->slots) {
+			str_printf(core->reason, sizeof(core->reason),
+				   "core PMU %s (%s) has no caps/slots: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on",
+				   core->name, core->ua->name);
+			core->ua = NULL;
+			return;
+		}
+	} else if (info->have_cpuid) {
 		core->ua = ua_lookup(&info->cpuid, core->name);
+	}
 	snprintf(path, sizeof(path), DEVICES "/%s/events/slots", core->name);
 	if (!core->ua && sysfs_exists(sysfs, path) &&
 	    (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0))
@@ -356,8 +434,11 @@ static void read_cpuid(const struct sysfs *sysfs, struct pmu_info *info)
 {
 	char text[512];
 
-	if (sysfs_read(sysfs, "devices/system/cpu/modalias", text, sizeof(text)) > 0 &&
-	    ua_parse_modalias(text, &info->cpuid) == 0)
+	if (sysfs_read(sysfs, "devices/system/cpu/modalias", text, sizeof(text)) <= 0)
+		return;
+	if (ua_modalias_is_arm64(text))
+		info->have_cpuid = read_midr(sysfs, 0, &info->cpuid);
+	else if (ua_parse_modalias(text, &info->cpuid) == 0)
 		info->have_cpuid = true;
 }
 
@@ -370,6 +451,8 @@ int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 	if (sysfs_exists(sysfs, DEVICES "/cpu")) {
 		strcpy(info->core[info->n_cores++].name, "cpu");
 	} else {
+		struct arm_ctx actx = { info };
+
 		for (size_t i = 0; i < 2; i++) {
 			char path[128];
 
@@ -377,10 +460,14 @@ int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 			if (sysfs_exists(sysfs, path))
 				strcpy(info->core[info->n_cores++].name, hybrid[i]);
 		}
+		if (info->n_cores == 0) {
+			sysfs_foreach(sysfs, DEVICES, add_arm_pmu, &actx);
+			qsort(info->core, info->n_cores, sizeof(info->core[0]), core_name_cmp);
+		}
 	}
 	if (info->n_cores == 0) {
 		str_printf(info->reason, sizeof(info->reason),
-			   "no core PMU registered by the kernel (%s has no cpu or cpu_core): a virtual machine without a virtual PMU, or a CPU the perf driver does not support",
+			   "no core PMU registered by the kernel (%s has no cpu, cpu_core or armv8_pmuv3): a virtual machine without a virtual PMU, or a CPU the perf driver does not support",
 			   DEVICES);
 		return 0;
 	}

@@ -65,12 +65,17 @@ struct pmu_core {
 	/* Per event of ua: whether it could be encoded, and how. */
 	bool have[UA_EVENTS_MAX];
 	struct pmu_encoding enc[UA_EVENTS_MAX];
+	/* arm64: caps/slots (PMMIR_EL1.SLOTS), 0 if absent; whether its
+	 * STALL_SLOT events need perf's correction (uarch.h). */
+	unsigned slots;
+	bool stall_minus_cycles;
 	/* Why level is 0, or what is degraded: one line for operators. */
 	char reason[PMU_REASON_MAX];
 };
 
 struct pmu_info {
-	/* devices/system/cpu/modalias, when it names an x86 CPU. */
+	/* devices/system/cpu/modalias, when it names an x86 CPU; on arm64
+	 * the MIDR of CPU 0. */
 	bool have_cpuid;
 	struct ua_cpuid cpuid;
 	unsigned n_cores;

@@ -114,7 +114,13 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 	if (pp->level_note[0])
 		fprintf(out, "%-13s %s\n", "", pp->level_note);
 	if (pp->ua->n_metrics)
-		fprintf(out, "%-13s %s (perf's x86/%s tables)\n", "Formulas:", pp->ua->id, pp->ua->id);
+		fprintf(out, "%-13s %s (perf's %s/%s tables)\n", "Formulas:", pp->ua->id,
+			pp->ua->arch ? pp->ua->arch : "x86", pp->ua->id);
+	if (pp->ua->slots_from_caps)
+		fprintf(out, "%-13s %u per cycle (caps/slots)%s\n", "Slots:", pp->core->slots,
+			pp->core->stall_minus_cycles ?
+				"; STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (this revision counts a slot per cycle too many, as perf corrects)" :
+				"");
 	else
 		fprintf(out, "%-13s PERF_METRICS only (no perf table for this model in topdownd)\n",
 			"Formulas:");

@@ -58,6 +58,15 @@
  *                     backend_bound_memory = backend * LOAD_NOT_COMPLETE/NOT_COMPLETE,
  *                     retiring_microcode = retiring * UCODE_OPS/OPS_RETIRED,
  *                     the other child = parent - child
+ * Arm Neoverse (perf's arm64/sbsa.json TopdownL1 with each core's overrides),
+ * SLOTS = #slots * CPU_CYCLES (#slots the PMU's caps/slots), r =
+ * OP_RETIRED/OP_SPEC, SS and SSF = STALL_SLOT and STALL_SLOT_FRONTEND (less
+ * CPU_CYCLES on N2 before r0p3), B = BR_MIS_PRED/CPU_CYCLES:
+ *   V1:               frontend = SSF/(8*CPU_CYCLES) - 4B,
+ *                     bad_speculation = (1 - r)(1 - SS/(8*CPU_CYCLES)) + 4B,
+ *                     backend = STALL_SLOT_BACKEND/SLOTS, retiring = r(1 - SS/SLOTS)
+ *   N2, V2:           frontend = SSF/SLOTS - B, bad_speculation = (1 - r)(1 - SS/SLOTS) + 4B,
+ *                     backend = STALL_SLOT_BACKEND/SLOTS - 3B, retiring = r(1 - SS/SLOTS)
  *
  * Beyond perf, so that slot counters partition the slots exactly (the L1
  * categories sum to 1 and every L2 pair sums to its parent):
@@ -68,7 +77,7 @@
  *     more than 100% in total);
  *   - general-purpose formulas: a negative level-1 category (perf prints
  *     one when counts disagree) is 0, and the four (five on AMD) are
- *     scaled to sum to 1 (on Crestmont and AMD, whose categories are
+ *     scaled to sum to 1 (on Crestmont, AMD and Arm, whose categories are
  *     measured independently, always);
  *   - the measured L2 child is clamped to [0, parent] before the other
  *     child is taken as parent - child (8-bit rounding can make
@@ -321,6 +330,29 @@ static int zen(const struct tma_model *model, const double *v, struct tma_result
 	return 0;
 }
 
+static int neoverse(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	double cycles = v[TD_EV_CYCLES], slots = model->slots_per_cycle * cycles;
+	double fix = model->stall_minus_cycles ? cycles : 0;
+	double stall = v[TD_EV_ARM_STALL_SLOT] - fix, stall_fe = v[TD_EV_ARM_STALL_SLOT_FRONTEND] - fix;
+	double r = ratio(v[TD_EV_ARM_OP_RETIRED], v[TD_EV_ARM_OP_SPEC]);
+	double b = ratio(v[TD_EV_ARM_BR_MIS_PRED], cycles);
+	double be = ratio(v[TD_EV_ARM_STALL_SLOT_BACKEND], slots), ret = r * (1 - ratio(stall, slots));
+	double *f = out->frac;
+
+	if (slots <= 0)
+		return -ENODATA;
+	out->slots = slots;
+	if (model->formulas == UA_FORMULAS_NEOVERSE_V1) {
+		double wide = model->width * cycles; /* V1's own 8 slots per cycle */
+
+		level1(f, ret, (1 - r) * (1 - ratio(stall, wide)) + 4 * b, ratio(stall_fe, wide) - 4 * b, be);
+		return 0;
+	}
+	level1(f, ret, (1 - r) * (1 - ratio(stall, slots)) + 4 * b, ratio(stall_fe, slots) - b, be - 3 * b);
+	return 0;
+}
+
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		struct tma_result *out)
 {
@@ -338,6 +370,9 @@ int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		return crestmont(model, in->v, out);
 	case UA_FORMULAS_ZEN:
 		return zen(model, in->v, out);
+	case UA_FORMULAS_NEOVERSE_V1:
+	case UA_FORMULAS_NEOVERSE_N2V2:
+		return neoverse(model, in->v, out);
 	}
 	return -EINVAL;
 }

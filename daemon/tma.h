@@ -31,6 +31,8 @@ struct tma_model {
 	unsigned level; /* 1: level-2 categories are left at 0 */
 	unsigned width; /* the uarch's pipeline width constant (uarch.h) */
 	enum ua_mode mode; /* how SMT threads are counted (Skylake family) */
+	unsigned slots_per_cycle; /* arm64: the PMU's caps/slots (perf's #slots) */
+	bool stall_minus_cycles;  /* arm64: STALL_SLOT* count a slot per cycle too many */
 };
 
 /* Computes the fractions.  The level-1 fractions (four, five on AMD) are

@@ -73,6 +73,13 @@ enum td_event {
 	TD_EV_ZEN_NOT_COMPLETE,    /* ex_no_retire.not_complete */
 	TD_EV_ZEN_LOAD_NOT_COMPLETE, /* ex_no_retire.load_not_complete */
 	TD_EV_ZEN_UCODE_OPS,       /* ex_ret_ucode_ops */
+	/* Arm Neoverse (PMUv3 common events; cycles are TD_EV_CYCLES, CPU_CYCLES) */
+	TD_EV_ARM_STALL_SLOT,      /* STALL_SLOT */
+	TD_EV_ARM_STALL_SLOT_FRONTEND, /* STALL_SLOT_FRONTEND */
+	TD_EV_ARM_STALL_SLOT_BACKEND,  /* STALL_SLOT_BACKEND */
+	TD_EV_ARM_OP_RETIRED,      /* OP_RETIRED */
+	TD_EV_ARM_OP_SPEC,         /* OP_SPEC */
+	TD_EV_ARM_BR_MIS_PRED,     /* BR_MIS_PRED */
 	TD_EV_COUNT,
 };
 

@@ -57,9 +57,58 @@ int ua_parse_modalias(const char *text, struct ua_cpuid *out)
 	return 0;
 }
 
+bool ua_modalias_is_arm64(const char *text)
+{
+	static const char prefix[] = "cpu:type:aarch64:";
+
+	return strncmp(text, prefix, sizeof(prefix) - 1) == 0;
+}
+
+int ua_parse_midr(const char *text, struct ua_cpuid *out)
+{
+	char *end;
+	unsigned long long midr;
+	unsigned implementer;
+
+	memset(out, 0, sizeof(*out));
+	if (strncmp(text, "0x", 2) != 0)
+		return -EINVAL;
+	errno = 0;
+	midr = strtoull(text, &end, 16);
+	if (errno || end == text + 2 || (*end && *end != '\n') || midr > 0xffffffffULL)
+		return -EINVAL;
+	out->arm = true;
+	out->midr = midr;
+	implementer = (unsigned)(midr >> 24) & 0xff;
+	if (implementer == 0x41)
+		snprintf(out->vendor, sizeof(out->vendor), "ARM");
+	else
+		snprintf(out->vendor, sizeof(out->vendor), "implementer %02x", implementer);
+	return 0;
+}
+
+/* MIDR_EL1's variant (23:20) and revision (3:0). */
+#define MIDR_VERSION 0xf0000fULL
+
+static unsigned midr_version(unsigned long long midr)
+{
+	return (unsigned)((midr >> 20) & 0xf) << 4 | (unsigned)(midr & 0xf);
+}
+
+bool ua_midr_matches(const char *map, unsigned long long midr)
+{
+	unsigned long long want = strtoull(map, NULL, 16);
+
+	return (want & ~MIDR_VERSION) == (midr & ~MIDR_VERSION) &&
+	       midr_version(midr) >= midr_version(want);
+}
+
 void ua_cpuid_format(const struct ua_cpuid *id, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s-%u-%X", id->vendor, id->family, id->model);
+	if (id->arm)
+		snprintf(buf, len, "0x%016llx", id->midr);
+	else
+		snprintf(buf, len, "%s-%u-%X", id->vendor, id->family, id->model);
 }
 
 static bool has_model(const struct uarch *ua, unsigned model)
@@ -97,7 +146,10 @@ const struct ua_without *ua_lookup_without(const struct ua_cpuid *id)
 	for (size_t i = 0; i < ua_without_count(); i++) {
 		const struct ua_without *w = ua_without_get(i);
 
-		if (strcmp(w->vendor, id->vendor) == 0 && ua_cpuid_matches(w->cpuid_pattern, cpuid))
+		if (strcmp(w->vendor, id->vendor) != 0)
+			continue;
+		if (id->arm ? ua_midr_matches(w->cpuid_pattern, id->midr)
+			    : ua_cpuid_matches(w->cpuid_pattern, cpuid))
 			return w;
 	}
 	return NULL;
@@ -109,6 +161,12 @@ static bool recognises(const struct uarch *ua, const struct ua_cpuid *id)
 
 	if (strcmp(ua->vendor, id->vendor) != 0)
 		return false;
+	if (id->arm) {
+		for (unsigned i = 0; i < UA_MIDRS_MAX && ua->midrs[i]; i++)
+			if (ua_midr_matches(ua->midrs[i], id->midr))
+				return true;
+		return false;
+	}
 	if (!ua->cpuid_pattern)
 		return ua->family == id->family && has_model(ua, id->model);
 	ua_cpuid_format(id, cpuid, sizeof(cpuid));
@@ -122,7 +180,9 @@ const struct uarch *ua_lookup(const struct ua_cpuid *id, const char *pmu)
 	for (size_t i = 0; i < ua_count(); i++) {
 		const struct uarch *ua = ua_get(i);
 
-		if (recognises(ua, id) && (!pmu || strcmp(ua->pmu, pmu) == 0))
+		/* arm64 tables name no PMU: the kernel's names vary
+		 * (armv8_pmuv3_0, armv9_neoverse_n2). */
+		if (recognises(ua, id) && (!pmu || !ua->pmu || strcmp(ua->pmu, pmu) == 0))
 			return ua;
 	}
 	return NULL;
@@ -147,6 +207,10 @@ int ua_event_fixed(const struct ua_event *ev)
 
 	if (!ev->counter)
 		return ev->sysfs ? 3 : -1;
+	/* arm64's cycle counter: cycles prefer it, the NMI watchdog holds it,
+	 * as fixed counter 1 on Intel. */
+	if (strcmp(ev->counter, "Cycle counter") == 0)
+		return 1;
 	if (strncmp(ev->counter, fixed, sizeof(fixed) - 1) == 0)
 		return ev->counter[sizeof(fixed) - 1] - '0';
 	return -1;
@@ -180,7 +244,7 @@ unsigned ua_gp_counters(const struct uarch *ua)
 
 size_t ua_count(void)
 {
-	return ua_intel_count + ua_skl_count + ua_atom_count + ua_amd_count;
+	return ua_intel_count + ua_skl_count + ua_atom_count + ua_amd_count + ua_arm_count;
 }
 
 const struct uarch *ua_get(size_t i)
@@ -194,15 +258,21 @@ const struct uarch *ua_get(size_t i)
 	if (i < ua_atom_count)
 		return ua_atom[i];
 	i -= ua_atom_count;
-	return i < ua_amd_count ? ua_amd[i] : NULL;
+	if (i < ua_amd_count)
+		return ua_amd[i];
+	i -= ua_amd_count;
+	return i < ua_arm_count ? ua_arm[i] : NULL;
 }
 
 size_t ua_without_count(void)
 {
-	return ua_amd_without_count;
+	return ua_amd_without_count + ua_arm_without_count;
 }
 
 const struct ua_without *ua_without_get(size_t i)
 {
-	return i < ua_amd_without_count ? &ua_amd_without[i] : NULL;
+	if (i < ua_amd_without_count)
+		return &ua_amd_without[i];
+	i -= ua_amd_without_count;
+	return i < ua_arm_without_count ? &ua_arm_without[i] : NULL;
 }

@@ -5,6 +5,9 @@
  * events it counts with which encodings, which TopDown levels and formulas
  * apply, and the perf metric each category follows.
  *
+ * On arm64 the CPU is its MIDR_EL1 (devices/system/cpu/cpuN/regs/
+ * identification/midr_el1) and the core PMU armv8_pmuv3_0 or the like.
+ *
  * Every encoding and formula is taken from Linux perf's tables
  * (reference/perf-tables/, upstream files with their provenance); each
  * entry names the file and the event or metric it comes from, and
@@ -22,6 +25,7 @@
 #define UA_EVENTS_MAX 32
 #define UA_MODELS_MAX 8
 #define UA_DIRS_MAX 2
+#define UA_MIDRS_MAX 4
 
 /* Which arithmetic of tma.c turns this microarchitecture's counts into
  * categories. */
@@ -35,6 +39,10 @@ enum ua_formulas {
 	UA_FORMULAS_GRT,      /* Gracemont E-cores: TOPDOWN_*.ALL over 5 * cycles */
 	UA_FORMULAS_CMT,      /* Crestmont E-cores: TOPDOWN_*.ALL_P over 6 * cycles */
 	UA_FORMULAS_ZEN,      /* AMD Zen 4 and later: dispatch slots, W * ls_not_halted_cyc */
+	UA_FORMULAS_NEOVERSE_V1, /* Neoverse V1: sbsa.json with V1's 8-wide frontend and
+				  * bad speculation, BR_MIS_PRED corrections */
+	UA_FORMULAS_NEOVERSE_N2V2, /* Neoverse N2/V2: sbsa.json over #slots, the N2
+				    * stall-slot fix, BR_MIS_PRED corrections */
 };
 
 /* How the SMT threads of a core are counted (perf's #SMT_on and
@@ -57,7 +65,9 @@ struct ua_event {
 	bool refine;        /* a refinement event of model perf (not of model hardware) */
 	/* The table's "Counter": "0,1,2,3" (general-purpose counters it may
 	 * use), "Fixed counter 1"; NULL for the kernel's PERF_METRICS events
-	 * (fixed counter 3). */
+	 * (fixed counter 3).  On arm64, whose tables list no counters,
+	 * "Cycle counter" for CPU_CYCLES, which the kernel puts on the
+	 * dedicated cycle counter when it is free (fixed counter 1's part). */
 	const char *counter;
 	unsigned modes;     /* enum ua_mode bits it is counted in; 0: all */
 };
@@ -71,7 +81,8 @@ struct ua_metric {
 };
 
 struct uarch {
-	const char *id;        /* perf's table directory: "sapphirerapids" */
+	const char *id;        /* perf's table directory: "sapphirerapids", "arm/neoverse-v1" */
+	const char *arch;      /* perf's architecture directory: "x86" (NULL) or "arm64" */
 	/* Other table directories perf picks for the same models (by
 	 * stepping, which sysfs does not tell): their events and metrics are
 	 * the same, a test checks it. */
@@ -86,6 +97,16 @@ struct uarch {
 	 * is recognised by pattern rather than by a list of models; the
 	 * microarchitectures of a vendor are tried in mapfile order. */
 	const char *cpuid_pattern;
+	/* arm64: perf's mapfile.csv MIDRs ("0x00000000410fd4f0"), matched as
+	 * perf matches them (part number equal, variant and revision at
+	 * least the listed ones). */
+	const char *midrs[UA_MIDRS_MAX];
+	/* arm64: the slots per cycle are the PMU's caps/slots (perf's #slots). */
+	bool slots_from_caps;
+	/* arm64: parts of this MIDR's part number at a lower variant or
+	 * revision count a slot per cycle too many in STALL_SLOT and
+	 * STALL_SLOT_FRONTEND (perf's strcmp_cpuid_str() test), or NULL. */
+	const char *stall_fix_midr;
 	const char *pmu;       /* the core PMU directory it counts on */
 	enum ua_formulas formulas;
 	/* The pipeline width the formulas multiply cycles by (perf's
@@ -120,16 +141,20 @@ struct uarch {
  * 3): recognised so that the reason names it. */
 struct ua_without {
 	const char *vendor;
-	const char *cpuid_pattern; /* perf's mapfile.csv pattern */
+	const char *arch;          /* "x86" (NULL) or "arm64" */
+	const char *cpuid_pattern; /* perf's mapfile.csv pattern (x86), MIDR (arm64) */
 	const char *table;         /* perf's directory for it */
 	const char *name;
 	const char *why;
 };
 
-/* What devices/system/cpu/modalias says about the CPU. */
+/* What devices/system/cpu/modalias (x86) or midr_el1 (arm64) says about
+ * the CPU. */
 struct ua_cpuid {
-	char vendor[16];       /* "GenuineIntel", "AuthenticAMD" */
+	char vendor[16];       /* "GenuineIntel", "AuthenticAMD", "ARM" */
 	unsigned family, model;
+	bool arm;              /* arm64: midr names the CPU */
+	unsigned long long midr;
 };
 
 /* Parses "cpu:type:x86,ven0000fam0006mod008F:feature:...".  Returns 0, or
@@ -137,7 +162,18 @@ struct ua_cpuid {
  * for). */
 int ua_parse_modalias(const char *text, struct ua_cpuid *out);
 
-/* "GenuineIntel-6-8F", perf's CPUID string without the stepping. */
+/* Whether @text is an arm64 modalias ("cpu:type:aarch64:..."). */
+bool ua_modalias_is_arm64(const char *text);
+
+/* Parses midr_el1 ("0x00000000410fd4f1").  Returns 0 or -EINVAL. */
+int ua_parse_midr(const char *text, struct ua_cpuid *out);
+
+/* perf's arm64 strcmp_cpuid_str(): @midr is the part @map names, at its
+ * variant and revision or later. */
+bool ua_midr_matches(const char *map, unsigned long long midr);
+
+/* "GenuineIntel-6-8F", perf's CPUID string without the stepping; on
+ * arm64 the MIDR as perf prints it, "0x00000000410fd4f1". */
 void ua_cpuid_format(const struct ua_cpuid *id, char *buf, size_t len);
 
 /* The microarchitecture of @id counting on core PMU @pmu, or NULL. */

@@ -25,4 +25,10 @@ extern const size_t ua_amd_count;
 extern const struct ua_without ua_amd_without[];
 extern const size_t ua_amd_without_count;
 
+/* uarch_arm.c: Arm Neoverse */
+extern const struct uarch *const ua_arm[];
+extern const size_t ua_arm_count;
+extern const struct ua_without ua_arm_without[];
+extern const size_t ua_arm_without_count;
+
 #endif

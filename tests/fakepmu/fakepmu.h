@@ -99,6 +99,7 @@ struct fixture {
 	struct pmu *pmus;
 	int npmus;
 	bool amd;			/* modalias vendor: x86 event bits 32-35 */
+	bool arm;			/* modalias type aarch64: PMUv3 event numbers */
 	uint64_t mux_ns;		/* perf_event_mux_interval_ms of the core PMU */
 	bool watchdog;			/* /proc/sys/kernel/nmi_watchdog is 1 */
 };
@@ -130,8 +131,12 @@ FP_HIDDEN bool fp_cpu_online(int cpu, int64_t *offline_since_ns);
 
 /* tables.c */
 FP_HIDDEN void fp_tables_load(const char *modalias, int stepping);
+/* arm64: the tables of the CPU whose MIDR_EL1 is @midr ("0x...410fd4f1"). */
+FP_HIDDEN void fp_tables_load_arm(const char *midr);
 FP_HIDDEN const char *fp_tables_dir(void);
 FP_HIDDEN void fp_decode_x86(uint64_t config, bool amd, struct fp_enc *out);
+/* The fixture's architecture: x86 (AMD's too) or arm64. */
+FP_HIDDEN void fp_decode(uint64_t config, struct fp_enc *out);
 FP_HIDDEN bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t len);
 FP_HIDDEN int fp_tables_lookup(const char *pmu, const char *name, struct fp_enc *out);
 FP_HIDDEN int fp_tables_gp_counters(const char *pmu);

@@ -132,8 +132,11 @@ static void load_pmus(void)
 			fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: %s: not a PMU type number",
 				 fp_fix.root, rel);
 		p->type = (uint32_t)t;
+		/* arm64's core PMUs: armv8_pmuv3_0 (ACPI), armv8_cortex_a76 or
+		 * armv9_neoverse_n2 (device tree), as arm_pmuv3.c names them. */
 		p->core = !strcmp(p->name, "cpu") || !strcmp(p->name, "cpu_core") ||
-			  !strcmp(p->name, "cpu_atom");
+			  !strcmp(p->name, "cpu_atom") || !strncmp(p->name, "armv8_", 6) ||
+			  !strncmp(p->name, "armv9_", 6);
 		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/events/slots", p->name);
 		p->has_slots = p->core && exists(rel);
 		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/events/topdown-heavy-ops",
@@ -181,7 +184,19 @@ static void load_hardware(void)
 		if (st && (st = strchr(st, ':')))
 			stepping = atoi(st + 1);
 	}
-	fp_tables_load(modalias[0] ? modalias : NULL, stepping);
+	if (strstr(modalias, "type:aarch64")) {
+		/* perf reads the MIDR of the PMU's first CPU; the fixtures'
+		 * CPUs are all one kind. */
+		char midr[64];
+
+		fixture_path(path, sizeof(path), "devices/system/cpu/cpu0/regs/identification/midr_el1");
+		if (fp_read_file(path, midr, sizeof(midr)) <= 0)
+			midr[0] = '\0';
+		fp_fix.arm = true;
+		fp_tables_load_arm(midr);
+	} else {
+		fp_tables_load(modalias[0] ? modalias : NULL, stepping);
+	}
 	fixture_path(path, sizeof(path), "devices/system/cpu/smt/active");
 	smt_off = fp_read_file(path, buf, sizeof(buf)) > 0 && buf[0] == '0';
 	/* The NMI watchdog is the running kernel's, not the fixture's. */
@@ -195,7 +210,7 @@ static void load_hardware(void)
 			continue;
 		p->gp_counters = fp_tables_gp_counters(p->name);
 		if (p->gp_counters <= 0)
-			p->gp_counters = fp_fix.amd ? 6 : 8;
+			p->gp_counters = fp_fix.amd || fp_fix.arm ? 6 : 8;
 		/* Before Ice Lake, CPUID leaf 0xA gives a thread 4 counters with
 		 * SMT and the core's 8 without (the tables list 0-3). */
 		if (!fp_fix.amd && p->gp_counters == 4 && smt_off)

@@ -733,7 +733,7 @@ static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
 	ev->gp_ok = true;
 	if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE)
 		return;
-	fp_decode_x86(a->config, fp_fix.amd, &enc);
+	fp_decode(a->config, &enc);
 	if (!fp_tables_name(ev->pmu->name, &enc, ev->name, sizeof(ev->name)))
 		return;
 	ev->sid = fp_scenario_event(ev->name);
@@ -750,6 +750,14 @@ static void fixed_counter(struct fev *ev, const struct perf_event_attr *a)
 
 	if (fp_fix.amd || (a->type != PERF_TYPE_RAW && a->type != ev->pmu->type))
 		return;
+	/* arm64's dedicated cycle counter (PMCCNTR_EL0) takes CPU_CYCLES
+	 * (0x11) when free (armv8pmu_get_event_idx): fixed counter 1's part,
+	 * which the NMI watchdog's cycles event holds as well. */
+	if (fp_fix.arm) {
+		if ((a->config & 0xffff) == 0x11)
+			ev->fixed = 1;
+		return;
+	}
 	if (code == 0x00c0)
 		ev->fixed = 0;
 	else if (code == 0x003c)
@@ -809,8 +817,8 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 	if (pmu && pmu->core) {
 		struct fp_enc enc;
 
-		cls = classify_topdown(a.config);
-		fp_decode_x86(a.config, fp_fix.amd, &enc);
+		cls = fp_fix.arm ? EC_HW : classify_topdown(a.config);
+		fp_decode(a.config, &enc);
 		if (cls == EC_HW && !fp_tables_name(pmu->name, &enc, name, sizeof(name)))
 			name[0] = '\0';
 	}
@@ -843,7 +851,7 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 	cls = !pmu ? (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK
 			      ? EC_SW_CLOCK : EC_SW_OTHER)
 		   : EC_HW;
-	if (!err && pmu && a.type != PERF_TYPE_HARDWARE && a.type != PERF_TYPE_HW_CACHE) {
+	if (!err && pmu && a.type != PERF_TYPE_HARDWARE && a.type != PERF_TYPE_HW_CACHE && !fp_fix.arm) {
 		cls = classify_topdown(a.config);
 		if (is_topdown_cls(cls))
 			err = check_topdown(&a, pmu, cls, leader);

@@ -66,6 +66,17 @@ void fp_decode_x86(uint64_t config, bool amd, struct fp_enc *out)
 	out->any = !amd && ((config >> 21) & 1);
 }
 
+/* arm64: config holds the PMUv3 event number (format/event config:0-15). */
+void fp_decode(uint64_t config, struct fp_enc *out)
+{
+	if (!fp_fix.arm) {
+		fp_decode_x86(config, fp_fix.amd, out);
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->event = (uint16_t)(config & 0xffff);
+}
+
 static bool enc_equal(const struct fp_enc *a, const struct fp_enc *b)
 {
 	return a->event == b->event && a->umask == b->umask && a->cmask == b->cmask &&
@@ -175,14 +186,14 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void load_dir(const char *root, const char *dir, bool must)
+static void load_dir(const char *root, const char *arch, const char *dir, bool must)
 {
 	char path[8192], *names[64];
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/x86/%s", root, dir);
+	snprintf(path, sizeof(path), "%s/%s/%s", root, arch, dir);
 	d = opendir(path);
 	if (!d && !must)
 		return;
@@ -195,7 +206,7 @@ static void load_dir(const char *root, const char *dir, bool must)
 	closedir(d);
 	qsort(names, (size_t)n, sizeof(names[0]), name_cmp);
 	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/x86/%s/%s", root, dir, names[i]);
+		snprintf(path, sizeof(path), "%s/%s/%s/%s", root, arch, dir, names[i]);
 		add_events_file(path);
 		free(names[i]);
 	}
@@ -281,12 +292,71 @@ void fp_tables_load(const char *modalias, int stepping)
 
 		/* A model the reference copy has no directory for (Broadwell,
 		 * Haswell): no table, as for a model perf does not know. */
-		load_dir(tables_root, tab.dir, false);
+		load_dir(tables_root, "x86", tab.dir, false);
 		/* Events the first root's files lack (an event found twice is
 		 * named by its first entry). */
 		if (fallback && *fallback)
-			load_dir(fallback, tab.dir, false);
+			load_dir(fallback, "x86", tab.dir, false);
 	}
+}
+
+/* perf's arm64 strcmp_cpuid_str() (tools/perf/arch/arm64/util/header.c):
+ * the MIDR without its variant (bits 23:20) and revision (3:0) must be
+ * the mapfile's, and the CPU's variant and revision at least the
+ * mapfile's. */
+static bool midr_matches(unsigned long long map, unsigned long long cpu)
+{
+	const unsigned long long version = 0xf0000fULL;
+	unsigned map_v = (unsigned)((map >> 20) & 0xf) << 4 | (unsigned)(map & 0xf);
+	unsigned cpu_v = (unsigned)((cpu >> 20) & 0xf) << 4 | (unsigned)(cpu & 0xf);
+
+	return (map & ~version) == (cpu & ~version) && cpu_v >= map_v;
+}
+
+void fp_tables_load_arm(const char *midr)
+{
+	const char *root = getenv("FAKEPMU_TABLES");
+	unsigned long long cpu;
+	char path[8192], line[512];
+	FILE *f;
+
+	snprintf(tables_root, sizeof(tables_root), "%s",
+		 root && *root ? root : FAKEPMU_TABLES_DEFAULT);
+	if (!midr || !*midr)
+		return;
+	cpu = strtoull(midr, NULL, 16);
+	snprintf(tab.cpuid, sizeof(tab.cpuid), "0x%016llx", cpu);
+	snprintf(path, sizeof(path), "%s/arm64/mapfile.csv", tables_root);
+	f = fopen(path, "re");
+	if (!f)
+		fp_fatal("fakepmu: perf tables: cannot open %s: %s (set FAKEPMU_TABLES)", path,
+			 strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *dir;
+
+		if (strncmp(line, "0x", 2) != 0)
+			continue;
+		dir = strchr(line, ',');
+		dir = dir ? strchr(dir + 1, ',') : NULL;
+		if (!dir)
+			continue;
+		dir++;
+		dir[strcspn(dir, ",\n")] = '\0';
+		if (strlen(dir) < sizeof(tab.dir) && midr_matches(strtoull(line, NULL, 16), cpu)) {
+			strcpy(tab.dir, dir);
+			break;
+		}
+	}
+	fclose(f);
+	if (!tab.dir[0])
+		return;
+	/* The core's own event files name the architecture's common events
+	 * ({"ArchStdEvent": "STALL_SLOT"}); their encodings are in
+	 * common-and-microarch.json, which the reference copy holds in full
+	 * (and the per-core files not). */
+	snprintf(path, sizeof(path), "%s/arm64/common-and-microarch.json", tables_root);
+	add_events_file(path);
+	load_dir(tables_root, "arm64", tab.dir, false);
 }
 
 const char *fp_tables_dir(void)

@@ -153,7 +153,7 @@ expect_lines "spr-holes: offline CPUs listed apart, Monitored adds up with its p
 probe "$FIXTURES/vm-nopmu"
 expect_rc "vm-nopmu: --probe exits 1" 1
 expect_not_usable "vm-nopmu: one 'TopDown: not usable' line with the reason" \
-	"no core PMU registered by the kernel (bus/event_source/devices has no cpu or cpu_core): a virtual machine without a virtual PMU, or a CPU the perf driver does not support"
+	"no core PMU registered by the kernel (bus/event_source/devices has no cpu, cpu_core or armv8_pmuv3): a virtual machine without a virtual PMU, or a CPU the perf driver does not support"
 expect_lines "vm-nopmu: no PMU, level 0, every CPU unsupported" \
 	"PMU:          none" \
 	"Level:        0" \

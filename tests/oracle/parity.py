@@ -295,15 +295,32 @@ def event_spec(tables, directory, unit, pmu, name):
     for t in filter(None, mods.split(",")):
         key, _, val = t.partition("=")
         enc[key] = int(val, 0)
-    terms = ["event=0x%x" % enc["event"], "umask=0x%x" % enc["umask"]]
-    for key in ("cmask", "edge", "inv", "any"):
+    terms = ["event=0x%x" % enc["event"]]
+    for key in ("umask", "cmask", "edge", "inv", "any"):
         if enc.get(key):
             terms.append("%s=%d" % (key, enc[key]))
     return "%s/%s,name=%s/" % (pmu, ",".join(terms), name.replace(",", ":").replace("=", "_"))
 
 
+def fixture_literals(a):
+    """What perf's arm64 expressions read besides counts: #slots (the
+    PMU's caps/slots) and the CPUID (CPU 0's MIDR) strcmp_cpuid_str()
+    tests."""
+    out = {}
+    slots = os.path.join(a.fixture, "bus/event_source/devices", a.pmu, "caps/slots")
+    if os.path.exists(slots):
+        with open(slots) as f:
+            out["#slots"] = int(f.read(), 16)
+    midr = os.path.join(a.fixture, "devices/system/cpu/cpu0/regs/identification/midr_el1")
+    if os.path.exists(midr):
+        with open(midr) as f:
+            out["cpuid"] = int(f.read(), 16)
+    return out
+
+
 def perf_events_mode(a, tables):
     """Counts by perf, metrics by the expressions."""
+    a.literals = fixture_literals(a)
     if a.events_from == "perf":
         metrics = Metrics.from_perf_list(a.cpuid, a.unit)
         directory = a.table_dir
@@ -363,11 +380,12 @@ def perf_events_mode(a, tables):
             out = {}
             for c in cats:
                 try:
-                    out[c] = metrics.evaluate(names[c], summed)
+                    out[c] = metrics.fraction(names[c], metrics.evaluate(names[c], summed, a.literals))
                 except ZeroDivisionError:
                     pass
             values.setdefault(k, {})[entity] = out
-        if a.weight_event and any(c in RATIO_CHILDREN_ZEN for c in cats):
+        weighted = [c for c in cats if c in RATIO_CHILDREN_ZEN or c in a.weighted]
+        if a.weight_event and weighted:
             # The ratio children of packages and the host, slot-weighted
             # (README, "Aggregation"); perf's ratio of summed counts is
             # reported beside.
@@ -378,7 +396,7 @@ def perf_events_mode(a, tables):
                 pv = values[k].get(entity)
                 if entity[0] == "cpu" or not pv:
                     continue
-                sw = slot_weighted(cpu_vals, weights, cpus, [c for c in cats if c in RATIO_CHILDREN_ZEN])
+                sw = slot_weighted(cpu_vals, weights, cpus, weighted)
                 for cat, v in (sw or {}).items():
                     a.per_socket_perf.setdefault(entity, {})[cat] = max(
                         a.per_socket_perf.get(entity, {}).get(cat, 0.0), abs(pv[cat] - v))
@@ -467,6 +485,10 @@ def main():
     ap.add_argument("--ignore", action="append", default=[],
                     help="a perf metric (tma_ name without tma_) topdownd does not export")
     ap.add_argument("--tables-fallback", help="a second tables root for events the first lacks")
+    ap.add_argument("--weighted", action="append", default=[],
+                    help="events mode: a category perf computes as a product of ratios "
+                         "(Arm's retiring, bad_speculation), compared slot-weighted for "
+                         "packages and the host")
     ap.add_argument("--ungrouped", action="store_true",
                     help="events mode: perf counts the events ungrouped")
     ap.add_argument("--weight-event",

@@ -54,7 +54,7 @@ TOKEN = re.compile(r"""
   | (?P<at>(?:cpu|cpu_core|cpu_atom)@(?:[^@\\]|\\.)*@)
   | (?P<lit>\#[A-Za-z_][A-Za-z0-9_]*)
   | (?P<name>(?:[A-Za-z_]|\\.)(?:[A-Za-z0-9_.:]|\\.)*)
-  | (?P<op><=|>=|==|[-+*/(),<>])
+  | (?P<op><=|>=|==|[-+*/(),<>|^&])
 """, re.X)
 
 
@@ -80,11 +80,18 @@ class Parser:
 
     FUNCS = ("min", "max", "d_ratio")
 
-    def __init__(self, text, metric_names):
+    def __init__(self, text, metric_names, upper_events=False):
         self.toks = tokenize(text)
         self.i = 0
         self.metrics = metric_names
         self.text = text
+        # arm64 files spell an event either way (sbsa.json's stall_slot,
+        # the cores' STALL_SLOT); the event tables in capitals.
+        self.upper = upper_events
+
+    def event(self, name):
+        name = canonical_event(name)
+        return name.upper() if self.upper else name
 
     def peek(self):
         return self.toks[self.i]
@@ -103,13 +110,36 @@ class Parser:
         return tree
 
     def ternary(self):
-        a = self.compare()
+        a = self.bitor()
         if self.peek() == ("name", "if"):
             self.take()
-            cond = self.compare()
+            cond = self.bitor()
             self.take("else")
             b = self.ternary()
             return ("if", a, cond, b)
+        return a
+
+    # perf's expr.y: '|' binds loosest, then '^', then '&', then the
+    # comparisons; each is logical on zero / non-zero.
+    def bitor(self):
+        a = self.bitxor()
+        while self.peek()[1] == "|":
+            self.take()
+            a = ("op", "|", a, self.bitxor())
+        return a
+
+    def bitxor(self):
+        a = self.bitand()
+        while self.peek()[1] == "^":
+            self.take()
+            a = ("op", "^", a, self.bitand())
+        return a
+
+    def bitand(self):
+        a = self.compare()
+        while self.peek()[1] == "&":
+            self.take()
+            a = ("op", "&", a, self.compare())
         return a
 
     def compare(self):
@@ -150,7 +180,15 @@ class Parser:
         if kind == "lit":
             return ("lit", text)
         if kind == "at":
-            return ("event", canonical_event(text))
+            return ("event", self.event(text))
+        if kind == "name" and text == "strcmp_cpuid_str":
+            # Its argument is a CPUID ("0x410fd493"), not an expression.
+            self.take("(")
+            arg = ""
+            while self.peek()[1] != ")":
+                arg += self.take()[1]
+            self.take(")")
+            return ("cpuid", arg)
         if kind == "name":
             if text in self.FUNCS and self.peek()[1] == "(":
                 self.take("(")
@@ -162,7 +200,7 @@ class Parser:
                 return ("call", text, args)
             if text in self.metrics:
                 return ("metric", text)
-            return ("event", canonical_event(text))
+            return ("event", self.event(text))
         raise ExprError("unexpected %r in %r" % (text, self.text))
 
 
@@ -174,17 +212,47 @@ class Metrics:
         self.path = path
         self.trees = {}
         self.expr = {}
+        self.scale_unit = {}
+        self.arm64 = "/arm64/" in path
         if expr is not None:
             self.expr = expr
             return
         with open(path) as f:
             data = json.load(f)
+        std = self.arch_std(path) if self.arm64 else {}
         for m in data:
+            if "ArchStdEvent" in m:
+                # arm64: a metric of the architecture (sbsa.json), its
+                # expression overridden by the core's when it has one
+                # (jevents.py: the core's fields win).
+                name = m["ArchStdEvent"].lower()
+                base = std.get(name)
+                if base is None:
+                    continue
+                self.expr[name] = m.get("MetricExpr", base["MetricExpr"])
+                self.scale_unit[name] = m.get("ScaleUnit", base.get("ScaleUnit"))
+                continue
             if "MetricName" not in m or "MetricExpr" not in m:
                 continue
             if unit is not None and m.get("Unit") not in (unit, None):
                 continue
             self.expr[m["MetricName"]] = m["MetricExpr"]
+            self.scale_unit[m["MetricName"]] = m.get("ScaleUnit")
+
+    @staticmethod
+    def arch_std(path):
+        """sbsa.json of the arm64 tree @path is in: the metrics cores
+        refer to by ArchStdEvent."""
+        root = path[:path.index("/arm64/") + len("/arm64/")]
+        with open(os.path.join(root, "sbsa.json")) as f:
+            return {m["MetricName"]: m for m in json.load(f) if "MetricName" in m}
+
+    def fraction(self, name, value):
+        """@value of metric @name as a fraction: perf's arm64 metrics
+        compute percent ("1percent of slots"), the others a fraction
+        that "100%" prints as percent."""
+        unit = self.scale_unit.get(name) or ""
+        return value / 100.0 if unit.startswith("1percent") else value
 
     @classmethod
     def from_perf_list(cls, cpuid, unit=None, perf="perf"):
@@ -219,7 +287,7 @@ class Metrics:
         if name not in self.trees:
             if name not in self.expr:
                 raise ExprError("%s: no metric %s" % (self.path, name))
-            self.trees[name] = Parser(self.expr[name], self.expr).parse()
+            self.trees[name] = Parser(self.expr[name], self.expr, self.arm64).parse()
         return self.trees[name]
 
     def events(self, name, seen=None):
@@ -268,6 +336,16 @@ class Metrics:
                 return -ev(t[1])
             if kind == "if":
                 return ev(t[1]) if ev(t[2]) else ev(t[3])
+            if kind == "cpuid":
+                # perf's arm64 strcmp_cpuid_str() matched: the part, at
+                # this variant and revision or later.
+                if "cpuid" not in literals:
+                    raise ExprError("%s needs the CPUID" % name)
+                want, cpu, version = int(t[1], 16), int(literals["cpuid"]), 0xf0000f
+                same = (want & ~version) == (cpu & ~version)
+                vw = ((want >> 20) & 0xf, want & 0xf)
+                vc = ((cpu >> 20) & 0xf, cpu & 0xf)
+                return float(same and vc >= vw)
             if kind == "call":
                 args = [ev(a) for a in t[2]]
                 if t[1] == "min":
@@ -299,6 +377,12 @@ class Metrics:
                     return float(a >= b)
                 if op == "==":
                     return float(a == b)
+                if op == "|":
+                    return float(a != 0 or b != 0)
+                if op == "^":
+                    return float((a != 0) != (b != 0))
+                if op == "&":
+                    return float(a != 0 and b != 0)
             raise ExprError("cannot evaluate %r" % (t,))
         return ev(self.tree(name))
 
@@ -342,6 +426,10 @@ class Tables:
 
     def _load_events(self, directory):
         out = {}
+        if directory.startswith("arm64/"):
+            # The cores' files name the architecture's common events;
+            # their encodings are in common-and-microarch.json.
+            out.update(self._load_file(os.path.join(self.root, "arm64", "common-and-microarch.json")))
         for root in filter(None, (self.fallback, self.root)):
             d = os.path.join(root, directory)
             if os.path.isdir(d):
@@ -353,11 +441,17 @@ class Tables:
         for fname in sorted(os.listdir(d)):
             if not fname.endswith(".json") or "metrics" in fname:
                 continue
-            with open(os.path.join(d, fname)) as f:
-                for e in json.load(f):
-                    if "EventName" not in e:
-                        continue
-                    out[(e["EventName"], e.get("Unit"))] = (fname, self.encoding(e), e.get("Counter"))
+            out.update(self._load_file(os.path.join(d, fname)))
+        return out
+
+    def _load_file(self, path):
+        out = {}
+        fname = os.path.basename(path)
+        with open(path) as f:
+            for e in json.load(f):
+                if "EventName" not in e:
+                    continue
+                out[(e["EventName"], e.get("Unit"))] = (fname, self.encoding(e), e.get("Counter"))
         return out
 
     @classmethod

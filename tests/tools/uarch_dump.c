@@ -93,7 +93,8 @@ static json_t *uarch_json(const struct uarch *ua)
 static const struct uarch *find(const char *id, const char *pmu)
 {
 	for (size_t i = 0; i < ua_count(); i++)
-		if (strcmp(ua_get(i)->id, id) == 0 && (!pmu || strcmp(ua_get(i)->pmu, pmu) == 0))
+		if (strcmp(ua_get(i)->id, id) == 0 &&
+		    (!pmu || !ua_get(i)->pmu || strcmp(ua_get(i)->pmu, pmu) == 0))
 			return ua_get(i);
 	if (strcmp(ua_metrics_only()->id, id) == 0)
 		return ua_metrics_only();

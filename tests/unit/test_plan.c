@@ -294,7 +294,7 @@ static void test_adl_some_atoms(void **state)
 static void test_vm(void **state)
 {
 	static const char reason[] =
-		"no core PMU registered by the kernel (bus/event_source/devices has no cpu or cpu_core): a virtual machine without a virtual PMU, or a CPU the perf driver does not support";
+		"no core PMU registered by the kernel (bus/event_source/devices has no cpu, cpu_core or armv8_pmuv3): a virtual machine without a virtual PMU, or a CPU the perf driver does not support";
 	struct env *e = load("vm-nopmu");
 
 	(void)state;

@@ -412,7 +412,7 @@ static void test_discover_vm(void **state)
 	(void)state;
 	assert_int_equal(info->n_cores, 0);
 	assert_string_equal(info->reason,
-			    "no core PMU registered by the kernel (bus/event_source/devices has no cpu or cpu_core): a virtual machine without a virtual PMU, or a CPU the perf driver does not support");
+			    "no core PMU registered by the kernel (bus/event_source/devices has no cpu, cpu_core or armv8_pmuv3): a virtual machine without a virtual PMU, or a CPU the perf driver does not support");
 	assert_null(pmu_core_of(info, 0));
 	free(info);
 }

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* uarch_arm: Arm Neoverse V1, N2 and V2, whose TopDown is perf's
+ * TopdownL1 (arm64/sbsa.json: slots from STALL_SLOT* over #slots x
+ * CPU_CYCLES) with each core's overrides, and Neoverse N1, which perf has
+ * no TopDown for.
+ *
+ * Linux perf 6.1 does not know these metrics, so the upstream files are
+ * the truth (reference/perf-tables/README.md, which says why sbsa.json and
+ * the N2/V2 file are the generation the V1 file belongs to).  Event
+ * encodings are the PMUv3 common events of arm64/common-and-microarch.json;
+ * the tables list no counters: CPU_CYCLES may take the dedicated cycle
+ * counter, every other event one of the event counters (6 on these cores;
+ * virtual machines may have fewer, which the probe finds). */
+#include "uarch_tables.h"
+
+#define COMMON "perf-tables/arm64/common-and-microarch.json"
+#define SBSA "perf-tables/arm64/sbsa.json"
+#define V1_METRICS "perf-tables/arm64/arm/neoverse-v1/metrics.json"
+#define N2V2_METRICS "perf-tables/arm64/arm/neoverse-n2-v2/metrics.json"
+
+#define EV(var_, name_, terms_, counter_)                                                 \
+	{ .var = (var_), .name = (name_), .terms = (terms_), .table = COMMON, .level = 1,   \
+	  .counter = (counter_) }
+
+/* Every event the TopdownL1 expressions of V1, N2 and V2 read. */
+static const struct ua_event neoverse_events[] = {
+	EV(TD_EV_CYCLES, "CPU_CYCLES", "event=0x11", "Cycle counter"),
+	EV(TD_EV_ARM_STALL_SLOT_FRONTEND, "STALL_SLOT_FRONTEND", "event=0x3e", NULL),
+	EV(TD_EV_ARM_STALL_SLOT_BACKEND, "STALL_SLOT_BACKEND", "event=0x3d", NULL),
+	EV(TD_EV_ARM_STALL_SLOT, "STALL_SLOT", "event=0x3f", NULL),
+	EV(TD_EV_ARM_OP_RETIRED, "OP_RETIRED", "event=0x3a", NULL),
+	EV(TD_EV_ARM_OP_SPEC, "OP_SPEC", "event=0x3b", NULL),
+	EV(TD_EV_ARM_BR_MIS_PRED, "BR_MIS_PRED", "event=0x10", NULL),
+};
+
+#define NEOVERSE_GP 6
+#define NEOVERSE_GP_SOURCE "the event counters of Neoverse V1/N2/V2 (PMCR_EL0.N); fewer in some virtual machines"
+
+/* ---- Neoverse V1 (AWS Graviton3) ---- */
+
+/* V1 overrides frontend_bound and bad_speculation with an 8-wide
+ * constant; backend_bound and retiring are sbsa.json's, over #slots. */
+static const struct ua_metric v1_metrics[] = {
+	{ TD_CAT_FRONTEND_BOUND, "frontend_bound",
+	  "(100 * ((STALL_SLOT_FRONTEND / (CPU_CYCLES * 8)) - ((BR_MIS_PRED * 4) / CPU_CYCLES)))", V1_METRICS },
+	{ TD_CAT_BAD_SPECULATION, "bad_speculation",
+	  "(100 * (((1 - (OP_RETIRED / OP_SPEC)) * (1 - (STALL_SLOT / (CPU_CYCLES * 8)))) + ((BR_MIS_PRED * 4) / CPU_CYCLES)))",
+	  V1_METRICS },
+	{ TD_CAT_BACKEND_BOUND, "backend_bound", "100 * (stall_slot_backend / (#slots * cpu_cycles))", SBSA },
+	{ TD_CAT_RETIRING, "retiring", "100 * ((op_retired / op_spec) * (1 - stall_slot / (#slots * cpu_cycles)))",
+	  SBSA },
+};
+
+static const struct uarch neoverse_v1 = {
+	.id = "arm/neoverse-v1",
+	.arch = "arm64",
+	.name = "Arm Neoverse V1",
+	.vendor = "ARM",
+	.midrs = { "0x00000000410fd400" }, /* arm64/mapfile.csv */
+	.pmu = NULL,
+	.formulas = UA_FORMULAS_NEOVERSE_V1,
+	.width = 8,
+	.width_source = "STALL_SLOT_FRONTEND / (CPU_CYCLES * 8), " V1_METRICS,
+	.slots_from_caps = true,
+	.max_level = 1,
+	.n_events = sizeof(neoverse_events) / sizeof(neoverse_events[0]),
+	.events = neoverse_events,
+	.n_metrics = sizeof(v1_metrics) / sizeof(v1_metrics[0]),
+	.metrics = v1_metrics,
+	.gp_counters = NEOVERSE_GP,
+	.gp_source = NEOVERSE_GP_SOURCE,
+};
+
+/* ---- Neoverse N2 and V2 (AWS Graviton4, Google Axion, NVIDIA Grace) ---- */
+
+/* N2 before r0p3 counts one slot per cycle too many in STALL_SLOT and
+ * STALL_SLOT_FRONTEND: perf subtracts CPU_CYCLES unless the CPU is N2
+ * r0p3 or later, or no N2 at all. */
+#define N2V2_STALL "((STALL_SLOT) if (strcmp_cpuid_str(0x410fd493) | strcmp_cpuid_str(0x410fd490) ^ 1) else (STALL_SLOT - CPU_CYCLES))"
+
+static const struct ua_metric n2v2_metrics[] = {
+	{ TD_CAT_FRONTEND_BOUND, "frontend_bound",
+	  "(100 * ((((STALL_SLOT_FRONTEND) if (strcmp_cpuid_str(0x410fd493) | strcmp_cpuid_str(0x410fd490) ^ 1) else (STALL_SLOT_FRONTEND - CPU_CYCLES)) / (CPU_CYCLES * #slots)) - (BR_MIS_PRED / CPU_CYCLES)))",
+	  N2V2_METRICS },
+	{ TD_CAT_BAD_SPECULATION, "bad_speculation",
+	  "(100 * (((1 - (OP_RETIRED / OP_SPEC)) * (1 - (" N2V2_STALL " / (CPU_CYCLES * #slots)))) + ((BR_MIS_PRED * 4) / CPU_CYCLES)))",
+	  N2V2_METRICS },
+	{ TD_CAT_BACKEND_BOUND, "backend_bound",
+	  "(100 * ((STALL_SLOT_BACKEND / (CPU_CYCLES * #slots)) - ((BR_MIS_PRED * 3) / CPU_CYCLES)))", N2V2_METRICS },
+	{ TD_CAT_RETIRING, "retiring",
+	  "(100 * ((OP_RETIRED / OP_SPEC) * (1 - (" N2V2_STALL " / (CPU_CYCLES * #slots)))))", N2V2_METRICS },
+};
+
+static const struct uarch neoverse_n2v2 = {
+	.id = "arm/neoverse-n2-v2",
+	.arch = "arm64",
+	.name = "Arm Neoverse N2 / V2",
+	.vendor = "ARM",
+	.midrs = { "0x00000000410fd490", "0x00000000410fd4f0" }, /* arm64/mapfile.csv */
+	.pmu = NULL,
+	.formulas = UA_FORMULAS_NEOVERSE_N2V2,
+	.width = 0,
+	.width_source = NULL,
+	.slots_from_caps = true,
+	.stall_fix_midr = "0x410fd493",
+	.max_level = 1,
+	.n_events = sizeof(neoverse_events) / sizeof(neoverse_events[0]),
+	.events = neoverse_events,
+	.n_metrics = sizeof(n2v2_metrics) / sizeof(n2v2_metrics[0]),
+	.metrics = n2v2_metrics,
+	.gp_counters = NEOVERSE_GP,
+	.gp_source = NEOVERSE_GP_SOURCE,
+};
+
+const struct uarch *const ua_arm[] = { &neoverse_v1, &neoverse_n2v2 };
+const size_t ua_arm_count = sizeof(ua_arm) / sizeof(ua_arm[0]);
+
+const struct ua_without ua_arm_without[] = {
+	{ "ARM", "arm64", "0x00000000410fd0c0", "arm/neoverse-n1", "Arm Neoverse N1",
+	  "perf has no TopdownL1 for it: its metrics.json defines none, only cycle accounting from stalled cycles (STALL_FRONTEND, STALL_BACKEND)" },
+};
+const size_t ua_arm_without_count = sizeof(ua_arm_without) / sizeof(ua_arm_without[0]);
