@@ -386,10 +386,7 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 			id = info->cpuid;
 		core->ua = ua_lookup(&id, core->name);
 		core->slots = read_slots(sysfs, core->name);
-		core->stall_minus_cycles = core->ua && core->ua->stall_fix_midr &&
-					   !ua_midr_matches(core->ua->stall_fix_midr, id.midr) &&
-					   (strtoull(core->ua->stall_fix_midr, NULL, 16) & ~0xf0000fULL) ==
-						   (id.midr & ~0xf0000fULL);
+		core->stall_minus_cycles = core->ua && ua_stall_minus_cycles(core->ua, id.midr);
 		if (core->ua && core->ua->slots_from_caps && !core->slots) {
 			str_printf(core->reason, sizeof(core->reason),
 				   "core PMU %s (%s) has no caps/slots: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on",

@@ -103,6 +103,17 @@ bool ua_midr_matches(const char *map, unsigned long long midr)
 	       midr_version(midr) >= midr_version(want);
 }
 
+bool ua_stall_minus_cycles(const struct uarch *ua, unsigned long long midr)
+{
+	unsigned long long fix;
+
+	if (!ua->stall_fix_midr)
+		return false;
+	fix = strtoull(ua->stall_fix_midr, NULL, 16);
+	/* perf: not (strcmp_cpuid_str(fix) | strcmp_cpuid_str(fix's part) ^ 1) */
+	return (fix & ~MIDR_VERSION) == (midr & ~MIDR_VERSION) && midr_version(midr) < midr_version(fix);
+}
+
 void ua_cpuid_format(const struct ua_cpuid *id, char *buf, size_t len)
 {
 	if (id->arm)

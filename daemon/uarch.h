@@ -172,6 +172,10 @@ int ua_parse_midr(const char *text, struct ua_cpuid *out);
  * variant and revision or later. */
 bool ua_midr_matches(const char *map, unsigned long long midr);
 
+/* arm64: whether @ua's stall-slot correction applies to @midr (a part of
+ * stall_fix_midr's part number before its variant and revision). */
+bool ua_stall_minus_cycles(const struct uarch *ua, unsigned long long midr);
+
 /* "GenuineIntel-6-8F", perf's CPUID string without the stepping; on
  * arm64 the MIDR as perf prints it, "0x00000000410fd4f1". */
 void ua_cpuid_format(const struct ua_cpuid *id, char *buf, size_t len);

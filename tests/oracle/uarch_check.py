@@ -139,8 +139,27 @@ def metric_groups(directory):
     return out
 
 
+def arm_mapfile(tables):
+    rows = []
+    with open(tables.path("arm64/mapfile.csv")) as f:
+        for line in f:
+            parts = line.strip().split(",")
+            if line.startswith("0x") and len(parts) >= 3:
+                rows.append((parts[0], parts[2]))
+    return rows
+
+
 def check_models(ua):
     tables, _ = tables_of(ua["metrics"][0]["table"])
+    if ua["arch"] == "arm64":
+        rows = arm_mapfile(tables)
+        for midr in ua["midrs"]:
+            ok((midr, ua["id"]) in rows, "%s: MIDR %s is arm64/mapfile.csv's for %s" % (ua["id"], midr, ua["id"]),
+               "mapfile.csv: %s" % [r for r in rows if r[0] == midr])
+        listed = sorted(m for m, d in rows if d == ua["id"])
+        ok(listed == sorted(ua["midrs"]), "%s: every MIDR arm64/mapfile.csv lists for it is recognised" % ua["id"],
+           "mapfile.csv: %s, topdownd: %s" % (listed, ua["midrs"]))
+        return
     if ua["cpuid_pattern"]:
         # Models the pattern matches and no earlier mapfile line takes.
         samples = [c for c in pattern_samples(ua["vendor"], ua["family"], ua["cpuid_pattern"])
@@ -178,6 +197,14 @@ def check_events(tables, ua):
         ok(want == got, "%s: %s = %s, as perf's table encodes it" % (ua["id"], e["name"], e["terms"]),
            "table: %s\ntopdownd: %s" % (want, got))
         counter = hit[2] if hit else None
+        if ua["arch"] == "arm64":
+            # arm64's tables list no counters: the kernel puts CPU_CYCLES
+            # on the dedicated cycle counter (armv8pmu_get_event_idx).
+            want_counter = "Cycle counter" if base == "CPU_CYCLES" else None
+            ok(counter is None and e["counter"] == want_counter,
+               "%s: %s counts on %s (the table names no counter)" % (ua["id"], base, e["counter"] or "an event counter"),
+               "table: %s, topdownd: %s" % (counter, e["counter"]))
+            continue
         ok(counter == e["counter"], "%s: %s counts on %s, as the table's Counter says" %
            (ua["id"], base, e["counter"]), "table: %s" % counter)
 
@@ -251,7 +278,7 @@ def check_width(ua):
         if name in metrics.expr:
             texts.append(metrics.expr[name])
     w = ua["width"]
-    ok(any(re.search(r"(?<![\w.])%d \* " % w, t) for t in texts),
+    ok(any(re.search(r"(?<![\w.])%d \* |\* %d\)" % (w, w), t) for t in texts),
        "%s: width %d is the constant perf's expressions multiply by (%s)" % (ua["id"], w, ua["width_source"]),
        "\n".join(texts))
 
@@ -316,6 +343,24 @@ def random_counts(rng, ua, level, mode):
     return c, slots
 
 
+def arm_counts(rng, ua, cycles, slots, big, extra):
+    """Neoverse: the frontend and backend stall slots are the stall slots
+    (STALL_SLOT, plus @extra a slot per cycle on an N2 before r0p3),
+    retired ops at most speculated ones; one case in five not."""
+    cut = sorted(rng.uniform(0, 1) for _ in range(2))
+    fe, be = cut[0], cut[1] - cut[0]
+    spec = rng.uniform(0.2, 1.0)
+    ret = spec * rng.uniform(0.3, 1.0)
+    brm = rng.uniform(0, 0.01)
+    if big:
+        fe, be, ret, brm = rng.uniform(0, 1), rng.uniform(0, 1), spec * rng.uniform(0, 1.5), rng.uniform(0, 0.2)
+    ss = fe + be + (rng.uniform(-0.2, 0.2) if big else 0)
+    return {"CPU_CYCLES": cycles, "STALL_SLOT_FRONTEND": int(slots * fe + extra),
+            "STALL_SLOT_BACKEND": int(slots * be), "STALL_SLOT": int(max(slots * ss, 0) + extra),
+            "OP_SPEC": int(slots * spec), "OP_RETIRED": int(slots * ret),
+            "BR_MIS_PRED": int(cycles * brm)}
+
+
 def zen_counts(rng, ua, cycles, slots, big):
     """AMD: the no-dispatch reasons and the dispatched ops partition the
     slots on hardware; one case in five they do not."""
@@ -359,19 +404,36 @@ def check_formulas(tables, ua, dump, reference_ua):
     level = ua["max_level"]
     counted = counted_encodings(tables, src)
     modes = list(MODES) if ua["core_scoped"] else ["nosmt"]
+    # arm64: #slots and the CPUID are the machine's: each MIDR the table
+    # lists, an N2 before and after r0p3, at 5 and 8 slots per cycle.
+    arm = ua["arch"] == "arm64"
+    cpus = [(int(m, 16) | v, sl) for m in ua["midrs"] for v in (0, 1, 3, 0x100000)
+            for sl in (5, 8)] if arm else [(None, None)]
     cases, worst, clamped = 400, 0.0, 0
     proc = subprocess.Popen([dump, "eval"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     errors = []
     for case in range(cases):
         mode = modes[case % len(modes)]
-        counts, slots = random_counts(rng, src, level, mode)
+        midr, nslots = cpus[case % len(cpus)]
+        if arm:
+            cycles = rng.randint(10**6, 10**10)
+            fixed = ua_stall_fix(ua, midr)
+            counts = arm_counts(rng, ua, cycles, nslots * cycles, rng.random() < 0.2, cycles if fixed else 0)
+            slots = nslots * cycles
+        else:
+            counts, slots = random_counts(rng, src, level, mode)
         refine = reference_ua is None
         if not refine:
             for e in src["events"]:
                 if e["refine"]:
                     counts[e["name"]] = 0
-        proc.stdin.write(json.dumps({"uarch": ua["id"], "pmu": ua["pmu"], "level": level,
-                                     "refine": refine, "mode": mode, "counts": counts}) + "\n")
+        req = {"uarch": ua["id"], "pmu": ua["pmu"], "level": level,
+               "refine": refine, "mode": mode, "counts": counts}
+        literals = dict(MODES[mode])
+        if arm:
+            req["slots"], req["midr"] = nslots, "0x%x" % midr
+            literals.update({"#slots": nslots, "cpuid": midr})
+        proc.stdin.write(json.dumps(req) + "\n")
         proc.stdin.flush()
         got = json.loads(proc.stdout.readline())
         perf = {}
@@ -396,7 +458,8 @@ def check_formulas(tables, ua, dump, reference_ua):
                 values[ev] = counts[own] if own else extra[ev]
             values_all.update(values)
             try:
-                perf[m["category"]] = metrics.evaluate(m["perf_name"], values, MODES[mode])
+                perf[m["category"]] = metrics.fraction(m["perf_name"],
+                                                       metrics.evaluate(m["perf_name"], values, literals))
             except ZeroDivisionError:
                 perf[m["category"]] = 0.0
         want = documented(perf, src["formulas"], level)
@@ -411,7 +474,9 @@ def check_formulas(tables, ua, dump, reference_ua):
             if d > 1e-9:
                 errors.append("%s %s: perf %.12f -> %.12f, topdownd %.12f" %
                               (mode, cat, perf[cat], v, got["frac"][cat]))
-        if "TOPDOWN.SLOTS" in counts:
+        if arm:
+            want_slots = slots
+        elif "TOPDOWN.SLOTS" in counts:
             want_slots = counts["TOPDOWN.SLOTS"]
         else:
             metrics = metrics_of(src["metrics"][0], src)
@@ -425,10 +490,20 @@ def check_formulas(tables, ua, dump, reference_ua):
     proc.stdin.close()
     proc.wait()
     ok(not errors, "%s (%s): %d random intervals%s give perf's values (%d where a documented clamp "
-       "applies), largest difference %.2g" % (ua["id"], ua["pmu"], cases,
-                                               " in SMT modes " + "/".join(modes) if len(modes) > 1 else "",
+       "applies), largest difference %.2g" % (ua["id"], ua["pmu"] or ua["arch"], cases,
+                                               " in SMT modes " + "/".join(modes) if len(modes) > 1 else
+                                               " on %d MIDR and caps/slots pairs" % len(cpus) if arm else "",
                                                clamped, worst),
        "\n".join(errors[:10]))
+
+
+def ua_stall_fix(ua, midr):
+    """perf's N2 test: the part of stall_fix_midr, before its version."""
+    if not ua["stall_fix_midr"]:
+        return False
+    fix, version = int(ua["stall_fix_midr"], 16), 0xf0000f
+    key = lambda m: ((m >> 20) & 0xf, m & 0xf)  # noqa: E731
+    return (fix & ~version) == (midr & ~version) and key(midr) < key(fix)
 
 
 def counts_named(metrics, name, counts, ua, tables, counted):
@@ -463,6 +538,14 @@ def main():
             check_formulas(tables, ua, dump, by_id["sapphirerapids"])
     for w in json.loads(subprocess.check_output([dump, "without"])):
         tables = ROOTS["perf-tables"]
+        if w["arch"] == "arm64":
+            rows = arm_mapfile(tables)
+            ok((w["cpuid_pattern"], w["table"]) in rows,
+               "%s (no TopDown): MIDR %s is arm64/mapfile.csv's for %s" % (w["name"], w["cpuid_pattern"], w["table"]))
+            groups = metric_groups(os.path.join(tables.root, "arm64", w["table"]))
+            ok(groups and not groups & {"TopdownL1", "TopdownL2"},
+               "%s: perf's %s metrics (%s) have no TopdownL1" % (w["name"], w["table"], ", ".join(sorted(groups))))
+            continue
         family = int(w["cpuid_pattern"].split("-")[1])
         samples = [c for c in pattern_samples(w["vendor"], family, w["cpuid_pattern"])
                    if directory_of(tables, c + "-0") == w["table"]]

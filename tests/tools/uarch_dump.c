@@ -20,7 +20,8 @@
 static const char *const formulas_name[] = {
 	[UA_FORMULAS_GLC] = "glc", [UA_FORMULAS_ICL] = "icl", [UA_FORMULAS_METRICS] = "metrics",
 	[UA_FORMULAS_SKL] = "skl", [UA_FORMULAS_GRT] = "grt", [UA_FORMULAS_CMT] = "cmt",
-	[UA_FORMULAS_ZEN] = "zen",
+	[UA_FORMULAS_ZEN] = "zen", [UA_FORMULAS_NEOVERSE_V1] = "neoverse_v1",
+	[UA_FORMULAS_NEOVERSE_N2V2] = "neoverse_n2v2",
 };
 
 static json_t *modes_json(unsigned modes)
@@ -51,6 +52,16 @@ static json_t *uarch_json(const struct uarch *ua)
 	json_object_set_new(o, "cpuid_pattern", ua->cpuid_pattern ? json_string(ua->cpuid_pattern) : json_null());
 	json_object_set_new(o, "gp_counters", json_integer(ua->gp_counters));
 	json_object_set_new(o, "watchdog_takes_gp", json_boolean(ua->watchdog_takes_gp));
+	json_object_set_new(o, "arch", json_string(ua->arch ? ua->arch : "x86"));
+	{
+		json_t *midrs = json_array();
+
+		for (unsigned i = 0; i < UA_MIDRS_MAX && ua->midrs[i]; i++)
+			json_array_append_new(midrs, json_string(ua->midrs[i]));
+		json_object_set_new(o, "midrs", midrs);
+	}
+	json_object_set_new(o, "slots_from_caps", json_boolean(ua->slots_from_caps));
+	json_object_set_new(o, "stall_fix_midr", ua->stall_fix_midr ? json_string(ua->stall_fix_midr) : json_null());
 	json_object_set_new(o, "pmu", ua->pmu ? json_string(ua->pmu) : json_null());
 	json_object_set_new(o, "formulas", json_string(formulas_name[ua->formulas]));
 	json_object_set_new(o, "max_level", json_integer(ua->max_level));
@@ -127,6 +138,12 @@ static int eval_line(const char *line)
 				    .refine = json_is_true(json_object_get(in, "refine")),
 				    .level = (unsigned)json_integer_value(json_object_get(in, "level")),
 				    .width = ua->width };
+	/* arm64: the PMU's caps/slots and the CPU's MIDR, as discovery
+	 * takes them. */
+	model.slots_per_cycle = (unsigned)json_integer_value(json_object_get(in, "slots"));
+	if (json_is_string(json_object_get(in, "midr")))
+		model.stall_minus_cycles =
+			ua_stall_minus_cycles(ua, strtoull(json_string_value(json_object_get(in, "midr")), NULL, 16));
 	{
 		const char *mode = json_string_value(json_object_get(in, "mode"));
 
@@ -178,9 +195,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < ua_without_count(); i++) {
 			const struct ua_without *w = ua_without_get(i);
 
-			json_array_append_new(all, json_pack("{s:s, s:s, s:s, s:s, s:s}", "vendor", w->vendor,
-							     "cpuid_pattern", w->cpuid_pattern, "table",
-							     w->table, "name", w->name, "why", w->why));
+			json_array_append_new(all, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "vendor", w->vendor,
+							     "arch", w->arch ? w->arch : "x86", "cpuid_pattern",
+							     w->cpuid_pattern, "table", w->table, "name", w->name,
+							     "why", w->why));
 		}
 		text = json_dumps(all, JSON_INDENT(1));
 		printf("%s\n", text);
