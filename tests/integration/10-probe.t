@@ -16,7 +16,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abor
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..48"
+echo "1..55"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -231,6 +231,35 @@ sed -i s/fam0019mod0001/fam0017mod0031/ "$tmp/rome/devices/system/cpu/modalias"
 probe "$tmp/rome"
 expect_not_usable "a Rome (Zen 2) host: the reason names Zen 2" \
 	"AuthenticAMD-23-31 is AMD Zen 2 (perf's table amdzen2): perf has no TopDown (PipelineL1) metrics for it: they need the per-slot dispatch events (PMCx1A0) of Zen 4 and later"
+# Arm Neoverse: the core PMU armv8_pmuv3_0, the CPU by its MIDR, the slots
+# per cycle from caps/slots; N2 before r0p3 with perf's stall-slot fix.
+probe "$FIXTURES/neoverse-v2-64"
+expect_rc "neoverse-v2-64: --probe exits 0" 0
+expect_lines "neoverse-v2-64: Neoverse V2 by MIDR, 8 slots per cycle, one group" \
+	"PMU:          armv8_pmuv3_0 (type 8)" \
+	"Uarch:        Arm Neoverse N2 / V2 (0x00000000410fd4f1)" \
+	"Formulas:     arm/neoverse-n2-v2 (perf's arm64/arm/neoverse-n2-v2 tables)" \
+	"Slots:        8 per cycle (caps/slots)" \
+	"Counters:     6 general-purpose needed, 6 per CPU (probed on CPU 0 with STALL_SLOT_FRONTEND)" \
+	"Monitored:    64 CPUs on 1 package, 64 cores (0-63)" \
+	"TopDown:      usable"
+probe "$FIXTURES/neoverse-n2-8"
+expect_lines "neoverse-n2-8 (r0p0): 5 slots per cycle, STALL_SLOT corrected" \
+	"Uarch:        Arm Neoverse N2 / V2 (0x00000000410fd490)" \
+	"Slots:        5 per cycle (caps/slots); STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (this revision counts a slot per cycle too many, as perf corrects)"
+probe "$FIXTURES/neoverse-v1-16"
+expect_lines "neoverse-v1-16: Neoverse V1" \
+	"Uarch:        Arm Neoverse V1 (0x00000000411fd401)" \
+	"TopDown:      usable"
+probe "$FIXTURES/graviton2-16"
+expect_rc "graviton2-16 (Neoverse N1): --probe exits 1" 1
+expect_not_usable "graviton2-16 (Neoverse N1): the reason names N1 and why" \
+	"0x00000000413fd0c1 is Arm Neoverse N1 (perf's table arm/neoverse-n1): perf has no TopdownL1 for it: its metrics.json defines none, only cycle accounting from stalled cycles (STALL_FRONTEND, STALL_BACKEND)"
+cp -r "$FIXTURES/neoverse-v2-64" "$tmp/v2-noslots"
+rm "$tmp/v2-noslots/bus/event_source/devices/armv8_pmuv3_0/caps/slots"
+probe "$tmp/v2-noslots"
+expect_not_usable "a Neoverse V2 whose kernel shows no caps/slots: the reason says what is missing" \
+	"core PMU armv8_pmuv3_0 (Arm Neoverse N2 / V2) has no caps/slots: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on"
 # Broadwell (model 0x4F): the generic-counter events, no perf tables.
 cp -r "$FIXTURES/skx-1s" "$tmp/bdx"
 sed -i s/mod0055/mod004F/ "$tmp/bdx/devices/system/cpu/modalias"

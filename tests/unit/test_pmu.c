@@ -634,6 +634,74 @@ static void test_discover_amd(void **state)
 	free(info);
 }
 
+/* arm64: the core PMU armv8_pmuv3_0, the CPU by its MIDR, caps/slots. */
+static void test_discover_arm(void **state)
+{
+	struct pmu_info *info = discover("neoverse-v2-64");
+	const struct pmu_core *core = &info->core[0];
+	struct ua_cpuid id;
+	bool have;
+
+	(void)state;
+	assert_true(info->have_cpuid);
+	assert_true(info->cpuid.arm);
+	assert_true(info->cpuid.midr == 0x410fd4f1ULL);
+	assert_string_equal(info->cpuid.vendor, "ARM");
+	assert_int_equal(info->n_cores, 1);
+	assert_string_equal(core->name, "armv8_pmuv3_0");
+	assert_int_equal(core->type, 8);
+	assert_string_equal(core->ua->id, "arm/neoverse-n2-v2");
+	assert_int_equal(core->level, 1);
+	assert_int_equal(core->slots, 8);
+	assert_false(core->stall_minus_cycles);
+	assert_int_equal(config_of(core, TD_EV_ARM_STALL_SLOT, &have), 0x3f);
+	assert_true(have);
+	assert_int_equal(config_of(core, TD_EV_CYCLES, &have), 0x11);
+	free(info);
+
+	/* N2 r0p0: perf's stall-slot fix; r0p3 and later: none. */
+	info = discover("neoverse-n2-8");
+	assert_int_equal(info->core[0].slots, 5);
+	assert_true(info->core[0].stall_minus_cycles);
+	free(info);
+	info = discover_edited("neoverse-n2-8", "n2r0p3",
+			       "for f in ../../../devices/system/cpu/cpu*/regs/identification/midr_el1; do "
+			       "echo 0x00000000410fd493 >$f; done");
+	assert_string_equal(info->core[0].ua->id, "arm/neoverse-n2-v2");
+	assert_false(info->core[0].stall_minus_cycles);
+	free(info);
+
+	info = discover("neoverse-v1-16");
+	assert_string_equal(info->core[0].ua->id, "arm/neoverse-v1");
+	free(info);
+
+	/* Neoverse N1: perf has no TopDown for it. */
+	info = discover("graviton2-16");
+	assert_null(info->core[0].ua);
+	assert_string_equal(info->core[0].reason,
+			    "0x00000000413fd0c1 is Arm Neoverse N1 (perf's table arm/neoverse-n1): perf has no TopdownL1 for it: its metrics.json defines none, only cycle accounting from stalled cycles (STALL_FRONTEND, STALL_BACKEND)");
+	free(info);
+
+	/* A Cortex-A76 (not in the tables). */
+	info = discover_edited("neoverse-v2-64", "a76",
+			       "for f in ../../../devices/system/cpu/cpu*/regs/identification/midr_el1; do "
+			       "echo 0x00000000413fd0b1 >$f; done");
+	assert_null(info->core[0].ua);
+	assert_string_equal(info->core[0].reason,
+			    "0x00000000413fd0b1 (core PMU armv8_pmuv3_0) is not a microarchitecture topdownd has TopDown tables for");
+	free(info);
+
+	assert_int_equal(ua_parse_midr("0x00000000410fd4f1\n", &id), 0);
+	assert_true(id.midr == 0x410fd4f1ULL);
+	assert_int_equal(ua_parse_midr("410fd4f1", &id), -EINVAL);
+	assert_int_equal(ua_parse_midr("0x", &id), -EINVAL);
+	assert_int_equal(ua_parse_midr("0x1ffffffff", &id), -EINVAL);
+	assert_true(ua_midr_matches("0x00000000410fd490", 0x410fd493ULL));
+	assert_true(ua_midr_matches("0x00000000410fd493", 0x411fd490ULL));
+	assert_false(ua_midr_matches("0x00000000410fd493", 0x410fd492ULL));
+	assert_false(ua_midr_matches("0x00000000410fd490", 0x410fd4f0ULL));
+}
+
 static void test_discover_bad_type(void **state)
 {
 	struct pmu_info *info;
@@ -725,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_discover_unknown_model),
 		cmocka_unit_test(test_discover_no_slots_not_intel),
 		cmocka_unit_test(test_discover_amd),
+		cmocka_unit_test(test_discover_arm),
 		cmocka_unit_test(test_discover_bad_type),
 		cmocka_unit_test(test_discover_atom_only),
 		cmocka_unit_test(test_discover_hybrid_bad_cpus),

@@ -604,6 +604,64 @@ static void test_zen(void **state)
 	assert_int_equal(tma_compute(&ZEN4, &in, &r), -ENODATA);
 }
 
+/* ---- Arm Neoverse (perf's arm64 sbsa.json with the cores' overrides) ---- */
+
+static struct tma_input arm_input(double cycles, double slots_per_cycle, double extra)
+{
+	struct tma_input in = { 0 };
+	double slots = cycles * slots_per_cycle;
+
+	/* frontend 0.2, backend 0.35 of the slots; 80 % of speculated ops
+	 * retire; 8 mispredicts per 1000 cycles. */
+	in.v[TD_EV_CYCLES] = cycles;
+	in.v[TD_EV_ARM_STALL_SLOT_FRONTEND] = 0.2 * slots + extra;
+	in.v[TD_EV_ARM_STALL_SLOT_BACKEND] = 0.35 * slots;
+	in.v[TD_EV_ARM_STALL_SLOT] = 0.55 * slots + extra;
+	in.v[TD_EV_ARM_OP_SPEC] = 0.5 * slots;
+	in.v[TD_EV_ARM_OP_RETIRED] = 0.4 * slots;
+	in.v[TD_EV_ARM_BR_MIS_PRED] = 8 * cycles / 1000;
+	return in;
+}
+
+static void test_neoverse(void **state)
+{
+	struct tma_model v2 = { .formulas = UA_FORMULAS_NEOVERSE_N2V2, .level = 1, .slots_per_cycle = 8 };
+	struct tma_model v1 = { .formulas = UA_FORMULAS_NEOVERSE_V1, .level = 1, .width = 8,
+				.slots_per_cycle = 8 };
+	struct tma_model n2 = { .formulas = UA_FORMULAS_NEOVERSE_N2V2, .level = 1, .slots_per_cycle = 5,
+				.stall_minus_cycles = true };
+	struct tma_input in = arm_input(1000, 8, 0);
+	struct tma_result r;
+
+	(void)state;
+	/* N2/V2: frontend 0.2 - B, bad (1 - r)(1 - 0.55) + 4B, backend
+	 * 0.35 - 3B, retiring r(1 - 0.55), B = 0.008, r = 0.8. */
+	compute_ok(&v2, &in, &r);
+	assert_near(r.slots, 8000, 1e-9);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.192, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.122, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.326, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING], 0.36, 1e-12);
+	/* V1: frontend 0.2 - 4B over its own 8 slots, backend from sbsa. */
+	compute_ok(&v1, &in, &r);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.168, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.122, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.35, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING], 0.36, 1e-12);
+	/* N2 before r0p3 counts a slot per cycle more in STALL_SLOT and
+	 * STALL_SLOT_FRONTEND: corrected, the same figures at 5 wide. */
+	in = arm_input(1000, 5, 1000);
+	compute_ok(&n2, &in, &r);
+	assert_near(r.slots, 5000, 1e-9);
+	assert_near(r.frac[TD_CAT_FRONTEND_BOUND], 0.192, 1e-12);
+	assert_near(r.frac[TD_CAT_BAD_SPECULATION], 0.122, 1e-12);
+	assert_near(r.frac[TD_CAT_BACKEND_BOUND], 0.326, 1e-12);
+	assert_near(r.frac[TD_CAT_RETIRING], 0.36, 1e-12);
+	/* No caps/slots (0): no data rather than a division by zero. */
+	v2.slots_per_cycle = 0;
+	assert_int_equal(tma_compute(&v2, &in, &r), -ENODATA);
+}
+
 /* ---- tma_bottleneck ---- */
 
 /* Level-1 values in l1[], level-2 ones in l2[] (in enum order). */
@@ -690,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_no_data),
 		cmocka_unit_test(test_level1),
 		cmocka_unit_test(test_zen),
+		cmocka_unit_test(test_neoverse),
 		cmocka_unit_test(test_bottleneck),
 	};
 
