@@ -53,6 +53,11 @@ struct cpmu {
 	unsigned n_groups;
 	uint8_t group_start[PLAN_GROUPS_MAX + 1];
 	struct tma_model model;
+	/* The counter columns its categories use (snapshot.h). */
+	struct snap_cols cols;
+	/* The formula variables of one CPU's read: only this PMU's are ever
+	 * written (each read overwrites all of them), the others stay 0. */
+	struct tma_input input;
 	char reason[SNAP_REASON];
 	/* What the plan asked for: a reload only reopens groups if it changes. */
 	unsigned planned_n_events;
@@ -602,6 +607,8 @@ static void plan_to_pmu(struct cpmu *pm, const struct plan_pmu *pp)
 					.mode = pp->mode,
 					.slots_per_cycle = pp->core->slots,
 					.stall_minus_cycles = pp->core->stall_minus_cycles };
+	snap_cols_of(pp->cats, &pm->cols);
+	memset(&pm->input, 0, sizeof(pm->input));
 	str_printf(pm->reason, sizeof(pm->reason), "%s",
 		   pp->level_note[0] ? pp->level_note : pp->model_note[0] ? pp->model_note : pp->group_note);
 
@@ -762,7 +769,12 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 		unsigned pos = lead + i;
 
 		bad |= (id != cc->id[pos]) | (value < cc->prev[pos]);
-		in->v[pm->var[pos]] += (double)(value - cc->prev[pos]) * scale;
+		/* Each variable is one event's (uarch.h), so assigned, not
+		 * added: a CPU's read overwrites all of its PMU's, and only
+		 * a read of every group computes.  Through int64_t: one
+		 * instruction where uint64_t takes several on x86-64; a delta
+		 * of 2^63 counts is not one interval's. */
+		in->v[pm->var[pos]] = (double)(int64_t)(value - cc->prev[pos]) * scale;
 		cc->prev[pos] = value;
 	}
 	if (bad) {
@@ -778,14 +790,13 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 
 static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 {
-	const struct cpmu *pm = &c->pmus[cc->pmu];
-	struct tma_input input, *in = &input;
+	struct cpmu *pm = &c->pmus[cc->pmu];
+	struct tma_input *in = &pm->input;
 	struct tma_result res;
 	double enabled = 0, running_share = 1;
 	bool ok = true, read_error = false;
 
 	memset(&cc->counts.last, 0, sizeof(cc->counts.last));
-	memset(in, 0, sizeof(*in));
 	for (unsigned g = 0; g < pm->n_groups && group_open(cc); g++) {
 		double e = 0, r = 0;
 
@@ -822,12 +833,21 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 	/* Slots weigh each fraction: the categories then partition the slots
 	 * counter exactly and aggregate by plain addition. */
 	if (ok && tma_compute(&pm->model, in, &res) == 0) {
-		cc->counts.last[TD_C_SLOTS] = res.slots;
-		for (int k = 0; k < TD_CAT_COUNT; k++)
-			cc->counts.last[TD_C_CAT + k] = res.frac[k] * res.slots;
+		double *last = cc->counts.last, *total = cc->counts.total;
+
+		last[TD_C_SLOTS] = res.slots;
+		/* The PMU's columns only (its categories' runs; the others'
+		 * last values stay 0). */
+		for (unsigned r = 0; r < pm->cols.n; r++)
+			for (unsigned k = pm->cols.lo[r] < TD_C_CAT ? TD_C_CAT : pm->cols.lo[r];
+			     k < pm->cols.hi[r]; k++) {
+				last[k] = res.frac[k - TD_C_CAT] * res.slots;
+				total[k] += last[k];
+			}
+		total[TD_C_SLOTS] += res.slots;
 	}
-	for (int k = 0; k < TD_C_COUNT; k++)
-		cc->counts.total[k] += cc->counts.last[k];
+	cc->counts.total[TD_C_ENABLED] += cc->counts.last[TD_C_ENABLED];
+	cc->counts.total[TD_C_RUNNING] += cc->counts.last[TD_C_RUNNING];
 }
 
 /* Offline CPUs come back through the online list; failed ones are tried

@@ -24,12 +24,33 @@ const char *const coll_error_name[COLL_ERR_COUNT] = {
 	[COLL_ERR_SHORT_READ] = "short_read",
 };
 
-static void add_counts(struct snap_counts *restrict dst, const struct snap_counts *restrict src)
+void snap_cols_of(td_catset cats, struct snap_cols *out)
 {
-	for (int i = 0; i < TD_C_COUNT; i++) {
-		dst->total[i] += src->total[i];
-		dst->last[i] += src->last[i];
+	unsigned col = 0;
+
+	out->n = 0;
+	/* Slots and the times always; then each run of categories. */
+	while (col < TD_C_COUNT) {
+		unsigned lo = col;
+
+		while (col < TD_C_COUNT && (col < TD_C_CAT || td_catset_has(cats, (enum td_cat)(col - TD_C_CAT))))
+			col++;
+		if (col > lo) {
+			out->lo[out->n] = (uint8_t)lo;
+			out->hi[out->n++] = (uint8_t)col;
+		}
+		col++;
 	}
+}
+
+static void add_counts(struct snap_counts *restrict dst, const struct snap_counts *restrict src,
+		       const struct snap_cols *cols)
+{
+	for (unsigned r = 0; r < cols->n; r++)
+		for (unsigned i = cols->lo[r]; i < cols->hi[r]; i++) {
+			dst->total[i] += src->total[i];
+			dst->last[i] += src->last[i];
+		}
 	dst->cats |= src->cats;
 }
 
@@ -45,7 +66,11 @@ static int pkg_of_core(const struct snapshot *snap, unsigned core, unsigned *hin
 void snapshot_aggregate(struct snapshot *snap)
 {
 	unsigned hint = 0;
+	struct snap_cols cols;
 
+	/* Columns of categories no CPU yields are 0 everywhere: skipped (a
+	 * snapshot that names none gets them all). */
+	snap_cols_of(snap->cats ? snap->cats : ~(td_catset)0, &cols);
 	for (unsigned i = 0; i < snap->n_cores; i++) {
 		memset(&snap->cores[i].c, 0, sizeof(snap->cores[i].c));
 		snap->cores[i].covered = false;
@@ -65,27 +90,27 @@ void snapshot_aggregate(struct snapshot *snap)
 		bool covered = cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
 
 		if (cpu->core_idx >= 0) {
-			add_counts(&snap->cores[cpu->core_idx].c, &cpu->c);
+			add_counts(&snap->cores[cpu->core_idx].c, &cpu->c, &cols);
 			snap->cores[cpu->core_idx].covered |= covered;
 		} else if (cpu->pkg_idx >= 0) {
-			add_counts(&snap->pkgs[cpu->pkg_idx].c, &cpu->c);
+			add_counts(&snap->pkgs[cpu->pkg_idx].c, &cpu->c, &cols);
 			snap->pkgs[cpu->pkg_idx].covered |= covered;
 		} else {
-			add_counts(&snap->host, &cpu->c);
+			add_counts(&snap->host, &cpu->c, &cols);
 		}
 	}
 	for (unsigned i = 0; i < snap->n_cores; i++) {
 		int p = pkg_of_core(snap, i, &hint);
 
 		if (p >= 0) {
-			add_counts(&snap->pkgs[p].c, &snap->cores[i].c);
+			add_counts(&snap->pkgs[p].c, &snap->cores[i].c, &cols);
 			snap->pkgs[p].covered |= snap->cores[i].covered;
 		} else {
-			add_counts(&snap->host, &snap->cores[i].c);
+			add_counts(&snap->host, &snap->cores[i].c, &cols);
 		}
 	}
 	for (unsigned i = 0; i < snap->n_pkgs; i++)
-		add_counts(&snap->host, &snap->pkgs[i].c);
+		add_counts(&snap->host, &snap->pkgs[i].c, &cols);
 }
 
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src)

@@ -137,6 +137,16 @@ struct snapshot {
  * never averaged). */
 void snapshot_aggregate(struct snapshot *snap);
 
+/* The columns of a counter vector that categories @cats use, with slots
+ * and the times, as runs of consecutive columns: work on a counter vector
+ * touches these only (a Sapphire Rapids CPU 15 of TD_C_COUNT). */
+struct snap_cols {
+	unsigned n;
+	uint8_t lo[TD_CAT_COUNT + 1], hi[TD_CAT_COUNT + 1]; /* [lo, hi) */
+};
+
+void snap_cols_of(td_catset cats, struct snap_cols *out);
+
 /* Copies everything but the arrays' storage (which must have room). */
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src);
 

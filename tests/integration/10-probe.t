@@ -16,7 +16,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abor
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..55"
+echo "1..58"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -255,6 +255,28 @@ probe "$FIXTURES/graviton2-16"
 expect_rc "graviton2-16 (Neoverse N1): --probe exits 1" 1
 expect_not_usable "graviton2-16 (Neoverse N1): the reason names N1 and why" \
 	"0x00000000413fd0c1 is Arm Neoverse N1 (perf's table arm/neoverse-n1): perf has no TopdownL1 for it: its metrics.json defines none, only cycle accounting from stalled cycles (STALL_FRONTEND, STALL_BACKEND)"
+# The figures against the scenarios' truths (not perf): CPU 0 runs 0.2 of
+# its slots frontend-stalled and 0.35 backend-stalled, retires 80 % of the
+# ops it speculates and mispredicts 0.001 branches per slot (8 per 1000
+# cycles at 8 slots per cycle, 5 at 5); perf's N2/V2 expressions make that
+# frontend 0.192, bad speculation 0.122, backend 0.326 and retiring 0.36 on
+# the V2, and 0.195, 0.11, 0.335, 0.36 on the 5-wide N2 r0p0 once its extra
+# slot per cycle is taken off; V1's make it 0.168, 0.122, 0.35, 0.36.
+arm_truth() { # FIXTURE SCENARIO FE BAD BE RET
+	local got
+	FAKEPMU_SYSFS=$FIXTURES/$1 FAKEPMU_SCENARIO=$PWD/tests/scenarios/$2 LD_PRELOAD=$FAKEPMU \
+		timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/$1" --once --json >"$tmp/arm.json" 2>"$tmp/err"
+	got=$(jq -r '.cpus[0].level1 | [.frontend_bound, .bad_speculation, .backend_bound, .retiring] | @tsv' "$tmp/arm.json")
+	if awk -v g="$got" -v w="$3 $4 $5 $6" 'BEGIN { split(g, v, "\t"); split(w, t, " ");
+		for (i = 1; i <= 4; i++) { d = v[i] - t[i]; if (d * d > 1e-6) exit 1 } }'; then
+		ok "$1: CPU 0 is the scenario's truth ($3 $4 $5 $6)"
+	else
+		not_ok "$1: CPU 0 is the scenario's truth ($3 $4 $5 $6)" "got $got"
+	fi
+}
+arm_truth neoverse-v2-64 parity-neoverse-v2.json 0.192 0.122 0.326 0.36
+arm_truth neoverse-n2-8 parity-neoverse-n2.json 0.195 0.11 0.335 0.36
+arm_truth neoverse-v1-16 parity-neoverse-v1.json 0.168 0.122 0.35 0.36
 cp -r "$FIXTURES/neoverse-v2-64" "$tmp/v2-noslots"
 rm "$tmp/v2-noslots/bus/event_source/devices/armv8_pmuv3_0/caps/slots"
 probe "$tmp/v2-noslots"

@@ -120,6 +120,57 @@ static void sum_into(struct snap_counts *dst, const struct snap_counts *a)
 	}
 }
 
+/* The columns a set of categories uses: slots and the times, then each
+ * run of consecutive categories. */
+static void test_cols(void **state)
+{
+	struct snap_cols c;
+	td_catset amd = TD_CATSET_L1 | (1u << TD_CAT_SMT_CONTENTION) | (1u << TD_CAT_RETIRING_FASTPATH) |
+			(1u << TD_CAT_RETIRING_MICROCODE) | (1u << TD_CAT_BACKEND_BOUND_CPU);
+
+	(void)state;
+	snap_cols_of(TD_CATSET_L1 | TD_CATSET_L2_INTEL, &c);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.lo[0], 0);
+	assert_int_equal(c.hi[0], TD_C_CAT + TD_CAT_CORE_BOUND + 1);
+	snap_cols_of(amd, &c);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.hi[0], TD_C_CAT + 4);
+	assert_int_equal(c.lo[1], TD_C_CAT + TD_CAT_SMT_CONTENTION);
+	assert_int_equal(c.hi[1], TD_C_CAT + TD_CAT_RETIRING_MICROCODE + 1);
+	assert_int_equal(c.lo[2], TD_C_CAT + TD_CAT_BACKEND_BOUND_CPU);
+	assert_int_equal(c.hi[2], TD_C_CAT + TD_CAT_BACKEND_BOUND_CPU + 1);
+	snap_cols_of(0, &c);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.hi[0], TD_C_CAT);
+}
+
+/* A snapshot's categories bound the aggregation: the columns of the
+ * others are not added (no CPU of it has them). */
+static void test_aggregate_cols(void **state)
+{
+	struct fixture *f = fixture_new();
+	struct snapshot *s = &f->snap;
+
+	(void)state;
+	s->cats = TD_CATSET_L1;
+	f->cpus[0].c.total[TD_C_CAT + TD_CAT_MEMORY_BOUND] = 77;
+	snapshot_aggregate(s);
+	assert_true(s->host.total[TD_C_CAT + TD_CAT_MEMORY_BOUND] == 0);
+	assert_true(s->host.total[TD_C_SLOTS] > 0);
+	s->cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
+	snapshot_aggregate(s);
+	{
+		double want = 0;
+
+		for (int i = 0; i < N_CPUS; i++)
+			want += f->cpus[i].c.total[TD_C_CAT + TD_CAT_MEMORY_BOUND];
+		assert_true(want >= 77);
+		assert_true(s->host.total[TD_C_CAT + TD_CAT_MEMORY_BOUND] == want);
+	}
+	free(f);
+}
+
 static void test_aggregate_sums(void **state)
 {
 	struct fixture *f = fixture_new();
@@ -524,6 +575,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_stress),
+		cmocka_unit_test(test_cols),
+		cmocka_unit_test(test_aggregate_cols),
 		cmocka_unit_test(test_aggregate_sums),
 		cmocka_unit_test(test_aggregate_slot_weighted),
 		cmocka_unit_test(test_aggregate_empty),
