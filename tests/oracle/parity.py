@@ -103,6 +103,18 @@ def topology(fixture):
     return topo
 
 
+def cores_of(fixture):
+    """{cpu: (package, core_id)} from the fixture's topology."""
+    base = os.path.join(fixture, "devices/system/cpu")
+    out = {}
+    for cpu, pkg in topology(fixture).items():
+        p = os.path.join(base, "cpu%d/topology/core_id" % cpu)
+        if os.path.exists(p):
+            with open(p) as f:
+                out[cpu] = (pkg, int(f.read()))
+    return out
+
+
 def fake_env(a, trace):
     env = dict(os.environ, FAKEPMU_SYSFS=a.fixture, FAKEPMU_SCENARIO=a.scenario,
                LD_PRELOAD=a.fakepmu, PERF_CPUID=a.cpuid, FAKEPMU_TRACE=trace)
@@ -362,6 +374,7 @@ def perf_events_mode(a, tables):
         k = idx[float(r["interval"])]
         counts.setdefault(k, {}).setdefault(int(r["cpu"]), {})[n] = float(r["counter-value"])
     topo = topology(a.fixture)
+    cores = cores_of(a.fixture)
     values = {}
     for k, per_cpu in sorted(counts.items()):
         groups = {("host", 0): list(per_cpu)}
@@ -369,6 +382,9 @@ def perf_events_mode(a, tables):
             groups[("cpu", cpu)] = [cpu]
             if cpu in topo:
                 groups.setdefault(("package", topo[cpu]), []).append(cpu)
+            if cpu in cores:
+                # perf --per-core: the core's threads' counts summed.
+                groups.setdefault(("core", cores[cpu]), []).append(cpu)
         for entity, cpus in groups.items():
             summed = {}
             for cpu in cpus:
@@ -402,7 +418,7 @@ def perf_events_mode(a, tables):
                         a.per_socket_perf.get(entity, {}).get(cat, 0.0), abs(pv[cat] - v))
                     pv[cat] = v
     series = [(wins[k], values.get(k, {})) for k in range(len(ends))]
-    return {"cpu": series, "socket": series, "host": series}
+    return {"cpu": series, "core": series, "socket": series, "host": series}
 
 
 def topdownd_values(a):
@@ -420,6 +436,7 @@ def topdownd_values(a):
         doc = json.loads(line)
         ents = [(("host", 0), doc["host"])]
         ents += [(("package", p["package"]), p) for p in doc.get("packages", [])]
+        ents += [(("core", (p["package"], p["core"])), p) for p in doc.get("cores", [])]
         ents += [(("cpu", c["cpu"]), c) for c in doc.get("cpus", [])]
         for entity, obj in ents:
             if obj.get("level1") is None:
@@ -522,8 +539,8 @@ def main():
         if ph is not None:
             mine_by_phase.setdefault(ph, []).append(vals)
 
-    worst = {"cpu": 0.0, "package": 0.0, "host": 0.0}
-    compared = {"cpu": 0, "package": 0, "host": 0}
+    worst = {"cpu": 0.0, "core": 0.0, "package": 0.0, "host": 0.0}
+    compared = {"cpu": 0, "core": 0, "package": 0, "host": 0}
     clamps, errors = 0, []
     for aggr, series in perf.items():
         for window, pvals in series[1:]:
@@ -538,6 +555,8 @@ def main():
                 continue
             for entity, pv in pvals.items():
                 if aggr == "cpu" and entity[0] != "cpu":
+                    continue
+                if aggr == "core" and entity[0] != "core":
                     continue
                 if aggr == "socket" and entity[0] != "package":
                     continue
@@ -578,7 +597,9 @@ def main():
                         if d > a.tol:
                             errors.append("%s %s: perf %.4f (%.4f after the clamps), topdownd %.4f"
                                           % (where, cat, pv[cat], v, got[cat]))
-    for kind in ("cpu", "package", "host"):
+    for kind in ("cpu", "core", "package", "host"):
+        if kind == "core" and not compared[kind]:
+            continue
         print("%-8s %5d values compared, largest difference %.4f pp" %
               (kind, compared[kind], 100 * worst[kind]))
     print("documented clamps acted on %d perf values" % clamps)
