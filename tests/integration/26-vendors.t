@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# AMD and Arm as an operator sees them: /metrics, the JSON API and --once
+# on the Genoa (Zen 4, SMT), Turin (Zen 5) and Neoverse V2 fixtures, each
+# against its scenario's truth (tests/scenarios/parity-*.json state the
+# event rates; the figures below are perf's expressions on those rates),
+# and the reasons on the parts perf has no TopDown for.
+. "$(dirname "$0")/lib.sh"
+
+plan 19
+
+SCEN=$ROOT/tests/scenarios
+
+# ---- Genoa: CPU 0 (parity-zen4.json's default rates) ----
+# per slot: no_ops_from_frontend 0.20, backend_stalls 0.30, smt_contention
+# 0.10, ops dispatched 0.40 of which 0.32 retire: retiring 0.32, bad
+# speculation 0.08, frontend 0.20, backend 0.30, smt_contention 0.10;
+# level 2: latency 6 x 0.02 = 0.12, mispredicts 0.08 x 0.006/0.008 = 0.06,
+# memory 0.30 x 0.03/0.05 = 0.18, microcode 0.32 x 0.04/0.32 = 0.04.
+td_start "$FIXTURES/genoa-2s" "$SCEN/parity-zen4.json" -i 200ms || exit 1
+wait_intervals 3
+curl -s "$TD_URL/metrics?granularity=cpu" >"$TMP/genoa.prom"
+slots=$(sample "$TMP/genoa.prom" 'topdown_slots_total{cpu="0",core="0",package="0"}')
+smt=$(sample "$TMP/genoa.prom" 'topdown_level1_slots_total{cpu="0",core="0",package="0",category="smt_contention"}')
+mem=$(sample "$TMP/genoa.prom" 'topdown_level2_slots_total{cpu="0",core="0",package="0",category="backend_bound_memory",parent="backend_bound"}')
+near "$(awk -v a="$smt" -v b="$slots" 'BEGIN { print a / b }')" 0.10 0.002 \
+	"genoa /metrics: CPU 0 smt_contention is 10 % of its slots"
+near "$(awk -v a="$mem" -v b="$slots" 'BEGIN { print a / b }')" 0.18 0.002 \
+	"genoa /metrics: CPU 0 backend_bound_memory (parent backend_bound) is 18 %"
+sum=$(awk '$1 ~ /^topdown_level1_slots_total\{cpu="0",/ { s += $2 } END { print s }' "$TMP/genoa.prom")
+near "$(awk -v a="$sum" -v b="$slots" 'BEGIN { print a / b }')" 1 1e-9 \
+	"genoa /metrics: CPU 0's five level-1 categories partition its slots"
+like "$(grep '^topdown_pmu_info' "$TMP/genoa.prom")" 'uarch="amdzen4",level="2",model="perf",per_cpu="thread"' \
+	"genoa /metrics: topdown_pmu_info names amdzen4, level 2, per_cpu thread"
+curl -s "$TD_URL/api/v1/topdown?cpu=0" >"$TMP/genoa.json"
+got=$(jq -r '.selection.level1 | [.retiring, .bad_speculation, .frontend_bound, .backend_bound, .smt_contention] | map(. * 1000 | round / 1000) | @tsv' "$TMP/genoa.json")
+is "$got" "$(printf '0.32\t0.08\t0.2\t0.3\t0.1')" "genoa API ?cpu=0: level 1 is the truth"
+got=$(jq -r '.selection.level2_by_parent | [.frontend_bound.frontend_bound_latency, .bad_speculation.bad_speculation_mispredicts, .retiring.retiring_microcode] | map(. * 1000 | round / 1000) | @tsv' "$TMP/genoa.json")
+is "$got" "$(printf '0.12\t0.06\t0.04')" "genoa API ?cpu=0: level 2 under perf's parents is the truth"
+is "$(jq -r '.pmu.uarch' "$TMP/genoa.json")" "amdzen4" "genoa API: the PMU's microarchitecture"
+td_stop
+
+# ---- Turin: Zen 5, 8 dispatch slots per cycle ----
+td_start "$FIXTURES/turin-1s" "$SCEN/parity-zen5.json" -i 200ms || exit 1
+wait_intervals 3
+curl -s "$TD_URL/api/v1/topdown?cpu=0" >"$TMP/turin.json"
+got=$(jq -r '.selection.level1 | [.retiring, .smt_contention] | map(. * 1000 | round / 1000) | @tsv' "$TMP/turin.json")
+is "$got" "$(printf '0.32\t0.1')" "turin API ?cpu=0: retiring 0.32, smt_contention 0.10"
+near "$(jq -r '.selection.level2.frontend_bound_latency' "$TMP/turin.json")" 0.12 0.001 \
+	"turin API: Zen 5's frontend_bound_by_latency, as frontend_bound_latency"
+td_stop
+
+# ---- Neoverse V2: CPU 0 (parity-neoverse-v2.json's default rates) ----
+# perf's N2/V2 expressions at 8 slots: frontend 0.192, bad speculation
+# 0.122, backend 0.326, retiring 0.36.
+td_start "$FIXTURES/neoverse-v2-64" "$SCEN/parity-neoverse-v2.json" -i 200ms || exit 1
+wait_intervals 3
+curl -s "$TD_URL/metrics?granularity=cpu" >"$TMP/v2.prom"
+slots=$(sample "$TMP/v2.prom" 'topdown_slots_total{cpu="0",core="0",package="0"}')
+fe=$(sample "$TMP/v2.prom" 'topdown_level1_slots_total{cpu="0",core="0",package="0",category="frontend_bound"}')
+near "$(awk -v a="$fe" -v b="$slots" 'BEGIN { print a / b }')" 0.192 0.002 \
+	"neoverse-v2 /metrics: CPU 0 frontend bound 0.192"
+like "$(grep '^topdown_pmu_info' "$TMP/v2.prom")" 'pmu="armv8_pmuv3_0",pmu_name="",uarch="arm/neoverse-n2-v2",level="1"' \
+	"neoverse-v2 /metrics: topdown_pmu_info names armv8_pmuv3_0 and arm/neoverse-n2-v2"
+got=$(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -r '.selection.level1 | [.frontend_bound, .bad_speculation, .backend_bound, .retiring] | map(. * 1000 | round / 1000) | @tsv')
+is "$got" "$(printf '0.192\t0.122\t0.326\t0.36')" "neoverse-v2 API ?cpu=0: level 1 is the truth"
+is "$(curl -s "$TD_URL/api/v1/topdown" | jq -r '.cpus_by_state.monitored')" "64" "neoverse-v2: 64 CPUs monitored"
+td_stop
+
+# ---- --once ----
+FAKEPMU_SYSFS=$FIXTURES/genoa-2s FAKEPMU_SCENARIO=$SCEN/parity-zen4.json LD_PRELOAD=$FAKEPMU \
+	timeout 30 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/genoa-2s" --once >"$TMP/once.txt" 2>&1
+like "$(grep '^  backend_bound_memory' "$TMP/once.txt")" '^  backend_bound_memory +[0-9.]+%\*? +[0-9.]+%' \
+	"genoa --once: the level-2 rows under their parent"
+like "$(grep '^smt_contention' "$TMP/once.txt")" '^smt_contention +[0-9.]+%' "genoa --once: an smt_contention row"
+
+# ---- no TopDown in perf: the reason ----
+reason() { # FIXTURE: topdown_pmu_info's reason into $TMP/reason, topdown_up into $TMP/up
+	td_start "$FIXTURES/$1" "$SCEN/constant.json" -i 200ms || return
+	wait_intervals 1
+	curl -s "$TD_URL/metrics" | sed -n 's/^topdown_pmu_info{.*reason="\([^"]*\)".*/\1/p' >"$TMP/reason"
+	metric topdown_up >"$TMP/up"
+	td_stop
+}
+reason milan-1s
+is "$(cat "$TMP/reason")" "AuthenticAMD-25-1 is AMD Zen 3 (perf's table amdzen3): perf has no TopDown (PipelineL1) metrics for it: they need the per-slot dispatch events (PMCx1A0) of Zen 4 and later" \
+	"milan (Zen 3): topdown_pmu_info{reason} names Zen 3 and why"
+is "$(cat "$TMP/up")" "0" "milan: topdown_up 0"
+reason graviton2-16
+is "$(cat "$TMP/reason")" "0x00000000413fd0c1 is Arm Neoverse N1 (perf's table arm/neoverse-n1): perf has no TopdownL1 for it: its metrics.json defines none, only cycle accounting from stalled cycles (STALL_FRONTEND, STALL_BACKEND)" \
+	"graviton2 (Neoverse N1): topdown_pmu_info{reason} names N1 and why"
+like "$(grep -m1 'TopDown is not available' "$TD_LOG")" 'TopDown is not available: 0x00000000413fd0c1 is Arm Neoverse N1' \
+	"graviton2: the log says it too"
+done_testing
