@@ -116,14 +116,14 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 	if (pp->ua->n_metrics)
 		fprintf(out, "%-13s %s (perf's %s/%s tables)\n", "Formulas:", pp->ua->id,
 			pp->ua->arch ? pp->ua->arch : "x86", pp->ua->id);
+	else
+		fprintf(out, "%-13s PERF_METRICS only (no perf table for this model in topdownd)\n",
+			"Formulas:");
 	if (pp->ua->slots_from_caps)
 		fprintf(out, "%-13s %u per cycle (caps/slots)%s\n", "Slots:", pp->core->slots,
 			pp->core->stall_minus_cycles ?
 				"; STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (this revision counts a slot per cycle too many, as perf corrects)" :
 				"");
-	else
-		fprintf(out, "%-13s PERF_METRICS only (no perf table for this model in topdownd)\n",
-			"Formulas:");
 	if (pp->model == MODEL_PERF && pp->n_core == pp->n_events) {
 		fprintf(out, "%-13s perf (perf's formulas on general-purpose counters: nothing to refine)\n",
 			"Model:");

@@ -16,7 +16,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abor
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..58"
+echo "1..59"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -247,6 +247,31 @@ probe "$FIXTURES/neoverse-n2-8"
 expect_lines "neoverse-n2-8 (r0p0): 5 slots per cycle, STALL_SLOT corrected" \
 	"Uarch:        Arm Neoverse N2 / V2 (0x00000000410fd490)" \
 	"Slots:        5 per cycle (caps/slots); STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (this revision counts a slot per cycle too many, as perf corrects)"
+# The whole report, so that a line too many shows as well.
+cat >"$tmp/n2.want" <<'EOF'
+PMU:          armv8_pmuv3_0 (type 8)
+pmu_name:     unknown
+Uarch:        Arm Neoverse N2 / V2 (0x00000000410fd490)
+Level:        1
+              level 2 requested but armv8_pmuv3_0 (Arm Neoverse N2 / V2, pmu_name unknown) offers level 1; using level 1
+Formulas:     arm/neoverse-n2-v2 (perf's arm64/arm/neoverse-n2-v2 tables)
+Slots:        5 per cycle (caps/slots); STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (this revision counts a slot per cycle too many, as perf corrects)
+Model:        perf (perf's formulas on general-purpose counters: nothing to refine)
+Counters:     6 general-purpose needed, 6 per CPU (probed on CPU 0 with STALL_SLOT_FRONTEND)
+Events:       CPU_CYCLES, STALL_SLOT_FRONTEND, STALL_SLOT_BACKEND, STALL_SLOT,
+              OP_RETIRED, OP_SPEC, BR_MIS_PRED
+Monitored:    8 CPUs on 1 package, 8 cores (0-7)
+  package 0:  8 CPUs, 8 cores (0-7)
+Offline:      none
+Unsupported:  none
+Counted:      armv8_pmuv3_0 on CPU 0, model perf
+TopDown:      usable
+EOF
+if diff -u "$tmp/n2.want" "$tmp/out" >"$tmp/n2.diff"; then
+	ok "neoverse-n2-8: the whole --probe report"
+else
+	not_ok "neoverse-n2-8: the whole --probe report" "$(cat "$tmp/n2.diff")"
+fi
 probe "$FIXTURES/neoverse-v1-16"
 expect_lines "neoverse-v1-16: Neoverse V1" \
 	"Uarch:        Arm Neoverse V1 (0x00000000411fd401)" \
