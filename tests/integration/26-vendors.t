@@ -28,8 +28,10 @@ near "$(awk -v a="$smt" -v b="$slots" 'BEGIN { print a / b }')" 0.10 0.002 \
 near "$(awk -v a="$mem" -v b="$slots" 'BEGIN { print a / b }')" 0.18 0.002 \
 	"genoa /metrics: CPU 0 backend_bound_memory (parent backend_bound) is 18 %"
 sum=$(awk '$1 ~ /^topdown_level1_slots_total\{cpu="0",/ { s += $2 } END { print s }' "$TMP/genoa.prom")
-near "$(awk -v a="$sum" -v b="$slots" 'BEGIN { print a / b }')" 1 1e-9 \
-	"genoa /metrics: CPU 0's five level-1 categories partition its slots"
+# Each counter is printed as a whole number (truncated): the five may
+# fall short of the slots by at most one count each.
+near "$(awk -v a="$sum" -v b="$slots" 'BEGIN { printf "%.0f", b - a }')" 2.5 2.5 \
+	"genoa /metrics: CPU 0's five level-1 categories partition its slots (to the printed counts)"
 like "$(grep '^topdown_pmu_info' "$TMP/genoa.prom")" 'uarch="amdzen4",level="2",model="perf",per_cpu="thread"' \
 	"genoa /metrics: topdown_pmu_info names amdzen4, level 2, per_cpu thread"
 curl -s "$TD_URL/api/v1/topdown?cpu=0" >"$TMP/genoa.json"
