@@ -27,7 +27,7 @@ near "$(awk -v a="$smt" -v b="$slots" 'BEGIN { print a / b }')" 0.10 0.002 \
 	"genoa /metrics: CPU 0 smt_contention is 10 % of its slots"
 near "$(awk -v a="$mem" -v b="$slots" 'BEGIN { print a / b }')" 0.18 0.002 \
 	"genoa /metrics: CPU 0 backend_bound_memory (parent backend_bound) is 18 %"
-sum=$(awk '$1 ~ /^topdown_level1_slots_total\{cpu="0",/ { s += $2 } END { print s }' "$TMP/genoa.prom")
+sum=$(awk '$1 ~ /^topdown_level1_slots_total\{cpu="0",/ { s += $2 } END { printf "%.0f", s }' "$TMP/genoa.prom")
 # Each counter is printed as a whole number (truncated): the five may
 # fall short of the slots by at most one count each.
 near "$(awk -v a="$sum" -v b="$slots" 'BEGIN { printf "%.0f", b - a }')" 2.5 2.5 \
