@@ -261,16 +261,15 @@ static unsigned read_slots(const struct sysfs *sysfs, const char *pmu)
 	return (unsigned)v;
 }
 
-static void describe_no_topdown(const struct sysfs *sysfs, const struct pmu_info *info,
-				struct pmu_core *core)
+static void describe_no_topdown(const struct sysfs *sysfs, struct pmu_core *core)
 {
 	char path[256], cpuid[64] = "an unknown CPU";
 
 	snprintf(path, sizeof(path), DEVICES "/%s/events/topdown-total-slots", core->name);
-	const struct ua_without *without = info->have_cpuid ? ua_lookup_without(&info->cpuid) : NULL;
+	const struct ua_without *without = core->have_cpuid ? ua_lookup_without(&core->cpuid) : NULL;
 
-	if (info->have_cpuid)
-		ua_cpuid_format(&info->cpuid, cpuid, sizeof(cpuid));
+	if (core->have_cpuid)
+		ua_cpuid_format(&core->cpuid, cpuid, sizeof(cpuid));
 	if (without) {
 		str_printf(core->reason, sizeof(core->reason), "%s is %s (perf's table %s): %s", cpuid,
 			   without->name, without->table, without->why);
@@ -282,7 +281,7 @@ static void describe_no_topdown(const struct sysfs *sysfs, const struct pmu_info
 		str_printf(core->reason, sizeof(core->reason),
 			   "%s (pmu_name %s) is older than Skylake or not in topdownd's tables: TopDown needs Skylake or later",
 			   cpuid, core->pmu_name[0] ? core->pmu_name : "unknown");
-	} else if (info->have_cpuid && strcmp(info->cpuid.vendor, "GenuineIntel") != 0) {
+	} else if (core->have_cpuid && strcmp(core->cpuid.vendor, "GenuineIntel") != 0) {
 		str_printf(core->reason, sizeof(core->reason),
 			   "%s (core PMU %s) is not a microarchitecture topdownd has TopDown tables for",
 			   cpuid, core->name);
@@ -369,6 +368,8 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 		core->has_cpus = true;
 	}
 
+	core->have_cpuid = info->have_cpuid;
+	core->cpuid = info->cpuid;
 	if (info->have_cpuid && info->cpuid.arm) {
 		/* Each arm64 PMU by the MIDR of its own first CPU (perf's
 		 * perf_pmu__getcpuid()); heterogeneous parts have several. */
@@ -384,6 +385,7 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 		}
 		if (first >= 0 && !read_midr(sysfs, (unsigned)first, &id))
 			id = info->cpuid;
+		core->cpuid = id;
 		core->ua = ua_lookup(&id, core->name);
 		core->slots = read_slots(sysfs, core->name);
 		core->stall_minus_cycles = core->ua && ua_stall_minus_cycles(core->ua, id.midr);
@@ -402,7 +404,7 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 	    (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0))
 		core->ua = ua_metrics_only();
 	if (!core->ua) {
-		describe_no_topdown(sysfs, info, core);
+		describe_no_topdown(sysfs, core);
 		return;
 	}
 	snprintf(path, sizeof(path), DEVICES "/%s/format", core->name);

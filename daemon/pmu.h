@@ -65,6 +65,10 @@ struct pmu_core {
 	/* Per event of ua: whether it could be encoded, and how. */
 	bool have[UA_EVENTS_MAX];
 	struct pmu_encoding enc[UA_EVENTS_MAX];
+	/* The CPU it counts: the host's (x86), or the MIDR of its first CPU
+	 * (arm64, where a heterogeneous part has several). */
+	bool have_cpuid;
+	struct ua_cpuid cpuid;
 	/* arm64: caps/slots (PMMIR_EL1.SLOTS), 0 if absent; whether its
 	 * STALL_SLOT events need perf's correction (uarch.h). */
 	unsigned slots;

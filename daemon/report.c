@@ -91,8 +91,8 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 	for (unsigned i = 0; i < plan->n_pmus; i++)
 		if (plan->pmu[i].core == core)
 			pp = &plan->pmu[i];
-	if (pmu->have_cpuid)
-		ua_cpuid_format(&pmu->cpuid, cpuid, sizeof(cpuid));
+	if (core->have_cpuid)
+		ua_cpuid_format(&core->cpuid, cpuid, sizeof(cpuid));
 	fprintf(out, "%-13s %s (type %u)\n", "PMU:", core->name, core->type);
 	fprintf(out, "%-13s %s\n", "pmu_name:", core->pmu_name[0] ? core->pmu_name : "unknown");
 	if (core->ua)

@@ -16,7 +16,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abor
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..59"
+echo "1..60"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -302,6 +302,23 @@ arm_truth() { # FIXTURE SCENARIO FE BAD BE RET
 arm_truth neoverse-v2-64 parity-neoverse-v2.json 0.192 0.122 0.326 0.36
 arm_truth neoverse-n2-8 parity-neoverse-n2.json 0.195 0.11 0.335 0.36
 arm_truth neoverse-v1-16 parity-neoverse-v1.json 0.168 0.122 0.35 0.36
+# A heterogeneous part: per-core PMU names, a V2 cluster and an N1 one,
+# each PMU recognised by the MIDR of its own first CPU.
+cp -r "$FIXTURES/neoverse-v2-64" "$tmp/hetero"
+(cd "$tmp/hetero/bus/event_source/devices" && mv armv8_pmuv3_0 armv9_neoverse_v2 &&
+	cp -r armv9_neoverse_v2 armv8_neoverse_n1 && echo 0-31 >armv9_neoverse_v2/cpus &&
+	echo 32-63 >armv8_neoverse_n1/cpus && echo 9 >armv8_neoverse_n1/type && rm -r armv8_neoverse_n1/caps &&
+	for c in $(seq 32 63); do
+		echo 0x00000000413fd0c1 >"../../../devices/system/cpu/cpu$c/regs/identification/midr_el1"
+	done)
+probe "$tmp/hetero"
+expect_lines "a V2 + N1 part: the V2 cluster monitored, the N1 one unsupported with its reason" \
+	"PMU:          armv9_neoverse_v2 (type 8)" \
+	"Uarch:        Arm Neoverse N2 / V2 (0x00000000410fd4f1)" \
+	"Uarch:        none (0x00000000413fd0c1)" \
+	"Monitored:    32 CPUs on 1 package, 32 cores (0-31)" \
+	"Unsupported:  32 CPUs (32-63): 0x00000000413fd0c1 is Arm Neoverse N1 (perf's table arm/neoverse-n1): perf has no TopdownL1 for it: its metrics.json defines none, only cycle accounting from stalled cycles (STALL_FRONTEND, STALL_BACKEND)" \
+	"TopDown:      usable"
 cp -r "$FIXTURES/neoverse-v2-64" "$tmp/v2-noslots"
 rm "$tmp/v2-noslots/bus/event_source/devices/armv8_pmuv3_0/caps/slots"
 probe "$tmp/v2-noslots"

@@ -691,6 +691,28 @@ static void test_discover_arm(void **state)
 			    "0x00000000413fd0b1 (core PMU armv8_pmuv3_0) is not a microarchitecture topdownd has TopDown tables for");
 	free(info);
 
+	/* A heterogeneous part: two core PMUs with the kernel's per-core
+	 * names, each CPU's MIDR its own (a V2 cluster and an N1 one). */
+	info = discover_edited("neoverse-v2-64", "hetero",
+			       "mv armv8_pmuv3_0 armv9_neoverse_v2 && cp -r armv9_neoverse_v2 armv8_neoverse_n1 && "
+			       "echo 0-31 >armv9_neoverse_v2/cpus && echo 32-63 >armv8_neoverse_n1/cpus && "
+			       "echo 9 >armv8_neoverse_n1/type && rm -r armv8_neoverse_n1/caps && "
+			       "for c in $(seq 32 63); do echo 0x00000000413fd0c1 "
+			       ">../../../devices/system/cpu/cpu$c/regs/identification/midr_el1; done");
+	assert_int_equal(info->n_cores, 2);
+	assert_string_equal(info->core[0].name, "armv8_neoverse_n1");
+	assert_null(info->core[0].ua);
+	assert_string_equal(info->core[0].reason,
+			    "0x00000000413fd0c1 is Arm Neoverse N1 (perf's table arm/neoverse-n1): perf has no TopdownL1 for it: its metrics.json defines none, only cycle accounting from stalled cycles (STALL_FRONTEND, STALL_BACKEND)");
+	assert_string_equal(info->core[1].name, "armv9_neoverse_v2");
+	assert_string_equal(info->core[1].ua->id, "arm/neoverse-n2-v2");
+	assert_int_equal(info->core[1].level, 1);
+	assert_int_equal(info->core[1].slots, 8);
+	assert_string_equal(cpus_text(&info->core[1].cpus), "0-31");
+	assert_ptr_equal(pmu_core_of(info, 40), &info->core[0]);
+	assert_ptr_equal(pmu_core_of(info, 3), &info->core[1]);
+	free(info);
+
 	assert_int_equal(ua_parse_midr("0x00000000410fd4f1\n", &id), 0);
 	assert_true(id.midr == 0x410fd4f1ULL);
 	assert_int_equal(ua_parse_midr("410fd4f1", &id), -EINVAL);
