@@ -23,26 +23,30 @@
 #define ZEN_GP_COUNTERS 6
 #define ZEN_GP_SOURCE "arch/x86/events/amd/core.c (AMD64_NUM_COUNTERS_CORE, CPUID 0x80000022)"
 
+/* The events of PipelineL1 and PipelineL2, the same on Zen 4 and Zen 5 but
+ * for the files that define them, the cycle mask of the frontend-latency
+ * term (the dispatch width) and the resync event. */
+#define ZEN_EVENTS(CYC, DE, EX, BR, W, RESYNC, RESYNC_TERMS, RESYNC_FILE)                         \
+	EV(TD_EV_CYCLES, "ls_not_halted_cyc", "event=0x76", CYC, 1),                                 \
+	EV(TD_EV_ZEN_NO_OPS_FRONTEND, "de_no_dispatch_per_slot.no_ops_from_frontend",                \
+	   "event=0x1a0,umask=0x01", DE, 1),                                                          \
+	EV(TD_EV_ZEN_BACKEND_STALLS, "de_no_dispatch_per_slot.backend_stalls", "event=0x1a0,umask=0x1e", DE, 1), \
+	EV(TD_EV_ZEN_SMT_CONTENTION, "de_no_dispatch_per_slot.smt_contention", "event=0x1a0,umask=0x60", DE, 1), \
+	EV(TD_EV_ZEN_OPS_DISPATCHED, "de_src_op_disp.all", "event=0xaa,umask=0x07", DE, 1),          \
+	EV(TD_EV_ZEN_OPS_RETIRED, "ex_ret_ops", "event=0xc1", EX, 1),                                \
+	EV(TD_EV_ZEN_FRONTEND_CYCLES, "de_no_dispatch_per_slot.no_ops_from_frontend,cmask=" #W,     \
+	   "event=0x1a0,umask=0x01,cmask=" #W, DE, 2),                                                \
+	EV(TD_EV_ZEN_BRANCH_MISP, "ex_ret_brn_misp", "event=0xc3", BR, 2),                           \
+	EV(TD_EV_ZEN_RESYNCS, RESYNC, RESYNC_TERMS, RESYNC_FILE, 2),                                 \
+	EV(TD_EV_ZEN_NOT_COMPLETE, "ex_no_retire.not_complete", "event=0xd6,umask=0x02", EX, 2),    \
+	EV(TD_EV_ZEN_LOAD_NOT_COMPLETE, "ex_no_retire.load_not_complete", "event=0xd6,umask=0xa2", EX, 2), \
+	EV(TD_EV_ZEN_UCODE_OPS, "ex_ret_ucode_ops", "event=0x1c2", EX, 2)
+
 /* ---- Zen 4: Genoa, Bergamo, Siena, Raphael (family 0x19 but Zen 3's models) ---- */
 
 static const struct ua_event zen4_events[] = {
-	EV(TD_EV_CYCLES, "ls_not_halted_cyc", "event=0x76", Z4 "core.json", 1),
-	EV(TD_EV_ZEN_NO_OPS_FRONTEND, "de_no_dispatch_per_slot.no_ops_from_frontend",
-	   "event=0x1a0,umask=0x01", Z4 "other.json", 1),
-	EV(TD_EV_ZEN_BACKEND_STALLS, "de_no_dispatch_per_slot.backend_stalls", "event=0x1a0,umask=0x1e",
-	   Z4 "other.json", 1),
-	EV(TD_EV_ZEN_SMT_CONTENTION, "de_no_dispatch_per_slot.smt_contention", "event=0x1a0,umask=0x60",
-	   Z4 "other.json", 1),
-	EV(TD_EV_ZEN_OPS_DISPATCHED, "de_src_op_disp.all", "event=0xaa,umask=0x07", Z4 "other.json", 1),
-	EV(TD_EV_ZEN_OPS_RETIRED, "ex_ret_ops", "event=0xc1", Z4 "core.json", 1),
-	EV(TD_EV_ZEN_FRONTEND_CYCLES, "de_no_dispatch_per_slot.no_ops_from_frontend,cmask=6",
-	   "event=0x1a0,umask=0x01,cmask=6", Z4 "other.json", 2),
-	EV(TD_EV_ZEN_BRANCH_MISP, "ex_ret_brn_misp", "event=0xc3", Z4 "branch.json", 2),
-	EV(TD_EV_ZEN_RESYNCS, "resyncs_or_nc_redirects", "event=0x96", Z4 "other.json", 2),
-	EV(TD_EV_ZEN_NOT_COMPLETE, "ex_no_retire.not_complete", "event=0xd6,umask=0x02", Z4 "core.json", 2),
-	EV(TD_EV_ZEN_LOAD_NOT_COMPLETE, "ex_no_retire.load_not_complete", "event=0xd6,umask=0xa2",
-	   Z4 "core.json", 2),
-	EV(TD_EV_ZEN_UCODE_OPS, "ex_ret_ucode_ops", "event=0x1c2", Z4 "core.json", 2),
+	ZEN_EVENTS(Z4 "core.json", Z4 "other.json", Z4 "core.json", Z4 "branch.json", 6,
+		   "resyncs_or_nc_redirects", "event=0x96", Z4 "other.json"),
 };
 
 #define Z4_METRICS Z4 "pipeline.json"
@@ -102,23 +106,8 @@ static const struct uarch zen4 = {
 /* ---- Zen 5: Turin, Granite Ridge, Strix Point (family 0x1a) ---- */
 
 static const struct ua_event zen5_events[] = {
-	EV(TD_EV_CYCLES, "ls_not_halted_cyc", "event=0x76", Z5 "load-store.json", 1),
-	EV(TD_EV_ZEN_NO_OPS_FRONTEND, "de_no_dispatch_per_slot.no_ops_from_frontend",
-	   "event=0x1a0,umask=0x01", Z5 "decode.json", 1),
-	EV(TD_EV_ZEN_BACKEND_STALLS, "de_no_dispatch_per_slot.backend_stalls", "event=0x1a0,umask=0x1e",
-	   Z5 "decode.json", 1),
-	EV(TD_EV_ZEN_SMT_CONTENTION, "de_no_dispatch_per_slot.smt_contention", "event=0x1a0,umask=0x60",
-	   Z5 "decode.json", 1),
-	EV(TD_EV_ZEN_OPS_DISPATCHED, "de_src_op_disp.all", "event=0xaa,umask=0x07", Z5 "decode.json", 1),
-	EV(TD_EV_ZEN_OPS_RETIRED, "ex_ret_ops", "event=0xc1", Z5 "execution.json", 1),
-	EV(TD_EV_ZEN_FRONTEND_CYCLES, "de_no_dispatch_per_slot.no_ops_from_frontend,cmask=8",
-	   "event=0x1a0,umask=0x01,cmask=8", Z5 "decode.json", 2),
-	EV(TD_EV_ZEN_BRANCH_MISP, "ex_ret_brn_misp", "event=0xc3", Z5 "execution.json", 2),
-	EV(TD_EV_ZEN_RESYNCS, "bp_redirects.resync", "event=0x9f,umask=0x01", Z5 "branch-prediction.json", 2),
-	EV(TD_EV_ZEN_NOT_COMPLETE, "ex_no_retire.not_complete", "event=0xd6,umask=0x02", Z5 "execution.json", 2),
-	EV(TD_EV_ZEN_LOAD_NOT_COMPLETE, "ex_no_retire.load_not_complete", "event=0xd6,umask=0xa2",
-	   Z5 "execution.json", 2),
-	EV(TD_EV_ZEN_UCODE_OPS, "ex_ret_ucode_ops", "event=0x1c2", Z5 "execution.json", 2),
+	ZEN_EVENTS(Z5 "load-store.json", Z5 "decode.json", Z5 "execution.json", Z5 "execution.json", 8,
+		   "bp_redirects.resync", "event=0x9f,umask=0x01", Z5 "branch-prediction.json"),
 };
 
 #define Z5_METRICS Z5 "pipeline.json"
