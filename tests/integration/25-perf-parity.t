@@ -67,6 +67,10 @@ done
 # upstream pipeline.json are evaluated on its counts.  The ratio children
 # of packages and the host are compared slot-weighted.
 Z="--gp --ungrouped --weight-event ls_not_halted_cyc --intervals 3"
+for c in retiring_fastpath retiring_microcode bad_speculation_mispredicts \
+	bad_speculation_pipeline_restarts backend_bound_memory backend_bound_cpu; do
+	Z="$Z --weighted $c"
+done
 for s in zen4 zen4-multiplexed; do
 	cases+=("genoa-2s $s (Zen 4, SMT; perf's amdzen4 expressions)|genoa-2s|--cpuid AuthenticAMD-25-11-1 --events-from x86/amdzen4/pipeline.json $Z --scenario $SCEN/parity-$s.json")
 done

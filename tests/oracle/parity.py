@@ -200,9 +200,6 @@ def entity_of(aggr, r):
 RATIO_CHILDREN = {"branch_mispredicts", "machine_clears", "memory_bound", "core_bound"}
 # On Ice Lake heavy_operations is one too (IDQ.MS_UOPS / UOPS_ISSUED.ANY...).
 RATIO_CHILDREN_ICL = RATIO_CHILDREN | {"heavy_operations", "light_operations"}
-# On AMD every child but the frontend's.
-RATIO_CHILDREN_ZEN = {"retiring_fastpath", "retiring_microcode", "bad_speculation_mispredicts",
-                      "bad_speculation_pipeline_restarts", "backend_bound_memory", "backend_bound_cpu"}
 
 
 def slot_weighted(cpu_vals, weights, cpus, children):
@@ -400,7 +397,7 @@ def perf_events_mode(a, tables):
                 except ZeroDivisionError:
                     pass
             values.setdefault(k, {})[entity] = out
-        weighted = [c for c in cats if c in RATIO_CHILDREN_ZEN or c in a.weighted]
+        weighted = [c for c in cats if c in a.weighted]
         if a.weight_event and weighted:
             # The ratio children of packages and the host, slot-weighted
             # (README, "Aggregation"); perf's ratio of summed counts is
@@ -503,9 +500,10 @@ def main():
                     help="a perf metric (tma_ name without tma_) topdownd does not export")
     ap.add_argument("--tables-fallback", help="a second tables root for events the first lacks")
     ap.add_argument("--weighted", action="append", default=[],
-                    help="events mode: a category perf computes as a product of ratios "
-                         "(Arm's retiring, bad_speculation), compared slot-weighted for "
-                         "packages and the host")
+                    help="events mode: a category perf computes as a ratio of events times "
+                         "its parent or as a product of ratios (AMD's level-2 children but the "
+                         "frontend's; Arm's retiring, bad_speculation), compared slot-weighted "
+                         "for packages, cores and the host")
     ap.add_argument("--ungrouped", action="store_true",
                     help="events mode: perf counts the events ungrouped")
     ap.add_argument("--weight-event",
