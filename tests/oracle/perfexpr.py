@@ -27,6 +27,22 @@ class ExprError(Exception):
     pass
 
 
+# MIDR_EL1's variant (bits 23:20) and revision (3:0).
+MIDR_VERSION = 0xf0000f
+
+
+def midr_same_part(a, b):
+    return (a & ~MIDR_VERSION) == (b & ~MIDR_VERSION)
+
+
+def midr_matches(want, cpu):
+    """perf's arm64 strcmp_cpuid_str(): @cpu is the part @want names, at
+    its variant and revision or later."""
+    def version(m):
+        return ((m >> 20) & 0xf, m & 0xf)
+    return midr_same_part(want, cpu) and version(cpu) >= version(want)
+
+
 def canonical_event(raw):
     """perf's spelling of an event in an expression -> canonical name."""
     name = raw.replace("\\", "")
@@ -119,48 +135,18 @@ class Parser:
             return ("if", a, cond, b)
         return a
 
-    # perf's expr.y: '|' binds loosest, then '^', then '&', then the
-    # comparisons; each is logical on zero / non-zero.
-    def bitor(self):
-        a = self.bitxor()
-        while self.peek()[1] == "|":
-            self.take()
-            a = ("op", "|", a, self.bitxor())
-        return a
+    # Binary operators by precedence, loosest first, each level left
+    # associative (perf's expr.y): '|', '^' and '&' are logical on zero /
+    # non-zero, then the comparisons, '+' '-', '*' '/'.
+    LEVELS = (("|",), ("^",), ("&",), ("<", ">", "<=", ">=", "=="), ("+", "-"), ("*", "/"))
 
-    def bitxor(self):
-        a = self.bitand()
-        while self.peek()[1] == "^":
-            self.take()
-            a = ("op", "^", a, self.bitand())
-        return a
-
-    def bitand(self):
-        a = self.compare()
-        while self.peek()[1] == "&":
-            self.take()
-            a = ("op", "&", a, self.compare())
-        return a
-
-    def compare(self):
-        a = self.additive()
-        while self.peek()[1] in ("<", ">", "<=", ">=", "=="):
+    def bitor(self, level=0):
+        if level == len(self.LEVELS):
+            return self.unary()
+        a = self.bitor(level + 1)
+        while self.peek()[1] in self.LEVELS[level]:
             op = self.take()[1]
-            a = ("op", op, a, self.additive())
-        return a
-
-    def additive(self):
-        a = self.term()
-        while self.peek()[1] in ("+", "-"):
-            op = self.take()[1]
-            a = ("op", op, a, self.term())
-        return a
-
-    def term(self):
-        a = self.unary()
-        while self.peek()[1] in ("*", "/"):
-            op = self.take()[1]
-            a = ("op", op, a, self.unary())
+            a = ("op", op, a, self.bitor(level + 1))
         return a
 
     def unary(self):
@@ -337,15 +323,9 @@ class Metrics:
             if kind == "if":
                 return ev(t[1]) if ev(t[2]) else ev(t[3])
             if kind == "cpuid":
-                # perf's arm64 strcmp_cpuid_str() matched: the part, at
-                # this variant and revision or later.
                 if "cpuid" not in literals:
                     raise ExprError("%s needs the CPUID" % name)
-                want, cpu, version = int(t[1], 16), int(literals["cpuid"]), 0xf0000f
-                same = (want & ~version) == (cpu & ~version)
-                vw = ((want >> 20) & 0xf, want & 0xf)
-                vc = ((cpu >> 20) & 0xf, cpu & 0xf)
-                return float(same and vc >= vw)
+                return float(midr_matches(int(t[1], 16), int(literals["cpuid"])))
             if kind == "call":
                 args = [ev(a) for a in t[2]]
                 if t[1] == "min":

@@ -31,7 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clamps import PARENT, SIBLINGS, documented, siblings_of  # noqa: E402
-from perfexpr import Tables, canonical_event, parse_terms  # noqa: E402
+from perfexpr import Tables, canonical_event, midr_matches, midr_same_part, parse_terms  # noqa: E402
 
 # reference/perf-tables/README.md, "Known skew": the copied
 # icelakex/pipeline.json lacks INT_MISC.CLEARS_COUNT, which newer metric
@@ -501,9 +501,8 @@ def ua_stall_fix(ua, midr):
     """perf's N2 test: the part of stall_fix_midr, before its version."""
     if not ua["stall_fix_midr"]:
         return False
-    fix, version = int(ua["stall_fix_midr"], 16), 0xf0000f
-    key = lambda m: ((m >> 20) & 0xf, m & 0xf)  # noqa: E731
-    return (fix & ~version) == (midr & ~version) and key(midr) < key(fix)
+    fix = int(ua["stall_fix_midr"], 16)
+    return midr_same_part(fix, midr) and not midr_matches(fix, midr)
 
 
 def counts_named(metrics, name, counts, ua, tables, counted):
