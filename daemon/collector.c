@@ -611,7 +611,6 @@ static void plan_to_pmu(struct cpmu *pm, const struct plan_pmu *pp)
 	memset(&pm->input, 0, sizeof(pm->input));
 	str_printf(pm->reason, sizeof(pm->reason), "%s",
 		   pp->level_note[0] ? pp->level_note : pp->model_note[0] ? pp->model_note : pp->group_note);
-
 }
 
 static bool same_groups(const struct cpmu *pm, const struct plan_pmu *pp)

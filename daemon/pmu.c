@@ -223,14 +223,9 @@ static bool read_midr(const struct sysfs *sysfs, unsigned cpu, struct ua_cpuid *
 
 /* arm64's core PMUs, as drivers/perf/arm_pmuv3.c names them: armv8_pmuv3_0
  * (ACPI), armv8_cortex_a76, armv9_neoverse_n2 (device tree). */
-struct arm_ctx {
-	struct pmu_info *info;
-};
-
 static int add_arm_pmu(const char *name, void *userdata)
 {
-	struct arm_ctx *ctx = userdata;
-	struct pmu_info *info = ctx->info;
+	struct pmu_info *info = userdata;
 
 	if (strncmp(name, "armv8_", 6) != 0 && strncmp(name, "armv9_", 6) != 0)
 		return 0;
@@ -450,8 +445,6 @@ int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 	if (sysfs_exists(sysfs, DEVICES "/cpu")) {
 		strcpy(info->core[info->n_cores++].name, "cpu");
 	} else {
-		struct arm_ctx actx = { info };
-
 		for (size_t i = 0; i < 2; i++) {
 			char path[128];
 
@@ -460,7 +453,7 @@ int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 				strcpy(info->core[info->n_cores++].name, hybrid[i]);
 		}
 		if (info->n_cores == 0) {
-			sysfs_foreach(sysfs, DEVICES, add_arm_pmu, &actx);
+			sysfs_foreach(sysfs, DEVICES, add_arm_pmu, info);
 			qsort(info->core, info->n_cores, sizeof(info->core[0]), core_name_cmp);
 		}
 	}
