@@ -136,7 +136,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 		fprintf(out, "%-13s hardware (metric events only)%s%s\n", "Model:",
 			pp->model_note[0] ? ": " : "", pp->model_note);
 	}
-	if (pp->ua->formulas == UA_FORMULAS_ZEN)
+	if (td_catset_has(pp->cats, TD_CAT_SMT_CONTENTION))
 		fprintf(out, "%-13s %s\n", "SMT:",
 			pp->mode == UA_MODE_NOSMT ? "off: each CPU is a core" :
 			"on: each CPU's dispatch slots are its own; the slots the other thread took are smt_contention");
