@@ -2,7 +2,7 @@
 /* uarch_atom: Intel E-cores, whose TopDown comes from slot-counting
  * general-purpose events (TOPDOWN_*_BOUND) over a fixed number of slots
  * per cycle: Gracemont (the cpu_atom PMU of Alder Lake and Raptor Lake)
- * and Crestmont (Sierra Forest).  No SMT on these cores.
+ * and Crestmont (Sierra Forest, Grand Ridge).  No SMT on these cores.
  *
  * Gracemont follows the upstream alderlake tables (reference/perf-tables):
  * perf 6.1 cannot compute TopDown on a hybrid part at all (its -M crashes)
@@ -11,7 +11,7 @@
  * tma_memory_bound, the names of the P-cores, which lets a hybrid host add
  * the two core types up.  Its tma_resource_bound is tma_backend_bound
  * itself (an auxiliary tree), so it is not a child here.  Sierra Forest
- * is not in perf 6.1: the upstream tables are the only source.
+ * and Grand Ridge are not in perf 6.1: the upstream tables are the only source.
  *
  * Of each level-2 pair one child is counted and the other is the rest of
  * its parent (the counters are few: 6 on Gracemont, 8 on Crestmont).
@@ -29,6 +29,8 @@
 #define ADL_METRICS "perf-tables/x86/alderlake/adl-metrics.json"
 #define SRF_PIPE "perf-tables/x86/sierraforest/pipeline.json"
 #define SRF_METRICS "perf-tables/x86/sierraforest/srf-metrics.json"
+#define GRR_PIPE "perf-tables/x86/grandridge/pipeline.json"
+#define GRR_METRICS "perf-tables/x86/grandridge/grr-metrics.json"
 
 #define GP6 "0,1,2,3,4,5"
 #define GP8 "0,1,2,3,4,5,6,7"
@@ -102,56 +104,58 @@ static const struct uarch adl_atom = {
 	.complements = (1u << TD_CAT_MACHINE_CLEARS) | (1u << TD_CAT_FETCH_BANDWIDTH),
 };
 
-/* ---- Crestmont: Sierra Forest ---- */
+/* ---- Crestmont: Sierra Forest and Grand Ridge ----
+ *
+ * The two parts share the core, and their tables give the same encodings
+ * and expressions; each entry names its own part's file. */
 
-static const struct ua_event srf_events[] = {
-	EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.CORE", "event=0x3c", SRF_PIPE, "Fixed counter 1", 1),
-	EV(TD_EV_ATOM_FE_BOUND, "TOPDOWN_FE_BOUND.ALL_P", "event=0x71", SRF_PIPE, GP8, 1),
-	EV(TD_EV_ATOM_BE_BOUND, "TOPDOWN_BE_BOUND.ALL_P", "event=0x74", SRF_PIPE, GP8, 1),
-	EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL_P", "event=0x72", SRF_PIPE, GP8, 1),
-	EV(TD_EV_ATOM_BAD_SPEC, "TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73", SRF_PIPE, GP8, 1),
-	EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", SRF_PIPE, GP8, 2),
-	EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", SRF_PIPE, GP8, 2),
-	EV(TD_EV_ATOM_ALLOC_RESTRICTIONS, "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x01", SRF_PIPE, GP8, 2),
-};
+#define CMT_EVENTS(PIPE)                                                                          \
+	EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.CORE", "event=0x3c", PIPE, "Fixed counter 1", 1),       \
+	EV(TD_EV_ATOM_FE_BOUND, "TOPDOWN_FE_BOUND.ALL_P", "event=0x71", PIPE, GP8, 1),             \
+	EV(TD_EV_ATOM_BE_BOUND, "TOPDOWN_BE_BOUND.ALL_P", "event=0x74", PIPE, GP8, 1),             \
+	EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL_P", "event=0x72", PIPE, GP8, 1),             \
+	EV(TD_EV_ATOM_BAD_SPEC, "TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73", PIPE, GP8, 1),      \
+	EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", PIPE, GP8, 2), \
+	EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", PIPE, GP8, 2), \
+	EV(TD_EV_ATOM_ALLOC_RESTRICTIONS, "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x01", PIPE, GP8, 2)
 
-static const struct ua_metric srf_metrics[] = {
-	{ TD_CAT_RETIRING, "tma_retiring", "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
-	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",
-	  "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
-	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound", "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
-	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound", "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
-	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",
-	  "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
-	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",
-	  "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
-	{ TD_CAT_IFETCH_LATENCY, "tma_ifetch_latency",
-	  "TOPDOWN_FE_BOUND.FRONTEND_LATENCY / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
-	{ TD_CAT_IFETCH_BANDWIDTH, "tma_ifetch_bandwidth",
-	  "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
-	{ TD_CAT_CORE_BOUND, "tma_core_bound",
-	  "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)", SRF_METRICS },
-	{ TD_CAT_RESOURCE_BOUND, "tma_resource_bound", "tma_backend_bound - tma_core_bound", SRF_METRICS },
-};
+#define CMT_METRICS(FILE)                                                                         \
+	{ TD_CAT_RETIRING, "tma_retiring", "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", FILE }, \
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation",                                            \
+	  "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", FILE },                    \
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound", "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", FILE }, \
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound", "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", FILE }, \
+	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts",                                      \
+	  "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)", FILE },               \
+	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears",                                              \
+	  "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)", FILE },           \
+	{ TD_CAT_IFETCH_LATENCY, "tma_ifetch_latency",                                              \
+	  "TOPDOWN_FE_BOUND.FRONTEND_LATENCY / (6 * CPU_CLK_UNHALTED.CORE)", FILE },                \
+	{ TD_CAT_IFETCH_BANDWIDTH, "tma_ifetch_bandwidth",                                          \
+	  "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH / (6 * CPU_CLK_UNHALTED.CORE)", FILE },              \
+	{ TD_CAT_CORE_BOUND, "tma_core_bound",                                                      \
+	  "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)", FILE },              \
+	{ TD_CAT_RESOURCE_BOUND, "tma_resource_bound", "tma_backend_bound - tma_core_bound", FILE }
 
-static const struct uarch srf = {
-	.id = "sierraforest",
-	.name = "Sierra Forest (Crestmont)",
-	.vendor = "GenuineIntel",
-	.family = 6,
-	.n_models = 1,
-	.models = { 0xAF },  /* mapfile.csv: GenuineIntel-6-AF */
-	.pmu = "cpu",
-	.formulas = UA_FORMULAS_CMT,
-	.width = 6,
-	.width_source = "tma_retiring = TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE), " SRF_METRICS,
-	.max_level = 2,
-	.n_events = sizeof(srf_events) / sizeof(srf_events[0]),
-	.events = srf_events,
-	.n_metrics = sizeof(srf_metrics) / sizeof(srf_metrics[0]),
-	.metrics = srf_metrics,
-	.complements = (1u << TD_CAT_MACHINE_CLEARS) | (1u << TD_CAT_IFETCH_BANDWIDTH),
-};
+#define CMT_UARCH(id_, name_, model_, events_, metrics_, file_)                                   \
+	{ .id = (id_), .name = (name_), .vendor = "GenuineIntel", .family = 6, .n_models = 1,        \
+	  .models = { (model_) }, .pmu = "cpu", .formulas = UA_FORMULAS_CMT, .width = 6,            \
+	  .width_source = "tma_retiring = TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE), " file_, \
+	  .max_level = 2, .n_events = sizeof(events_) / sizeof(events_[0]), .events = (events_),    \
+	  .n_metrics = sizeof(metrics_) / sizeof(metrics_[0]), .metrics = (metrics_),               \
+	  .complements = (1u << TD_CAT_MACHINE_CLEARS) | (1u << TD_CAT_IFETCH_BANDWIDTH) }
 
-const struct uarch *const ua_atom[] = { &adl_atom, &srf };
+static const struct ua_event srf_events[] = { CMT_EVENTS(SRF_PIPE) };
+static const struct ua_metric srf_metrics[] = { CMT_METRICS(SRF_METRICS) };
+/* mapfile.csv: GenuineIntel-6-AF */
+static const struct uarch srf = CMT_UARCH("sierraforest", "Sierra Forest (Crestmont)", 0xAF, srf_events,
+					  srf_metrics, SRF_METRICS);
+
+static const struct ua_event grr_events[] = { CMT_EVENTS(GRR_PIPE) };
+static const struct ua_metric grr_metrics[] = { CMT_METRICS(GRR_METRICS) };
+/* mapfile.csv: GenuineIntel-6-B6 */
+static const struct uarch grr = CMT_UARCH("grandridge", "Grand Ridge (Crestmont)", 0xB6, grr_events,
+					  grr_metrics, GRR_METRICS);
+
+const struct uarch *const ua_atom[] = { &adl_atom, &srf, &grr };
 const size_t ua_atom_count = sizeof(ua_atom) / sizeof(ua_atom[0]);

@@ -16,7 +16,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abor
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-echo "1..60"
+echo "1..62"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -202,6 +202,15 @@ expect_lines "srf-2s: Crestmont, one group of 7 general-purpose events" \
 	"Formulas:     sierraforest (perf's x86/sierraforest tables)" \
 	"Counters:     7 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN_FE_BOUND.ALL_P)" \
 	"Monitored:    16 CPUs on 2 packages, 16 cores (0-15)" \
+	"TopDown:      usable"
+# Grand Ridge: the same core, its own model and tables.
+probe "$FIXTURES/grr-12"
+expect_rc "grr-12: --probe exits 0" 0
+expect_lines "grr-12: Crestmont by model 0xB6, perf's grandridge tables" \
+	"Uarch:        Grand Ridge (Crestmont) (GenuineIntel-6-B6)" \
+	"Formulas:     grandridge (perf's x86/grandridge tables)" \
+	"Counters:     7 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN_FE_BOUND.ALL_P)" \
+	"Monitored:    12 CPUs on 1 package, 12 cores (0-11)" \
 	"TopDown:      usable"
 # AMD Genoa (Zen 4) and Turin (Zen 5): PipelineL1/L2 on six counters,
 # probed; the driver's figure is the fallback.

@@ -10,7 +10,7 @@
 #   spr-2s, icx-1s: perf stat -M TopdownL1,TopdownL2 (icx: TopdownL1 with
 #     the PERF_METRICS scenarios, both levels with parity-icl).
 #   skx-2s, clx-2s, icl-client: perf stat -M TopdownL1,TopdownL2.
-#   srf-2s, adl-hybrid E-cores: perf counts ungrouped (more events than
+#   srf-2s, grr-12, adl-hybrid E-cores: perf counts ungrouped (more events than
 #     counters), the upstream table's expressions are evaluated.  For phase changes perf's four
 #     multiplexed level-2 groups carry stale PERF_METRICS across intervals
 #     (see the README), so there perf counts one group (-e) and its own
@@ -57,6 +57,9 @@ for s in icl icl-multiplexed; do
 done
 for s in srf srf-multiplexed; do
 	cases+=("srf-2s $s (Crestmont; perf 6.1 does not know it: its table's expressions)|srf-2s|--cpuid GenuineIntel-6-AF-0 --gp --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/sierraforest/srf-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
+done
+for s in grr grr-multiplexed; do
+	cases+=("grr-12 $s (Grand Ridge, Crestmont: its own table's expressions)|grr-12|--cpuid GenuineIntel-6-B6-0 --gp --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/grandridge/grr-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
 done
 for s in hybrid hybrid-multiplexed; do
 	cases+=("adl-hybrid E-cores $s (Gracemont: the upstream table's expressions)|adl-hybrid|--cpuid GenuineIntel-6-97-0 --gp --ungrouped --ignore resource_bound --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/alderlake/adl-metrics.json --table-dir x86/alderlake --unit cpu_atom --pmu cpu_atom --cpus 8-15 $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
