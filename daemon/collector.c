@@ -40,7 +40,6 @@ struct ccpu {
 	uint64_t prev_enabled[PLAN_GROUPS_MAX], prev_running[PLAN_GROUPS_MAX];
 	uint64_t retry_at_ns;
 	unsigned read_failures; /* in a row */
-	struct snap_counts counts;
 };
 
 /* The groups opened on the CPUs of one core PMU, after any fallback to
@@ -93,6 +92,12 @@ struct collector {
 	uint64_t layout;
 
 	uint64_t errors[COLL_ERR_COUNT];
+	/* The snapshot written last, whose totals the next one continues, and
+	 * the generation of the CPU descriptions a snapshot must hold (bumped
+	 * by any change of topology, state, selection or categories). */
+	const struct snapshot *prev;
+	uint64_t gen;
+	struct snap_cols base_cols; /* a CPU without a PMU: slots and times */
 	unsigned n_waiting; /* CPUs offline or failed, worth retrying */
 	bool warned_permission, warned_fds;
 	double duration_s;
@@ -169,6 +174,7 @@ static void build_layout(struct collector *c)
 		c->cpus[i].pkg_idx = c->cpus[i].known ? find_pkg(c, t->package) : -1;
 	}
 	c->layout++;
+	c->gen++;
 }
 
 /* ---- groups ---- */
@@ -279,6 +285,7 @@ static void set_state(struct collector *c, struct ccpu *cc, enum cpu_state state
 
 	c->n_waiting = c->n_waiting + (unsigned)is - (unsigned)was;
 	cc->state = state;
+	c->gen++;
 }
 
 /* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in the effective set. */
@@ -649,6 +656,9 @@ static void apply_plan(struct collector *c, bool reopen_all)
 		}
 	}
 	c->n_pmus = plan->n_pmus;
+	/* The next snapshot starts afresh: the last interval's figures of
+	 * the old plan are not carried over. */
+	c->gen++;
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 		bool want = cpuset_test(&plan->selected, (unsigned)cc->cpu);
@@ -662,7 +672,6 @@ static void apply_plan(struct collector *c, bool reopen_all)
 			close_group(c, cc);
 		cc->pmu = pmu;
 		cc->selected = want;
-		memset(&cc->counts.last, 0, sizeof(cc->counts.last));
 		if (pmu < 0)
 			set_state(c, cc, CPU_STATE_UNSUPPORTED);
 		else if (cc->fd[0] < 0)
@@ -787,7 +796,46 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	return *running_ns > 0;
 }
 
-static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
+/* A CPU's figures of this interval into @out, whose totals continue
+ * @before's.  Only the columns of @cols are written: the others never
+ * change while the CPU descriptions stay the same (their generation). */
+static void commit(struct snap_counts *restrict out, const struct snap_counts *restrict before,
+		   const struct snap_cols *restrict cols, double enabled, double running,
+		   const struct tma_result *restrict res)
+{
+	double *restrict last = out->last, *restrict total = out->total;
+	const double *restrict was = before->total;
+	const double slots = res ? res->slots : 0;
+
+	last[TD_C_SLOTS] = slots;
+	last[TD_C_ENABLED] = enabled;
+	last[TD_C_RUNNING] = running;
+	total[TD_C_SLOTS] = was[TD_C_SLOTS] + slots;
+	total[TD_C_ENABLED] = was[TD_C_ENABLED] + enabled;
+	total[TD_C_RUNNING] = was[TD_C_RUNNING] + running;
+	/* Slots weigh each fraction: the categories then partition the
+	 * slots counter exactly and aggregate by plain addition. */
+	for (unsigned r = 0; r < cols->n; r++) {
+		unsigned k = cols->lo[r] < TD_C_CAT ? TD_C_CAT : cols->lo[r], hi = cols->hi[r];
+
+		if (res) {
+			const double *restrict frac = res->frac;
+
+			for (; k < hi; k++) {
+				last[k] = frac[k - TD_C_CAT] * slots;
+				total[k] = was[k] + last[k];
+			}
+		} else {
+			for (; k < hi; k++) {
+				last[k] = 0;
+				total[k] = was[k];
+			}
+		}
+	}
+}
+
+static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
+		     const struct snap_counts *before)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	struct tma_input *in = &pm->input;
@@ -795,7 +843,6 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 	double enabled = 0, running_share = 1;
 	bool ok = true, read_error = false;
 
-	memset(&cc->counts.last, 0, sizeof(cc->counts.last));
 	for (unsigned g = 0; g < pm->n_groups && group_open(cc); g++) {
 		double e = 0, r = 0;
 
@@ -810,10 +857,9 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 		if (e > 0 && r / e < running_share)
 			running_share = r / e;
 	}
-	if (!group_open(cc))
-		return;
-	if (read_error) {
-		if (++cc->read_failures == READ_FAILURES_FAILED) {
+	if (!group_open(cc) || read_error) {
+		commit(out, before, &pm->cols, 0, 0, NULL);
+		if (read_error && group_open(cc) && ++cc->read_failures == READ_FAILURES_FAILED) {
 			set_state(c, cc, CPU_STATE_FAILED);
 			log_warning("Reads of the group of CPU %d failed %u intervals in a row: CPU %d is failed "
 				    "until a read works again (it is read every interval)",
@@ -827,26 +873,8 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 			 cc->cpu, cc->read_failures);
 	}
 	cc->read_failures = 0;
-	cc->counts.last[TD_C_ENABLED] = enabled;
-	cc->counts.last[TD_C_RUNNING] = enabled * running_share;
-	/* Slots weigh each fraction: the categories then partition the slots
-	 * counter exactly and aggregate by plain addition. */
-	if (ok && tma_compute(&pm->model, in, &res) == 0) {
-		double *last = cc->counts.last, *total = cc->counts.total;
-
-		last[TD_C_SLOTS] = res.slots;
-		/* The PMU's columns only (its categories' runs; the others'
-		 * last values stay 0). */
-		for (unsigned r = 0; r < pm->cols.n; r++)
-			for (unsigned k = pm->cols.lo[r] < TD_C_CAT ? TD_C_CAT : pm->cols.lo[r];
-			     k < pm->cols.hi[r]; k++) {
-				last[k] = res.frac[k - TD_C_CAT] * res.slots;
-				total[k] += last[k];
-			}
-		total[TD_C_SLOTS] += res.slots;
-	}
-	cc->counts.total[TD_C_ENABLED] += cc->counts.last[TD_C_ENABLED];
-	cc->counts.total[TD_C_RUNNING] += cc->counts.last[TD_C_RUNNING];
+	commit(out, before, &pm->cols, enabled, enabled * running_share,
+	       ok && tma_compute(&pm->model, in, &res) == 0 ? &res : NULL);
 }
 
 /* Offline CPUs come back through the online list; failed ones are tried
@@ -878,17 +906,49 @@ static void revisit_waiting(struct collector *c, uint64_t now)
 		build_layout(c);
 }
 
-void collector_collect(struct collector *c, uint64_t now_ns)
+static const struct snap_counts zero_counts;
+
+static const struct snap_counts *before_of(const struct collector *c, unsigned i)
+{
+	return c->prev ? &c->prev->cpus[i].c : &zero_counts;
+}
+
+static const struct snap_cols *cols_of(const struct collector *c, const struct ccpu *cc)
+{
+	return cc->pmu >= 0 ? &c->pmus[cc->pmu].cols : &c->base_cols;
+}
+
+static void describe(const struct collector *c, struct snapshot *snap);
+static void stamp(struct collector *c, struct snapshot *snap);
+
+/* A snapshot holding older CPU descriptions takes the previous one's
+ * counts whole, its last interval cleared: columns no CPU writes any more
+ * (a category of an earlier plan) then stay what they were. */
+static void catch_up(const struct collector *c, struct snapshot *snap)
+{
+	if (snap->fill_gen == c->gen)
+		return;
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		struct snap_counts *out = &snap->cpus[i].c;
+
+		memcpy(out->total, before_of(c, i)->total, sizeof(out->total));
+		memset(out->last, 0, sizeof(out->last));
+	}
+	describe(c, snap);
+}
+
+void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *snap)
 {
 	struct timespec wall;
 
+	catch_up(c, snap);
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 
 		if (group_open(cc))
-			read_cpu(c, cc, now_ns);
+			read_cpu(c, cc, now_ns, &snap->cpus[i].c, before_of(c, i));
 		else
-			memset(&cc->counts.last, 0, sizeof(cc->counts.last));
+			commit(&snap->cpus[i].c, before_of(c, i), cols_of(c, cc), 0, 0, NULL);
 	}
 	/* After the reads: a group reopened now is first read next interval. */
 	if (c->n_waiting)
@@ -897,6 +957,10 @@ void collector_collect(struct collector *c, uint64_t now_ns)
 	clock_gettime(CLOCK_REALTIME, &wall);
 	c->timestamp = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
 	c->seq++;
+	/* States changed by this interval's reads. */
+	if (snap->fill_gen != c->gen)
+		describe(c, snap);
+	stamp(c, snap);
 }
 
 /* ---- lifecycle and views ---- */
@@ -919,6 +983,8 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->oneshot = p->oneshot;
 	c->fd_others_want = p->fd_others_want;
 	c->fd_others_min = p->fd_others_min;
+	c->gen = 1; /* a fresh snapshot holds generation 0 */
+	snap_cols_of(0, &c->base_cols);
 
 	/* Every possible CPU, selected or not: a reload may select it, and a
 	 * CPU deselected by a reload keeps its totals in the aggregates. */
@@ -1021,23 +1087,13 @@ unsigned collector_count(const struct collector *c, enum cpu_state state)
 	return n;
 }
 
-void collector_fill(const struct collector *c, struct snapshot *snap)
+/* The CPU descriptions, cores and packages: written when they change. */
+static void describe(const struct collector *c, struct snapshot *snap)
 {
-	snap->seq = c->seq;
-	snap->layout = c->layout;
-	snap->timestamp = c->timestamp;
-	snap->interval_s = (double)c->interval_ns / 1e9;
-	snap->duration_s = c->duration_s;
 	int pmu_row[PMU_CORE_MAX] = { -1, -1 };
 
-	fill_pmus(c, snap, pmu_row);
-	snap->level = c->plan->level;
-	snap->cats = c->plan->cats;
-	str_printf(snap->reason, sizeof(snap->reason), "%s",
-		   c->plan->usable ? "" : c->plan->reason);
+	fill_pmus(c, snap, pmu_row); /* for pmu_row; stamp() writes them again */
 	memset(snap->cpus_by_state, 0, sizeof(snap->cpus_by_state));
-	memcpy(snap->errors, c->errors, sizeof(snap->errors));
-
 	snap->n_cpus = c->n_cpus;
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		const struct ccpu *cc = &c->cpus[i];
@@ -1055,7 +1111,6 @@ void collector_fill(const struct collector *c, struct snapshot *snap)
 		s->state = cc->state;
 		s->core_idx = cc->core_idx;
 		s->pkg_idx = cc->pkg_idx;
-		s->c = cc->counts;
 		s->c.cats = cc->pmu >= 0 && c->pmus[cc->pmu].pp ? c->pmus[cc->pmu].pp->cats : 0;
 		if (cc->selected)
 			snap->cpus_by_state[cc->state]++;
@@ -1070,5 +1125,37 @@ void collector_fill(const struct collector *c, struct snapshot *snap)
 	snap->n_pkgs = c->n_pkgs;
 	for (unsigned i = 0; i < c->n_pkgs; i++)
 		snap->pkgs[i].package = c->pkgs[i];
-	snapshot_aggregate(snap);
+	snap->fill_gen = c->gen;
+}
+
+/* Everything but the CPUs, every publication. */
+static void stamp(struct collector *c, struct snapshot *snap)
+{
+	int pmu_row[PMU_CORE_MAX] = { -1, -1 };
+
+	fill_pmus(c, snap, pmu_row);
+	snap->level = c->plan->level;
+	snap->cats = c->plan->cats;
+	str_printf(snap->reason, sizeof(snap->reason), "%s",
+		   c->plan->usable ? "" : c->plan->reason);
+	snap->seq = c->seq;
+	snap->layout = c->layout;
+	snap->timestamp = c->timestamp;
+	snap->interval_s = (double)c->interval_ns / 1e9;
+	snap->duration_s = c->duration_s;
+	memcpy(snap->errors, c->errors, sizeof(snap->errors));
+	snap->packages_summed = snap->cores_summed = false;
+	c->prev = snap;
+}
+
+void collector_fill(struct collector *c, struct snapshot *snap)
+{
+	/* No reads: the last interval's figures stay, unless the CPU
+	 * descriptions changed (catch_up). */
+	if (snap != c->prev && c->prev && snap->fill_gen == c->gen)
+		for (unsigned i = 0; i < c->n_cpus; i++)
+			snap->cpus[i].c = c->prev->cpus[i].c;
+	else if (snap != c->prev)
+		catch_up(c, snap);
+	stamp(c, snap);
 }

@@ -6,9 +6,9 @@
  * model perf, the refinement events), reads each group once per interval,
  * turns deltas into slot counters with the tma module, and keeps every
  * failure confined to its CPU: permission, unsupported, offline (reopened
- * when the CPU returns), fd limits, interrupted and short reads.  Fills
- * snapshots for the readers.  Single-threaded; no heap allocation per
- * interval. */
+ * when the CPU returns), fd limits, interrupted and short reads.  Writes
+ * each CPU's figures into the snapshots for the readers.  Single-threaded;
+ * no heap allocation per interval. */
 #ifndef TOPDOWND_COLLECTOR_H
 #define TOPDOWND_COLLECTOR_H
 
@@ -63,12 +63,16 @@ unsigned collector_fds(const struct collector *c);
 int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
 		     uint64_t interval_ns);
 
-/* Reads every group once and accumulates.  @now_ns is CLOCK_MONOTONIC. */
-void collector_collect(struct collector *c, uint64_t now_ns);
+/* Reads every group once and writes the interval into @snap (whose arrays
+ * hold at least collector_capacity() entries): each CPU's totals continue
+ * those of the snapshot the collector wrote before, which must still be
+ * intact (the ring's current one).  Cores, packages and the host are left
+ * for readers to sum.  @now_ns is CLOCK_MONOTONIC. */
+void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *snap);
 
-/* Writes the current state into @snap (whose arrays hold at least
- * collector_capacity() entries). */
-void collector_fill(const struct collector *c, struct snapshot *snap);
+/* Writes the current state into @snap without reading (after a reload):
+ * the same totals and last interval as the snapshot written before. */
+void collector_fill(struct collector *c, struct snapshot *snap);
 unsigned collector_capacity(const struct collector *c);
 /* Packages in the current layout. */
 unsigned collector_packages(const struct collector *c);

@@ -93,6 +93,23 @@ static double *slot(struct history *h, unsigned i, unsigned entity)
 	return &h->totals[((size_t)i * (1 + h->max_pkgs) + entity) * TD_C_COUNT];
 }
 
+static bool due(const struct history *h, double timestamp)
+{
+	unsigned last = (h->head + HISTORY_SAMPLES - 1) % HISTORY_SAMPLES;
+
+	return !h->count || timestamp - h->ts[last] >= h->step_s || timestamp < h->ts[last];
+}
+
+bool history_due(struct history *h, double timestamp)
+{
+	bool r;
+
+	pthread_mutex_lock(&h->lock);
+	r = due(h, timestamp);
+	pthread_mutex_unlock(&h->lock);
+	return r;
+}
+
 void history_record(struct history *h, const struct snapshot *snap)
 {
 	unsigned i, n = snap->n_pkgs < h->max_pkgs ? snap->n_pkgs : h->max_pkgs;
@@ -101,13 +118,9 @@ void history_record(struct history *h, const struct snapshot *snap)
 	if (snap->seq == 0)
 		return;
 	pthread_mutex_lock(&h->lock);
-	if (h->count) {
-		unsigned last = (h->head + HISTORY_SAMPLES - 1) % HISTORY_SAMPLES;
-
-		if (snap->timestamp - h->ts[last] < h->step_s && snap->timestamp >= h->ts[last]) {
-			pthread_mutex_unlock(&h->lock);
-			return;
-		}
+	if (!due(h, snap->timestamp)) {
+		pthread_mutex_unlock(&h->lock);
+		return;
 	}
 	i = h->head;
 	h->ts[i] = snap->timestamp;

@@ -12,6 +12,7 @@
 #define TOPDOWND_HISTORY_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "snapshot.h"
@@ -29,8 +30,11 @@ void history_set_length(struct history *h, uint64_t length_ns);
 /* Bytes it holds. */
 size_t history_bytes(const struct history *h);
 
-/* Records @snap's totals (by its timestamp) when a resolution step has
- * passed since the last sample kept. */
+/* Whether a sample at @timestamp is due: a resolution step has passed
+ * since the last sample kept. */
+bool history_due(struct history *h, double timestamp);
+/* Records @snap's totals of packages and the host (which must be summed,
+ * snapshot_sum_package_totals) by its timestamp, if due. */
 void history_record(struct history *h, const struct snapshot *snap);
 
 /* A sample: when, and the totals of the host and of each package (in the

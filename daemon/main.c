@@ -233,19 +233,44 @@ static int app_start_collection(struct app *app)
 	return collector_start(app->collector);
 }
 
+/* The history's samples need packages and the host: summed before
+ * publication, only when a sample is due (readers sum the rest). */
+static void app_record(struct app *app, struct snapshot *snap)
+{
+	if (!app->history || snap->seq == 0 || !history_due(app->history, snap->timestamp))
+		return;
+	snapshot_sum_package_totals(snap);
+	history_record(app->history, snap);
+}
+
+/* One interval: the reads go straight into a free buffer of the ring. */
+static void app_collect(struct app *app, uint64_t now)
+{
+	struct snapshot *snap = snapring_begin(app->ring);
+
+	/* Every buffer still read by slow readers: the groups are read next
+	 * interval, whose deltas then cover both (the kernel keeps counting). */
+	if (!snap) {
+		log_debug("Every snapshot buffer is being read; this interval's reads wait for the next");
+		return;
+	}
+	collector_collect(app->collector, now, snap);
+	snap->config_ok = app->reload_error[0] == '\0';
+	snap->config_loaded_at = app->config_loaded_at;
+	app_record(app, snap);
+	snapring_publish(app->ring, snap);
+}
+
+/* The same figures again with the state in force (start, a reload). */
 static void app_publish(struct app *app)
 {
 	struct snapshot *snap = snapring_begin(app->ring);
 
-	/* Every buffer still read by slow readers: this interval's view is
-	 * not published, the next one includes its counts. */
 	if (!snap)
 		return;
 	collector_fill(app->collector, snap);
 	snap->config_ok = app->reload_error[0] == '\0';
 	snap->config_loaded_at = app->config_loaded_at;
-	if (app->history)
-		history_record(app->history, snap);
 	snapring_publish(app->ring, snap);
 }
 
@@ -437,8 +462,7 @@ static int run_once(struct app *app)
 	if (app->plan.usable)
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 			;
-	collector_collect(app->collector, mono_ns());
-	app_publish(app);
+	app_collect(app, mono_ns());
 	snap = snapring_acquire(app->ring);
 	print_interval(app, snap, false);
 	snapring_release(app->ring, snap);
@@ -481,8 +505,7 @@ static int run_watch(struct app *app)
 			;
 		if (read(sfd, &si, sizeof(si)) == sizeof(si))
 			break;
-		collector_collect(app->collector, mono_ns());
-		app_publish(app);
+		app_collect(app, mono_ns());
 		snap = snapring_acquire(app->ring);
 		if (tty)
 			fputs("\033[H\033[2J", stdout);
@@ -642,8 +665,7 @@ static void on_timer(struct app *app)
 		return;
 	now = mono_ns();
 	app->last_tick_ns = now;
-	collector_collect(app->collector, now);
-	app_publish(app);
+	app_collect(app, now);
 	update_status(app, now);
 }
 

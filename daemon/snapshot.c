@@ -3,6 +3,7 @@
 #include "snapshot.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,74 +44,86 @@ void snap_cols_of(td_catset cats, struct snap_cols *out)
 	}
 }
 
+/* The columns of @cols only: the others are never read. */
 static void add_counts(struct snap_counts *restrict dst, const struct snap_counts *restrict src,
-		       const struct snap_cols *cols)
+		       const struct snap_cols *restrict cols, bool with_last)
 {
 	for (unsigned r = 0; r < cols->n; r++)
-		for (unsigned i = cols->lo[r]; i < cols->hi[r]; i++) {
+		for (unsigned i = cols->lo[r]; i < cols->hi[r]; i++)
 			dst->total[i] += src->total[i];
-			dst->last[i] += src->last[i];
-		}
+	if (with_last)
+		for (unsigned r = 0; r < cols->n; r++)
+			for (unsigned i = cols->lo[r]; i < cols->hi[r]; i++)
+				dst->last[i] += src->last[i];
 	dst->cats |= src->cats;
 }
 
-/* The package index of each core: both arrays are sorted by package. */
-static int pkg_of_core(const struct snapshot *snap, unsigned core, unsigned *hint)
+/* A CPU's counts go once into its package (its core does not stand
+ * between them) and once into its core.  Always in the same order:
+ * floating-point sums taken in a fixed order of non-decreasing terms never
+ * decrease, so aggregates stay monotonic.  A CPU whose package is unknown
+ * goes straight to the host. */
+static void sum_packages(struct snapshot *snap, bool with_last)
 {
-	while (*hint < snap->n_pkgs && snap->pkgs[*hint].package < snap->cores[core].package)
-		(*hint)++;
-	return *hint < snap->n_pkgs && snap->pkgs[*hint].package == snap->cores[core].package ?
-		       (int)*hint : -1;
-}
-
-void snapshot_aggregate(struct snapshot *snap)
-{
-	unsigned hint = 0;
 	struct snap_cols cols;
 
 	/* Columns of categories no CPU yields are 0 everywhere: skipped (a
 	 * snapshot that names none gets them all). */
 	snap_cols_of(snap->cats ? snap->cats : ~(td_catset)0, &cols);
-	for (unsigned i = 0; i < snap->n_cores; i++) {
-		memset(&snap->cores[i].c, 0, sizeof(snap->cores[i].c));
-		snap->cores[i].covered = false;
-	}
 	for (unsigned i = 0; i < snap->n_pkgs; i++) {
 		memset(&snap->pkgs[i].c, 0, sizeof(snap->pkgs[i].c));
 		snap->pkgs[i].covered = false;
 	}
 	memset(&snap->host, 0, sizeof(snap->host));
-	/* CPUs into their cores, cores into their packages, packages into the
-	 * host: each CPU is added once rather than three times.  Always in
-	 * the same order: floating-point sums taken in a fixed order of
-	 * non-decreasing terms never decrease, so aggregates stay monotonic.
-	 * A CPU whose topology is unknown goes straight to the host. */
 	for (unsigned i = 0; i < snap->n_cpus; i++) {
 		const struct snap_cpu *cpu = &snap->cpus[i];
-		bool covered = cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
 
-		if (cpu->core_idx >= 0) {
-			add_counts(&snap->cores[cpu->core_idx].c, &cpu->c, &cols);
-			snap->cores[cpu->core_idx].covered |= covered;
-		} else if (cpu->pkg_idx >= 0) {
-			add_counts(&snap->pkgs[cpu->pkg_idx].c, &cpu->c, &cols);
-			snap->pkgs[cpu->pkg_idx].covered |= covered;
+		if (cpu->pkg_idx >= 0) {
+			add_counts(&snap->pkgs[cpu->pkg_idx].c, &cpu->c, &cols, with_last);
+			snap->pkgs[cpu->pkg_idx].covered |= cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
 		} else {
-			add_counts(&snap->host, &cpu->c, &cols);
-		}
-	}
-	for (unsigned i = 0; i < snap->n_cores; i++) {
-		int p = pkg_of_core(snap, i, &hint);
-
-		if (p >= 0) {
-			add_counts(&snap->pkgs[p].c, &snap->cores[i].c, &cols);
-			snap->pkgs[p].covered |= snap->cores[i].covered;
-		} else {
-			add_counts(&snap->host, &snap->cores[i].c, &cols);
+			add_counts(&snap->host, &cpu->c, &cols, with_last);
 		}
 	}
 	for (unsigned i = 0; i < snap->n_pkgs; i++)
-		add_counts(&snap->host, &snap->pkgs[i].c, &cols);
+		add_counts(&snap->host, &snap->pkgs[i].c, &cols, with_last);
+}
+
+void snapshot_sum_packages(struct snapshot *snap)
+{
+	sum_packages(snap, true);
+	snap->packages_summed = true;
+}
+
+void snapshot_sum_package_totals(struct snapshot *snap)
+{
+	sum_packages(snap, false);
+}
+
+void snapshot_sum_cores(struct snapshot *snap)
+{
+	struct snap_cols cols;
+
+	snap_cols_of(snap->cats ? snap->cats : ~(td_catset)0, &cols);
+	for (unsigned i = 0; i < snap->n_cores; i++) {
+		memset(&snap->cores[i].c, 0, sizeof(snap->cores[i].c));
+		snap->cores[i].covered = false;
+	}
+	for (unsigned i = 0; i < snap->n_cpus; i++) {
+		const struct snap_cpu *cpu = &snap->cpus[i];
+
+		if (cpu->core_idx >= 0) {
+			add_counts(&snap->cores[cpu->core_idx].c, &cpu->c, &cols, true);
+			snap->cores[cpu->core_idx].covered |= cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
+		}
+	}
+	snap->cores_summed = true;
+}
+
+void snapshot_aggregate(struct snapshot *snap)
+{
+	snapshot_sum_packages(snap);
+	snapshot_sum_cores(snap);
 }
 
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
@@ -141,6 +154,8 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 struct snapring {
 	struct snapshot bufs[RING_SIZE];
 	atomic_uint refs[RING_SIZE];
+	/* Held by a buffer's first reader while it sums (computation only). */
+	pthread_mutex_t sum_lock[RING_SIZE];
 	atomic_int current; /* published index, -1 before the first */
 	uint64_t published; /* publications so far (the writer's only) */
 };
@@ -153,9 +168,12 @@ int snapring_new(unsigned capacity, struct snapring **ret)
 		return -ENOMEM;
 	atomic_init(&ring->current, -1);
 	for (int i = 0; i < RING_SIZE; i++) {
+		atomic_init(&ring->refs[i], 0);
+		pthread_mutex_init(&ring->sum_lock[i], NULL);
+	}
+	for (int i = 0; i < RING_SIZE; i++) {
 		struct snapshot *s = &ring->bufs[i];
 
-		atomic_init(&ring->refs[i], 0);
 		s->cpus = calloc(capacity ? capacity : 1, sizeof(*s->cpus));
 		s->cores = calloc(capacity ? capacity : 1, sizeof(*s->cores));
 		s->pkgs = calloc(capacity ? capacity : 1, sizeof(*s->pkgs));
@@ -173,6 +191,7 @@ void snapring_free(struct snapring *ring)
 	if (!ring)
 		return;
 	for (int i = 0; i < RING_SIZE; i++) {
+		pthread_mutex_destroy(&ring->sum_lock[i]);
 		free(ring->bufs[i].cpus);
 		free(ring->bufs[i].cores);
 		free(ring->bufs[i].pkgs);
@@ -205,8 +224,17 @@ const struct snapshot *snapring_acquire(struct snapring *ring)
 		if (i < 0)
 			return NULL;
 		atomic_fetch_add(&ring->refs[i], 1);
-		if (atomic_load(&ring->current) == i)
-			return &ring->bufs[i];
+		if (atomic_load(&ring->current) == i) {
+			struct snapshot *snap = &ring->bufs[i];
+
+			pthread_mutex_lock(&ring->sum_lock[i]);
+			if (!snap->packages_summed)
+				snapshot_sum_packages(snap);
+			if (!snap->cores_summed)
+				snapshot_sum_cores(snap);
+			pthread_mutex_unlock(&ring->sum_lock[i]);
+			return snap;
+		}
 		/* Published over meanwhile: the writer may be reusing it. */
 		atomic_fetch_sub(&ring->refs[i], 1);
 	}

@@ -3,10 +3,14 @@
  * package and the host, and the ring that hands it from the collector to
  * readers (the HTTP threads, --once) without either waiting for the other.
  *
- * The collector fills a free buffer of the ring, then publishes it; readers
- * acquire the latest published buffer, use it, release it.  No lock: the
- * collector never waits, and if every buffer is held by readers it skips
- * one publication (its own totals are unaffected). */
+ * The collector writes each CPU's figures into a free buffer of the ring,
+ * then publishes it; readers acquire the latest published buffer, use it,
+ * release it.  The collector never waits: if every buffer is held by
+ * readers, it leaves that interval's reads to the next one (the kernel
+ * keeps counting).  Cores, packages and the host are summed when read: by
+ * the first reader of a buffer (the others of that buffer wait for its
+ * sums, never for collection), or by the collector for the history before
+ * publication.  An unread interval costs no aggregation. */
 #ifndef TOPDOWND_SNAPSHOT_H
 #define TOPDOWND_SNAPSHOT_H
 
@@ -130,11 +134,24 @@ struct snapshot {
 	 * configuration in force was loaded (start or reload). */
 	bool config_ok;
 	double config_loaded_at;
+
+	/* Whether packages and the host, and cores, hold their sums yet. */
+	bool packages_summed, cores_summed;
+	/* The collector's: which generation of its CPU descriptions
+	 * (topology, states, categories) the buffer holds. */
+	uint64_t fill_gen;
 };
 
-/* Sums the CPUs' counts into cores, the cores' into packages and the
- * packages' into the host (slot-weighted: counters are added, ratios are
- * never averaged). */
+/* Sums the CPUs' counts into packages and the packages' into the host
+ * (slot-weighted: counters are added, ratios are never averaged). */
+void snapshot_sum_packages(struct snapshot *snap);
+/* The same for the totals only (the history's samples), the last interval
+ * left unsummed: readers still sum packages (the same totals, bit for
+ * bit: the same additions in the same order). */
+void snapshot_sum_package_totals(struct snapshot *snap);
+/* Sums the CPUs' counts into cores. */
+void snapshot_sum_cores(struct snapshot *snap);
+/* Both. */
 void snapshot_aggregate(struct snapshot *snap);
 
 /* The columns of a counter vector that categories @cats use, with slots
@@ -160,7 +177,8 @@ void snapring_free(struct snapring *ring);
 struct snapshot *snapring_begin(struct snapring *ring);
 void snapring_publish(struct snapring *ring, struct snapshot *snap);
 
-/* Reader side (any thread).  NULL before the first publication. */
+/* Reader side (any thread).  NULL before the first publication; cores,
+ * packages and the host summed. */
 const struct snapshot *snapring_acquire(struct snapring *ring);
 void snapring_release(struct snapring *ring, const struct snapshot *snap);
 

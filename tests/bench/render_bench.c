@@ -153,10 +153,11 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++) {
 		sleep_ms(20);
-		collector_collect(coll, now_ns());
+		snap = snapring_begin(ring);
+		collector_collect(coll, now_ns(), snap);
+		if (i == 0)
+			snapring_publish(ring, snap);
 	}
-	snap = snapring_begin(ring);
-	collector_fill(coll, snap);
 	if (age > 0) {
 		/* As if the same rates had been counted for @age seconds. */
 		double scale = age / (2 * 0.020);

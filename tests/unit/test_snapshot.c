@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of snapshot: slot-weighted aggregation into cores, packages
- * and the host, snapshot_copy, and the publication ring's buffer rules. */
+ * and the host, snapshot_copy, and the publication ring's buffer rules
+ * and sums when read. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -421,6 +422,76 @@ static void test_ring_basic(void **state)
 	snapring_free(NULL);
 }
 
+/* Cores, packages and the host are summed by the first reader of a
+ * publication, once; the history's totals-only sum gives the same totals
+ * bit for bit and leaves the readers' sums to do. */
+static void test_ring_sums_when_read(void **state)
+{
+	struct snapring *ring = NULL;
+	struct snapshot *w;
+	const struct snapshot *r;
+	double pkg_total[2], host_total;
+
+	(void)state;
+	assert_int_equal(snapring_new(4, &ring), 0);
+	w = snapring_begin(ring);
+	fill(w, 4, 1);
+	w->n_cores = w->n_pkgs = 2;
+	w->cats = ~(td_catset)0;
+	for (unsigned i = 0; i < 4; i++) {
+		w->cpus[i].core_idx = w->cpus[i].pkg_idx = (int)i / 2;
+		w->cpus[i].selected = true;
+		set_counts(&w->cpus[i].c, 1000.0 * (i + 1) + 0.1, 100.0 * (i + 1), 1e9, 1e9);
+	}
+	w->packages_summed = w->cores_summed = false;
+	/* The collector's history sample: totals only. */
+	snapshot_sum_package_totals(w);
+	assert_false(w->packages_summed);
+	for (int p = 0; p < 2; p++) {
+		pkg_total[p] = w->pkgs[p].c.total[TD_C_SLOTS];
+		assert_true(pkg_total[p] > 0);
+		assert_true(w->pkgs[p].c.last[TD_C_SLOTS] == 0);
+	}
+	host_total = w->host.total[TD_C_SLOTS];
+	assert_true(host_total == (1000.1 + 2000.1) + (3000.1 + 4000.1));
+	assert_true(w->cores[0].c.total[TD_C_SLOTS] == 0);
+	snapring_publish(ring, w);
+
+	r = snapring_acquire(ring);
+	assert_true(r->packages_summed && r->cores_summed);
+	for (int p = 0; p < 2; p++) {
+		assert_true(r->pkgs[p].c.total[TD_C_SLOTS] == pkg_total[p]);
+		assert_true(r->pkgs[p].c.last[TD_C_SLOTS] == pkg_total[p] / 10);
+		assert_true(r->cores[p].c.total[TD_C_SLOTS] == pkg_total[p]);
+		assert_true(r->pkgs[p].covered);
+	}
+	assert_true(r->host.total[TD_C_SLOTS] == host_total);
+	snapring_release(ring, r);
+	/* Once per publication: a later reader of the same one finds the sums
+	 * done (the CPU's counts changed behind its back are not summed). */
+	w->cpus[0].c.total[TD_C_SLOTS] += 5;
+	r = snapring_acquire(ring);
+	assert_true(r->host.total[TD_C_SLOTS] == host_total);
+	snapring_release(ring, r);
+
+	/* The next publication is summed afresh by its first reader. */
+	w = snapring_begin(ring);
+	fill(w, 4, 2);
+	w->n_cores = w->n_pkgs = 2;
+	w->cats = ~(td_catset)0;
+	for (unsigned i = 0; i < 4; i++) {
+		w->cpus[i].core_idx = w->cpus[i].pkg_idx = (int)i / 2;
+		set_counts(&w->cpus[i].c, 10, 1, 1e9, 1e9);
+	}
+	w->packages_summed = w->cores_summed = false;
+	snapring_publish(ring, w);
+	r = snapring_acquire(ring);
+	assert_true(r->host.total[TD_C_SLOTS] == 40);
+	assert_true(r->cores[1].c.last[TD_C_SLOTS] == 2);
+	snapring_release(ring, r);
+	snapring_free(ring);
+}
+
 static void test_ring_held(void **state)
 {
 	struct snapring *ring = NULL;
@@ -582,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_aggregate_empty),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_ring_basic),
+		cmocka_unit_test(test_ring_sums_when_read),
 		cmocka_unit_test(test_ring_held),
 		cmocka_unit_test(test_ring_capacity_zero),
 	};
