@@ -35,7 +35,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wcast-qual -Wformat=2 -Werror
-PKGS := libmicrohttpd libsystemd jansson inih zlib gnutls
+PKGS := libmicrohttpd libsystemd jansson inih libdeflate gnutls
 
 # SAN=1 builds everything under build/asan with ASan + UBSan, SAN=thread
 # under build/tsan with ThreadSanitizer; CROSS=arm64 the daemon and unit
@@ -90,7 +90,7 @@ THREADED_TESTS := tests/integration/30-http.t tests/integration/70-security.t \
 
 # Debian 12 packages: building, then testing (SPEC.md "Dependencies").
 DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-dev \
-	libjansson-dev libinih-dev zlib1g-dev libcrypt-dev
+	libjansson-dev libinih-dev libdeflate-dev libcrypt-dev
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
 	man-db openssl linux-perf
@@ -101,7 +101,7 @@ DEB_PKG := dpkg-dev debhelper fakeroot lintian
 # dpkg --add-architecture arm64), and qemu-user to run the unit tests.
 DEB_CROSS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 DEB_ARM64 := libmicrohttpd-dev:arm64 libgnutls28-dev:arm64 libsystemd-dev:arm64 \
-	libjansson-dev:arm64 libinih-dev:arm64 zlib1g-dev:arm64 libcrypt-dev:arm64 \
+	libjansson-dev:arm64 libinih-dev:arm64 libdeflate-dev:arm64 libcrypt-dev:arm64 \
 	libcmocka-dev:arm64
 DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_CROSS) $(DEB_ARM64)
 # dpkg-buildpackage gains root through fakeroot unless it has it.

@@ -4,13 +4,14 @@
  *
  * Links the daemon's own objects (every build/daemon object but main.o) and runs,
  * under the fake PMU, the same pipeline as topdownd: discovery, plan,
- * collector, two intervals, a snapshot.  Then renders that snapshot as
- * Prometheus text and OpenMetrics (expo_render into a fresh buffer, as
- * http.c does once per interval and format) and compresses each the way
- * http.c does (gzip, GZIP_LEVEL), many times, and prints one line per
- * variant:
+ * collector, two intervals, a snapshot.  Then sums it as its first reader
+ * does (cores, packages, the host) and renders it as Prometheus text and
+ * OpenMetrics and compresses each through the daemon's body module (the
+ * render cache's path: buffers reused across renders, one compressor per
+ * slot), many times, and prints one line per variant:
  *   variant=text bytes=N median_us=X min_us=Y allocs=Z
- * allocs: heap allocations per render, when allocount.so is preloaded.
+ * allocs: heap allocations per render, when allocount.so is preloaded;
+ * fresh: buffers that were not a reused one, over all renders.
  *
  * Usage: render_bench SYSFS_ROOT REPEATS [AGE_SECONDS]
  * AGE_SECONDS scales the cumulative counters to a daemon that has been up
@@ -20,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zlib.h>
 
+#include "body.h"
 #include "collector.h"
 #include "config.h"
 #include "expo.h"
@@ -66,35 +67,6 @@ static uint64_t allocs(void)
 	const uint64_t *w = alloc_words ? alloc_words() : NULL;
 
 	return w ? w[2] + w[4] : 0;
-}
-
-static int gzip_body(const char *in, size_t len, char **out, size_t *out_len)
-{
-	z_stream zs = { 0 };
-	uLong bound;
-	char *buf;
-
-	if (deflateInit2(&zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -1;
-	bound = deflateBound(&zs, (uLong)len);
-	buf = malloc(bound);
-	if (!buf) {
-		deflateEnd(&zs);
-		return -1;
-	}
-	zs.next_in = (Bytef *)(uintptr_t)in;
-	zs.avail_in = (uInt)len;
-	zs.next_out = (Bytef *)buf;
-	zs.avail_out = (uInt)bound;
-	if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
-		deflateEnd(&zs);
-		free(buf);
-		return -1;
-	}
-	*out_len = zs.total_out;
-	deflateEnd(&zs);
-	*out = buf;
-	return 0;
 }
 
 struct result {
@@ -172,8 +144,9 @@ int main(int argc, char **argv)
 	printf("cpus=%u monitored=%u level=%u age_s=%.0f gzip_level=%d\n", snap->n_cpus,
 	       snap->cpus_by_state[CPU_STATE_MONITORED], snap->level, age, GZIP_LEVEL);
 
+	/* The largest body: one series per CPU (the bench's configuration). */
 	struct expo_options opt = {
-		.granularity = cfg.granularity,
+		.granularity = GRAN_CPU,
 		.ratios = cfg.ratios,
 		.version = topdownd_version,
 		.revision = topdownd_revision,
@@ -183,6 +156,28 @@ int main(int argc, char **argv)
 		enum expo_format format;
 	} formats[] = { { "text", EXPO_TEXT }, { "openmetrics", EXPO_OPENMETRICS } };
 
+	struct body_pool *pool;
+
+	if (body_pool_new(4, GZIP_LEVEL, &pool) < 0)
+		return 1;
+	{
+		/* What the first reader of an interval pays: cores, packages and
+		 * the host summed. */
+		struct result sum = { 0 };
+
+		sum.ns = calloc((size_t)reps, sizeof(uint64_t));
+		for (int i = -2; i < reps; i++) {
+			uint64_t t0 = now_ns(), a0 = allocs();
+
+			snapshot_aggregate(snap);
+			if (i < 0)
+				continue;
+			sum.ns[i] = now_ns() - t0;
+			sum.allocs += allocs() - a0;
+		}
+		report("sum", &sum, reps);
+		free(sum.ns);
+	}
 	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
 		struct result plain = { 0 }, gz = { 0 };
 		char name[64];
@@ -190,37 +185,35 @@ int main(int argc, char **argv)
 		plain.ns = calloc((size_t)reps, sizeof(uint64_t));
 		gz.ns = calloc((size_t)reps, sizeof(uint64_t));
 		for (int i = -2; i < reps; i++) { /* two warm-up rounds */
-			struct buf b;
 			uint64_t t0, t1, t2, a0, a1, a2;
-			char *data, *zdata = NULL;
-			size_t len, zlen = 0;
+			struct body *b, *z;
 
 			a0 = allocs();
 			t0 = now_ns();
-			buf_init(&b);
-			if (expo_render(snap, &opt, formats[f].format, &b) < 0) {
-				fprintf(stderr, "render_bench: expo_render failed\n");
+			b = body_render(pool, 2 * (unsigned)f, snap, &opt, formats[f].format);
+			if (!b) {
+				fprintf(stderr, "render_bench: render failed\n");
 				return 1;
 			}
-			data = buf_steal(&b, &len);
 			t1 = now_ns();
 			a1 = allocs();
-			if (gzip_body(data, len, &zdata, &zlen) < 0) {
+			z = body_gzip(pool, 2 * (unsigned)f + 1, b);
+			if (!z) {
 				fprintf(stderr, "render_bench: deflate failed\n");
 				return 1;
 			}
 			t2 = now_ns();
 			a2 = allocs();
-			free(zdata);
-			free(data);
-			if (i < 0)
-				continue;
-			plain.ns[i] = t1 - t0;
-			gz.ns[i] = t2 - t1;
-			plain.bytes = len;
-			gz.bytes = zlen;
-			plain.allocs += a1 - a0;
-			gz.allocs += a2 - a1;
+			if (i >= 0) {
+				plain.ns[i] = t1 - t0;
+				gz.ns[i] = t2 - t1;
+				plain.bytes = b->len;
+				gz.bytes = z->len;
+				plain.allocs += a1 - a0;
+				gz.allocs += a2 - a1;
+			}
+			body_unref(z);
+			body_unref(b);
 		}
 		report(formats[f].name, &plain, reps);
 		snprintf(name, sizeof(name), "%s+gzip_only", formats[f].name);
@@ -228,6 +221,8 @@ int main(int argc, char **argv)
 		free(plain.ns);
 		free(gz.ns);
 	}
+	printf("fresh_buffers=%lu renders=%d\n", body_fresh_buffers(pool), 4 * (reps + 2));
+	body_pool_free(pool);
 	snapring_free(ring);
 	collector_free(coll);
 	topo_free(topo);

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* body: rendered /metrics bodies and their gzip forms, written into
+ * buffers reused from one interval to the next.
+ *
+ * A body is shared by the render cache and every connection sending it;
+ * when the last of them lets go, its buffer goes back to its slot, and the
+ * slot's next render writes into memory that is already mapped (at a
+ * thousand CPUs a body is 1.7 MB: a fresh buffer is hundreds of page
+ * faults per render).  Each gzip slot keeps one compressor (libdeflate,
+ * whole-buffer) for good.  One renderer per slot at a time (the caller's
+ * lock); bodies are referenced and released from any thread, and may
+ * outlive the pool's owner. */
+#ifndef TOPDOWND_BODY_H
+#define TOPDOWND_BODY_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "expo.h"
+#include "snapshot.h"
+
+struct body_pool;
+struct body_slot;
+
+struct body {
+	atomic_int refs;
+	size_t len;
+	char *data;
+	size_t cap;
+	struct body_slot *slot;
+};
+
+/* @n_slots slots (one per cached variant); gzip at @gzip_level (1-12). */
+int body_pool_new(unsigned n_slots, int gzip_level, struct body_pool **ret);
+/* The owner lets go; the pool goes when the last body does. */
+void body_pool_free(struct body_pool *p);
+
+/* @snap rendered in @format with @opt into slot @slot's buffer: a new
+ * reference, or NULL without memory. */
+struct body *body_render(struct body_pool *p, unsigned slot, const struct snapshot *snap,
+			 const struct expo_options *opt, enum expo_format format);
+/* @plain compressed (a gzip member) into slot @slot's buffer. */
+struct body *body_gzip(struct body_pool *p, unsigned slot, const struct body *plain);
+
+struct body *body_ref(struct body *b);
+/* NULL is fine. */
+void body_unref(struct body *b);
+
+/* Buffers handed out that were not a reused one (for tests and the bench). */
+unsigned long body_fresh_buffers(struct body_pool *p);
+
+#endif

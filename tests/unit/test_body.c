@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/* body: renders write into the buffers earlier bodies gave back, the gzip
+ * member decompresses to the plain body, and bodies outlive the pool's
+ * owner (run under ASan and ThreadSanitizer too). */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <libdeflate.h>
+
+#include "body.h"
+
+static const struct expo_options OPTS = {
+	.granularity = GRAN_CPU, .ratios = true, .version = "1.2.3", .revision = "abc123",
+};
+
+/* A snapshot of @n monitored CPUs with some slots each. */
+static struct snapshot *snap_new(unsigned n)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	s->cpus = calloc(n, sizeof(*s->cpus));
+	s->cores = calloc(n, sizeof(*s->cores));
+	s->pkgs = calloc(1, sizeof(*s->pkgs));
+	assert_true(s->cpus && s->cores && s->pkgs);
+	s->seq = 3;
+	s->level = 1;
+	s->cats = td_catset_level(~(td_catset)0, 1);
+	s->up = true;
+	s->n_cpus = n;
+	for (unsigned i = 0; i < n; i++) {
+		struct snap_cpu *c = &s->cpus[i];
+
+		c->cpu = (int)i;
+		c->selected = c->known = true;
+		c->core_id = (int)i;
+		c->state = CPU_STATE_MONITORED;
+		c->core_idx = c->pkg_idx = -1;
+		c->c.total[TD_C_SLOTS] = 1e9 + i;
+		c->c.total[TD_C_CAT + TD_CAT_RETIRING] = 1e9 + i;
+	}
+	return s;
+}
+
+static void snap_free(struct snapshot *s)
+{
+	free(s->cpus);
+	free(s->cores);
+	free(s->pkgs);
+	free(s);
+}
+
+static void test_reuse(void **state)
+{
+	struct snapshot *s = snap_new(64);
+	struct body_pool *p = NULL;
+	struct body *cached, *next;
+	char *first_buffer;
+
+	(void)state;
+	assert_int_equal(body_pool_new(2, 1, &p), 0);
+	cached = body_render(p, 0, s, &OPTS, EXPO_TEXT);
+	assert_non_null(cached);
+	assert_non_null(strstr(cached->data, "topdown_slots_total{cpu=\"63\",core=\"63\",package=\"0\"} 1000000063\n"));
+	first_buffer = cached->data;
+	/* The next interval's render while the cache still holds this one:
+	 * a second buffer. */
+	next = body_render(p, 0, s, &OPTS, EXPO_TEXT);
+	assert_non_null(next);
+	assert_ptr_not_equal(next->data, first_buffer);
+	assert_int_equal(body_fresh_buffers(p), 2);
+	body_unref(cached); /* replaced in the cache: its buffer is a spare */
+	cached = next;
+	/* From now on the two buffers take turns: nothing fresh. */
+	for (int i = 0; i < 10; i++) {
+		next = body_render(p, 0, s, &OPTS, EXPO_TEXT);
+		assert_non_null(next);
+		assert_int_equal(next->len, cached->len);
+		assert_memory_equal(next->data, cached->data, next->len);
+		body_unref(cached);
+		cached = next;
+	}
+	assert_int_equal(body_fresh_buffers(p), 2);
+	body_unref(cached);
+	body_pool_free(p);
+	snap_free(s);
+}
+
+static void test_gzip(void **state)
+{
+	struct snapshot *s = snap_new(256);
+	struct body_pool *p = NULL;
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	unsigned long fresh;
+
+	(void)state;
+	assert_non_null(d);
+	assert_int_equal(body_pool_new(2, 1, &p), 0);
+	for (int i = 0; i < 4; i++) {
+		struct body *plain = body_render(p, 0, s, &OPTS, EXPO_OPENMETRICS);
+		struct body *gz;
+		char *out;
+		size_t n = 0;
+
+		assert_non_null(plain);
+		gz = body_gzip(p, 1, plain);
+		assert_non_null(gz);
+		assert_true(gz->len < plain->len / 4);
+		/* A gzip member: magic and deflate method. */
+		assert_int_equal((unsigned char)gz->data[0], 0x1f);
+		assert_int_equal((unsigned char)gz->data[1], 0x8b);
+		assert_int_equal(gz->data[2], 8);
+		out = malloc(plain->len);
+		assert_int_equal(libdeflate_gzip_decompress(d, gz->data, gz->len, out, plain->len, &n),
+				 LIBDEFLATE_SUCCESS);
+		assert_int_equal(n, plain->len);
+		assert_memory_equal(out, plain->data, n);
+		free(out);
+		if (i == 1)
+			fresh = body_fresh_buffers(p);
+		body_unref(gz);
+		body_unref(plain);
+	}
+	/* With nothing held across renders, each slot reuses its one buffer. */
+	assert_int_equal(body_fresh_buffers(p), fresh);
+	assert_int_equal(fresh, 2);
+	libdeflate_free_decompressor(d);
+	body_pool_free(p);
+	snap_free(s);
+}
+
+struct holder {
+	struct body *b;
+};
+
+static void *release_later(void *arg)
+{
+	struct holder *h = arg;
+
+	body_unref(h->b);
+	return NULL;
+}
+
+/* A connection still sending a body when the server shuts down: the pool
+ * goes with the last body, released on another thread. */
+static void test_outlives_owner(void **state)
+{
+	struct snapshot *s = snap_new(8);
+	struct body_pool *p = NULL;
+	struct holder h[4];
+	pthread_t t[4];
+
+	(void)state;
+	assert_int_equal(body_pool_new(1, 1, &p), 0);
+	for (int i = 0; i < 4; i++) {
+		h[i].b = body_render(p, 0, s, &OPTS, EXPO_TEXT);
+		assert_non_null(h[i].b);
+	}
+	body_pool_free(p);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, release_later, &h[i]), 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	snap_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_outlives_owner),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
