@@ -110,6 +110,7 @@ extern FP_HIDDEN struct scenario fp_scen;
 /* interpose.c */
 FP_HIDDEN void fp_fatal(const char *fmt, ...) FP_PRINTF(1, 2) __attribute__((noreturn));
 FP_HIDDEN int fp_real_close(int fd);
+FP_HIDDEN ssize_t fp_real_read(int fd, void *buf, size_t count);
 FP_HIDDEN uint64_t fp_mono_ns(void);	/* real CLOCK_MONOTONIC */
 FP_HIDDEN uint64_t fp_now_ns(void);	/* fake time since load */
 FP_HIDDEN int64_t fp_realtime_to_rel_ns(int64_t real_ns);

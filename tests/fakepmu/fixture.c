@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,8 +16,12 @@
 
 FP_HIDDEN struct fixture fp_fix;
 
-/* Online files are re-checked (stat, then read if changed) at most this
- * often per file, so a group read costs no syscall in the common case. */
+/* Which online files changed: inotify on devices/system/cpu and every
+ * cpuN directory (set-online renames a new file into place), drained at
+ * most this often; only a file it names is stat'ed and read again.  A group
+ * read then costs no syscall, and the daemon's measured time is its own.
+ * Without inotify (no instance left), every file is re-checked (stat,
+ * then read if changed) at most this often instead. */
 #define RECHECK_NS 5000000ULL
 
 struct watch {
@@ -40,6 +45,20 @@ struct cpuwatch {
 	int64_t mtime_rel;
 };
 static struct cpuwatch *cpuw;
+
+static void watch_online_files(void);
+
+#define IN_ONLY_DIR_EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | \
+			    IN_CLOSE_WRITE | IN_ATTRIB | IN_ONLYDIR)
+
+static struct {
+	int fd;			/* -1: polling */
+	int parent_wd;
+	int *wd_cpu;		/* [ncpus]: each cpuN directory's watch */
+	uint64_t drained_ns;
+	bool global_dirty;
+	bool *cpu_dirty;	/* [ncpus] */
+} ino = { .fd = -1 };
 
 static void fixture_path(char *buf, size_t len, const char *rel)
 {
@@ -242,6 +261,7 @@ void fp_fixture_load(const char *root)
 	cpuw = calloc((size_t)fp_fix.ncpus, sizeof(*cpuw));
 	if (!glob.online || !cpuw)
 		fp_fatal("fakepmu: out of memory");
+	watch_online_files();
 }
 
 const struct pmu *fp_pmu_by_type(uint32_t type)
@@ -265,15 +285,16 @@ const struct pmu *fp_core_pmu_for_cpu(int cpu)
 	return NULL;
 }
 
-/* Stats path if the last check is older than RECHECK_NS; returns 1 when the
- * file changed (or appeared), 0 when unchanged, -1 when it does not exist. */
+/* Stats path (when polling: if the last check is older than RECHECK_NS);
+ * returns 1 when the file changed (or appeared), 0 when unchanged, -1 when
+ * it does not exist. */
 static int watch_check(struct watch *w, const char *path)
 {
 	uint64_t now = fp_mono_ns();
 	struct stat st;
 	int64_t mt;
 
-	if (w->checked_ns && now - w->checked_ns < RECHECK_NS)
+	if (ino.fd < 0 && w->checked_ns && now - w->checked_ns < RECHECK_NS)
 		return w->known ? 0 : -1;
 	w->checked_ns = now;
 	if (stat(path, &st) < 0) {
@@ -294,12 +315,99 @@ static int watch_check(struct watch *w, const char *path)
 	return 1;
 }
 
+static void watch_cpu_dir(int cpu)
+{
+	char path[8192], rel[64];
+
+	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d", cpu);
+	fixture_path(path, sizeof(path), rel);
+	ino.wd_cpu[cpu] = inotify_add_watch(ino.fd, path, IN_ONLY_DIR_EVENTS);
+	ino.cpu_dirty[cpu] = true;
+}
+
+static void watch_online_files(void)
+{
+	char path[8192];
+
+	ino.wd_cpu = malloc((size_t)fp_fix.ncpus * sizeof(*ino.wd_cpu));
+	ino.cpu_dirty = malloc((size_t)fp_fix.ncpus * sizeof(*ino.cpu_dirty));
+	if (!ino.wd_cpu || !ino.cpu_dirty)
+		fp_fatal("fakepmu: out of memory");
+	ino.global_dirty = true;
+	for (int cpu = 0; cpu < fp_fix.ncpus; cpu++) {
+		ino.wd_cpu[cpu] = -1;
+		ino.cpu_dirty[cpu] = true;
+	}
+	ino.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ino.fd < 0)
+		return;
+	fixture_path(path, sizeof(path), "devices/system/cpu");
+	ino.parent_wd = inotify_add_watch(ino.fd, path, IN_ONLY_DIR_EVENTS);
+	if (ino.parent_wd < 0) {
+		fp_real_close(ino.fd);
+		ino.fd = -1;
+		return;
+	}
+	for (int cpu = 0; cpu < fp_fix.ncpus; cpu++)
+		watch_cpu_dir(cpu); /* -1 for a directory that is not there yet */
+}
+
+static int cpu_of_name(const char *name)
+{
+	char *end;
+	long n;
+
+	if (strncmp(name, "cpu", 3) != 0 || name[3] < '0' || name[3] > '9')
+		return -1;
+	n = strtol(name + 3, &end, 10);
+	return *end == '\0' && n < fp_fix.ncpus ? (int)n : -1;
+}
+
+/* Marks the files the events since the last drain name as changed. */
+static void drain_events(void)
+{
+	uint64_t now = fp_mono_ns();
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	if (ino.fd < 0 || (ino.drained_ns && now - ino.drained_ns < RECHECK_NS))
+		return;
+	ino.drained_ns = now;
+	while ((n = fp_real_read(ino.fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			const char *name = ev->len ? ev->name : "";
+
+			p += sizeof(*ev) + ev->len;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				ino.global_dirty = true;
+				for (int cpu = 0; cpu < fp_fix.ncpus; cpu++)
+					ino.cpu_dirty[cpu] = true;
+			} else if (ev->wd == ino.parent_wd) {
+				int cpu = cpu_of_name(name);
+
+				if (strcmp(name, "online") == 0)
+					ino.global_dirty = true;
+				else if (cpu >= 0 && (ev->mask & (IN_CREATE | IN_MOVED_TO)))
+					watch_cpu_dir(cpu);
+			} else if (strcmp(name, "online") == 0) {
+				for (int cpu = 0; cpu < fp_fix.ncpus; cpu++)
+					if (ino.wd_cpu[cpu] == ev->wd)
+						ino.cpu_dirty[cpu] = true;
+			}
+		}
+	}
+}
+
 static void refresh_global(void)
 {
 	static char buf[65536];	/* up to 8192 CPUs; static: we run under the lock */
 	char path[8192], err[256];
 	int r;
 
+	if (ino.fd >= 0 && !ino.global_dirty)
+		return;
+	ino.global_dirty = false;
 	fixture_path(path, sizeof(path), "devices/system/cpu/online");
 	r = watch_check(&glob.w, path);
 	if (r == 0)
@@ -322,6 +430,9 @@ static void refresh_cpu(int cpu)
 	struct cpuwatch *c = &cpuw[cpu];
 	int r;
 
+	if (ino.fd >= 0 && !ino.cpu_dirty[cpu])
+		return;
+	ino.cpu_dirty[cpu] = false;
 	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/online", cpu);
 	fixture_path(path, sizeof(path), rel);
 	r = watch_check(&c->w, path);
@@ -341,6 +452,7 @@ bool fp_cpu_online(int cpu, int64_t *offline_since_ns)
 {
 	int64_t since = INT64_MAX;
 
+	drain_events();
 	refresh_global();
 	refresh_cpu(cpu);
 	if (!glob.online[cpu])

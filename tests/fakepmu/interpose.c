@@ -106,6 +106,11 @@ int fp_real_close(int fd)
 	return REAL(real_close, "close", close_fn)(fd);
 }
 
+ssize_t fp_real_read(int fd, void *buf, size_t count)
+{
+	return REAL(real_read, "read", read_fn)(fd, buf, count);
+}
+
 uint64_t fp_mono_ns(void)
 {
 	struct timespec ts;
