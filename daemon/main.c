@@ -248,12 +248,6 @@ static void app_collect(struct app *app, uint64_t now)
 {
 	struct snapshot *snap = snapring_begin(app->ring);
 
-	/* Every buffer still read by slow readers: the groups are read next
-	 * interval, whose deltas then cover both (the kernel keeps counting). */
-	if (!snap) {
-		log_debug("Every snapshot buffer is being read; this interval's reads wait for the next");
-		return;
-	}
 	collector_collect(app->collector, now, snap);
 	snap->config_ok = app->reload_error[0] == '\0';
 	snap->config_loaded_at = app->config_loaded_at;
@@ -266,8 +260,6 @@ static void app_publish(struct app *app)
 {
 	struct snapshot *snap = snapring_begin(app->ring);
 
-	if (!snap)
-		return;
 	collector_fill(app->collector, snap);
 	snap->config_ok = app->reload_error[0] == '\0';
 	snap->config_loaded_at = app->config_loaded_at;

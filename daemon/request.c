@@ -241,6 +241,8 @@ static void render_job(void *arg)
 	struct procstat proc;
 
 	if (req->ep == EXPO_EP_METRICS) {
+		/* The newest interval when the job's turn comes (see serve()). */
+		const struct snapshot *snap = snapring_acquire(h->p.ring);
 		struct expo_options opt = {
 			.granularity = req->gran,
 			.ratios = req->s->ratios,
@@ -253,7 +255,9 @@ static void render_job(void *arg)
 		http_counts(h, &counts);
 		procstat_read(&proc);
 		counts.auth = req->s->auth != NULL;
-		req->response = render_response(h->render, req->snap, req->variant, &opt, req->s->gen);
+		req->response = snap ? render_response(h->render, snap, req->variant, &opt, req->s->gen)
+				     : NULL;
+		snapring_release(h->p.ring, snap);
 	} else {
 		json_t *doc = api_document(req->snap, &req->query, req->then, h->p.hostname,
 					   topdownd_version);
@@ -492,7 +496,12 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 		if (render_queue_cached(h->render, conn, req->variant, req->gran, snap->published,
 					req->s->gen, &ret))
 			break;
-		if (render_on_worker(h, req, snap, &ret)) {
+		/* Requests waiting for the render worker hold no snapshot: a
+		 * queue of them would hold every buffer of the ring (and the
+		 * collector would write intervals nobody sees). */
+		snapring_release(h->p.ring, snap);
+		snap = NULL;
+		if (render_on_worker(h, req, NULL, &ret)) {
 			*suspended = true;
 			return MHD_YES;
 		}

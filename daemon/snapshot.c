@@ -141,8 +141,9 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 	memcpy(pkgs, src->pkgs, src->n_pkgs * sizeof(*pkgs));
 }
 
-/* Three buffers: one being written, one published, one still read by a
- * slow reader of the previous interval.
+/* Three shared buffers: one being written, one published, one still read
+ * by a slow reader of the previous interval; and the writer's two private
+ * ones for when readers hold all three.
  *
  * Lock-free: the writer (one thread) only takes a buffer that is neither
  * published nor referenced; a reader increments the published buffer's
@@ -150,14 +151,20 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
  * tries again.  The writer never waits; a reader only retries if a
  * publication happened between its two loads. */
 #define RING_SIZE 3
+/* The writer's own, never published: when readers hold every shared
+ * buffer, collection goes on in these (two, as each interval continues the
+ * one written before).  Their pages are touched only if ever used. */
+#define PRIVATE 2
 
 struct snapring {
-	struct snapshot bufs[RING_SIZE];
+	struct snapshot bufs[RING_SIZE + PRIVATE];
 	atomic_uint refs[RING_SIZE];
 	/* Held by a buffer's first reader while it sums (computation only). */
 	pthread_mutex_t sum_lock[RING_SIZE];
 	atomic_int current; /* published index, -1 before the first */
 	uint64_t published; /* publications so far (the writer's only) */
+	int last_written;   /* the writer's only */
+	uint64_t private_uses;
 };
 
 int snapring_new(unsigned capacity, struct snapring **ret)
@@ -167,11 +174,12 @@ int snapring_new(unsigned capacity, struct snapring **ret)
 	if (!ring)
 		return -ENOMEM;
 	atomic_init(&ring->current, -1);
+	ring->last_written = -1;
 	for (int i = 0; i < RING_SIZE; i++) {
 		atomic_init(&ring->refs[i], 0);
 		pthread_mutex_init(&ring->sum_lock[i], NULL);
 	}
-	for (int i = 0; i < RING_SIZE; i++) {
+	for (int i = 0; i < RING_SIZE + PRIVATE; i++) {
 		struct snapshot *s = &ring->bufs[i];
 
 		s->cpus = calloc(capacity ? capacity : 1, sizeof(*s->cpus));
@@ -190,8 +198,9 @@ void snapring_free(struct snapring *ring)
 {
 	if (!ring)
 		return;
-	for (int i = 0; i < RING_SIZE; i++) {
+	for (int i = 0; i < RING_SIZE; i++)
 		pthread_mutex_destroy(&ring->sum_lock[i]);
+	for (int i = 0; i < RING_SIZE + PRIVATE; i++) {
 		free(ring->bufs[i].cpus);
 		free(ring->bufs[i].cores);
 		free(ring->bufs[i].pkgs);
@@ -205,15 +214,28 @@ struct snapshot *snapring_begin(struct snapring *ring)
 
 	for (int i = 0; i < RING_SIZE; i++)
 		if (i != current && atomic_load(&ring->refs[i]) == 0)
-			return &ring->bufs[i];
-	return NULL;
+			return &ring->bufs[(ring->last_written = i)];
+	/* Not the one written last, which the next interval continues. */
+	ring->private_uses++;
+	ring->last_written = ring->last_written == RING_SIZE ? RING_SIZE + 1 : RING_SIZE;
+	return &ring->bufs[ring->last_written];
 }
 
-void snapring_publish(struct snapring *ring, struct snapshot *snap)
+bool snapring_publish(struct snapring *ring, struct snapshot *snap)
 {
+	int i = (int)(snap - ring->bufs);
+
+	if (i >= RING_SIZE)
+		return false;
 	snap->published = ++ring->published;
 	/* Sequentially consistent: the buffer's contents before the index. */
-	atomic_store(&ring->current, (int)(snap - ring->bufs));
+	atomic_store(&ring->current, i);
+	return true;
+}
+
+uint64_t snapring_private_uses(const struct snapring *ring)
+{
+	return ring->private_uses;
 }
 
 const struct snapshot *snapring_acquire(struct snapring *ring)

@@ -5,9 +5,9 @@
  *
  * The collector writes each CPU's figures into a free buffer of the ring,
  * then publishes it; readers acquire the latest published buffer, use it,
- * release it.  The collector never waits: if every buffer is held by
- * readers, it leaves that interval's reads to the next one (the kernel
- * keeps counting).  Cores, packages and the host are summed when read: by
+ * release it.  The collector never waits: if readers hold every shared
+ * buffer, it writes into one of its own and that interval is not
+ * published (the next one is, with totals that include it).  Cores, packages and the host are summed when read: by
  * the first reader of a buffer (the others of that buffer wait for its
  * sums, never for collection), or by the collector for the history before
  * publication.  An unread interval costs no aggregation. */
@@ -173,9 +173,14 @@ struct snapring;
 int snapring_new(unsigned capacity, struct snapring **ret);
 void snapring_free(struct snapring *ring);
 
-/* Writer side (one writer).  Returns a buffer no reader holds, or NULL. */
+/* Writer side (one writer).  Returns a buffer no reader holds: a shared
+ * one, or when readers hold them all one of the writer's own, which
+ * snapring_publish() does not publish (false; readers keep the previous
+ * interval).  Never NULL. */
 struct snapshot *snapring_begin(struct snapring *ring);
-void snapring_publish(struct snapring *ring, struct snapshot *snap);
+bool snapring_publish(struct snapring *ring, struct snapshot *snap);
+/* Intervals written into a private buffer so far (the writer's thread). */
+uint64_t snapring_private_uses(const struct snapring *ring);
 
 /* Reader side (any thread).  NULL before the first publication; cores,
  * packages and the host summed. */

@@ -495,7 +495,7 @@ static void test_ring_sums_when_read(void **state)
 static void test_ring_held(void **state)
 {
 	struct snapring *ring = NULL;
-	struct snapshot *a, *b, *c, *w;
+	struct snapshot *a, *b, *c, *w, *p, *p2;
 	const struct snapshot *ra, *rb, *rb2, *rc;
 
 	(void)state;
@@ -526,8 +526,14 @@ static void test_ring_held(void **state)
 	rc = snapring_acquire(ring);
 	assert_ptr_equal(rc, c);
 
-	/* All three held: the writer gets nothing (and skips a publication). */
-	assert_null(snapring_begin(ring));
+	/* All three held: the writer goes on in one of its own, which is
+	 * not published. */
+	p = snapring_begin(ring);
+	assert_non_null(p);
+	assert_true(p != a && p != b && p != c);
+	fill(p, 2, 4);
+	assert_false(snapring_publish(ring, p));
+	assert_int_equal(snapring_private_uses(ring), 1);
 	/* Readers keep getting the current one meanwhile. */
 	{
 		const struct snapshot *x = snapring_acquire(ring);
@@ -536,12 +542,17 @@ static void test_ring_held(void **state)
 		assert_int_equal(x->seq, 3);
 		snapring_release(ring, x);
 	}
-	/* One of b's two readers leaves: b is still held. */
+	/* One of b's two readers leaves: b is still held.  The next interval
+	 * goes into the other private buffer: it continues p. */
 	snapring_release(ring, rb);
-	assert_null(snapring_begin(ring));
+	p2 = snapring_begin(ring);
+	assert_true(p2 != a && p2 != b && p2 != c && p2 != p);
+	assert_int_equal(p->seq, 4);
+	assert_false(snapring_publish(ring, p2));
 	/* The reader of the current buffer leaving frees nothing: current. */
 	snapring_release(ring, rc);
-	assert_null(snapring_begin(ring));
+	assert_ptr_equal(snapring_begin(ring), p);
+	assert_int_equal(snapring_private_uses(ring), 3);
 	/* The slow reader of a leaves: a is the only free buffer. */
 	snapring_release(ring, ra);
 	w = snapring_begin(ring);
@@ -621,16 +632,15 @@ static void test_ring_stress(void **state)
 	for (uint64_t k = 1; k <= 200000; k++) {
 		struct snapshot *s = snapring_begin(st.ring);
 
-		if (!s) {
-			skipped++;
-			continue;
-		}
 		s->seq = k;
 		s->n_cpus = STRESS_CPUS;
+		s->packages_summed = s->cores_summed = false;
 		for (int i = 0; i < STRESS_CPUS; i++)
 			s->cpus[i].c.total[TD_C_SLOTS] = (double)k;
-		snapring_publish(st.ring, s);
-		published++;
+		if (snapring_publish(st.ring, s))
+			published++;
+		else
+			skipped++;
 	}
 	atomic_store(&st.stop, true);
 	for (int i = 0; i < 3; i++)
@@ -639,6 +649,7 @@ static void test_ring_stress(void **state)
 		      (unsigned long long)skipped, atomic_load(&st.reads));
 	assert_int_equal(atomic_load(&st.torn), 0);
 	assert_true(published > 0);
+	assert_int_equal(snapring_private_uses(st.ring), skipped);
 	snapring_free(st.ring);
 }
 
