@@ -10,6 +10,10 @@
  * Environment:
  *   FAKEPMU_SCENARIO=FILE    JSON scenario (see README.md), required
  *   FAKEPMU_SYSFS=DIR        fixture tree standing in for /sys, required
+ *   FAKEPMU_STATS=FILE       optional: at exit, the calls the fake answered
+ *                            (perf_event_open, read, ioctl, close: each a
+ *                            syscall on real hardware) are appended to FILE,
+ *                            one "pid name count" line each, for `make bench`
  *   FAKEPMU_CLOCK_FILE=FILE  optional, tests only: the fake time in seconds
  *                            since load is read from FILE (a decimal number)
  *                            at every operation instead of CLOCK_MONOTONIC;
@@ -48,6 +52,10 @@ static _Atomic(syscall_fn) real_syscall;
 /* One big lock: the fake is cheap and the daemon reads from one thread;
  * fds that are not fake never take it. */
 static pthread_mutex_t fp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Calls answered by the fake (FAKEPMU_STATS). */
+enum { ST_OPEN, ST_READ, ST_IOCTL, ST_CLOSE, ST_COUNT };
+static atomic_ulong answered[ST_COUNT];
 
 static uint64_t mono0_ns;	/* CLOCK_MONOTONIC at load */
 static int64_t real0_ns;	/* CLOCK_REALTIME at load */
@@ -215,6 +223,24 @@ __attribute__((constructor)) static void fp_init(void)
 	fp_cpus_init();
 }
 
+__attribute__((destructor)) static void fp_fini(void)
+{
+	static const char *const names[ST_COUNT] = { "perf_event_open", "read", "ioctl", "close" };
+	const char *path = getenv("FAKEPMU_STATS");
+	unsigned long total = 0;
+	FILE *f;
+
+	for (int i = 0; i < ST_COUNT; i++)
+		total += atomic_load(&answered[i]);
+	/* Appended, by every process that answered something (a tool's
+	 * children inherit the preload). */
+	if (!total || !path || !*path || !(f = fopen(path, "ae")))
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		fprintf(f, "%d %s %lu\n", (int)getpid(), names[i], atomic_load(&answered[i]));
+	fclose(f);
+}
+
 /* Interposed glibc functions (exported). */
 
 long syscall(long number, ...)
@@ -232,6 +258,7 @@ long syscall(long number, ...)
 		long r;
 		int saved;
 
+		atomic_fetch_add_explicit(&answered[ST_OPEN], 1, memory_order_relaxed);
 		pthread_mutex_lock(&fp_lock);
 		/* pid, cpu and group_fd are ints in the kernel's prototype. */
 		r = fp_perf_event_open((void *)a[0], (int)a[1], (int)a[2], (int)a[3],
@@ -255,6 +282,8 @@ ssize_t read(int fd, void *buf, size_t count)
 		if (ev) {
 			ssize_t r = fp_read(ev, buf, count);
 			int saved = errno;
+
+			atomic_fetch_add_explicit(&answered[ST_READ], 1, memory_order_relaxed);
 
 			pthread_mutex_unlock(&fp_lock);
 			errno = saved;
@@ -295,6 +324,8 @@ int ioctl(int fd, unsigned long request, ...)
 			int r = fp_ioctl(ev, request, arg);
 			int saved = errno;
 
+			atomic_fetch_add_explicit(&answered[ST_IOCTL], 1, memory_order_relaxed);
+
 			pthread_mutex_unlock(&fp_lock);
 			errno = saved;
 			return r;
@@ -314,6 +345,8 @@ int close(int fd)
 		if (ev) {
 			int r = fp_close(ev);
 			int saved = errno;
+
+			atomic_fetch_add_explicit(&answered[ST_CLOSE], 1, memory_order_relaxed);
 
 			pthread_mutex_unlock(&fp_lock);
 			errno = saved;
