@@ -35,17 +35,22 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wcast-qual -Wformat=2 -Werror
-PKGS := libmicrohttpd libsystemd jansson inih libdeflate gnutls
+PKGS := libmicrohttpd libsystemd jansson inih libisal gnutls
 
 # SAN=1 builds everything under build/asan with ASan + UBSan, SAN=thread
 # under build/tsan with ThreadSanitizer; CROSS=arm64 the daemon and unit
 # tests under build/arm64 with Debian's cross compiler and arm64 -dev
 # packages (multiarch).
 PKG_CONFIG := pkg-config
+# ISA-L's Debian packages are not multi-arch (libisal2:arm64 and :amd64
+# exclude each other), so the cross-build takes the arm64 ones unpacked
+# into a private root that make deps fills (ARM64_UNPACK).
+ARM64_ROOT := $(abspath build/arm64-root)
+ARM64_LIBDIR := $(ARM64_ROOT)/usr/lib/aarch64-linux-gnu
 ifeq ($(CROSS),arm64)
 BUILD := build/arm64
 CC := aarch64-linux-gnu-gcc
-PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig:$(ARM64_LIBDIR)/pkgconfig pkg-config
 SANFLAGS :=
 TOPDOWND := $(BUILD)/topdownd
 else ifeq ($(SAN),1)
@@ -90,7 +95,7 @@ THREADED_TESTS := tests/integration/30-http.t tests/integration/70-security.t \
 
 # Debian 12 packages: building, then testing (SPEC.md "Dependencies").
 DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-dev \
-	libjansson-dev libinih-dev libdeflate-dev libcrypt-dev
+	libjansson-dev libinih-dev libisal-dev libcrypt-dev
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
 	man-db openssl linux-perf
@@ -101,8 +106,9 @@ DEB_PKG := dpkg-dev debhelper fakeroot lintian
 # dpkg --add-architecture arm64), and qemu-user to run the unit tests.
 DEB_CROSS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 DEB_ARM64 := libmicrohttpd-dev:arm64 libgnutls28-dev:arm64 libsystemd-dev:arm64 \
-	libjansson-dev:arm64 libinih-dev:arm64 libdeflate-dev:arm64 libcrypt-dev:arm64 \
+	libjansson-dev:arm64 libinih-dev:arm64 libcrypt-dev:arm64 \
 	libcmocka-dev:arm64
+ARM64_UNPACK := libisal-dev:arm64 libisal2:arm64
 DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_CROSS) $(DEB_ARM64)
 # dpkg-buildpackage gains root through fakeroot unless it has it.
 DEB_ROOT_CMD = $(if $(filter 0,$(shell id -u)),,-rfakeroot)
@@ -170,6 +176,14 @@ deps:
 	$$sudo apt-get install -y --no-install-recommends $$missing \
 		|| { $$sudo apt-get update && \
 		     $$sudo apt-get install -y --no-install-recommends $$missing; }
+	@[ -f $(ARM64_LIBDIR)/pkgconfig/libisal.pc ] || { \
+		echo "make deps: unpacking $(ARM64_UNPACK) into $(ARM64_ROOT) for the cross-build"; \
+		rm -rf $(ARM64_ROOT) && mkdir -p $(ARM64_ROOT)/debs && cd $(ARM64_ROOT)/debs && \
+		{ apt-get download $(ARM64_UNPACK) || \
+		  { sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; $$sudo apt-get update && \
+		    apt-get download $(ARM64_UNPACK); }; } && \
+		for d in *.deb; do dpkg-deb -x $$d $(ARM64_ROOT); done && \
+		sed -i 's|^prefix=.*|prefix=$(ARM64_ROOT)/usr|' $(ARM64_LIBDIR)/pkgconfig/libisal.pc; }
 
 RUN_ADDR ?= 127.0.0.1:10412
 
@@ -208,7 +222,8 @@ ifeq ($(CROSS),arm64)
 check-arm64: $(TOPDOWND) $(UNIT_BINS)
 	@readelf -h $(TOPDOWND) | grep -q 'Machine: *AArch64' || { echo "$(TOPDOWND) is not an arm64 binary"; exit 1; }
 	@set -e; for t in $(UNIT_BINS); do echo "== qemu-aarch64-static $$t"; \
-		FIXTURES=$(abspath tests/fixtures) qemu-aarch64-static $$t; done
+		FIXTURES=$(abspath tests/fixtures) LD_LIBRARY_PATH=$(ARM64_LIBDIR) \
+		qemu-aarch64-static $$t; done
 else
 check-arm64:
 	$(MAKE) CROSS=arm64 check-arm64

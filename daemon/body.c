@@ -3,28 +3,38 @@
 #include "body.h"
 
 #include <errno.h>
-#include <libdeflate.h>
+#include <isa-l/igzip_lib.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
 
-/* Two buffers per slot take turns: the cache holds the current body
- * while the next interval's is rendered. */
-#define SPARES 2
+/* Spare buffers, one kind for plain bodies and one for gzip members (of
+ * every slot: text and OpenMetrics are the same size).  One spare per kind:
+ * the cache holds each slot's current body while the next is rendered into
+ * the spare, and the body it replaces becomes the spare; so a scraped
+ * variant costs two buffers, as many as a fresh buffer per render held at
+ * its peak, and no more. */
+#define SPARES 1
 
-struct body_slot {
-	struct body_pool *pool;
-	pthread_mutex_t lock; /* the spares: bodies are released anywhere */
-	unsigned n_spares;
+enum { KIND_PLAIN, KIND_GZIP, KINDS };
+
+struct spares {
+	pthread_mutex_t lock; /* bodies are released on any thread */
+	unsigned n;
 	struct spare {
 		char *data;
 		size_t cap;
-	} spares[SPARES];
+	} s[SPARES];
+};
+
+struct body_slot {
+	struct body_pool *pool;
 	/* The renderer's alone (the caller serialises a slot's renders). */
 	size_t last_len;
-	struct libdeflate_compressor *gz;
+	struct isal_zstream *gz; /* the slot's stream, reset for each body */
+	uint8_t *gz_level_buf;
 };
 
 struct body_pool {
@@ -32,6 +42,7 @@ struct body_pool {
 	int gzip_level;
 	unsigned n_slots;
 	atomic_ulong fresh;
+	struct spares kinds[KINDS];
 	struct body_slot *slots;
 };
 
@@ -50,10 +61,10 @@ int body_pool_new(unsigned n_slots, int gzip_level, struct body_pool **ret)
 	atomic_init(&p->fresh, 0);
 	p->gzip_level = gzip_level;
 	p->n_slots = n_slots;
-	for (unsigned i = 0; i < n_slots; i++) {
+	for (unsigned i = 0; i < n_slots; i++)
 		p->slots[i].pool = p;
-		pthread_mutex_init(&p->slots[i].lock, NULL);
-	}
+	for (int k = 0; k < KINDS; k++)
+		pthread_mutex_init(&p->kinds[k].lock, NULL);
 	*ret = p;
 	return 0;
 }
@@ -63,13 +74,13 @@ static void pool_unref(struct body_pool *p)
 	if (atomic_fetch_sub(&p->refs, 1) != 1)
 		return;
 	for (unsigned i = 0; i < p->n_slots; i++) {
-		struct body_slot *s = &p->slots[i];
-
-		for (unsigned k = 0; k < s->n_spares; k++)
-			free(s->spares[k].data);
-		if (s->gz)
-			libdeflate_free_compressor(s->gz);
-		pthread_mutex_destroy(&s->lock);
+		free(p->slots[i].gz);
+		free(p->slots[i].gz_level_buf);
+	}
+	for (int k = 0; k < KINDS; k++) {
+		for (unsigned i = 0; i < p->kinds[k].n; i++)
+			free(p->kinds[k].s[i].data);
+		pthread_mutex_destroy(&p->kinds[k].lock);
 	}
 	free(p->slots);
 	free(p);
@@ -82,13 +93,13 @@ void body_pool_free(struct body_pool *p)
 }
 
 /* A spare of at least @want bytes, else a fresh buffer of @want. */
-static char *take(struct body_slot *s, size_t want, size_t *cap)
+static char *take(struct body_pool *p, struct spares *s, size_t want, size_t *cap)
 {
 	char *data = NULL;
 
 	pthread_mutex_lock(&s->lock);
-	while (s->n_spares && !data) {
-		struct spare sp = s->spares[--s->n_spares];
+	while (s->n && !data) {
+		struct spare sp = s->s[--s->n];
 
 		/* Too small, or far too large for what it would hold now. */
 		if (sp.cap >= want && sp.cap / 4 <= want) {
@@ -101,36 +112,38 @@ static char *take(struct body_slot *s, size_t want, size_t *cap)
 	pthread_mutex_unlock(&s->lock);
 	if (data)
 		return data;
-	atomic_fetch_add(&s->pool->fresh, 1);
+	atomic_fetch_add(&p->fresh, 1);
 	*cap = want;
 	return malloc(want);
 }
 
-static void give_back(struct body_slot *s, char *data, size_t cap)
+static void give_back(struct spares *s, char *data, size_t cap)
 {
 	pthread_mutex_lock(&s->lock);
-	if (s->n_spares < SPARES) {
-		s->spares[s->n_spares++] = (struct spare){ data, cap };
+	if (s->n < SPARES) {
+		s->s[s->n++] = (struct spare){ data, cap };
 		data = NULL;
 	}
 	pthread_mutex_unlock(&s->lock);
 	free(data);
 }
 
-static struct body *wrap(struct body_slot *s, char *data, size_t len, size_t cap)
+static struct body *wrap(struct body_pool *p, struct spares *home, char *data, size_t len,
+			 size_t cap)
 {
 	struct body *b = malloc(sizeof(*b));
 
 	if (!b) {
-		give_back(s, data, cap);
+		give_back(home, data, cap);
 		return NULL;
 	}
 	atomic_init(&b->refs, 1);
 	b->data = data;
 	b->len = len;
 	b->cap = cap;
-	b->slot = s;
-	atomic_fetch_add(&s->pool->refs, 1);
+	b->pool = p;
+	b->home = home;
+	atomic_fetch_add(&p->refs, 1);
 	return b;
 }
 
@@ -146,8 +159,8 @@ void body_unref(struct body *b)
 
 	if (!b || atomic_fetch_sub(&b->refs, 1) != 1)
 		return;
-	p = b->slot->pool;
-	give_back(b->slot, b->data, b->cap);
+	p = b->pool;
+	give_back(b->home, b->data, b->cap);
 	free(b);
 	pool_unref(p);
 }
@@ -161,7 +174,7 @@ struct body *body_render(struct body_pool *p, unsigned slot, const struct snapsh
 	size_t want = s->last_len ? s->last_len + s->last_len / 16 : 64 * 1024;
 	struct buf b;
 	size_t cap;
-	char *data = take(s, want, &cap);
+	char *data = take(p, &p->kinds[KIND_PLAIN], want, &cap);
 
 	if (!data)
 		return NULL;
@@ -174,30 +187,50 @@ struct body *body_render(struct body_pool *p, unsigned slot, const struct snapsh
 	}
 	cap = b.cap; /* it may have grown */
 	data = buf_steal(&b, &s->last_len);
-	return wrap(s, data, s->last_len, cap);
+	return wrap(p, &p->kinds[KIND_PLAIN], data, s->last_len, cap);
 }
 
 struct body *body_gzip(struct body_pool *p, unsigned slot, const struct body *plain)
 {
 	struct body_slot *s = &p->slots[slot];
-	size_t want, cap, len;
+	/* Room for stored blocks should nothing compress (5 bytes per
+	 * 64 KiB), the gzip header and trailer, and more. */
+	size_t want = plain->len + plain->len / 16 + 4096, cap;
+	struct isal_zstream *zs;
 	char *data;
 
 	if (!s->gz) {
-		s->gz = libdeflate_alloc_compressor(p->gzip_level);
-		if (!s->gz)
+		s->gz = malloc(sizeof(*s->gz));
+		s->gz_level_buf = malloc(ISAL_DEF_LVL1_DEFAULT);
+		if (!s->gz || !s->gz_level_buf) {
+			free(s->gz);
+			free(s->gz_level_buf);
+			s->gz = NULL;
+			s->gz_level_buf = NULL;
 			return NULL;
+		}
 	}
-	want = libdeflate_gzip_compress_bound(s->gz, plain->len);
-	data = take(s, want, &cap);
+	data = take(p, &p->kinds[KIND_GZIP], want, &cap);
 	if (!data)
 		return NULL;
-	len = libdeflate_gzip_compress(s->gz, plain->data, plain->len, data, cap);
-	if (len == 0) { /* cannot happen within the bound */
-		give_back(s, data, cap);
+	zs = s->gz;
+	isal_deflate_init(zs);
+	zs->level = (uint32_t)p->gzip_level;
+	zs->level_buf = s->gz_level_buf;
+	zs->level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+	zs->gzip_flag = IGZIP_GZIP;
+	zs->end_of_stream = 1;
+	zs->flush = NO_FLUSH;
+	zs->next_in = (uint8_t *)(uintptr_t)plain->data;
+	zs->avail_in = (uint32_t)plain->len;
+	zs->next_out = (uint8_t *)data;
+	zs->avail_out = (uint32_t)cap;
+	if (plain->len > UINT32_MAX / 2 || isal_deflate(zs) != COMP_OK ||
+	    zs->internal_state.state != ZSTATE_END) {
+		give_back(&p->kinds[KIND_GZIP], data, cap);
 		return NULL;
 	}
-	return wrap(s, data, len, cap);
+	return wrap(p, &p->kinds[KIND_GZIP], data, zs->total_out, cap);
 }
 
 unsigned long body_fresh_buffers(struct body_pool *p)

@@ -3,11 +3,12 @@
  * buffers reused from one interval to the next.
  *
  * A body is shared by the render cache and every connection sending it;
- * when the last of them lets go, its buffer goes back to its slot, and the
- * slot's next render writes into memory that is already mapped (at a
+ * when the last of them lets go, its buffer becomes a spare, and the next
+ * render writes into memory that is already mapped (at a
  * thousand CPUs a body is 1.7 MB: a fresh buffer is hundreds of page
- * faults per render).  Each gzip slot keeps one compressor (libdeflate,
- * whole-buffer) for good.  One renderer per slot at a time (the caller's
+ * faults per render).  Each gzip slot keeps one deflate stream (ISA-L's
+ * igzip, three times libdeflate's speed and six times zlib's at level 1)
+ * for good, reset for each body.  One renderer per slot at a time (the caller's
  * lock); bodies are referenced and released from any thread, and may
  * outlive the pool's owner. */
 #ifndef TOPDOWND_BODY_H
@@ -20,17 +21,19 @@
 #include "snapshot.h"
 
 struct body_pool;
-struct body_slot;
+struct spares;
 
 struct body {
 	atomic_int refs;
 	size_t len;
 	char *data;
 	size_t cap;
-	struct body_slot *slot;
+	struct body_pool *pool;
+	struct spares *home; /* where its buffer goes back */
 };
 
-/* @n_slots slots (one per cached variant); gzip at @gzip_level (1-12). */
+/* @n_slots slots (one per cached variant); gzip at igzip's @gzip_level
+ * (1, its default: level 2 is no smaller and level 3 four times slower). */
 int body_pool_new(unsigned n_slots, int gzip_level, struct body_pool **ret);
 /* The owner lets go; the pool goes when the last body does. */
 void body_pool_free(struct body_pool *p);

@@ -456,6 +456,7 @@ static int run_once(struct app *app)
 			;
 	app_collect(app, mono_ns());
 	snap = snapring_acquire(app->ring);
+	snapring_sum(app->ring, snap);
 	print_interval(app, snap, false);
 	snapring_release(app->ring, snap);
 	return oneshot_status(app);
@@ -499,6 +500,7 @@ static int run_watch(struct app *app)
 			break;
 		app_collect(app, mono_ns());
 		snap = snapring_acquire(app->ring);
+		snapring_sum(app->ring, snap);
 		if (tty)
 			fputs("\033[H\033[2J", stdout);
 		else if (n > 0 && !app->cli->json)

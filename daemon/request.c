@@ -255,13 +255,18 @@ static void render_job(void *arg)
 		http_counts(h, &counts);
 		procstat_read(&proc);
 		counts.auth = req->s->auth != NULL;
+		if (snap)
+			snapring_sum(h->p.ring, snap);
 		req->response = snap ? render_response(h->render, snap, req->variant, &opt, req->s->gen)
 				     : NULL;
 		snapring_release(h->p.ring, snap);
 	} else {
-		json_t *doc = api_document(req->snap, &req->query, req->then, h->p.hostname,
-					   topdownd_version);
-		char *text = doc ? api_dump(doc, false) : NULL;
+		json_t *doc;
+		char *text;
+
+		snapring_sum(h->p.ring, req->snap);
+		doc = api_document(req->snap, &req->query, req->then, h->p.hostname, topdownd_version);
+		text = doc ? api_dump(doc, false) : NULL;
 
 		json_decref(doc);
 		if (text) {

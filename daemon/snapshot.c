@@ -246,20 +246,24 @@ const struct snapshot *snapring_acquire(struct snapring *ring)
 		if (i < 0)
 			return NULL;
 		atomic_fetch_add(&ring->refs[i], 1);
-		if (atomic_load(&ring->current) == i) {
-			struct snapshot *snap = &ring->bufs[i];
-
-			pthread_mutex_lock(&ring->sum_lock[i]);
-			if (!snap->packages_summed)
-				snapshot_sum_packages(snap);
-			if (!snap->cores_summed)
-				snapshot_sum_cores(snap);
-			pthread_mutex_unlock(&ring->sum_lock[i]);
-			return snap;
-		}
+		if (atomic_load(&ring->current) == i)
+			return &ring->bufs[i];
 		/* Published over meanwhile: the writer may be reusing it. */
 		atomic_fetch_sub(&ring->refs[i], 1);
 	}
+}
+
+void snapring_sum(struct snapring *ring, const struct snapshot *snap)
+{
+	int i = (int)(snap - ring->bufs);
+	struct snapshot *mine = &ring->bufs[i];
+
+	pthread_mutex_lock(&ring->sum_lock[i]);
+	if (!mine->packages_summed)
+		snapshot_sum_packages(mine);
+	if (!mine->cores_summed)
+		snapshot_sum_cores(mine);
+	pthread_mutex_unlock(&ring->sum_lock[i]);
 }
 
 void snapring_release(struct snapring *ring, const struct snapshot *snap)

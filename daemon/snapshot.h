@@ -7,10 +7,10 @@
  * then publishes it; readers acquire the latest published buffer, use it,
  * release it.  The collector never waits: if readers hold every shared
  * buffer, it writes into one of its own and that interval is not
- * published (the next one is, with totals that include it).  Cores, packages and the host are summed when read: by
- * the first reader of a buffer (the others of that buffer wait for its
- * sums, never for collection), or by the collector for the history before
- * publication.  An unread interval costs no aggregation. */
+ * published (the next one is, with totals that include it).  Cores,
+ * packages and the host are summed when read: by the first reader that
+ * renders a buffer, or (package totals) by the collector for the history
+ * before publication.  An unread interval costs no aggregation. */
 #ifndef TOPDOWND_SNAPSHOT_H
 #define TOPDOWND_SNAPSHOT_H
 
@@ -182,9 +182,13 @@ bool snapring_publish(struct snapring *ring, struct snapshot *snap);
 /* Intervals written into a private buffer so far (the writer's thread). */
 uint64_t snapring_private_uses(const struct snapring *ring);
 
-/* Reader side (any thread).  NULL before the first publication; cores,
- * packages and the host summed. */
+/* Reader side (any thread).  NULL before the first publication. */
 const struct snapshot *snapring_acquire(struct snapring *ring);
+/* Cores, packages and the host of @snap (acquired) summed, once per
+ * publication: by the readers that render (the render worker, --once and
+ * --watch), never by the HTTP connection threads, which then never wait
+ * for one another here. */
+void snapring_sum(struct snapring *ring, const struct snapshot *snap);
 void snapring_release(struct snapring *ring, const struct snapshot *snap);
 
 #endif

@@ -422,8 +422,8 @@ static void test_ring_basic(void **state)
 	snapring_free(NULL);
 }
 
-/* Cores, packages and the host are summed by the first reader of a
- * publication, once; the history's totals-only sum gives the same totals
+/* Cores, packages and the host are summed by the first reader that
+ * renders a publication, once; the history's totals-only sum gives the same totals
  * bit for bit and leaves the readers' sums to do. */
 static void test_ring_sums_when_read(void **state)
 {
@@ -458,6 +458,10 @@ static void test_ring_sums_when_read(void **state)
 	snapring_publish(ring, w);
 
 	r = snapring_acquire(ring);
+	/* Acquiring alone sums nothing (the HTTP threads only acquire). */
+	assert_false(r->packages_summed || r->cores_summed);
+	assert_true(r->pkgs[0].c.last[TD_C_SLOTS] == 0);
+	snapring_sum(ring, r);
 	assert_true(r->packages_summed && r->cores_summed);
 	for (int p = 0; p < 2; p++) {
 		assert_true(r->pkgs[p].c.total[TD_C_SLOTS] == pkg_total[p]);
@@ -471,6 +475,7 @@ static void test_ring_sums_when_read(void **state)
 	 * done (the CPU's counts changed behind its back are not summed). */
 	w->cpus[0].c.total[TD_C_SLOTS] += 5;
 	r = snapring_acquire(ring);
+	snapring_sum(ring, r);
 	assert_true(r->host.total[TD_C_SLOTS] == host_total);
 	snapring_release(ring, r);
 
@@ -486,6 +491,7 @@ static void test_ring_sums_when_read(void **state)
 	w->packages_summed = w->cores_summed = false;
 	snapring_publish(ring, w);
 	r = snapring_acquire(ring);
+	snapring_sum(ring, r);
 	assert_true(r->host.total[TD_C_SLOTS] == 40);
 	assert_true(r->cores[1].c.last[TD_C_SLOTS] == 2);
 	snapring_release(ring, r);
@@ -607,6 +613,7 @@ static void *stress_reader(void *arg)
 
 		if (!s)
 			continue;
+		snapring_sum(st->ring, s);
 		seq = s->seq;
 		for (int i = 0; i < STRESS_CPUS; i++)
 			if (s->cpus[i].c.total[TD_C_SLOTS] != (double)seq)
