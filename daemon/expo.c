@@ -219,7 +219,8 @@ static void put_sample(struct render *r, const char *name, size_t name_len, cons
 	p = b->data + b->len;
 	memcpy(p, name, name_len);
 	p += name_len;
-	memcpy(p, r->labels.data + e->off, e->len);
+	if (e->len) /* the host's: none, and the labels may be empty */
+		memcpy(p, r->labels.data + e->off, e->len);
 	p += e->len;
 	memcpy(p, suffix, suffix_len);
 	b->len += name_len + e->len + suffix_len;

@@ -171,7 +171,8 @@ void buf_add(struct buf *b, const void *data, size_t len)
 {
 	if (!buf_reserve(b, len))
 		return;
-	memcpy(b->data + b->len, data, len);
+	if (len) /* an empty buffer's data may be NULL */
+		memcpy(b->data + b->len, data, len);
 	b->len += len;
 	b->data[b->len] = '\0';
 }
