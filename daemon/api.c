@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
@@ -397,6 +398,116 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		}
 		json_object_set_new(doc, "cpus", arr);
 	}
+	return doc;
+}
+
+int api_parse_history_query(const char *since, const char *level, double *since_out,
+			    unsigned *level_out, char *err, size_t errlen)
+{
+	char *end;
+
+	*since_out = 0;
+	*level_out = 2;
+	if (since) {
+		errno = 0;
+		*since_out = strtod(since, &end);
+		if (!*since || *end || errno || !(*since_out >= 0) || *since_out > 1e12) {
+			snprintf(err, errlen, "invalid since \"%.64s\": expected a timestamp in seconds "
+				 "(a sample's \"end\")", since);
+			return -EINVAL;
+		}
+	}
+	if (level) {
+		if (strcmp(level, "1") != 0 && strcmp(level, "2") != 0) {
+			snprintf(err, errlen, "invalid level \"%.64s\": expected 1 or 2", level);
+			return -EINVAL;
+		}
+		*level_out = (unsigned)(level[0] - '0');
+	}
+	return 0;
+}
+
+/* One entity over one step: its slots and the ratios of its categories,
+ * to 4 decimals (900 steps of a few entities stay small). */
+static json_t *step_object(const double *now, const double *before, td_catset cats, unsigned level)
+{
+	json_t *o = json_object(), *l1 = NULL, *l2 = NULL;
+	double slots = now[TD_C_SLOTS] - before[TD_C_SLOTS];
+
+	json_object_set_new(o, "slots", count(slots > 0 ? slots : 0));
+	if (!(slots > 0)) {
+		json_object_set_new(o, "level1", json_null());
+		return o;
+	}
+	l1 = json_object();
+	if (level >= 2)
+		l2 = json_object();
+	for (int i = 0; i < TD_CAT_COUNT; i++) {
+		double d;
+
+		if (!td_catset_has(cats, (enum td_cat)i) || td_cat[i].level > level)
+			continue;
+		d = now[TD_C_CAT + i] - before[TD_C_CAT + i];
+		json_object_set_new(td_cat[i].level == 1 ? l1 : l2, td_cat[i].name,
+				    json_real(round((d > 0 ? d / slots : 0) * 1e4) / 1e4));
+	}
+	json_object_set_new(o, "level1", l1);
+	if (l2)
+		json_object_set_new(o, "level2", l2);
+	if (now[TD_C_ENABLED] > before[TD_C_ENABLED])
+		json_object_set_new(o, "running_ratio",
+				    ratio((now[TD_C_RUNNING] - before[TD_C_RUNNING]) /
+					  (now[TD_C_ENABLED] - before[TD_C_ENABLED])));
+	return o;
+}
+
+json_t *api_history(const struct snapshot *snap, const struct history_series *s, unsigned level,
+		    const char *hostname, const char *version)
+{
+	json_t *doc = json_object(), *cats = json_array(), *samples = json_array();
+	size_t stride = (size_t)(1 + s->n_pkgs) * TD_C_COUNT;
+
+	if (level > snap->level)
+		level = snap->level;
+	json_object_set_new(doc, "api_version", json_string(API_VERSION));
+	json_object_set_new(doc, "version", json_string(version));
+	json_object_set_new(doc, "hostname", json_string(hostname));
+	json_object_set_new(doc, "interval_seconds", json_real(snap->interval_s));
+	json_object_set_new(doc, "step_seconds", json_real(round(s->step_s * 1e3) / 1e3));
+	json_object_set_new(doc, "level", json_integer(level));
+	for (int i = 0; i < TD_CAT_COUNT; i++) {
+		json_t *c;
+
+		if (!td_catset_has(snap->cats, (enum td_cat)i) || td_cat[i].level > level)
+			continue;
+		c = json_object();
+		json_object_set_new(c, "name", json_string(td_cat[i].name));
+		json_object_set_new(c, "level", json_integer(td_cat[i].level));
+		json_object_set_new(c, "parent", td_cat[i].level == 2 ? json_string(td_cat[td_cat[i].parent].name)
+								     : json_null());
+		json_array_append_new(cats, c);
+	}
+	json_object_set_new(doc, "categories", cats);
+	/* A step per pair of consecutive samples. */
+	for (unsigned n = 1; n < s->n; n++) {
+		const double *now = &s->totals[n * stride], *before = &s->totals[(n - 1) * stride];
+		json_t *sample = json_object(), *pkgs = json_object();
+
+		json_object_set_new(sample, "start", json_real(round(s->ts[n - 1] * 1e3) / 1e3));
+		json_object_set_new(sample, "end", json_real(round(s->ts[n] * 1e3) / 1e3));
+		json_object_set_new(sample, "host", step_object(now, before, snap->cats, level));
+		for (unsigned p = 0; p < s->n_pkgs; p++) {
+			char id[16];
+
+			snprintf(id, sizeof(id), "%d", s->pkg_ids[p]);
+			json_object_set_new(pkgs, id,
+					    step_object(now + (1 + p) * TD_C_COUNT,
+							before + (1 + p) * TD_C_COUNT, snap->cats, level));
+		}
+		json_object_set_new(sample, "packages", pkgs);
+		json_array_append_new(samples, sample);
+	}
+	json_object_set_new(doc, "samples", samples);
 	return doc;
 }
 

@@ -51,6 +51,16 @@ int api_check_query(const struct snapshot *snap, const struct api_query *q, uint
 json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		     const struct history_sample *then, const char *hostname, const char *version);
 
+/* /api/v1/topdown/history: the host's and each package's ratios over every
+ * step of the history kept (the differences of consecutive samples), the
+ * steps that end after @since; categories of @snap up to @level. */
+json_t *api_history(const struct snapshot *snap, const struct history_series *s, unsigned level,
+		    const char *hostname, const char *version);
+
+/* ?since= and ?level= of the history; -EINVAL with a message. */
+int api_parse_history_query(const char *since, const char *level, double *since_out,
+			    unsigned *level_out, char *err, size_t errlen);
+
 /* Serialises with the precision the document's numbers need. */
 char *api_dump(const json_t *doc, bool pretty);
 

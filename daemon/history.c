@@ -3,6 +3,7 @@
 #include "history.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,64 @@ void history_record(struct history *h, const struct snapshot *snap)
 	if (h->count < HISTORY_SAMPLES)
 		h->count++;
 	pthread_mutex_unlock(&h->lock);
+}
+
+int history_series(struct history *h, double since, struct history_series **ret)
+{
+	struct history_series *s = calloc(1, sizeof(*s));
+	unsigned oldest, n = 0;
+
+	if (!s)
+		return -ENOMEM;
+	pthread_mutex_lock(&h->lock);
+	oldest = (h->head + HISTORY_SAMPLES - h->count) % HISTORY_SAMPLES;
+	s->n_pkgs = 0;
+	s->step_s = h->step_s;
+	for (unsigned k = 0; k < h->count; k++) {
+		unsigned i = (oldest + k) % HISTORY_SAMPLES;
+
+		if (h->n_pkgs[i] > s->n_pkgs) {
+			s->n_pkgs = h->n_pkgs[i];
+			memcpy(s->pkg_ids, &h->pkg_ids[(size_t)i * h->max_pkgs],
+			       s->n_pkgs * sizeof(*s->pkg_ids));
+		}
+	}
+	s->ts = malloc((h->count ? h->count : 1) * sizeof(*s->ts));
+	s->totals = calloc((size_t)(h->count ? h->count : 1) * (1 + s->n_pkgs), TD_C_COUNT * sizeof(double));
+	if (!s->ts || !s->totals) {
+		pthread_mutex_unlock(&h->lock);
+		history_series_free(s);
+		return -ENOMEM;
+	}
+	for (unsigned k = 0; k < h->count; k++) {
+		unsigned i = (oldest + k) % HISTORY_SAMPLES;
+		unsigned next = (i + 1) % HISTORY_SAMPLES;
+
+		/* The samples after @since, and the one before them: the first
+		 * step ending after @since starts there.  To the millisecond,
+		 * as documents print them. */
+		if (round(h->ts[i] * 1e3) / 1e3 <= since &&
+		    (k + 1 == h->count || round(h->ts[next] * 1e3) / 1e3 <= since))
+			continue;
+		s->ts[n] = h->ts[i];
+		for (unsigned e = 0; e <= h->n_pkgs[i]; e++)
+			memcpy(&s->totals[((size_t)n * (1 + s->n_pkgs) + e) * TD_C_COUNT], slot(h, i, e),
+			       TD_C_COUNT * sizeof(double));
+		n++;
+	}
+	s->n = n;
+	pthread_mutex_unlock(&h->lock);
+	*ret = s;
+	return 0;
+}
+
+void history_series_free(struct history_series *s)
+{
+	if (!s)
+		return;
+	free(s->ts);
+	free(s->totals);
+	free(s);
 }
 
 int history_at(struct history *h, double timestamp, struct history_sample *out)

@@ -51,4 +51,21 @@ struct history_sample {
  * none is that old; -ENOENT when there is none at all. */
 int history_at(struct history *h, double timestamp, struct history_sample *out);
 
+/* The samples kept after @since (0: all; compared to the millisecond, as
+ * documents print timestamps) and the one before them, oldest
+ * first (so their steps are those that end after @since): timestamps, and
+ * the totals of the host then each package ([n][1 + n_pkgs][TD_C_COUNT];
+ * a sample taken when fewer packages were known has zeros for the others).
+ * Copied under the lock, for a reader to use at leisure. */
+struct history_series {
+	unsigned n, n_pkgs;
+	int pkg_ids[64];
+	double step_s;
+	double *ts;
+	double *totals;
+};
+
+int history_series(struct history *h, double since, struct history_series **ret);
+void history_series_free(struct history_series *s);
+
 #endif

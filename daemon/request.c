@@ -42,6 +42,7 @@ struct req {
 	struct MHD_Connection *mc;
 	struct conn *conn;
 	enum expo_endpoint ep;
+	bool history; /* /api/v1/topdown/history (counted as api) */
 	enum phase phase;
 	/* Refused before the handler ran (the query): status and text. */
 	unsigned refuse;
@@ -56,6 +57,7 @@ struct req {
 	enum config_granularity gran; /* of /metrics: configured, or ?granularity= */
 	struct api_query query;
 	struct history_sample *then; /* where a ?window= starts */
+	double since;                /* of the history */
 	struct MHD_Response *response;
 	unsigned status;
 };
@@ -143,7 +145,7 @@ static enum expo_endpoint endpoint_of(const char *url)
 {
 	if (strcmp(url, "/metrics") == 0)
 		return EXPO_EP_METRICS;
-	if (strcmp(url, "/api/v1/topdown") == 0)
+	if (strcmp(url, "/api/v1/topdown") == 0 || strcmp(url, "/api/v1/topdown/history") == 0)
 		return EXPO_EP_API;
 	if (strcmp(url, "/") == 0)
 		return EXPO_EP_INDEX;
@@ -264,8 +266,19 @@ static void render_job(void *arg)
 		json_t *doc;
 		char *text;
 
-		snapring_sum(h->p.ring, req->snap);
-		doc = api_document(req->snap, &req->query, req->then, h->p.hostname, topdownd_version);
+		if (req->history) {
+			struct history_series *series = NULL;
+
+			doc = history_series(h->p.history, req->since, &series) == 0
+				      ? api_history(req->snap, series, req->query.level, h->p.hostname,
+						    topdownd_version)
+				      : NULL;
+			history_series_free(series);
+		} else {
+			snapring_sum(h->p.ring, req->snap);
+			doc = api_document(req->snap, &req->query, req->then, h->p.hostname,
+					   topdownd_version);
+		}
 		text = doc ? api_dump(doc, false) : NULL;
 
 		json_decref(doc);
@@ -364,7 +377,8 @@ static bool authorized(struct req *req, enum MHD_Result *ret, bool *suspended)
 /* ---- endpoints ---- */
 
 struct query_args {
-	const char *scope, *level, *cpu, *window;
+	const char *scope, *level, *cpu, *window, *since;
+	bool history; /* since, level only */
 	char error[256];
 };
 
@@ -377,17 +391,19 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 	(void)kind;
 	if (a->error[0])
 		return MHD_NO;
-	if (strcmp(key, "scope") == 0)
-		slot = &a->scope;
-	else if (strcmp(key, "level") == 0)
+	if (strcmp(key, "level") == 0)
 		slot = &a->level;
-	else if (strcmp(key, "cpu") == 0)
+	else if (a->history && strcmp(key, "since") == 0)
+		slot = &a->since;
+	else if (!a->history && strcmp(key, "scope") == 0)
+		slot = &a->scope;
+	else if (!a->history && strcmp(key, "cpu") == 0)
 		slot = &a->cpu;
-	else if (strcmp(key, "window") == 0)
+	else if (!a->history && strcmp(key, "window") == 0)
 		slot = &a->window;
 	if (!slot) {
-		str_printf(a->error, sizeof(a->error),
-			   "unknown parameter \"%.64s\": expected scope, level, cpu or window", key);
+		str_printf(a->error, sizeof(a->error), "unknown parameter \"%.64s\": expected %s", key,
+			   a->history ? "since or level" : "scope, level, cpu or window");
 		return MHD_NO;
 	}
 	if (*slot) {
@@ -513,10 +529,24 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 		break;
 	}
 	case EXPO_EP_API: {
-		struct query_args args = { 0 };
+		struct query_args args = { .history = req->history };
 		char err[256];
 
 		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+		if (req->history) {
+			if (args.error[0] ||
+			    api_parse_history_query(args.since, args.level, &req->since,
+						    &req->query.level, err, sizeof(err)) < 0) {
+				req->status = MHD_HTTP_BAD_REQUEST;
+				ret = respond_json_error(conn, req->status, args.error[0] ? args.error : err);
+				break;
+			}
+			if (render_on_worker(h, req, snap, &ret)) {
+				*suspended = true;
+				return MHD_YES;
+			}
+			break;
+		}
 		if (args.error[0] ||
 		    api_parse_query(args.scope, args.level, args.cpu, args.window, &req->query, err,
 				    sizeof(err)) < 0 ||
@@ -623,6 +653,7 @@ enum MHD_Result request_handle(void *cls, struct MHD_Connection *conn, const cha
 		conns_request_started(h->conns, req->conn);
 		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, req->s->timeout_s);
 		req->ep = endpoint_of(url);
+		req->history = strcmp(url, "/api/v1/topdown/history") == 0;
 		refused = screen(req, method, &ret);
 		if (refused) {
 			http_count(h, req->ep, refused);

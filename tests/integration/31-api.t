@@ -6,7 +6,7 @@
 # checked against the scenario's truth.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 25
 
 SPR=$FIXTURES/spr-2s
 # Phase A for 3 s, then phase B for good; every CPU alike.
@@ -65,6 +65,27 @@ is "$(curl -s -w ' %{http_code}' "$TD_URL/api/v1/topdown?window=1h")" \
 is "$(curl -s -w ' %{http_code}' "$TD_URL/api/v1/topdown?window=1m&scope=cpu")" \
 	'{"error":"window covers scope=host and scope=package (the history keeps nothing finer); for CPUs, difference the *_slots_total of two requests"} 400' \
 	"?window= with scope=cpu: 400 saying what to do instead"
+
+# The history, step by step: phase A's steps, then phase B's.
+curl -s "$TD_URL/api/v1/topdown/history" >"$TMP/h.json"
+ok $(jq -e '.step_seconds == 1 and .level == 2 and (.samples | length) >= 5' "$TMP/h.json" >/dev/null; echo $?) \
+	"/api/v1/topdown/history: a step a second, $(jq '.samples | length' "$TMP/h.json") of them so far"
+near "$(jq '.samples[0].host.level1.retiring' "$TMP/h.json")" 0.30 0.005 "the first step is phase A's: retiring 0.30"
+near "$(jq '.samples[-1].host.level1.retiring' "$TMP/h.json")" 0.60 0.005 "the last step is phase B's: retiring 0.60"
+near "$(jq '.samples[-1].packages["1"].level2.memory_bound' "$TMP/h.json")" 0.15 0.005 \
+	"... per package too: memory_bound 0.15"
+is "$(jq -c '[.categories[] | select(.level == 2 and .parent == "backend_bound") | .name]' "$TMP/h.json")" \
+	'["memory_bound","core_bound"]' "the categories name their parents"
+since=$(jq '.samples[-2].end' "$TMP/h.json")
+# (a step may have ended since the request before)
+is "$(curl -s "$TD_URL/api/v1/topdown/history?since=$since&level=1" | jq -c '[(.samples | length) <= 2, .samples[0].start == '"$since"', (.samples[0].host | has("level2"))]')" \
+	'[true,true,false]' "?since=the end of the second-to-last step&level=1: the steps after it, level 1 only"
+is "$(curl -s -w ' %{http_code}' "$TD_URL/api/v1/topdown/history?since=yesterday")" \
+	'{"error":"invalid since \"yesterday\": expected a timestamp in seconds (a sample'"'"'s \"end\")"} 400' \
+	"?since=yesterday: 400 saying what it expects"
+is "$(curl -s -w ' %{http_code}' "$TD_URL/api/v1/topdown/history?scope=cpu")" \
+	'{"error":"unknown parameter \"scope\": expected since or level"} 400' \
+	"?scope= on the history: 400, it has since and level"
 
 api "?scope=cpu&cpu=5" >"$TMP/tree.json"
 is "$(jq -c '.host.level2_by_parent | to_entries | map([.key, (.value | keys)])' "$TMP/tree.json")" \

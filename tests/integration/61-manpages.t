@@ -66,13 +66,13 @@ mapfile -t DOC < <(section "$TMP/8.txt" METRICS | grep -oE '^       topdown_[a-z
 
 SIGNALS="SIGHUP SIGTERM SIGINT"
 ENVS="JOURNAL_STREAM NOTIFY_SOCKET WATCHDOG_USEC LISTEN_FDS"
-ENDPOINTS="/metrics /api/v1/topdown / /-/healthy /-/ready"
+ENDPOINTS="/metrics /api/v1/topdown /api/v1/topdown/history / /-/healthy /-/ready"
 
 N_EXITS=$(wc -w <<<"$EXITS")
 # 8 rendering, 1 defaults example, 1 live scrape, 3 signals, 4 variables,
-# 5 endpoints, 4 structure and examples; one per option, key, family, status.
+# 6 endpoints, 4 structure and examples; one per option, key, family, status.
 plan $((8 + ${#OPTS[@]} + ${#KEYS[@]} + 1 + 1 + ${#LIVE[@]} + ${#DOC[@]} + 3 + N_EXITS +
-	4 + 5 + 4))
+	4 + 6 + 4))
 
 # ---- 1. rendering: no warning anywhere ----
 for page in "$MAN8" "$MAN5"; do

@@ -684,6 +684,72 @@ static void test_document_window(void **state)
 	free(f);
 }
 
+/* The history document: a step per pair of samples, ratios of each. */
+static void test_history(void **state)
+{
+	struct fixture *f = fixture_new();
+	double ts[3] = { 100, 101, 102 }, totals[3][3][TD_C_COUNT];
+	struct history_series s = { .n = 3, .n_pkgs = 2, .pkg_ids = { 0, 5 }, .step_s = 1,
+				    .ts = ts, .totals = &totals[0][0][0] };
+	double since;
+	unsigned level;
+	char err[256];
+	json_t *doc;
+
+	(void)state;
+	memset(totals, 0, sizeof(totals));
+	/* Step 1: the host 1000 slots, 400 retiring (100 heavy), 600 backend
+	 * (450 memory); package 5 half of it.  Step 2: nothing counted. */
+	for (int e = 0; e < 3; e++) {
+		double k = e == 0 ? 1 : e == 2 ? 0.5 : 0;
+
+		totals[1][e][TD_C_SLOTS] = totals[2][e][TD_C_SLOTS] = 1000 * k;
+		totals[1][e][TD_C_CAT + TD_CAT_RETIRING] = totals[2][e][TD_C_CAT + TD_CAT_RETIRING] = 400 * k;
+		totals[1][e][TD_C_CAT + TD_CAT_HEAVY_OPERATIONS] = 100 * k;
+		totals[2][e][TD_C_CAT + TD_CAT_HEAVY_OPERATIONS] = 100 * k;
+		totals[1][e][TD_C_CAT + TD_CAT_BACKEND_BOUND] = totals[2][e][TD_C_CAT + TD_CAT_BACKEND_BOUND] = 600 * k;
+		totals[1][e][TD_C_CAT + TD_CAT_MEMORY_BOUND] = totals[2][e][TD_C_CAT + TD_CAT_MEMORY_BOUND] = 450 * k;
+		totals[1][e][TD_C_ENABLED] = totals[2][e][TD_C_ENABLED] = 2e9;
+		totals[1][e][TD_C_RUNNING] = totals[2][e][TD_C_RUNNING] = 1e9;
+	}
+	doc = api_history(&f->snap, &s, 2, "node1", "9.8.7");
+	assert_non_null(doc);
+	jreal(doc, "step_seconds", 1.0);
+	jint(doc, "level", 2);
+	jstr(doc, "categories.0.name", "retiring");
+	jnull(doc, "categories.0.parent");
+	assert_int_equal(json_array_size(json_object_get(doc, "samples")), 2);
+	jreal(doc, "samples.0.start", 100.0);
+	jreal(doc, "samples.0.end", 101.0);
+	jint(doc, "samples.0.host.slots", 1000);
+	jreal(doc, "samples.0.host.level1.retiring", 0.4);
+	jreal(doc, "samples.0.host.level1.backend_bound", 0.6);
+	jreal(doc, "samples.0.host.level2.memory_bound", 0.45);
+	jreal(doc, "samples.0.host.level2.heavy_operations", 0.1);
+	jreal(doc, "samples.0.host.running_ratio", 0.5);
+	jint(doc, "samples.0.packages.5.slots", 500);
+	jreal(doc, "samples.0.packages.5.level1.retiring", 0.4);
+	jint(doc, "samples.0.packages.0.slots", 0);
+	jnull(doc, "samples.0.packages.0.level1");
+	jnull(doc, "samples.1.host.level1");
+	json_decref(doc);
+	/* Level 1 only. */
+	doc = api_history(&f->snap, &s, 1, "node1", "9.8.7");
+	assert_null(json_object_get(json_object_get(json_array_get(json_object_get(doc, "samples"), 0),
+						   "host"), "level2") ? (void *)1 : NULL);
+	json_decref(doc);
+	/* The parameters. */
+	assert_int_equal(api_parse_history_query(NULL, NULL, &since, &level, err, sizeof(err)), 0);
+	assert_true(since == 0 && level == 2);
+	assert_int_equal(api_parse_history_query("1795398014.84", "1", &since, &level, err, sizeof(err)), 0);
+	assert_true(since == 1795398014.84 && level == 1);
+	assert_int_equal(api_parse_history_query("-1", NULL, &since, &level, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "invalid since \"-1\": expected a timestamp in seconds (a sample's \"end\")");
+	assert_int_equal(api_parse_history_query(NULL, "3", &since, &level, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "invalid level \"3\": expected 1 or 2");
+	free(f);
+}
+
 /* No TopDown: the document still describes the situation. */
 static void test_document_no_topdown(void **state)
 {
@@ -808,6 +874,7 @@ int main(void)
 		cmocka_unit_test(test_document_cpu_filter),
 		cmocka_unit_test(test_check_query),
 		cmocka_unit_test(test_document_window),
+		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_document_no_topdown),
 		cmocka_unit_test(test_document_no_bottleneck),
 		cmocka_unit_test(test_dump),

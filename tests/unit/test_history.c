@@ -76,10 +76,50 @@ static void test_window_start(void **state)
 	history_free(NULL);
 }
 
+/* The series a page or the history API reads: every sample kept after a
+ * time, with the one before (its steps end after that time). */
+static void test_series(void **state)
+{
+	struct history_series *s = NULL;
+	struct history *h;
+
+	(void)state;
+	snap.seq = 0;
+	assert_int_equal(history_new(900 * S, 2, &h), 0);
+	assert_int_equal(history_series(h, 0, &s), 0);
+	assert_int_equal(s->n, 0);
+	history_series_free(s);
+	for (double t = 2000; t <= 2010; t += 0.5)
+		at(h, t);
+	/* One sample a second: 2000 .. 2010. */
+	assert_int_equal(history_series(h, 0, &s), 0);
+	assert_int_equal(s->n, 11);
+	assert_int_equal(s->n_pkgs, 2);
+	assert_int_equal(s->pkg_ids[1], 7);
+	assert_true(s->step_s == 1.0);
+	assert_true(s->ts[0] == 2000 && s->ts[10] == 2010);
+	/* [sample][host, package 0, package 7][column] */
+	assert_true(s->totals[(3 * 3 + 0) * TD_C_COUNT + TD_C_SLOTS] == 2003000);
+	assert_true(s->totals[(3 * 3 + 2) * TD_C_COUNT + TD_C_SLOTS] == 20030);
+	history_series_free(s);
+	/* After 2007.5: 2007 (where the step to 2008 starts) and later. */
+	assert_int_equal(history_series(h, 2007.5, &s), 0);
+	assert_int_equal(s->n, 4);
+	assert_true(s->ts[0] == 2007 && s->ts[3] == 2010);
+	history_series_free(s);
+	/* Nothing newer than the last: no sample, no step. */
+	assert_int_equal(history_series(h, 2010, &s), 0);
+	assert_int_equal(s->n, 0);
+	history_series_free(s);
+	history_series_free(NULL);
+	history_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_start),
+		cmocka_unit_test(test_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
