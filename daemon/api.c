@@ -267,6 +267,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	json_object_set_new(doc, "timestamp", json_real(round(snap->timestamp * 1e3) / 1e3));
 	json_object_set_new(doc, "interval_seconds", json_real(snap->interval_s));
 	json_object_set_new(doc, "intervals", json_integer((json_int_t)snap->seq));
+	json_object_set_new(doc, "intervals_missed", json_integer((json_int_t)snap->intervals_missed));
 	json_object_set_new(doc, "up", json_boolean(snap->up));
 
 	/* "pmu" is the first core PMU (the one monitored on a hybrid part);

@@ -5,7 +5,8 @@
  * Versioned within /api/v1: fields are added, never renamed or removed.
  * 1.0: the original document.  1.1: "api_version", the cumulative slots of
  * every category ("level1_slots_total", "level2_slots_total") and times,
- * "level2_by_parent", the "selection" of ?cpu=, and ?window=. */
+ * "level2_by_parent", the "selection" of ?cpu=, and ?window=.  1.2:
+ * "intervals_missed", and /api/v1/topdown/history. */
 #ifndef TOPDOWND_API_H
 #define TOPDOWND_API_H
 
@@ -17,7 +18,7 @@
 #include "history.h"
 #include "snapshot.h"
 
-#define API_VERSION "1.1"
+#define API_VERSION "1.2"
 
 enum api_scope {
 	API_SCOPE_HOST,

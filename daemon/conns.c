@@ -97,7 +97,7 @@ int conns_new(uint64_t timeout_ns, unsigned max_total, unsigned per_client, stru
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->wake, &attr);
 	pthread_condattr_destroy(&attr);
-	r = -pthread_create(&c->reaper, NULL, reap, c);
+	r = thread_spawn(&c->reaper, false, reap, c);
 	if (r < 0) {
 		pthread_cond_destroy(&c->wake);
 		pthread_mutex_destroy(&c->lock);

@@ -344,7 +344,8 @@ int http_new(const struct http_params *params, struct http **ret)
 	if (r == 0)
 		r = jobs_new("topdownd-render", RENDER_WORKERS, RENDER_QUEUE, WORKER_NICE, &h->render_jobs);
 	if (r == 0) {
-		r = -pthread_create(&thread, NULL, start_daemons, &st);
+		/* libmicrohttpd's threads inherit this one's policy and nice. */
+		r = thread_spawn(&thread, false, start_daemons, &st);
 		if (r == 0) {
 			pthread_join(thread, NULL);
 			r = st.r;
@@ -414,7 +415,6 @@ static void *retire(void *arg)
 
 void http_retire(struct http *h)
 {
-	pthread_attr_t attr;
 	pthread_t thread;
 	int r;
 
@@ -424,10 +424,7 @@ void http_retire(struct http *h)
 	pthread_mutex_lock(&retire_lock);
 	retiring++;
 	pthread_mutex_unlock(&retire_lock);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	r = pthread_create(&thread, &attr, retire, h);
-	pthread_attr_destroy(&attr);
+	r = thread_spawn(&thread, true, retire, h);
 	if (r != 0) {
 		pthread_mutex_lock(&retire_lock);
 		retiring--;

@@ -10,6 +10,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #define THREADS_MAX 16
 
 struct job {
@@ -80,7 +82,7 @@ int jobs_new(const char *name, unsigned threads, unsigned queue_max, int nice,
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->wake, NULL);
 	for (; j->n_threads < threads; j->n_threads++) {
-		r = -pthread_create(&j->threads[j->n_threads], NULL, worker, j);
+		r = thread_spawn(&j->threads[j->n_threads], false, worker, j);
 		if (r < 0)
 			break;
 	}

@@ -127,6 +127,7 @@ static int load_files(const struct config *cfg, bool to_log, struct tls_material
 /* Everything the running daemon holds, in init order. */
 struct app {
 	const struct cli *cli;
+	uint64_t intervals_missed; /* timer expirations collection came too late for */
 	struct config cfg;
 	struct sysfs *sysfs;
 	struct topo *topo;
@@ -249,6 +250,7 @@ static void app_collect(struct app *app, uint64_t now)
 	struct snapshot *snap = snapring_begin(app->ring);
 
 	collector_collect(app->collector, now, snap);
+	snap->intervals_missed = app->intervals_missed;
 	snap->config_ok = app->reload_error[0] == '\0';
 	snap->config_loaded_at = app->config_loaded_at;
 	app_record(app, snap);
@@ -261,6 +263,7 @@ static void app_publish(struct app *app)
 	struct snapshot *snap = snapring_begin(app->ring);
 
 	collector_fill(app->collector, snap);
+	snap->intervals_missed = app->intervals_missed;
 	snap->config_ok = app->reload_error[0] == '\0';
 	snap->config_loaded_at = app->config_loaded_at;
 	snapring_publish(app->ring, snap);
@@ -657,6 +660,8 @@ static void on_timer(struct app *app)
 	 * the whole time since the previous one. */
 	if (read(app->timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
+	if (expirations > 1)
+		app->intervals_missed += expirations - 1;
 	now = mono_ns();
 	app->last_tick_ns = now;
 	app_collect(app, now);

@@ -102,6 +102,8 @@ struct snap_pmu {
 
 struct snapshot {
 	uint64_t seq;       /* intervals collected, 1 for the first interval */
+	uint64_t intervals_missed; /* intervals the timer fired again before
+				    * collection got to them (merged) */
 	uint64_t published; /* publication number: changes with every
 			     * publication, also one without a new interval
 			     * (a reload), so caches keyed on it never go stale */

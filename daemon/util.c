@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -126,6 +127,28 @@ fail:
 	close(fd);
 	free(buf);
 	return r;
+}
+
+int thread_spawn(pthread_t *thread, bool detached, void *(*fn)(void *), void *arg)
+{
+	struct sched_param normal = { .sched_priority = 0 };
+	pthread_attr_t attr;
+	int r;
+
+	r = pthread_attr_init(&attr);
+	if (r != 0)
+		return -r;
+	r = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	if (r == 0)
+		r = pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	if (r == 0)
+		r = pthread_attr_setschedparam(&attr, &normal);
+	if (r == 0 && detached)
+		r = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (r == 0)
+		r = pthread_create(thread, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return -r;
 }
 
 void buf_init(struct buf *b)

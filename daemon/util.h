@@ -3,6 +3,7 @@
 #ifndef TOPDOWND_UTIL_H
 #define TOPDOWND_UTIL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,12 @@ void str_printable(char *buf, size_t len, const char *src);
 /* Reads all of @path (to EOF: pipes and /dev/null work) into a new
  * NUL-terminated buffer.  -errno on failure, -EFBIG beyond @max bytes. */
 int read_file(const char *path, size_t max, char **data, size_t *len);
+
+/* pthread_create() for every thread of the daemon but the collection:
+ * always at normal priority (SCHED_OTHER), also when the collection runs
+ * real-time (the unit's CPUSchedulingPolicy=rr), rather than inheriting
+ * its policy.  0 or -errno. */
+int thread_spawn(pthread_t *thread, bool detached, void *(*fn)(void *), void *arg);
 
 /* A growable byte buffer.  After an allocation failure every append is a
  * no-op and buf_failed() is true, so writers check once at the end. */

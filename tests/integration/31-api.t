@@ -22,7 +22,7 @@ td_start "$SPR" "$scen" -i 200ms || exit 1
 api() { curl -s "$TD_URL/api/v1/topdown$1"; }
 wait_intervals 2
 
-is "$(api "" | jq -r .api_version)" "1.1" "the document says its API version"
+is "$(api "" | jq -r .api_version)" "1.2" "the document says its API version"
 out=$(curl -s -w ' %{http_code}' "$TD_URL/api/v1/topdown?cpu=3,100")
 is "$out" '{"error":"invalid cpu: 100 does not exist on this host (its CPUs are 0-15)"} 400' \
 	"?cpu=3,100: 400 naming the CPU that does not exist"

@@ -5,7 +5,7 @@
 # activation; the units (verify, security exposure); make install.
 . "$(dirname "$0")/lib.sh"
 
-plan 51
+plan 56
 
 SPR=$FIXTURES/spr-2s
 scen=$(write_scenario constant <<'EOF'
@@ -157,9 +157,27 @@ the permission advice reads /proc/sys/kernel/perf_event_paranoid and process_sta
 	"... and names the feature a stricter unit would break"
 for k in Type=notify ExecReload= Restart=on-failure RestartPreventExitStatus=78 WatchdogSec=30s DynamicUser=yes \
 	AmbientCapabilities=CAP_PERFMON CapabilityBoundingSet=CAP_PERFMON LimitNOFILE= \
-	ConfigurationDirectory=topdownd; do
+	ConfigurationDirectory=topdownd CPUSchedulingPolicy=rr CPUSchedulingPriority=1 RestrictRealtime=yes; do
 	grep -q "^$k" "$ROOT/systemd/topdownd.service"
 	ok $? "unit sets $k"
 done
+
+# Started as the unit starts it (CPUSchedulingPolicy=rr, priority 1): the
+# collection keeps that policy, every other thread runs at normal priority.
+if [ "$(id -u)" -eq 0 ] && command -v chrt >/dev/null; then
+	printf '#!/bin/sh\nexec chrt -r 1 "%s" "$@"\n' "$TOPDOWND" >"$TMP/rr"
+	chmod +x "$TMP/rr"
+	TOPDOWND=$TMP/rr td_start "$SPR" "$scen" -i 100ms || exit 1
+	sleep 0.5
+	ps -L -o tid=,cls=,rtprio=,comm= -p "$TD_PID" >"$TMP/threads"
+	is "$(awk -v pid="$TD_PID" '$1 == pid {print $2, $3}' "$TMP/threads")" "RR 1" \
+		"under CPUSchedulingPolicy=rr: the collection keeps RR priority 1"
+	is "$(awk -v pid="$TD_PID" '$1 != pid && $2 != "TS" {print $4, $2}' "$TMP/threads")$(awk -v pid="$TD_PID" '$1 != pid' "$TMP/threads" | wc -l | awk '$1 < 3 {print "fewer than 3 other threads"}')" "" \
+		"... and its $(awk -v pid="$TD_PID" '$1 != pid' "$TMP/threads" | wc -l) other threads ($(awk -v pid="$TD_PID" '$1 != pid {print $4}' "$TMP/threads" | sort -u | tr '\n' ' ')) run at normal priority (TS)"
+	td_stop
+else
+	skip "needs root and chrt(1) to start the daemon real-time"
+	skip "needs root and chrt(1) to start the daemon real-time"
+fi
 
 done_testing

@@ -23,6 +23,7 @@ FEATURES = {
     "counting (perf groups)": ["perf_event_open", "ioctl", "read", "close"],
     "raising RLIMIT_NOFILE for the perf groups and connections": ["prlimit64"],
     "HTTP threads yielding to the collection (nice 5)": ["setpriority"],
+    "threads at normal priority beside the real-time collection": ["sched_setscheduler"],
     "naming the threads": ["prctl"],
     "the event loop": ["epoll_create1", "epoll_ctl", "epoll_wait", "timerfd_create",
                        "timerfd_settime", "timerfd_gettime", "signalfd4", "clock_nanosleep"],

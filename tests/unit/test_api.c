@@ -341,13 +341,14 @@ static void test_document_host(void **state)
 
 	(void)state;
 	/* Exactly the top-level keys of the host scope. */
-	assert_int_equal(json_object_size(doc), 11);
-	jstr(doc, "api_version", "1.1");
+	assert_int_equal(json_object_size(doc), 12);
+	jstr(doc, "api_version", "1.2");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
 	jreal(doc, "interval_seconds", 2.5);
 	jint(doc, "intervals", 12);
+	jint(doc, "intervals_missed", 0);
 	assert_true(json_is_true(jhas(doc, "up")));
 	jstr(doc, "pmu.name", "cpu");
 	jstr(doc, "pmu.pmu_name", "sapphire_rapids");
@@ -415,7 +416,7 @@ static void test_document_scopes(void **state)
 
 	(void)state;
 	doc = document(&f->snap, "package", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 12);
+	assert_int_equal(json_object_size(doc), 13);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	jabsent(doc, "cores");
 	jabsent(doc, "cpus");
@@ -433,7 +434,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "core", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 13);
+	assert_int_equal(json_object_size(doc), 14);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	assert_int_equal(json_array_size(jhas(doc, "cores")), 3);
 	jabsent(doc, "cpus");
@@ -455,7 +456,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "cpu", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 14);
+	assert_int_equal(json_object_size(doc), 15);
 	assert_int_equal(json_array_size(jhas(doc, "cpus")), 5);
 	jint(doc, "cpus.0.cpu", 0);
 	jint(doc, "cpus.0.core", 0);
@@ -837,8 +838,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"api_version\":\"1.1\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"api_version\":\"1.1\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.2\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.2\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));
