@@ -6,8 +6,9 @@
  * A fixed ring of HISTORY_SAMPLES samples, one per resolution step
  * (length / HISTORY_SAMPLES, or the interval if longer): memory is
  * HISTORY_SAMPLES x (1 + packages) x TD_C_COUNT doubles, allocated once.
- * Written by the collection once per interval, read by HTTP threads; a lock
- * held for a copy, never across anything else. */
+ * Written by the history worker when a sample is due (history_due, asked
+ * by the collection), read by HTTP threads; a lock held for a copy, never
+ * across anything else. */
 #ifndef TOPDOWND_HISTORY_H
 #define TOPDOWND_HISTORY_H
 
@@ -33,8 +34,8 @@ size_t history_bytes(const struct history *h);
 /* Whether a sample at @timestamp is due: a resolution step has passed
  * since the last sample kept. */
 bool history_due(struct history *h, double timestamp);
-/* Records @snap's totals of packages and the host (which must be summed,
- * snapshot_sum_package_totals) by its timestamp, if due. */
+/* Records @snap's totals of packages and the host (summed: snapring_sum)
+ * by its timestamp, if due. */
 void history_record(struct history *h, const struct snapshot *snap);
 
 /* A sample: when, and the totals of the host and of each package (in the

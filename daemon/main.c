@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include "collector.h"
 #include "config.h"
 #include "history.h"
+#include "jobs.h"
 #include "http.h"
 #include "listen.h"
 #include "log.h"
@@ -137,6 +139,8 @@ struct app {
 	struct collector *collector;
 	struct snapring *ring;
 	struct history *history;
+	struct jobs *history_jobs; /* takes the history's samples */
+	atomic_bool history_queued;
 	struct tls_material *tls;   /* until the HTTP server takes them */
 	struct auth_db *auth;
 	bool https;
@@ -234,14 +238,30 @@ static int app_start_collection(struct app *app)
 	return collector_start(app->collector);
 }
 
-/* The history's samples need packages and the host: summed before
- * publication, only when a sample is due (readers sum the rest). */
-static void app_record(struct app *app, struct snapshot *snap)
+/* A history sample: the newest interval published, its packages and host
+ * summed and recorded, on the history worker (nice 5), so collection never
+ * sums anything. */
+static void history_job(void *arg)
 {
-	if (!app->history || snap->seq == 0 || !history_due(app->history, snap->timestamp))
+	struct app *app = arg;
+	const struct snapshot *snap = snapring_acquire(app->ring);
+
+	if (snap) {
+		snapring_sum(app->ring, snap);
+		history_record(app->history, snap);
+		snapring_release(app->ring, snap);
+	}
+	atomic_store(&app->history_queued, false);
+}
+
+static void app_record(struct app *app, const struct snapshot *snap)
+{
+	if (!app->history_jobs || snap->seq == 0 || atomic_load(&app->history_queued) ||
+	    !history_due(app->history, snap->timestamp))
 		return;
-	snapshot_sum_package_totals(snap);
-	history_record(app->history, snap);
+	atomic_store(&app->history_queued, true);
+	if (jobs_submit(app->history_jobs, history_job, app) < 0)
+		atomic_store(&app->history_queued, false);
 }
 
 /* One interval: the reads go straight into a free buffer of the ring. */
@@ -253,8 +273,8 @@ static void app_collect(struct app *app, uint64_t now)
 	snap->intervals_missed = app->intervals_missed;
 	snap->config_ok = app->reload_error[0] == '\0';
 	snap->config_loaded_at = app->config_loaded_at;
-	app_record(app, snap);
-	snapring_publish(app->ring, snap);
+	if (snapring_publish(app->ring, snap))
+		app_record(app, snap);
 }
 
 /* The same figures again with the state in force (start, a reload). */
@@ -366,6 +386,7 @@ static void app_free(struct app *app)
 {
 	http_free(app->http);
 	http_retired_wait();
+	jobs_free(app->history_jobs);
 	history_free(app->history);
 	auth_db_free(app->auth);
 	tls_material_free(app->tls);
@@ -807,6 +828,11 @@ static int run_daemon(struct app *app)
 	r = history_new(app->cfg.history_ns, collector_packages(app->collector), &app->history);
 	if (r < 0) {
 		log_error_errno(r, "Failed to allocate the history: %m");
+		return EXIT_RUNTIME;
+	}
+	r = jobs_new("topdownd-hist", 1, 2, 5, &app->history_jobs);
+	if (r < 0) {
+		log_error_errno(r, "Failed to start the history worker: %m");
 		return EXIT_RUNTIME;
 	}
 	app->config_loaded_at = wall_now();

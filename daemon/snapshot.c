@@ -46,15 +46,13 @@ void snap_cols_of(td_catset cats, struct snap_cols *out)
 
 /* The columns of @cols only: the others are never read. */
 static void add_counts(struct snap_counts *restrict dst, const struct snap_counts *restrict src,
-		       const struct snap_cols *restrict cols, bool with_last)
+		       const struct snap_cols *restrict cols)
 {
 	for (unsigned r = 0; r < cols->n; r++)
-		for (unsigned i = cols->lo[r]; i < cols->hi[r]; i++)
+		for (unsigned i = cols->lo[r]; i < cols->hi[r]; i++) {
 			dst->total[i] += src->total[i];
-	if (with_last)
-		for (unsigned r = 0; r < cols->n; r++)
-			for (unsigned i = cols->lo[r]; i < cols->hi[r]; i++)
-				dst->last[i] += src->last[i];
+			dst->last[i] += src->last[i];
+		}
 	dst->cats |= src->cats;
 }
 
@@ -63,7 +61,7 @@ static void add_counts(struct snap_counts *restrict dst, const struct snap_count
  * floating-point sums taken in a fixed order of non-decreasing terms never
  * decrease, so aggregates stay monotonic.  A CPU whose package is unknown
  * goes straight to the host. */
-static void sum_packages(struct snapshot *snap, bool with_last)
+void snapshot_sum_packages(struct snapshot *snap)
 {
 	struct snap_cols cols;
 
@@ -79,26 +77,17 @@ static void sum_packages(struct snapshot *snap, bool with_last)
 		const struct snap_cpu *cpu = &snap->cpus[i];
 
 		if (cpu->pkg_idx >= 0) {
-			add_counts(&snap->pkgs[cpu->pkg_idx].c, &cpu->c, &cols, with_last);
+			add_counts(&snap->pkgs[cpu->pkg_idx].c, &cpu->c, &cols);
 			snap->pkgs[cpu->pkg_idx].covered |= cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
 		} else {
-			add_counts(&snap->host, &cpu->c, &cols, with_last);
+			add_counts(&snap->host, &cpu->c, &cols);
 		}
 	}
 	for (unsigned i = 0; i < snap->n_pkgs; i++)
-		add_counts(&snap->host, &snap->pkgs[i].c, &cols, with_last);
-}
-
-void snapshot_sum_packages(struct snapshot *snap)
-{
-	sum_packages(snap, true);
+		add_counts(&snap->host, &snap->pkgs[i].c, &cols);
 	snap->packages_summed = true;
 }
 
-void snapshot_sum_package_totals(struct snapshot *snap)
-{
-	sum_packages(snap, false);
-}
 
 void snapshot_sum_cores(struct snapshot *snap)
 {
@@ -113,7 +102,7 @@ void snapshot_sum_cores(struct snapshot *snap)
 		const struct snap_cpu *cpu = &snap->cpus[i];
 
 		if (cpu->core_idx >= 0) {
-			add_counts(&snap->cores[cpu->core_idx].c, &cpu->c, &cols, true);
+			add_counts(&snap->cores[cpu->core_idx].c, &cpu->c, &cols);
 			snap->cores[cpu->core_idx].covered |= cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
 		}
 	}

@@ -9,8 +9,8 @@
  * buffer, it writes into one of its own and that interval is not
  * published (the next one is, with totals that include it).  Cores,
  * packages and the host are summed when read: by the first reader that
- * renders a buffer, or (package totals) by the collector for the history
- * before publication.  An unread interval costs no aggregation. */
+ * renders a buffer or takes a history sample.  An unread interval costs no
+ * aggregation. */
 #ifndef TOPDOWND_SNAPSHOT_H
 #define TOPDOWND_SNAPSHOT_H
 
@@ -147,10 +147,6 @@ struct snapshot {
 /* Sums the CPUs' counts into packages and the packages' into the host
  * (slot-weighted: counters are added, ratios are never averaged). */
 void snapshot_sum_packages(struct snapshot *snap);
-/* The same for the totals only (the history's samples), the last interval
- * left unsummed: readers still sum packages (the same totals, bit for
- * bit: the same additions in the same order). */
-void snapshot_sum_package_totals(struct snapshot *snap);
 /* Sums the CPUs' counts into cores. */
 void snapshot_sum_cores(struct snapshot *snap);
 /* Both. */
@@ -188,8 +184,8 @@ uint64_t snapring_private_uses(const struct snapring *ring);
 const struct snapshot *snapring_acquire(struct snapring *ring);
 /* Cores, packages and the host of @snap (acquired) summed, once per
  * publication: by the readers that render (the render worker, --once and
- * --watch), never by the HTTP connection threads, which then never wait
- * for one another here. */
+ * --watch) and the history worker, never by the HTTP connection threads,
+ * which then never wait for one another here. */
 void snapring_sum(struct snapring *ring, const struct snapshot *snap);
 void snapring_release(struct snapring *ring, const struct snapshot *snap);
 
