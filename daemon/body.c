@@ -30,7 +30,6 @@ struct spares {
 };
 
 struct body_slot {
-	struct body_pool *pool;
 	/* The renderer's alone (the caller serialises a slot's renders). */
 	size_t last_len;
 	struct isal_zstream *gz; /* the slot's stream, reset for each body */
@@ -61,8 +60,6 @@ int body_pool_new(unsigned n_slots, int gzip_level, struct body_pool **ret)
 	atomic_init(&p->fresh, 0);
 	p->gzip_level = gzip_level;
 	p->n_slots = n_slots;
-	for (unsigned i = 0; i < n_slots; i++)
-		p->slots[i].pool = p;
 	for (int k = 0; k < KINDS; k++)
 		pthread_mutex_init(&p->kinds[k].lock, NULL);
 	*ret = p;

@@ -424,6 +424,32 @@ static void test_ring_basic(void **state)
 
 /* Cores, packages and the host are summed by the first reader that
  * renders a publication (or takes a history sample), once. */
+/* Publication @seq of 4 CPUs on 2 cores of 2 packages, CPU i counting
+ * @slots(i) slots, not summed yet. */
+static void two_packages(struct snapshot *w, uint64_t seq, double (*slots)(unsigned))
+{
+	fill(w, 4, seq);
+	w->n_cores = w->n_pkgs = 2;
+	w->cats = ~(td_catset)0;
+	for (unsigned i = 0; i < 4; i++) {
+		w->cpus[i].core_idx = w->cpus[i].pkg_idx = (int)i / 2;
+		w->cpus[i].selected = true;
+		set_counts(&w->cpus[i].c, slots(i), slots(i) / 10, 1e9, 1e9);
+	}
+	w->packages_summed = w->cores_summed = false;
+}
+
+static double growing(unsigned i)
+{
+	return 1000.0 * (i + 1) + 0.1;
+}
+
+static double ten(unsigned i)
+{
+	(void)i;
+	return 10;
+}
+
 static void test_ring_sums_when_read(void **state)
 {
 	struct snapring *ring = NULL;
@@ -434,15 +460,7 @@ static void test_ring_sums_when_read(void **state)
 	(void)state;
 	assert_int_equal(snapring_new(4, &ring), 0);
 	w = snapring_begin(ring);
-	fill(w, 4, 1);
-	w->n_cores = w->n_pkgs = 2;
-	w->cats = ~(td_catset)0;
-	for (unsigned i = 0; i < 4; i++) {
-		w->cpus[i].core_idx = w->cpus[i].pkg_idx = (int)i / 2;
-		w->cpus[i].selected = true;
-		set_counts(&w->cpus[i].c, 1000.0 * (i + 1) + 0.1, 100.0 * (i + 1), 1e9, 1e9);
-	}
-	w->packages_summed = w->cores_summed = false;
+	two_packages(w, 1, growing);
 	host_total = pkg_total[0] + pkg_total[1];
 	snapring_publish(ring, w);
 
@@ -470,14 +488,7 @@ static void test_ring_sums_when_read(void **state)
 
 	/* The next publication is summed afresh by its first reader. */
 	w = snapring_begin(ring);
-	fill(w, 4, 2);
-	w->n_cores = w->n_pkgs = 2;
-	w->cats = ~(td_catset)0;
-	for (unsigned i = 0; i < 4; i++) {
-		w->cpus[i].core_idx = w->cpus[i].pkg_idx = (int)i / 2;
-		set_counts(&w->cpus[i].c, 10, 1, 1e9, 1e9);
-	}
-	w->packages_summed = w->cores_summed = false;
+	two_packages(w, 2, ten);
 	snapring_publish(ring, w);
 	r = snapring_acquire(ring);
 	snapring_sum(ring, r);
