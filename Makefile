@@ -98,7 +98,7 @@ DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-de
 	libjansson-dev libinih-dev libisal-dev libcrypt-dev
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
-	man-db openssl linux-perf
+	man-db openssl linux-perf chromium chromium-driver python3-selenium
 # make deb: the packaging tools (also tested by make check).
 DEB_PKG := dpkg-dev debhelper fakeroot lintian
 # The arm64 cross-build (make check-arm64): Debian's cross compiler, the
@@ -125,6 +125,14 @@ $(TOPDOWND): $(DAEMON_OBJS)
 $(BUILD)/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The live page's style and script, compiled into page.o.
+PAGE_ASSETS := daemon/page.css daemon/page.js
+$(BUILD)/gen/page_assets.h: $(PAGE_ASSETS) build-aux/embed
+	@mkdir -p $(@D)
+	build-aux/embed page_style=daemon/page.css page_script=daemon/page.js >$@.tmp && mv $@.tmp $@
+$(BUILD)/daemon/page.o: $(BUILD)/gen/page_assets.h
+$(BUILD)/daemon/page.o: ALL_CFLAGS += -I$(BUILD)/gen
 
 # The revision is compiled into version.o only; rebuild it when it changes.
 $(BUILD)/revision.stamp: FORCE

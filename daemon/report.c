@@ -330,4 +330,12 @@ void report_once(FILE *out, const struct snapshot *snap)
 	}
 	fputc('\n', out);
 	fprintf(out, "\n* bottleneck: host %s\n", bottlenecks[0][0] ? bottlenecks[0] : "none (no slots counted)");
+	/* perf stat prints the same fraction after each count; a running
+	 * topdownd under a perf session (or the other way round) halves it. */
+	if (snap->host.last[TD_C_ENABLED] > 0 &&
+	    snap->host.last[TD_C_RUNNING] < 0.995 * snap->host.last[TD_C_ENABLED])
+		fprintf(out, "note: the counters ran %.1f%% of the time: another user of the PMU shares "
+			     "them (perf, a second topdownd) or the groups rotate; figures are scaled to "
+			     "the whole interval, as perf does\n",
+			100.0 * snap->host.last[TD_C_RUNNING] / snap->host.last[TD_C_ENABLED]);
 }

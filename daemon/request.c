@@ -24,6 +24,9 @@
 #define CT_JSON "application/json"
 #define CT_HTML "text/html; charset=utf-8"
 
+/* The live page's history and now: everything the API has, at core scope. */
+static const struct api_query page_query = { .scope = API_SCOPE_CORE, .level = 2 };
+
 /* Where a request stands: its head arrived (the handler's first call),
  * a password check or a render runs on a worker while the connection is
  * suspended, then the handler is called again. */
@@ -58,6 +61,8 @@ struct req {
 	struct api_query query;
 	struct history_sample *then; /* where a ?window= starts */
 	double since;                /* of the history */
+	char heat[48];               /* the live page's ?heat= */
+	char page_error[256];        /* why its query is refused */
 	struct MHD_Response *response;
 	unsigned status;
 };
@@ -235,6 +240,54 @@ static void auth_job(void *arg)
 	MHD_resume_connection(req->mc);
 }
 
+static json_t *history_document(struct http *h, const struct snapshot *snap, double since,
+				unsigned level)
+{
+	struct history_series *series = NULL;
+	json_t *doc = history_series(h->p.history, since, &series) == 0
+			      ? api_history(snap, series, level, h->p.hostname, topdownd_version)
+			      : NULL;
+
+	history_series_free(series);
+	return doc;
+}
+
+/* The live page of the held snapshot: rendered from the documents its
+ * script fetches. */
+static struct MHD_Response *page_response(struct http *h, struct req *req)
+{
+	struct MHD_Response *resp = NULL;
+	json_t *now, *hist;
+	struct buf b;
+
+	snapring_sum(h->p.ring, req->snap);
+	now = api_document(req->snap, &page_query, NULL, h->p.hostname, topdownd_version);
+	hist = history_document(h, req->snap, 0, 2);
+	buf_init(&b);
+	if (now && hist)
+		page_live(&b, now, hist, req->heat[0] ? req->heat : NULL,
+			  (double)history_length_ns(h->p.history) / 1e9, topdownd_revision);
+	json_decref(now);
+	json_decref(hist);
+	if (now && hist && !buf_failed(&b)) {
+		size_t len;
+		char *text = buf_steal(&b, &len);
+
+		resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+		if (!resp)
+			free(text);
+	}
+	buf_free(&b);
+	if (!resp)
+		return NULL;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, CT_HTML);
+	MHD_add_response_header(resp, "Content-Security-Policy", page_csp());
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	return resp;
+}
+
 static void render_job(void *arg)
 {
 	struct req *req = arg;
@@ -262,18 +315,14 @@ static void render_job(void *arg)
 		req->response = snap ? render_response(h->render, snap, req->variant, &opt, req->s->gen)
 				     : NULL;
 		snapring_release(h->p.ring, snap);
+	} else if (req->ep == EXPO_EP_INDEX) {
+		req->response = page_response(h, req);
 	} else {
 		json_t *doc;
 		char *text;
 
 		if (req->history) {
-			struct history_series *series = NULL;
-
-			doc = history_series(h->p.history, req->since, &series) == 0
-				      ? api_history(req->snap, series, req->query.level, h->p.hostname,
-						    topdownd_version)
-				      : NULL;
-			history_series_free(series);
+			doc = history_document(h, req->snap, req->since, req->query.level);
 		} else {
 			snapring_sum(h->p.ring, req->snap);
 			doc = api_document(req->snap, &req->query, req->then, h->p.hostname,
@@ -418,21 +467,33 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 	return MHD_YES;
 }
 
-static enum MHD_Result serve_landing(struct http *h, struct MHD_Connection *conn,
-				     const struct snapshot *snap)
+/* / takes one parameter, heat: the category of the cores' heatmap (the
+ * page's form, without JavaScript). */
+static enum MHD_Result collect_page_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+					const char *value)
 {
-	enum MHD_Result ret;
-	struct buf b;
+	struct req *req = cls;
+	char text[80];
 
-	buf_init(&b);
-	page_landing(&b, snap, h->p.hostname, topdownd_version, topdownd_revision);
-	if (buf_failed(&b)) {
-		buf_free(&b);
-		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	(void)kind;
+	if (req->page_error[0])
+		return MHD_NO;
+	if (strcmp(key, "heat") != 0) {
+		str_printable(text, sizeof(text), key);
+		str_printf(req->page_error, sizeof(req->page_error),
+			   "400 unknown parameter \"%.64s\": / takes heat=CATEGORY\n", text);
+	} else if (req->heat[0]) {
+		str_printf(req->page_error, sizeof(req->page_error),
+			   "400 parameter \"heat\" given more than once\n");
+	} else if (!value || !page_heat_known(value)) {
+		str_printable(text, sizeof(text), value ? value : "");
+		str_printf(req->page_error, sizeof(req->page_error),
+			   "400 invalid heat \"%.64s\": expected a category of the bottleneck tree, "
+			   "such as backend_bound or memory_bound\n", text);
+	} else {
+		str_printf(req->heat, sizeof(req->heat), "%s", value);
 	}
-	ret = respond(conn, MHD_HTTP_OK, CT_HTML, b.data, b.len, 0);
-	buf_free(&b);
-	return ret;
+	return req->page_error[0] ? MHD_NO : MHD_YES;
 }
 
 /* /metrics takes one parameter, granularity: the scrape of a second,
@@ -575,7 +636,16 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 		break;
 	}
 	case EXPO_EP_INDEX:
-		ret = serve_landing(h, conn, snap);
+		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_page_arg, req);
+		if (req->page_error[0]) {
+			req->status = MHD_HTTP_BAD_REQUEST;
+			ret = respond_text(conn, req->status, req->page_error);
+			break;
+		}
+		if (render_on_worker(h, req, snap, &ret)) {
+			*suspended = true;
+			return MHD_YES;
+		}
 		break;
 	case EXPO_EP_READY:
 		req->status = snap->seq > 0 ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;

@@ -37,6 +37,13 @@ $(FUZZ_BUILD)/obj/%.o: daemon/%.c
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(WARN) -MMD -MP -c -o $@ $< 2>$@.warn; \
 		st=$$?; cat $@.warn >&2; exit $$st
 
+# The live page's style and script (the Makefile's rule).
+$(FUZZ_BUILD)/gen/page_assets.h: daemon/page.css daemon/page.js build-aux/embed
+	@mkdir -p $(@D)
+	@build-aux/embed page_style=daemon/page.css page_script=daemon/page.js >$@.tmp && mv $@.tmp $@
+$(FUZZ_BUILD)/obj/page.o: $(FUZZ_BUILD)/gen/page_assets.h
+$(FUZZ_BUILD)/obj/page.o: FUZZ_CFLAGS += -I$(FUZZ_BUILD)/gen
+
 $(ARCHIVE): $(DAEMON_OBJS)
 	@rm -f $@
 	@ar rcs $@ $^

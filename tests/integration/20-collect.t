@@ -5,7 +5,7 @@
 # interrupted and short reads.
 . "$(dirname "$0")/lib.sh"
 
-plan 64
+plan 67
 
 SPR=$FIXTURES/spr-2s
 api() { curl -sf "$TD_URL/api/v1/topdown?$1"; }
@@ -252,6 +252,18 @@ FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$constant LD_PRELOAD=$FAKEPMU \
 is "$(jq -c '.intervals' "$TMP/watch.json" | tr '\n' ' ')" "1 2 " "--watch --json: one document per line, one per interval"
 tail -1 "$TMP/watch.json" >"$TMP/watch-last.json"
 check "--watch --json: values against the truth" api "$constant" "$SPR" "$TMP/watch-last.json"
+ok $(! grep -q '^note:' "$TMP/watch.txt"; echo $?) "--watch: no note while the counters run all the time"
+# Another user of SLOTS (perf, a second topdownd): the kernel gives the
+# group half the time.
+shared=$(jq '.cpus.default.running = 0.5' "$constant" | write_scenario shared)
+FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$shared LD_PRELOAD=$FAKEPMU \
+	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --watch --count 2 -i 100ms \
+	>"$TMP/watch-shared.txt" 2>/dev/null
+# Half of a 100 ms interval, in the fake's multiplexing slices: 45-55 %.
+is "$(grep -cE '^running +(4[5-9]|5[0-5])\.[0-9]% ' "$TMP/watch-shared.txt")" 2 \
+	"--watch, counters shared: the running fraction shows it (about 50 %)"
+is "$(grep -cE '^note: the counters ran (4[5-9]|5[0-5])\.[0-9]% of the time: another user of the PMU shares them \(perf, a second topdownd\) or the groups rotate; figures are scaled to the whole interval, as perf does$' "$TMP/watch-shared.txt")" 2 \
+	"--watch, counters shared: a note under each table says why"
 FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$constant LD_PRELOAD=$FAKEPMU \
 	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --watch -i 100ms >/dev/null 2>&1 &
 wpid=$!

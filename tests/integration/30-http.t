@@ -171,11 +171,12 @@ for p in / /metrics /api/v1/topdown /-/healthy /-/ready /x; do
 done
 is "$(curl -s "$TD_URL/-/healthy")" "OK" "/-/healthy: OK"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/-/ready")" 200 "/-/ready: 200 after the first interval"
-# The landing page.
+# The landing page (the live page: 35-live-page.t tries it in a browser).
 curl -sf "$TD_URL/" >"$TMP/index.html"
-for s in '<th>Version</th><td>0.1.0' '<th>PMU</th><td>cpu</td>' '<th>pmu_name</th><td>sapphire_rapids</td>' \
-	'<th>Level</th><td>2</td>' '<th>Model</th><td>perf</td>' '<th>CPUs monitored</th><td>16 of 16' \
-	'<th>Interval</th><td>1 s</td>' 'href="metrics"' 'href="api/v1/topdown"' 'href="-/healthy"' 'href="-/ready"'; do
+for s in '<p class="meta">topdownd 0.1.0 (' 'cpu: sapphirerapids, level 2, model perf' \
+	'16 of 16 CPUs monitored.' 'interval 1 s</p>' '<div class="entity" id="e-host">' \
+	'<div class="entity" id="e-package-1">' 'href="metrics"' 'href="api/v1/topdown?scope=core"' \
+	'href="api/v1/topdown/history"' 'href="-/healthy"' 'href="-/ready"'; do
 	grep -qF "$s" "$TMP/index.html"
 	ok $? "landing page shows $s"
 done
