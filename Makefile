@@ -256,6 +256,7 @@ check-threads: all $(UNIT_BINS) $(FAKEPMU_TEST_BINS)
 bench: deps all
 	tests/bench/run
 	tests/bench/fleet-sizing
+	tests/bench/livepage
 
 FUZZ_SECONDS ?= 60
 fuzz: deps

@@ -187,13 +187,40 @@ struct body *body_render(struct body_pool *p, unsigned slot, const struct snapsh
 	return wrap(p, &p->kinds[KIND_PLAIN], data, s->last_len, cap);
 }
 
+/* Compresses @len bytes at @in into @out (@cap bytes) as one gzip
+ * member with stream @zs: the bytes written, or 0 if they do not fit. */
+static size_t deflate_into(struct isal_zstream *zs, uint8_t *level_buf, int level,
+			   const char *in, size_t len, char *out, size_t cap)
+{
+	if (len > UINT32_MAX / 2 || cap > UINT32_MAX)
+		return 0;
+	isal_deflate_init(zs);
+	zs->level = (uint32_t)level;
+	zs->level_buf = level_buf;
+	zs->level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+	zs->gzip_flag = IGZIP_GZIP;
+	zs->end_of_stream = 1;
+	zs->flush = NO_FLUSH;
+	zs->next_in = (uint8_t *)(uintptr_t)in;
+	zs->avail_in = (uint32_t)len;
+	zs->next_out = (uint8_t *)out;
+	zs->avail_out = (uint32_t)cap;
+	if (isal_deflate(zs) != COMP_OK || zs->internal_state.state != ZSTATE_END)
+		return 0;
+	return zs->total_out;
+}
+
+/* Room for stored blocks should nothing compress (5 bytes per 64 KiB),
+ * the gzip header and trailer, and more. */
+static size_t gzip_bound(size_t len)
+{
+	return len + len / 16 + 4096;
+}
+
 struct body *body_gzip(struct body_pool *p, unsigned slot, const struct body *plain)
 {
 	struct body_slot *s = &p->slots[slot];
-	/* Room for stored blocks should nothing compress (5 bytes per
-	 * 64 KiB), the gzip header and trailer, and more. */
-	size_t want = plain->len + plain->len / 16 + 4096, cap;
-	struct isal_zstream *zs;
+	size_t cap, n;
 	char *data;
 
 	if (!s->gz) {
@@ -207,27 +234,34 @@ struct body *body_gzip(struct body_pool *p, unsigned slot, const struct body *pl
 			return NULL;
 		}
 	}
-	data = take(p, &p->kinds[KIND_GZIP], want, &cap);
+	data = take(p, &p->kinds[KIND_GZIP], gzip_bound(plain->len), &cap);
 	if (!data)
 		return NULL;
-	zs = s->gz;
-	isal_deflate_init(zs);
-	zs->level = (uint32_t)p->gzip_level;
-	zs->level_buf = s->gz_level_buf;
-	zs->level_buf_size = ISAL_DEF_LVL1_DEFAULT;
-	zs->gzip_flag = IGZIP_GZIP;
-	zs->end_of_stream = 1;
-	zs->flush = NO_FLUSH;
-	zs->next_in = (uint8_t *)(uintptr_t)plain->data;
-	zs->avail_in = (uint32_t)plain->len;
-	zs->next_out = (uint8_t *)data;
-	zs->avail_out = (uint32_t)cap;
-	if (plain->len > UINT32_MAX / 2 || isal_deflate(zs) != COMP_OK ||
-	    zs->internal_state.state != ZSTATE_END) {
+	n = deflate_into(s->gz, s->gz_level_buf, p->gzip_level, plain->data, plain->len, data, cap);
+	if (!n) {
 		give_back(&p->kinds[KIND_GZIP], data, cap);
 		return NULL;
 	}
-	return wrap(p, &p->kinds[KIND_GZIP], data, zs->total_out, cap);
+	return wrap(p, &p->kinds[KIND_GZIP], data, n, cap);
+}
+
+int body_gzip_once(const char *in, size_t len, char **out, size_t *out_len)
+{
+	struct isal_zstream *zs = malloc(sizeof(*zs));
+	uint8_t *level_buf = malloc(ISAL_DEF_LVL1_DEFAULT);
+	char *data = malloc(gzip_bound(len));
+	size_t n = zs && level_buf && data
+			   ? deflate_into(zs, level_buf, 1, in, len, data, gzip_bound(len)) : 0;
+
+	free(zs);
+	free(level_buf);
+	if (!n) {
+		free(data);
+		return -ENOMEM;
+	}
+	*out = data;
+	*out_len = n;
+	return 0;
 }
 
 unsigned long body_fresh_buffers(struct body_pool *p)

@@ -45,6 +45,11 @@ struct body *body_render(struct body_pool *p, unsigned slot, const struct snapsh
 /* @plain compressed (a gzip member) into slot @slot's buffer. */
 struct body *body_gzip(struct body_pool *p, unsigned slot, const struct body *plain);
 
+/* @len bytes at @in compressed (a gzip member, level 1) into a buffer of
+ * their own, for the responses rendered once per request (the JSON API,
+ * the live page).  -ENOMEM. */
+int body_gzip_once(const char *in, size_t len, char **out, size_t *out_len);
+
 struct body *body_ref(struct body *b);
 /* NULL is fine. */
 void body_unref(struct body *b);

@@ -830,6 +830,8 @@ static int run_daemon(struct app *app)
 		log_error_errno(r, "Failed to allocate the history: %m");
 		return EXIT_RUNTIME;
 	}
+	log_info("History (the live page, ?window=): %g s, %zu KiB",
+		 (double)app->cfg.history_ns / 1e9, (history_bytes(app->history) + 1023) / 1024);
 	r = jobs_new("topdownd-hist", 1, 2, 5, &app->history_jobs);
 	if (r < 0) {
 		log_error_errno(r, "Failed to start the history worker: %m");

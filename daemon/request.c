@@ -14,8 +14,10 @@
 #include <time.h>
 
 #include "api.h"
+#include "body.h"
 #include "client.h"
 #include "http_internal.h"
+#include "negotiate.h"
 #include "page.h"
 #include "util.h"
 #include "version.h"
@@ -61,6 +63,7 @@ struct req {
 	struct api_query query;
 	struct history_sample *then; /* where a ?window= starts */
 	double since;                /* of the history */
+	bool gzip;                   /* the client takes gzip (JSON, the page) */
 	char heat[48];               /* the live page's ?heat= */
 	char page_error[256];        /* why its query is refused */
 	struct MHD_Response *response;
@@ -240,6 +243,36 @@ static void auth_job(void *arg)
 	MHD_resume_connection(req->mc);
 }
 
+/* A response taking @text (malloc'd, @len bytes), compressed when the
+ * client takes gzip and it is worth it: the core-scope document the live
+ * page fetches every interval is 650 KB at a thousand CPUs, 80 KB as
+ * gzip.  NULL without memory. */
+static struct MHD_Response *rendered_response(struct req *req, char *text, size_t len,
+					      const char *content_type)
+{
+	struct MHD_Response *resp;
+	char *gz;
+	size_t gz_len;
+	bool zipped = false;
+
+	if (req->gzip && len >= 1024 && body_gzip_once(text, len, &gz, &gz_len) == 0) {
+		free(text);
+		text = gz;
+		len = gz_len;
+		zipped = true;
+	}
+	resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(text);
+		return NULL;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	if (zipped)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	return resp;
+}
+
 static json_t *history_document(struct http *h, const struct snapshot *snap, double since,
 				unsigned level)
 {
@@ -273,14 +306,11 @@ static struct MHD_Response *page_response(struct http *h, struct req *req)
 		size_t len;
 		char *text = buf_steal(&b, &len);
 
-		resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-		if (!resp)
-			free(text);
+		resp = rendered_response(req, text, len, CT_HTML);
 	}
 	buf_free(&b);
 	if (!resp)
 		return NULL;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, CT_HTML);
 	MHD_add_response_header(resp, "Content-Security-Policy", page_csp());
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
@@ -331,14 +361,8 @@ static void render_job(void *arg)
 		text = doc ? api_dump(doc, false) : NULL;
 
 		json_decref(doc);
-		if (text) {
-			req->response = MHD_create_response_from_buffer(strlen(text), text,
-									MHD_RESPMEM_MUST_FREE);
-			if (req->response)
-				MHD_add_response_header(req->response, MHD_HTTP_HEADER_CONTENT_TYPE, CT_JSON);
-			else
-				free(text);
-		}
+		if (text)
+			req->response = rendered_response(req, text, strlen(text), CT_JSON);
 	}
 	snapring_release(h->p.ring, req->snap);
 	req->snap = NULL;
@@ -563,6 +587,8 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 		return respond_text(conn, req->status, "starting\n");
 	}
 	req->status = MHD_HTTP_OK;
+	req->gzip = negotiate_gzip(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							       MHD_HTTP_HEADER_ACCEPT_ENCODING));
 	switch (req->ep) {
 	case EXPO_EP_METRICS: {
 		char err[256];

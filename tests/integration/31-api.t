@@ -6,7 +6,7 @@
 # checked against the scenario's truth.
 . "$(dirname "$0")/lib.sh"
 
-plan 25
+plan 28
 
 SPR=$FIXTURES/spr-2s
 # Phase A for 3 s, then phase B for good; every CPU alike.
@@ -93,6 +93,15 @@ is "$(jq -c '.host.level2_by_parent | to_entries | map([.key, (.value | keys)])'
 	"level2_by_parent: each level-2 category under its parent"
 near "$(jq .cpus[0].level2_by_parent.backend_bound.memory_bound "$TMP/tree.json")" 0.15 0.005 \
 	"... with the same values (a CPU's memory_bound 0.15)"
+# gzip when the client takes it (the live page fetches the core scope
+# every interval): the same document, compressed.
+curl -s -D "$TMP/gz.h" -H 'Accept-Encoding: gzip' -o "$TMP/core.json.gz" "$TD_URL/api/v1/topdown?scope=core"
+ok $(grep -qi '^Content-Encoding: gzip' "$TMP/gz.h" && grep -qi '^Vary: Accept-Encoding' "$TMP/gz.h"; echo $?) \
+	"Accept-Encoding: gzip: the document comes compressed, with Vary: Accept-Encoding"
+is "$(gzip -dc "$TMP/core.json.gz" | jq -r '[.api_version, (.cores | length)] | join(" ")')" "1.2 8" \
+	"the compressed document is the JSON API's, all 8 cores"
+is "$(curl -s -D - -o /dev/null "$TD_URL/api/v1/topdown" | grep -ci '^Content-Encoding')" 0 \
+	"without Accept-Encoding: not compressed"
 td_stop
 is "$TD_STATUS" 0 "exit 0"
 

@@ -139,6 +139,40 @@ static void test_gzip(void **state)
 	snap_free(s);
 }
 
+/* The one-off form: the same member as a slot's. */
+static void test_gzip_once(void **state)
+{
+	struct snapshot *s = snap_new(64);
+	struct body_pool *p = NULL;
+	struct body *plain;
+	struct inflate_state in;
+	char *gz, *out;
+	size_t gz_len;
+
+	(void)state;
+	assert_int_equal(body_pool_new(1, 1, &p), 0);
+	plain = body_render(p, 0, s, &OPTS, EXPO_TEXT);
+	assert_non_null(plain);
+	assert_int_equal(body_gzip_once(plain->data, plain->len, &gz, &gz_len), 0);
+	assert_true(gz_len < plain->len / 4);
+	out = malloc(plain->len + 1);
+	isal_inflate_init(&in);
+	in.crc_flag = ISAL_GZIP;
+	in.next_in = (uint8_t *)gz;
+	in.avail_in = (uint32_t)gz_len;
+	in.next_out = (uint8_t *)out;
+	in.avail_out = (uint32_t)plain->len + 1;
+	assert_int_equal(isal_inflate(&in), ISAL_DECOMP_OK);
+	assert_int_equal(in.block_state, ISAL_BLOCK_FINISH);
+	assert_int_equal(in.total_out, plain->len);
+	assert_memory_equal(out, plain->data, plain->len);
+	free(out);
+	free(gz);
+	body_unref(plain);
+	body_pool_free(p);
+	snap_free(s);
+}
+
 struct holder {
 	struct body *b;
 };
@@ -179,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_gzip_once),
 		cmocka_unit_test(test_outlives_owner),
 	};
 
