@@ -204,7 +204,8 @@ run: $(TOPDOWND)
 demo: $(TOPDOWND) $(FAKEPMU)
 	@mkdir -p build
 	tests/scenarios/demo-scenario 5 >build/demo-scenario.json
-	@echo "demo: try  curl -s http://$(RUN_ADDR)/metrics | grep ratio"
+	@echo "demo: open http://$(RUN_ADDR)/ in a browser (the live page)"
+	@echo "      try  curl -s http://$(RUN_ADDR)/metrics | grep ratio"
 	@echo "      and  curl -s 'http://$(RUN_ADDR)/api/v1/topdown?scope=package' | jq .packages"
 	FAKEPMU_SYSFS=tests/fixtures/spr-2s FAKEPMU_SCENARIO=build/demo-scenario.json \
 		LD_PRELOAD=$(abspath $(FAKEPMU)) \
