@@ -6,17 +6,31 @@
 # bottleneck is named right before and after the change, the history grows,
 # nothing is fetched from outside the daemon, and there are no console
 # errors; the same page without JavaScript (the server's rendering) and at
-# a phone's width.  Screenshots go to build/artifacts/.
+# a phone's width; then AMD, hybrid, Arm and no-PMU machines (bars and
+# bottleneck against the JSON API, no console errors).  Screenshots go to
+# build/artifacts/.
 . "$(dirname "$0")/lib.sh"
 
 N_BROWSER=19
-plan $((N_BROWSER + 3))
+SMOKES="genoa-2s:parity-zen4 adl-hybrid:parity-hybrid neoverse-v2-64:parity-neoverse-v2 vm-nopmu:constant"
+plan $((N_BROWSER + 3 + 4 * 4))
 
 for need in /usr/bin/chromium /usr/bin/chromedriver; do
 	[ -x "$need" ] || { echo "Bail out! $need is missing: make deps installs chromium and chromium-driver"; exit 1; }
 done
 /usr/bin/python3 -c 'import selenium' 2>/dev/null ||
 	{ echo "Bail out! python3-selenium is missing: make deps installs it"; exit 1; }
+
+# The browser's TAP lines, numbered on from here.
+run_tap() { # run_tap FILE: its lines, numbered on from here
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok 0 "${line#ok * - }" ;;
+		"not ok "*) ok 1 "${line#not ok * - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$1"
+}
 
 ARTIFACTS=${ARTIFACTS:-$(cd "$(dirname "$0")/../.." && pwd)/build/artifacts}
 mkdir -p "$ARTIFACTS"
@@ -48,14 +62,7 @@ wait_intervals 2
 timeout 150 /usr/bin/python3 "$(dirname "$0")/livepage.py" "$TD_URL/" "$TMP/truths.json" \
 	"$(dirname "$0")/../../contrib/grafana/topdownd.json" "$ARTIFACTS" >"$TMP/browser.tap" 2>"$TMP/browser.err"
 st=$?
-# Its lines, numbered on from here.
-while IFS= read -r line; do
-	case $line in
-	"ok "*) ok 0 "${line#ok * - }" ;;
-	"not ok "*) ok 1 "${line#not ok * - }" ;;
-	*) echo "$line" ;;
-	esac
-done <"$TMP/browser.tap"
+run_tap "$TMP/browser.tap"
 got=$(grep -cE '^(not )?ok ' "$TMP/browser.tap")
 is "$got $st" "$N_BROWSER 0" "the browser ran all its $N_BROWSER checks and exited 0"
 [ "$st" -eq 0 ] || sed 's/^/#   /' "$TMP/browser.err" | tail -n 30
@@ -67,4 +74,21 @@ is "$(curl -s -w ' %{http_code}' "$TD_URL/?heat=nope")" \
 ok $([ -s "$ARTIFACTS/live-page.png" ] && [ -s "$ARTIFACTS/live-page-phone.png" ]; echo $?) \
 	"screenshots saved in $ARTIFACTS"
 td_stop
+
+# Other machines: AMD (smt_contention, long level-2 names), a hybrid
+# (two core PMUs, E-core categories), Arm, and no PMU at all.
+SCEN_DIR=$(cd "$(dirname "$0")/../scenarios" && pwd)
+for pair in $SMOKES; do
+	fx=${pair%%:*}
+	# Gracemont's MEM_SCHEDULER_BLOCK.* are in perf 6.1's files only.
+	FAKEPMU_TABLES_FALLBACK=$PERF_TABLES/../perf-tables-6.1 td_start "$FIXTURES/$fx" "$SCEN_DIR/${pair#*:}.json" || exit 1
+	wait_intervals 2
+	timeout 60 /usr/bin/python3 "$(dirname "$0")/livepage.py" --smoke "$TD_URL/" "$fx" "$ARTIFACTS" \
+		>"$TMP/smoke.tap" 2>"$TMP/smoke.err"
+	st=$?
+	run_tap "$TMP/smoke.tap"
+	is "$(grep -cE '^(not )?ok ' "$TMP/smoke.tap") $st" "3 0" "$fx: the browser ran its 3 checks and exited 0"
+	[ "$st" -eq 0 ] || sed 's/^/#   /' "$TMP/smoke.err" | tail -n 20
+	td_stop
+done
 done_testing

@@ -5,6 +5,7 @@ Selenium and chromedriver.  Prints TAP lines (no plan: 35-live-page.t has
 it) and saves screenshots.
 
 Usage: livepage.py URL TRUTHS.json GRAFANA_DASHBOARD OUTDIR
+       livepage.py --smoke URL NAME OUTDIR   (another machine: 3 checks)
 
 TRUTHS.json: {"a": {...}, "b": {...}, "b_after": SECONDS} -- the level-1
 and level-2 fractions of every category in the scenario's two phases
@@ -26,9 +27,13 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-URL, TRUTHS, DASHBOARD, OUTDIR = sys.argv[1:5]
+SMOKE = sys.argv[1] == '--smoke'
+if SMOKE:
+    URL, NAME, OUTDIR = sys.argv[2:5]
+else:
+    URL, TRUTHS, DASHBOARD, OUTDIR = sys.argv[1:5]
+    truths = json.load(open(TRUTHS))
 BASE = URL.rstrip('/') + '/'
-truths = json.load(open(TRUTHS))
 n_test = 0
 
 # Grafana's colours by the names the dashboard gives them: the primary
@@ -168,6 +173,43 @@ def wait_for(fn, seconds):
         time.sleep(0.1)
     return fn()
 
+
+def words_of(e):
+    """The bottleneck the page must name for an entity of the JSON API."""
+    if not e.get('bottleneck'):
+        return 'Bottleneck: none (no slots counted)'
+    parent, _, child = e['bottleneck'].partition('.')
+    v = e['level2'][child] if child else e['level1'][parent]
+    return 'Bottleneck: %s%s, %.1f %%' % (words(parent), ' \u2192 ' + words(child) if child else '', 100 * v)
+
+
+def smoke():
+    """Another machine's page after the script's first redraw: its bars
+    and bottleneck are the JSON document's, and nothing went wrong."""
+    d = browser()
+    try:
+        d.get(BASE)
+        first = d.find_element(By.ID, 'when').text
+        wait_for(lambda: d.find_element(By.ID, 'when').text != first, 10)
+        doc = api()
+        if doc['host'].get('level1'):
+            check_bars(d, doc, '%s: the bars are the JSON document\'s within 1 %%' % NAME)
+        else:
+            ok(bar_widths(d, 'host') is None, '%s: no bars without slots' % NAME)
+        got, want = host_bneck(d), words_of(doc['host'])
+        ok(same_bottleneck(got, want) or got == want, '%s: the bottleneck in words' % NAME,
+           'got %r, expected %r' % (got, want))
+        d.save_screenshot('%s/live-page-%s.png' % (OUTDIR, NAME))
+        errors = severe_logs(d)
+        ok(not errors, '%s: no console errors or warnings' % NAME,
+           '\n'.join(e['message'] for e in errors))
+    finally:
+        d.quit()
+
+
+if SMOKE:
+    smoke()
+    sys.exit(0)
 
 start = time.time()
 a, b = truths['a'], truths['b']
