@@ -174,9 +174,10 @@ static void put_legend(struct buf *b, const json_t *e)
 		unsigned k = 0;
 
 		legend_row(b, cat, "l1", 0, json_number_value(v), top);
-		json_object_foreach((json_t *)(uintptr_t)json_object_get(tree, cat), child, cv)
+		json_object_foreach((json_t *)(uintptr_t)json_object_get(tree, cat), child, cv) {
 			legend_row(b, child, "l2", k++ % 3, json_number_value(cv),
 				   top && bn[len] == '.' && strcmp(bn + len + 1, child) == 0);
+		}
 	}
 	buf_puts(b, "</table>\n");
 }
@@ -223,17 +224,19 @@ static void put_state(struct buf *b, const json_t *doc)
 	json_t *v, *p;
 	size_t i;
 
-	json_object_foreach((json_t *)(uintptr_t)st, key, v)
+	json_object_foreach((json_t *)(uintptr_t)st, key, v) {
 		total += json_integer_value(v);
+	}
 	buf_printf(b, "<p class=\"state\" id=\"cpus\">%lld of %lld CPUs monitored", (long long)mon,
 		   (long long)total);
-	json_object_foreach((json_t *)(uintptr_t)st, key, v)
+	json_object_foreach((json_t *)(uintptr_t)st, key, v) {
 		if (strcmp(key, "monitored") != 0 && json_integer_value(v) > 0) {
 			buf_printf(b, ", %lld ", (long long)json_integer_value(v));
 			put_html(b, key);
 		}
+	}
 	buf_puts(b, ".</p>\n");
-	json_array_foreach(json_object_get(doc, "pmus"), i, p)
+	json_array_foreach(json_object_get(doc, "pmus"), i, p) {
 		if (json_string_value(json_object_get(p, "reason"))) {
 			buf_puts(b, "<p class=\"state warn\">");
 			put_html(b, str_of(p, "name"));
@@ -241,6 +244,7 @@ static void put_state(struct buf *b, const json_t *doc)
 			put_html(b, str_of(p, "reason"));
 			buf_puts(b, "</p>\n");
 		}
+	}
 	if (!json_array_size(json_object_get(doc, "pmus")) &&
 	    json_string_value(json_object_get(json_object_get(doc, "pmu"), "reason"))) {
 		buf_puts(b, "<p class=\"state warn\">");
@@ -299,10 +303,11 @@ static const char *heat_category(const json_t *doc, const char *heat)
 		const char *key;
 		json_t *v;
 
-		json_object_foreach((json_t *)(uintptr_t)l1, key, v)
+		json_object_foreach((json_t *)(uintptr_t)l1, key, v) {
 			if (strncmp(bn, key, strlen(key)) == 0 &&
 			    (bn[strlen(key)] == '\0' || bn[strlen(key)] == '.'))
 				return key;
+		}
 	}
 	return json_object_size(l1) ? json_object_iter_key(json_object_iter((json_t *)(uintptr_t)l1))
 				    : NULL;
@@ -353,8 +358,9 @@ static void put_heatmap(struct buf *b, const json_t *doc, const char *heat)
 		unsigned n = 0, rows;
 		size_t k;
 
-		json_array_foreach(cores, k, core)
+		json_array_foreach(cores, k, core) {
 			n += json_integer_value(json_object_get(core, "package")) == id;
+		}
 		rows = (n + HEAT_COLUMNS - 1) / HEAT_COLUMNS;
 		buf_printf(b, "<h3>package %lld</h3>\n<svg class=\"heat\" data-package=\"%lld\" "
 			      "viewBox=\"0 0 %u %u\" role=\"img\" aria-label=\"cores of package %lld\">",
@@ -378,8 +384,9 @@ static void put_heatmap(struct buf *b, const json_t *doc, const char *heat)
 				   (long long)json_integer_value(json_object_get(core, "core")));
 			if (json_array_size(json_object_get(core, "cpus")) > 1)
 				buf_putc(b, 's');
-			json_array_foreach(json_object_get(core, "cpus"), j, cpu)
+			json_array_foreach(json_object_get(core, "cpus"), j, cpu) {
 				buf_printf(b, "%s%lld", j ? ", " : " ", (long long)json_integer_value(cpu));
+			}
 			buf_puts(b, "): ");
 			put_words(b, heat);
 			buf_putc(b, ' ');
