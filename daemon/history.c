@@ -20,10 +20,45 @@ struct history {
 	double *ts;
 	unsigned *n_pkgs;
 	int *pkg_ids;        /* [HISTORY_SAMPLES][max_pkgs] */
-	double *totals;      /* [HISTORY_SAMPLES][1 + max_pkgs][TD_C_COUNT] */
+	/* Only the columns the categories collected use (a Sapphire Rapids
+	 * at level 2: 15 of TD_C_COUNT), packed: @width of them. */
+	td_catset cats;
+	struct snap_cols cols;
+	unsigned width, cap_width;
+	double *totals;      /* [HISTORY_SAMPLES][1 + max_pkgs][width] */
 };
 
-int history_new(uint64_t length_ns, unsigned max_pkgs, struct history **ret)
+static unsigned width_of(const struct snap_cols *cols)
+{
+	unsigned w = 0;
+
+	for (unsigned r = 0; r < cols->n; r++)
+		w += cols->hi[r] - cols->lo[r];
+	return w;
+}
+
+/* Room for @width columns, written now so that the history is in the
+ * resident memory from the start (what the RSS budget counts) rather than
+ * creeping in over its length. */
+static double *totals_new(unsigned max_pkgs, unsigned width)
+{
+	size_t bytes = (size_t)HISTORY_SAMPLES * (1 + max_pkgs) * width * sizeof(double);
+	double *t = malloc(bytes ? bytes : 1);
+
+	/* Not memset: a compiler may turn malloc + memset into calloc. */
+	if (t)
+		explicit_bzero(t, bytes);
+	return t;
+}
+
+static void set_cats(struct history *h, td_catset cats)
+{
+	h->cats = cats;
+	snap_cols_of(cats, &h->cols);
+	h->width = width_of(&h->cols);
+}
+
+int history_new(uint64_t length_ns, unsigned max_pkgs, td_catset cats, struct history **ret)
 {
 	struct history *h;
 
@@ -38,7 +73,9 @@ int history_new(uint64_t length_ns, unsigned max_pkgs, struct history **ret)
 	h->ts = calloc(HISTORY_SAMPLES, sizeof(*h->ts));
 	h->n_pkgs = calloc(HISTORY_SAMPLES, sizeof(*h->n_pkgs));
 	h->pkg_ids = calloc((size_t)HISTORY_SAMPLES * (max_pkgs ? max_pkgs : 1), sizeof(*h->pkg_ids));
-	h->totals = calloc((size_t)HISTORY_SAMPLES * (1 + max_pkgs) * TD_C_COUNT, sizeof(*h->totals));
+	set_cats(h, cats);
+	h->cap_width = h->width;
+	h->totals = totals_new(max_pkgs, h->width);
 	if (!h->ts || !h->n_pkgs || !h->pkg_ids || !h->totals) {
 		history_free(h);
 		return -ENOMEM;
@@ -86,12 +123,56 @@ size_t history_bytes(const struct history *h)
 {
 	return sizeof(*h) + HISTORY_SAMPLES * (sizeof(double) + sizeof(unsigned) +
 					       h->max_pkgs * sizeof(int) +
-					       (1 + h->max_pkgs) * TD_C_COUNT * sizeof(double));
+					       (1 + h->max_pkgs) * h->cap_width * sizeof(double));
 }
 
 static double *slot(struct history *h, unsigned i, unsigned entity)
 {
-	return &h->totals[((size_t)i * (1 + h->max_pkgs) + entity) * TD_C_COUNT];
+	return &h->totals[((size_t)i * (1 + h->max_pkgs) + entity) * h->width];
+}
+
+static void pack(const struct history *h, double *dst, const double src[TD_C_COUNT])
+{
+	for (unsigned r = 0; r < h->cols.n; r++) {
+		memcpy(dst, &src[h->cols.lo[r]], (h->cols.hi[r] - h->cols.lo[r]) * sizeof(double));
+		dst += h->cols.hi[r] - h->cols.lo[r];
+	}
+}
+
+/* Into a whole counter vector: the columns not kept are 0. */
+static void unpack(const struct history *h, double dst[TD_C_COUNT], const double *src)
+{
+	memset(dst, 0, TD_C_COUNT * sizeof(double));
+	for (unsigned r = 0; r < h->cols.n; r++) {
+		memcpy(&dst[h->cols.lo[r]], src, (h->cols.hi[r] - h->cols.lo[r]) * sizeof(double));
+		src += h->cols.hi[r] - h->cols.lo[r];
+	}
+}
+
+/* The categories collected changed (a reload to another level, a CPU of
+ * another kind online): the samples kept so far stop, as on a new length.
+ * On the history worker; false when the room could not be made. */
+static bool follow_cats(struct history *h, td_catset cats)
+{
+	struct snap_cols cols;
+	unsigned width;
+
+	if (cats == h->cats)
+		return true;
+	snap_cols_of(cats, &cols);
+	width = width_of(&cols);
+	if (width > h->cap_width) {
+		double *t = totals_new(h->max_pkgs, width);
+
+		if (!t)
+			return false;
+		free(h->totals);
+		h->totals = t;
+		h->cap_width = width;
+	}
+	set_cats(h, cats);
+	h->head = h->count = 0;
+	return true;
 }
 
 static bool due(const struct history *h, double timestamp)
@@ -123,13 +204,17 @@ void history_record(struct history *h, const struct snapshot *snap)
 		pthread_mutex_unlock(&h->lock);
 		return;
 	}
+	if (!follow_cats(h, snap->cats)) {
+		pthread_mutex_unlock(&h->lock);
+		return;
+	}
 	i = h->head;
 	h->ts[i] = snap->timestamp;
 	h->n_pkgs[i] = n;
-	memcpy(slot(h, i, 0), snap->host.total, sizeof(snap->host.total));
+	pack(h, slot(h, i, 0), snap->host.total);
 	for (unsigned p = 0; p < n; p++) {
 		h->pkg_ids[(size_t)i * h->max_pkgs + p] = snap->pkgs[p].package;
-		memcpy(slot(h, i, 1 + p), snap->pkgs[p].c.total, sizeof(snap->pkgs[p].c.total));
+		pack(h, slot(h, i, 1 + p), snap->pkgs[p].c.total);
 	}
 	h->head = (h->head + 1) % HISTORY_SAMPLES;
 	if (h->count < HISTORY_SAMPLES)
@@ -176,8 +261,7 @@ int history_series(struct history *h, double since, struct history_series **ret)
 			continue;
 		s->ts[n] = h->ts[i];
 		for (unsigned e = 0; e <= h->n_pkgs[i]; e++)
-			memcpy(&s->totals[((size_t)n * (1 + s->n_pkgs) + e) * TD_C_COUNT], slot(h, i, e),
-			       TD_C_COUNT * sizeof(double));
+			unpack(h, &s->totals[((size_t)n * (1 + s->n_pkgs) + e) * TD_C_COUNT], slot(h, i, e));
 		n++;
 	}
 	s->n = n;
@@ -217,10 +301,10 @@ int history_at(struct history *h, double timestamp, struct history_sample *out)
 	}
 	out->timestamp = h->ts[pick];
 	out->n_pkgs = h->n_pkgs[pick];
-	memcpy(out->host, slot(h, pick, 0), sizeof(out->host));
+	unpack(h, out->host, slot(h, pick, 0));
 	for (unsigned p = 0; p < out->n_pkgs; p++) {
 		out->pkg_ids[p] = h->pkg_ids[(size_t)pick * h->max_pkgs + p];
-		memcpy(out->pkgs[p], slot(h, pick, 1 + p), sizeof(out->pkgs[p]));
+		unpack(h, out->pkgs[p], slot(h, pick, 1 + p));
 	}
 	pthread_mutex_unlock(&h->lock);
 	return 0;

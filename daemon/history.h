@@ -5,7 +5,9 @@
  *
  * A fixed ring of HISTORY_SAMPLES samples, one per resolution step
  * (length / HISTORY_SAMPLES, or the interval if longer): memory is
- * HISTORY_SAMPLES x (1 + packages) x TD_C_COUNT doubles, allocated once.
+ * HISTORY_SAMPLES x (1 + packages) x the columns the collected categories
+ * use (slots, the times, the categories) doubles, allocated and written
+ * once (resident from the start).
  * Written by the history worker when a sample is due (history_due, asked
  * by the collection), read by HTTP threads; a lock held for a copy, never
  * across anything else. */
@@ -22,8 +24,10 @@
 
 struct history;
 
-/* Room for the host and up to @max_pkgs packages. */
-int history_new(uint64_t length_ns, unsigned max_pkgs, struct history **ret);
+/* Room for the host and up to @max_pkgs packages, and the counters of
+ * categories @cats (the plan's; if the snapshots' differ, the history
+ * follows them and starts over). */
+int history_new(uint64_t length_ns, unsigned max_pkgs, td_catset cats, struct history **ret);
 void history_free(struct history *h);
 uint64_t history_length_ns(struct history *h);
 /* A new length (a reload): the samples kept so far are dropped. */

@@ -825,7 +825,8 @@ static int run_daemon(struct app *app)
 	for (unsigned i = 0; i < app->plan.n_pmus; i++)
 		if (app->plan.pmu[i].level_note[0])
 			log_info("%s", app->plan.pmu[i].level_note);
-	r = history_new(app->cfg.history_ns, collector_packages(app->collector), &app->history);
+	r = history_new(app->cfg.history_ns, collector_packages(app->collector), app->plan.cats,
+			&app->history);
 	if (r < 0) {
 		log_error_errno(r, "Failed to allocate the history: %m");
 		return EXIT_RUNTIME;

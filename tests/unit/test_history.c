@@ -36,7 +36,7 @@ static void test_window_start(void **state)
 
 	(void)state;
 	/* 900 s of history: a sample a second. */
-	assert_int_equal(history_new(900 * S, 2, &h), 0);
+	assert_int_equal(history_new(900 * S, 2, ~(td_catset)0, &h), 0);
 	assert_int_equal(history_length_ns(h), 900 * S);
 	assert_int_equal(history_at(h, 100, &s), -ENOENT);
 	/* Before the first interval: nothing to start at. */
@@ -85,7 +85,7 @@ static void test_series(void **state)
 
 	(void)state;
 	snap.seq = 0;
-	assert_int_equal(history_new(900 * S, 2, &h), 0);
+	assert_int_equal(history_new(900 * S, 2, ~(td_catset)0, &h), 0);
 	assert_int_equal(history_series(h, 0, &s), 0);
 	assert_int_equal(s->n, 0);
 	history_series_free(s);
@@ -115,11 +115,54 @@ static void test_series(void **state)
 	history_free(h);
 }
 
+/* Only the collected categories' columns are kept; a change of them
+ * starts the history over. */
+static void test_categories(void **state)
+{
+	td_catset l1 = (1u << TD_CAT_RETIRING) | (1u << TD_CAT_BAD_SPECULATION) |
+		       (1u << TD_CAT_FRONTEND_BOUND) | (1u << TD_CAT_BACKEND_BOUND);
+	struct history *h, *all;
+	struct history_sample s;
+
+	(void)state;
+	assert_int_equal(history_new(900 * S, 2, l1, &h), 0);
+	assert_int_equal(history_new(900 * S, 2, ~(td_catset)0, &all), 0);
+	/* 900 samples x 3 entities x (3 + 4) columns, against 3 + every category. */
+	assert_true(history_bytes(h) < history_bytes(all));
+	assert_true(history_bytes(h) >= 900 * 3 * 7 * sizeof(double));
+	assert_true(history_bytes(h) < 900 * 3 * 8 * sizeof(double) + 900 * 32);
+	snap.seq = 0;
+	snap.cats = l1;
+	snap.host.total[TD_C_RUNNING] = 5;
+	snap.host.total[TD_C_CAT + TD_CAT_BACKEND_BOUND] = 42;
+	snap.host.total[TD_C_CAT + TD_CAT_MEMORY_BOUND] = 17; /* not collected */
+	pkgs[1].c.total[TD_C_CAT + TD_CAT_RETIRING] = 3;
+	at(h, 100);
+	assert_int_equal(history_at(h, 100, &s), 0);
+	assert_true(s.host[TD_C_SLOTS] == 100000 && s.host[TD_C_RUNNING] == 5);
+	assert_true(s.host[TD_C_CAT + TD_CAT_BACKEND_BOUND] == 42);
+	assert_true(s.host[TD_C_CAT + TD_CAT_MEMORY_BOUND] == 0);
+	assert_true(s.pkgs[1][TD_C_CAT + TD_CAT_RETIRING] == 3);
+	/* Level 2 from now on: the level-1 samples go. */
+	snap.cats = l1 | (1u << TD_CAT_MEMORY_BOUND) | (1u << TD_CAT_CORE_BOUND);
+	at(h, 101);
+	assert_int_equal(history_at(h, 100, &s), 0);
+	assert_true(s.timestamp == 101);
+	assert_true(s.host[TD_C_CAT + TD_CAT_MEMORY_BOUND] == 17);
+	assert_true(s.host[TD_C_CAT + TD_CAT_BACKEND_BOUND] == 42);
+	snap.cats = 0;
+	memset(&snap.host, 0, sizeof(snap.host));
+	memset(&pkgs[1].c, 0, sizeof(pkgs[1].c));
+	history_free(h);
+	history_free(all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_start),
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_categories),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
