@@ -80,6 +80,38 @@ static void test_once_per_interval(void **state)
 	render_free(NULL);
 }
 
+static uint64_t render_one(struct render *r, const struct snapshot *snap, enum render_variant v)
+{
+	uint64_t before = render_count(r);
+	struct MHD_Response *resp = render_response(r, snap, v, &OPTS, 1);
+
+	assert_non_null(resp);
+	MHD_destroy_response(resp);
+	return render_count(r) - before;
+}
+
+/* Rendering a newer interval drops the bodies of older ones, whatever
+ * their variant: a scraper taking turns with formats keeps no stale body
+ * per format. */
+static void test_stale_dropped(void **state)
+{
+	static struct snapshot old, now;
+	struct render *r;
+
+	(void)state;
+	old.published = 1;
+	now.published = 2;
+	assert_int_equal(render_new(&r), 0);
+	assert_int_equal(render_one(r, &old, RENDER_TEXT), 1);
+	assert_int_equal(render_one(r, &old, RENDER_TEXT), 0);
+	assert_int_equal(render_one(r, &now, RENDER_OM), 1);
+	/* The text body of interval 1 went with it: rendered again. */
+	assert_int_equal(render_one(r, &old, RENDER_TEXT), 1);
+	/* ... which keeps interval 2's (newer) OpenMetrics body. */
+	assert_int_equal(render_one(r, &now, RENDER_OM), 0);
+	render_free(r);
+}
+
 static void test_variant_of(void **state)
 {
 	(void)state;
@@ -94,6 +126,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_once_per_interval),
+		cmocka_unit_test(test_stale_dropped),
 		cmocka_unit_test(test_variant_of),
 	};
 
