@@ -90,8 +90,8 @@ FAKEPMU_TEST_BINS := $(patsubst tests/fakepmu/%.c,build/tests/fakepmu/%,$(FAKEPM
 INTEGRATION_TESTS := $(sort $(wildcard tests/integration/*.t))
 # The ones that drive the threads (libmicrohttpd's, the workers, the
 # reaper) hard: run again under ThreadSanitizer.
-THREADED_TESTS := tests/integration/30-http.t tests/integration/70-security.t \
-	tests/integration/73-abuse-battery.t
+THREADED_TESTS := tests/integration/30-http.t tests/integration/35-live-page.t \
+	tests/integration/70-security.t tests/integration/73-abuse-battery.t
 
 # Debian 12 packages: building, then testing (SPEC.md "Dependencies").
 DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-dev \
