@@ -989,22 +989,26 @@ ssize_t fp_read(struct fev *ev, void *buf, size_t len)
 }
 
 /* FAKEPMU_TRACE=FILE: the fake time (ns since load) of the first
- * PERF_EVENT_IOC_ENABLE, "enable NS", so that a test can place a tool's
- * intervals on the scenario's time line. */
+ * PERF_EVENT_IOC_ENABLE and the wall clock then, "enable NS REALTIME_NS",
+ * so that a test can place a tool's intervals on the scenario's time line
+ * (by the tool's own wall-clock timestamps, when it prints them). */
 static void trace_first_enable(uint64_t now)
 {
 	static bool done;
 	const char *path = getenv("FAKEPMU_TRACE");
-	char line[64];
+	char line[80];
+	struct timespec wall;
 	int fd, n;
 
 	if (done || !path || !*path)
 		return;
 	done = true;
+	clock_gettime(CLOCK_REALTIME, &wall);
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	n = snprintf(line, sizeof(line), "enable %llu\n", (unsigned long long)now);
+	n = snprintf(line, sizeof(line), "enable %llu %llu\n", (unsigned long long)now,
+		     (unsigned long long)wall.tv_sec * 1000000000ULL + (unsigned long long)wall.tv_nsec);
 	if (write(fd, line, (size_t)n) < 0)
 		n = 0;
 	fp_real_close(fd);

@@ -136,6 +136,15 @@ def enable_time(trace):
     raise SystemExit("%s: no enable recorded" % trace)
 
 
+def enable_wall(trace):
+    """The wall clock (seconds) when the tool enabled its counters."""
+    with open(trace) as f:
+        for line in f:
+            if line.startswith("enable "):
+                return int(line.split()[2]) / 1e9
+    raise SystemExit("%s: no enable recorded" % trace)
+
+
 def windows(ends, start):
     """[(t0, t1)] in scenario seconds of intervals ending at @ends (seconds
     since the tool's start)."""
@@ -427,7 +436,11 @@ def topdownd_values(a):
         raise SystemExit("topdownd failed, exit %d:\n%s" % (proc.returncode, proc.stderr[-2000:]))
     lines = proc.stdout.splitlines()
     start = enable_time(trace)
-    wins = windows([(k + 1) * a.interval_ms / 1000.0 for k in range(len(lines))], start)
+    # Each document's own timestamp (the wall clock when its interval was
+    # read) places it: an interval read late, or merged with one whose
+    # timer expiration came too late (intervals_missed), is where it was.
+    wall = enable_wall(trace)
+    wins = windows([json.loads(line)["timestamp"] - wall for line in lines], start)
     values = {}
     for k, line in enumerate(lines):
         doc = json.loads(line)
