@@ -5,7 +5,7 @@
 # the JSON API, the other endpoints, listening, and a load of 50 clients.
 . "$(dirname "$0")/lib.sh"
 
-plan 157
+plan 158
 
 SPR=$FIXTURES/spr-2s
 constant=$(write_scenario constant <<'EOF'
@@ -154,10 +154,14 @@ start=$(awk -v t="$(cut -d' ' -f22 "/proc/$TD_PID/stat")" -v hz="$(getconf CLK_T
 near "$(sample "$TMP/s2.txt" process_start_time_seconds)" "$start" 0.02 "process_start_time_seconds from /proc ($start)"
 is "$(sample "$TMP/s2.txt" topdown_config_last_reload_successful)" 1 "topdown_config_last_reload_successful 1 at start"
 like "$(grep '^topdown_build_info' "$TMP/s2.txt")" '^topdown_build_info\{version="[0-9.]+",revision="[^"]+"\} 1$' "build info labels"
-# HEAD: headers of GET, no body.
-get_len=$(curl -s -o /dev/null -w '%{size_download}' "$TD_URL/")
+# HEAD: headers of GET, no body.  (/-/ready: a body that stays the same
+# from one interval to the next, unlike the live page's.)
+get_len=$(curl -s -o /dev/null -w '%{size_download}' "$TD_URL/-/ready")
+head_out=$(curl -s -I "$TD_URL/-/ready" | tr -d '\r')
+like "$head_out" "Content-Length: $get_len" "HEAD /-/ready: Content-Length of the GET body"
 head_out=$(curl -s -I "$TD_URL/" | tr -d '\r')
-like "$head_out" "Content-Length: $get_len" "HEAD /: Content-Length of the GET body"
+like "$head_out" $'^HTTP/1.1 200[^\n]*\n(.*\n)*Content-Security-Policy: default-src \'none\'' \
+	"HEAD /: 200 with the page's headers"
 is "$(curl -s -I -o /dev/null -w '%{size_download}' "$TD_URL/metrics")" 0 "HEAD /metrics: no body"
 # Methods and paths.
 for m in POST PUT DELETE PATCH OPTIONS; do
