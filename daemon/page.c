@@ -464,26 +464,34 @@ static void put_history_chart(struct buf *b, const json_t *hist, const char *pkg
 	buf_puts(b, "</svg>\n");
 }
 
+/* One entity's chart: the host (@pkg NULL) or package @pkg. */
+static void put_history_entity(struct buf *b, const json_t *hist, const char *pkg, double end,
+			       double length_s, double minutes)
+{
+	if (pkg)
+		buf_printf(b, "<div id=\"h-package-%s\"><h3>package %s</h3>", pkg, pkg);
+	else
+		buf_puts(b, "<div id=\"h-host\"><h3>host</h3>");
+	put_history_chart(b, hist, pkg, end, length_s);
+	buf_printf(b, "<div class=\"axis\"><span>-%g min</span><span>now</span></div></div>\n",
+		   minutes);
+}
+
 static void put_history(struct buf *b, const json_t *doc, const json_t *hist, double length_s)
 {
 	const json_t *pkg;
 	double end = json_number_value(json_object_get(doc, "timestamp"));
+	double minutes = round(length_s / 6) / 10;
 	size_t i;
 
 	buf_printf(b, "<section id=\"history\"><h2>Level 1 over the last %g minutes</h2>\n"
-		      "<div class=\"entities\">\n<div id=\"h-host\"><h3>host</h3>",
-		   round(length_s / 6) / 10);
-	put_history_chart(b, hist, NULL, end, length_s);
-	buf_printf(b, "<div class=\"axis\"><span>-%g min</span><span>now</span></div></div>\n",
-		   round(length_s / 6) / 10);
+		      "<div class=\"entities\">\n", minutes);
+	put_history_entity(b, hist, NULL, end, length_s, minutes);
 	json_array_foreach(json_object_get(doc, "packages"), i, pkg) {
 		char id[24];
 
 		snprintf(id, sizeof(id), "%lld", (long long)json_integer_value(json_object_get(pkg, "package")));
-		buf_printf(b, "<div id=\"h-package-%s\"><h3>package %s</h3>", id, id);
-		put_history_chart(b, hist, id, end, length_s);
-		buf_printf(b, "<div class=\"axis\"><span>-%g min</span><span>now</span></div></div>\n",
-			   round(length_s / 6) / 10);
+		put_history_entity(b, hist, id, end, length_s, minutes);
 	}
 	buf_puts(b, "</div></section>\n");
 }

@@ -208,24 +208,24 @@
         if (x1 <= 0) continue;
         const x0 = Math.max(0, xOf(smp.start));
         if (!e || !e.level1) {
-          if (open) d += 'L' + x1Fix(lastX) + ' ' + HIST_H + 'Z';
+          if (open) d += 'L' + xFix(lastX) + ' ' + HIST_H + 'Z';
           open = false;
           continue;
         }
         let top = 0;
         for (let k = 0; k <= c; k++) top += e.level1[l1cats[k]] || 0;
         const y = (HIST_H * (1 - top)).toFixed(1);
-        if (!open) d += 'M' + x1Fix(x0) + ' ' + HIST_H;
-        d += 'L' + x1Fix(x0) + ' ' + y + 'L' + x1Fix(x1) + ' ' + y;
+        if (!open) d += 'M' + xFix(x0) + ' ' + HIST_H;
+        d += 'L' + xFix(x0) + ' ' + y + 'L' + xFix(x1) + ' ' + y;
         open = true;
         lastX = x1;
       }
-      if (open) d += 'L' + x1Fix(lastX) + ' ' + HIST_H + 'Z';
+      if (open) d += 'L' + xFix(lastX) + ' ' + HIST_H + 'Z';
       svg.append(s('path', { class: 'c-' + l1cats[c], 'data-cat': l1cats[c], d: d }));
     }
     return svg;
   }
-  const x1Fix = (v) => v.toFixed(1);
+  const xFix = (v) => v.toFixed(1);
 
   function drawHistory() {
     if (!hist || !now) return;

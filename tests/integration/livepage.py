@@ -121,11 +121,16 @@ def expected_of(entity_doc):
     return want
 
 
-def check_bars(d, doc, label):
-    """Host and packages against the JSON document @doc."""
+def bar_errors(d, doc):
+    """Host and packages drawn against the JSON document @doc."""
     bad = []
     for ent, e in [('host', doc['host'])] + [('package-%d' % p['package'], p) for p in doc['packages']]:
         bad += ['%s: %s' % (ent, b) for b in compare(bar_widths(d, ent), expected_of(e))]
+    return bad
+
+
+def check_bars(d, doc, label):
+    bad = bar_errors(d, doc)
     ok(not bad, label, '\n'.join(bad))
 
 
@@ -194,9 +199,7 @@ def check_drawn(d, label):
     two that matches)."""
     why = []
     for doc in reversed(drawn_docs(d)):
-        bad = []
-        for ent, e in [('host', doc['host'])] + [('package-%d' % p['package'], p) for p in doc['packages']]:
-            bad += ['%s: %s' % (ent, b) for b in compare(bar_widths(d, ent), expected_of(e))]
+        bad = bar_errors(d, doc)
         if not bad:
             return ok(True, label)
         why.append('interval %d: %s' % (doc['intervals'], '; '.join(bad)))

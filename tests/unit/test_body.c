@@ -92,6 +92,26 @@ static void test_reuse(void **state)
 	snap_free(s);
 }
 
+/* @gz (@len bytes) inflates, header, crc and length checked, to @plain. */
+static void assert_inflates_to(const char *gz, size_t len, const struct body *plain)
+{
+	struct inflate_state in;
+	char *out = malloc(plain->len + 1);
+
+	assert_non_null(out);
+	isal_inflate_init(&in);
+	in.crc_flag = ISAL_GZIP;
+	in.next_in = (uint8_t *)(uintptr_t)gz;
+	in.avail_in = (uint32_t)len;
+	in.next_out = (uint8_t *)out;
+	in.avail_out = (uint32_t)plain->len + 1;
+	assert_int_equal(isal_inflate(&in), ISAL_DECOMP_OK);
+	assert_int_equal(in.block_state, ISAL_BLOCK_FINISH);
+	assert_int_equal(in.total_out, plain->len);
+	assert_memory_equal(out, plain->data, plain->len);
+	free(out);
+}
+
 static void test_gzip(void **state)
 {
 	struct snapshot *s = snap_new(256);
@@ -103,8 +123,6 @@ static void test_gzip(void **state)
 	for (int i = 0; i < 4; i++) {
 		struct body *plain = body_render(p, 0, s, &OPTS, EXPO_OPENMETRICS);
 		struct body *gz;
-		struct inflate_state in;
-		char *out;
 
 		assert_non_null(plain);
 		gz = body_gzip(p, 1, plain);
@@ -114,19 +132,7 @@ static void test_gzip(void **state)
 		assert_int_equal((unsigned char)gz->data[0], 0x1f);
 		assert_int_equal((unsigned char)gz->data[1], 0x8b);
 		assert_int_equal(gz->data[2], 8);
-		/* Inflated (header, crc and length checked) to the plain body. */
-		out = malloc(plain->len + 1);
-		isal_inflate_init(&in);
-		in.crc_flag = ISAL_GZIP;
-		in.next_in = (uint8_t *)gz->data;
-		in.avail_in = (uint32_t)gz->len;
-		in.next_out = (uint8_t *)out;
-		in.avail_out = (uint32_t)plain->len + 1;
-		assert_int_equal(isal_inflate(&in), ISAL_DECOMP_OK);
-		assert_int_equal(in.block_state, ISAL_BLOCK_FINISH);
-		assert_int_equal(in.total_out, plain->len);
-		assert_memory_equal(out, plain->data, plain->len);
-		free(out);
+		assert_inflates_to(gz->data, gz->len, plain);
 		if (i == 1)
 			fresh = body_fresh_buffers(p);
 		body_unref(gz);
@@ -145,8 +151,7 @@ static void test_gzip_once(void **state)
 	struct snapshot *s = snap_new(64);
 	struct body_pool *p = NULL;
 	struct body *plain;
-	struct inflate_state in;
-	char *gz, *out;
+	char *gz;
 	size_t gz_len;
 
 	(void)state;
@@ -155,18 +160,7 @@ static void test_gzip_once(void **state)
 	assert_non_null(plain);
 	assert_int_equal(body_gzip_once(plain->data, plain->len, &gz, &gz_len), 0);
 	assert_true(gz_len < plain->len / 4);
-	out = malloc(plain->len + 1);
-	isal_inflate_init(&in);
-	in.crc_flag = ISAL_GZIP;
-	in.next_in = (uint8_t *)gz;
-	in.avail_in = (uint32_t)gz_len;
-	in.next_out = (uint8_t *)out;
-	in.avail_out = (uint32_t)plain->len + 1;
-	assert_int_equal(isal_inflate(&in), ISAL_DECOMP_OK);
-	assert_int_equal(in.block_state, ISAL_BLOCK_FINISH);
-	assert_int_equal(in.total_out, plain->len);
-	assert_memory_equal(out, plain->data, plain->len);
-	free(out);
+	assert_inflates_to(gz, gz_len, plain);
 	free(gz);
 	body_unref(plain);
 	body_pool_free(p);
