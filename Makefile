@@ -35,7 +35,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wcast-qual -Wformat=2 -Werror
-PKGS := libmicrohttpd libsystemd jansson inih libisal gnutls
+PKGS := libmicrohttpd libsystemd jansson inih libisal gnutls libbpf
 
 # SAN=1 builds everything under build/asan with ASan + UBSan, SAN=thread
 # under build/tsan with ThreadSanitizer; CROSS=arm64 the daemon and unit
@@ -95,7 +95,7 @@ THREADED_TESTS := tests/integration/30-http.t tests/integration/35-live-page.t \
 
 # Debian 12 packages: building, then testing (SPEC.md "Dependencies").
 DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-dev \
-	libjansson-dev libinih-dev libisal-dev libcrypt-dev
+	libjansson-dev libinih-dev libisal-dev libcrypt-dev libbpf-dev bpftool clang
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
 	man-db openssl linux-perf chromium chromium-driver python3-selenium
@@ -107,7 +107,7 @@ DEB_PKG := dpkg-dev debhelper fakeroot lintian
 DEB_CROSS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 DEB_ARM64 := libmicrohttpd-dev:arm64 libgnutls28-dev:arm64 libsystemd-dev:arm64 \
 	libjansson-dev:arm64 libinih-dev:arm64 libcrypt-dev:arm64 \
-	libcmocka-dev:arm64
+	libcmocka-dev:arm64 libbpf-dev:arm64
 ARM64_UNPACK := libisal-dev:arm64 libisal2:arm64
 DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_CROSS) $(DEB_ARM64)
 # dpkg-buildpackage gains root through fakeroot unless it has it.
@@ -133,6 +133,19 @@ $(BUILD)/gen/page_assets.h: $(PAGE_ASSETS) build-aux/embed
 	build-aux/embed page_style=daemon/page.css page_script=daemon/page.js >$@.tmp && mv $@.tmp $@
 $(BUILD)/daemon/page.o: $(BUILD)/gen/page_assets.h
 $(BUILD)/daemon/page.o: ALL_CFLAGS += -I$(BUILD)/gen
+
+# Per-cgroup attribution: the BPF program, compiled for the BPF target and
+# embedded as a libbpf skeleton (no compiler at run time).  Its object is
+# the same for every architecture; the host's uapi headers serve.
+BPF_CLANG ?= clang
+HOST_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null)
+$(BUILD)/gen/cgattr.bpf.o: daemon/bpf/cgattr.bpf.c daemon/cgacct.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -g -O2 -target bpf -Wall -Werror -I/usr/include/$(HOST_MULTIARCH) -c -o $@ $<
+$(BUILD)/gen/cgattr.skel.h: $(BUILD)/gen/cgattr.bpf.o
+	bpftool gen skeleton $< name cgattr_bpf >$@.tmp && mv $@.tmp $@
+$(BUILD)/daemon/cgbpf.o: $(BUILD)/gen/cgattr.skel.h
+$(BUILD)/daemon/cgbpf.o: ALL_CFLAGS += -I$(BUILD)/gen
 
 # The revision is compiled into version.o only; rebuild it when it changes.
 $(BUILD)/revision.stamp: FORCE

@@ -15,19 +15,23 @@ int api_parse_query(const char *scope, const char *level, const char *cpu, const
 		    struct api_query *q, char *err, size_t errlen)
 {
 	static const char *const scopes[] = { "host", "package", "core", "cpu" };
+	bool cgroup = scope && strcmp(scope, "cgroup") == 0;
 	char sub[160];
 
 	memset(q, 0, sizeof(*q));
 	q->scope = API_SCOPE_HOST;
 	q->level = 2;
-	if (scope) {
+	if (cgroup) {
+		/* The host, and the buckets of per-cgroup attribution. */
+		q->cgroups = true;
+	} else if (scope) {
 		size_t i;
 
 		for (i = 0; i < 4; i++)
 			if (strcmp(scope, scopes[i]) == 0)
 				break;
 		if (i == 4) {
-			snprintf(err, errlen, "invalid scope \"%.64s\": expected host, package, core or cpu",
+			snprintf(err, errlen, "invalid scope \"%.64s\": expected host, package, core, cpu or cgroup",
 				 scope);
 			return -EINVAL;
 		}
@@ -83,6 +87,11 @@ int api_check_query(const struct snapshot *snap, const struct api_query *q, uint
 	if (q->window_ns) {
 		char have[32], want[32];
 
+		if (q->cgroups) {
+			snprintf(err, errlen, "window covers scope=host and scope=package (the history keeps "
+				 "no cgroups); difference the slots of two scope=cgroup requests");
+			return -EINVAL;
+		}
 		if (q->scope > API_SCOPE_PACKAGE || q->has_cpus) {
 			snprintf(err, errlen, "window covers scope=host and scope=package (the history keeps "
 				 "nothing finer); for CPUs, difference the *_slots_total of two requests");
@@ -251,6 +260,47 @@ static json_t *pmu_object(const struct snapshot *snap, const struct snap_pmu *p)
 	return o;
 }
 
+/* Largest first. */
+static int by_slots(const void *a, const void *b, void *arg)
+{
+	const struct snap_cgroup *cg = arg;
+	double x = cg[*(const unsigned *)a].c.total[TD_C_SLOTS];
+	double y = cg[*(const unsigned *)b].c.total[TD_C_SLOTS];
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Per-cgroup attribution: its state, and each bucket by slots. */
+static void add_cgroups(json_t *doc, const struct snapshot *snap, unsigned level)
+{
+	const struct snap_cgstat *cg = &snap->cg;
+	json_t *state = json_object(), *arr = json_array();
+	unsigned order[snap->n_cgroups ? snap->n_cgroups : 1];
+
+	json_object_set_new(state, "enabled", json_boolean(cg->enabled));
+	json_object_set_new(state, "attributing", json_boolean(cg->attributing));
+	json_object_set_new(state, "trigger", str_or_null(cg->trigger));
+	json_object_set_new(state, "reason", str_or_null(cg->reason));
+	json_object_set_new(state, "level", json_integer(cg->level));
+	json_object_set_new(state, "tracked", json_integer(cg->tracked));
+	json_object_set_new(state, "dropped", json_integer(cg->dropped));
+	json_object_set_new(state, "switches", count(cg->switches));
+	json_object_set_new(state, "bpf_seconds", json_real(cg->bpf_seconds));
+	json_object_set_new(doc, "cgroup_attribution", state);
+	for (unsigned i = 0; i < snap->n_cgroups; i++)
+		order[i] = i;
+	qsort_r(order, snap->n_cgroups, sizeof(order[0]), by_slots, snap->cgroups);
+	for (unsigned i = 0; i < snap->n_cgroups; i++) {
+		const struct snap_cgroup *c = &snap->cgroups[order[i]];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "cgroup", json_string(c->name));
+		add_counts(o, &c->c, level < cg->level ? level : cg->level, c->c.cats);
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(doc, "cgroups", arr);
+}
+
 json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		     const struct history_sample *then, const char *hostname, const char *version)
 {
@@ -399,6 +449,8 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		}
 		json_object_set_new(doc, "cpus", arr);
 	}
+	if (q->cgroups)
+		add_cgroups(doc, snap, level);
 	return doc;
 }
 

@@ -34,6 +34,7 @@ struct api_query {
 	struct cpuset cpus;   /* restricts cpus, cores and packages listed,
 			       * and is summed up as "selection" */
 	uint64_t window_ns;   /* 0: ratios of the last interval */
+	bool cgroups;         /* scope=cgroup: the host and each cgroup's bucket */
 };
 
 /* Parses the raw parameter values (NULL when absent).  On error returns

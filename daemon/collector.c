@@ -40,6 +40,7 @@ struct ccpu {
 	uint64_t prev_enabled[PLAN_GROUPS_MAX], prev_running[PLAN_GROUPS_MAX];
 	uint64_t retry_at_ns;
 	unsigned read_failures; /* in a row */
+	uint64_t opened; /* successful opens of its groups */
 };
 
 /* The groups opened on the CPUs of one core PMU, after any fallback to
@@ -261,6 +262,7 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 			return r;
 		}
 	}
+	cc->opened++;
 	/* Counts and times start at 0 when a group is created: the first
 	 * read is a full delta, nothing is lost after a reopen. */
 	memset(cc->prev, 0, sizeof(cc->prev));
@@ -1029,6 +1031,46 @@ void collector_free(struct collector *c)
 unsigned collector_capacity(const struct collector *c)
 {
 	return c->n_cpus ? c->n_cpus : 1;
+}
+
+unsigned collector_cpu_events(const struct collector *c, unsigned cpu, const int **fds, int *pmu,
+			      uint64_t *opened)
+{
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		const struct ccpu *cc = &c->cpus[i];
+
+		if (cc->cpu != (int)cpu)
+			continue;
+		*opened = cc->opened;
+		*pmu = cc->pmu;
+		*fds = cc->fd;
+		if (cc->pmu < 0 || !group_open(cc))
+			return 0;
+		return c->pmus[cc->pmu].n_events;
+	}
+	*opened = 0;
+	*pmu = -1;
+	return 0;
+}
+
+unsigned collector_pmu_arith(const struct collector *c, unsigned pmu, const struct tma_model **model,
+			     const enum td_event **var)
+{
+	if (pmu >= c->n_pmus)
+		return 0;
+	*model = &c->pmus[pmu].model;
+	*var = c->pmus[pmu].var;
+	return c->pmus[pmu].n_events;
+}
+
+unsigned collector_pmus(const struct collector *c)
+{
+	return c->n_pmus;
+}
+
+unsigned collector_cpus(const struct collector *c)
+{
+	return c->n_cpus;
 }
 
 bool collector_up(const struct collector *c)

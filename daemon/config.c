@@ -20,6 +20,8 @@ enum key_type {
 	KEY_BOOL,
 	KEY_LISTEN,
 	KEY_PATH,
+	KEY_GLOBS,
+	KEY_PERCENT,
 };
 
 struct choice {
@@ -72,11 +74,19 @@ static const struct key_desc keys[] = {
 	{ "http", "max_connections", KEY_UINT, OFF(max_connections), 1, 65536, NULL, "4096" },
 	{ "http", "timeout", KEY_DURATION, OFF(timeout_ns), 1 * SEC, 3600 * SEC, NULL, "10s" },
 	{ "log", "level", KEY_CHOICE, OFF(log_level), 0, 0, log_choices, "info" },
+	{ "cgroups", "enabled", KEY_BOOL, OFF(cgroups_enabled), 0, 0, NULL, "false" },
+	{ "cgroups", "root", KEY_PATH, OFF(cgroups_root), 0, 0, NULL, "" },
+	{ "cgroups", "track", KEY_GLOBS, OFF(cgroups_track), 0, 0, NULL,
+	  "system.slice/*.service kubepods.slice/*pod*.slice kubepods.slice/*/*pod*.slice "
+	  "kubepods/pod* kubepods/*/pod*" },
+	{ "cgroups", "max_cgroups", KEY_UINT, OFF(cgroups_max), 1, 4096, NULL, "200" },
+	{ "cgroups", "level", KEY_UINT, OFF(cgroups_level), 1, 2, NULL, "1" },
+	{ "cgroups", "budget", KEY_PERCENT, OFF(cgroups_budget), 0, 0, NULL, "1%" },
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
-static const char *const sections[] = { "collect", "metrics", "http", "log" };
+static const char *const sections[] = { "collect", "metrics", "http", "log", "cgroups" };
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 /* Beyond this the metric bytes lose precision (reference page). */
@@ -149,6 +159,58 @@ static int set_listen(struct config *cfg, const char *value, char *err, size_t e
 	return 0;
 }
 
+/* Globs of cgroup paths, relative to the cgroup root, blank-separated. */
+static int set_globs(struct config *cfg, const char *value, char *err, size_t errlen)
+{
+	char copy[CONFIG_TRACK_MAX * CONFIG_GLOB_MAX], *save = NULL;
+	unsigned n = 0;
+
+	if (strlen(value) >= sizeof(copy)) {
+		snprintf(err, errlen, "too long: at most %u globs of %u characters", CONFIG_TRACK_MAX,
+			 CONFIG_GLOB_MAX - 1);
+		return -ERANGE;
+	}
+	strcpy(copy, value);
+	for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		while (*tok == '/')
+			tok++;
+		if (!*tok || strstr(tok, "..") || strlen(tok) >= CONFIG_GLOB_MAX) {
+			snprintf(err, errlen, "\"%s\" is not a cgroup path glob: expected one like "
+				 "system.slice/*.service, under %u characters, without ..", tok,
+				 CONFIG_GLOB_MAX);
+			return -EINVAL;
+		}
+		if (n == CONFIG_TRACK_MAX) {
+			snprintf(err, errlen, "more than %u globs", CONFIG_TRACK_MAX);
+			return -ERANGE;
+		}
+		strcpy(cfg->cgroups_track[n++], tok);
+	}
+	if (!n) {
+		snprintf(err, errlen, "no glob: expected cgroup paths like system.slice/*.service");
+		return -EINVAL;
+	}
+	cfg->n_cgroups_track = n;
+	return 0;
+}
+
+/* "1%", "0.5%": a share of one CPU, stored as a fraction. */
+static int set_percent(double *out, const char *value, char *err, size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (end == value || strcmp(end, "%") != 0 || errno || !(v >= 0.01 && v <= 100)) {
+		snprintf(err, errlen, "invalid percentage \"%s\": expected 0.01%% to 100%%, like 1%%",
+			 value);
+		return -EINVAL;
+	}
+	*out = v / 100;
+	return 0;
+}
+
 static int set_key(struct config *cfg, const struct key_desc *k, const char *value,
 		   char *err, size_t errlen)
 {
@@ -210,6 +272,10 @@ static int set_key(struct config *cfg, const struct key_desc *k, const char *val
 		return parse_bool(value, (bool *)field(cfg, k), err, errlen);
 	case KEY_LISTEN:
 		return set_listen(cfg, value, err, errlen);
+	case KEY_GLOBS:
+		return set_globs(cfg, value, err, errlen);
+	case KEY_PERCENT:
+		return set_percent((double *)field(cfg, k), value, err, errlen);
 	case KEY_PATH:
 		if (value[0] && value[0] != '/') {
 			snprintf(err, errlen, "\"%s\" is not an absolute path", value);
@@ -586,6 +652,13 @@ static void print_value(const struct config *cfg, const struct key_desc *k, FILE
 		return;
 	case KEY_PATH:
 		fputs((const char *)cfield(cfg, k), out);
+		return;
+	case KEY_GLOBS:
+		for (unsigned i = 0; i < cfg->n_cgroups_track; i++)
+			fprintf(out, "%s%s", i ? " " : "", cfg->cgroups_track[i]);
+		return;
+	case KEY_PERCENT:
+		fprintf(out, "%g%%", *(const double *)cfield(cfg, k) * 100);
 		return;
 	}
 }

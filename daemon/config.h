@@ -35,6 +35,9 @@ enum config_granularity {
 	GRAN_COUNT,
 };
 
+#define CONFIG_TRACK_MAX 16
+#define CONFIG_GLOB_MAX 200
+
 struct config {
 	/* [collect] */
 	uint64_t interval_ns;
@@ -58,6 +61,14 @@ struct config {
 	uint64_t timeout_ns;
 	/* [log] */
 	enum log_level log_level;
+	/* [cgroups] */
+	bool cgroups_enabled;
+	char cgroups_root[PATH_MAX]; /* "": the cgroup2 mount in /proc/self/mountinfo */
+	char cgroups_track[CONFIG_TRACK_MAX][CONFIG_GLOB_MAX];
+	unsigned n_cgroups_track;
+	uint64_t cgroups_max;
+	uint64_t cgroups_level;
+	double cgroups_budget; /* a fraction of each CPU */
 };
 
 #define CONFIG_DIAG_MAX 64

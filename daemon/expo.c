@@ -345,6 +345,15 @@ static void ratio_families(struct render *r)
 	}
 }
 
+/* A PMU's reason, and why per-cgroup attribution is off when it is. */
+static void put_reason(struct buf *b, bool *first, const char *reason, const char *cg_reason)
+{
+	char both[2 * SNAP_REASON + 2];
+
+	snprintf(both, sizeof(both), "%s%s%s", reason, reason[0] && cg_reason[0] ? "; " : "", cg_reason);
+	put_label(b, first, "reason", both);
+}
+
 static void info_families(struct render *r)
 {
 	const struct snapshot *s = r->snap;
@@ -367,7 +376,7 @@ static void info_families(struct render *r)
 		put_int_label(b, &first, "level", p ? p->level : 0);
 		put_label(b, &first, "model", p ? p->model : "");
 		put_label(b, &first, "per_cpu", p && p->core_share ? "core_share" : "thread");
-		put_label(b, &first, "reason", p && p->reason[0] ? p->reason : s->reason);
+		put_reason(b, &first, p && p->reason[0] ? p->reason : s->reason, s->cg.reason);
 		buf_puts(b, "} 1\n");
 	}
 
@@ -411,6 +420,79 @@ static void info_families(struct render *r)
 		put_int_label(b, &first, "node", c->node);
 		buf_puts(b, "} 1\n");
 	}
+}
+
+/* One sample per bucket: NAME{cgroup="..."SUFFIX VALUE. */
+static void put_cgroup(struct buf *b, const char *name, const struct snap_cgroup *cg,
+		       const char *suffix, double value)
+{
+	buf_puts(b, name);
+	buf_puts(b, "{cgroup=\"");
+	put_label_value(b, cg->name);
+	buf_putc(b, '"');
+	buf_puts(b, suffix);
+	buf_count(b, value);
+	buf_putc(b, '\n');
+}
+
+static void cgroup_category_family(struct render *r, unsigned level)
+{
+	static const char *const names[] = { "", "topdown_cgroup_level1_slots_total",
+					     "topdown_cgroup_level2_slots_total" };
+	const struct snapshot *s = r->snap;
+	struct cat_suffix suffix[TD_CAT_COUNT];
+
+	cat_suffixes(true, suffix);
+	family(r, names[level], "counter",
+	       level == 1 ? "Pipeline slots of each cgroup's tasks in each level-1 category; they sum to topdown_cgroup_slots_total."
+			  : "Pipeline slots of each cgroup's tasks in each level-2 category; the children of a parent sum to it.");
+	for (unsigned i = 0; i < s->n_cgroups; i++) {
+		const struct snap_cgroup *cg = &s->cgroups[i];
+
+		for (int k = 0; k < TD_CAT_COUNT; k++)
+			if (td_catset_has(cg->c.cats, (enum td_cat)k) && td_cat[k].level == level)
+				put_cgroup(r->out, names[level], cg, suffix[k].text,
+					   cg->c.total[TD_C_CAT + k]);
+	}
+}
+
+static void cgroup_families(struct render *r)
+{
+	const struct snapshot *s = r->snap;
+	struct buf *b = r->out;
+	bool l2 = false;
+
+	if (!s->cg.enabled)
+		return;
+	family(r, "topdown_cgroups", "gauge",
+	       "Cgroups matching [cgroups] track: tracked have series of their own, dropped (beyond max_cgroups) count as other.");
+	buf_puts(b, "topdown_cgroups{state=\"tracked\"} ");
+	buf_u64(b, s->cg.tracked);
+	buf_puts(b, "\ntopdown_cgroups{state=\"dropped\"} ");
+	buf_u64(b, s->cg.dropped);
+	buf_putc(b, '\n');
+	family(r, "topdown_cgroup_switches_total", "counter",
+	       "Runs of the per-cgroup attribution program (cgroup switches) on all CPUs.");
+	buf_puts(b, "topdown_cgroup_switches_total ");
+	buf_count(b, s->cg.switches);
+	buf_putc(b, '\n');
+	family(r, "topdown_cgroup_bpf_seconds_total", "counter",
+	       "CPU time the per-cgroup attribution program ran, on all CPUs (the kernel's BPF statistics).");
+	buf_puts(b, "topdown_cgroup_bpf_seconds_total ");
+	buf_double(b, s->cg.bpf_seconds);
+	buf_putc(b, '\n');
+	if (!s->n_cgroups)
+		return;
+	family(r, "topdown_cgroup_slots_total", "counter",
+	       "Pipeline slots counted while each cgroup's tasks ran (other: untracked cgroups, idle); the cgroups sum to the host's.");
+	for (unsigned i = 0; i < s->n_cgroups; i++)
+		put_cgroup(b, "topdown_cgroup_slots_total", &s->cgroups[i], "} ",
+			   s->cgroups[i].c.total[TD_C_SLOTS]);
+	cgroup_category_family(r, 1);
+	for (unsigned i = 0; i < s->n_cgroups && !l2; i++)
+		l2 = td_catset_level(s->cgroups[i].c.cats, 2) != 0;
+	if (l2)
+		cgroup_category_family(r, 2);
 }
 
 static void self_families(struct render *r)
@@ -576,6 +658,7 @@ int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 			       TD_C_RUNNING, true);
 	}
 	ratio_families(&r);
+	cgroup_families(&r);
 	self_families(&r);
 	process_families(&r);
 	http_families(&r);

@@ -21,6 +21,8 @@
 
 #include "api.h"
 #include "auth.h"
+#include "cgattr.h"
+#include "cgroups.h"
 #include "cli.h"
 #include "collector.h"
 #include "config.h"
@@ -137,6 +139,7 @@ struct app {
 	struct budget budget;
 	struct plan plan;
 	struct collector *collector;
+	struct cgattr *cgattr;      /* NULL unless [cgroups] enabled */
 	struct snapring *ring;
 	struct history *history;
 	struct jobs *history_jobs; /* takes the history's samples */
@@ -226,16 +229,88 @@ static int app_make_collector(struct app *app)
 	return 0;
 }
 
+/* The cgroup v2 hierarchy: [cgroups] root, else where it is mounted. */
+static int cgroup_root(const struct config *cfg, char *root, size_t len)
+{
+	char *text = NULL;
+	size_t n;
+	int r;
+
+	if (cfg->cgroups_root[0]) {
+		str_printf(root, len, "%s", cfg->cgroups_root);
+		return 0;
+	}
+	r = read_file("/proc/self/mountinfo", 1 << 20, &text, &n);
+	if (r == 0)
+		r = cgroups_find_mount(text, root, len);
+	free(text);
+	return r;
+}
+
+/* Per-cgroup attribution, once the groups are open.  Nothing in it stops
+ * the daemon: without BPF, permission or cgroup v2 it says why and the
+ * per-host figures go on. */
+static int app_start_cgroups(struct app *app)
+{
+	const char *globs[CONFIG_TRACK_MAX];
+	char root[CGROUPS_PATH_MAX];
+	struct cgattr_params p = {
+		.root = root,
+		.globs = globs,
+		.n_globs = app->cfg.n_cgroups_track,
+		.cap = (unsigned)app->cfg.cgroups_max,
+		.level = (unsigned)app->cfg.cgroups_level,
+		.budget = app->cfg.cgroups_budget,
+		.collector = app->collector,
+		.cats = app->plan.cats,
+	};
+	int r;
+
+	if (!app->cfg.cgroups_enabled)
+		return 0;
+	for (unsigned i = 0; i < app->cfg.n_cgroups_track; i++)
+		globs[i] = app->cfg.cgroups_track[i];
+	if (cgroup_root(&app->cfg, root, sizeof(root)) < 0)
+		root[0] = '\0';
+	r = cgattr_new(&p, &app->cgattr);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up per-cgroup attribution: %m");
+	if (cgattr_reason(app->cgattr)[0])
+		log_warning("%s; per-host figures go on", cgattr_reason(app->cgattr));
+	else
+		log_info("Per-cgroup TopDown: tracking %s cgroups matching [cgroups] track (at most %u, level %u)",
+			 root, p.cap, p.level);
+	return 0;
+}
+
 static int app_start_collection(struct app *app)
 {
 	int r = app_make_collector(app);
 
 	if (r < 0)
 		return r;
-	r = snapring_new(collector_capacity(app->collector), &app->ring);
+	r = snapring_new(collector_capacity(app->collector),
+			 app->cfg.cgroups_enabled ? (unsigned)app->cfg.cgroups_max + 1 : 0, &app->ring);
 	if (r < 0)
 		return log_error_errno(r, "Failed to allocate snapshots: %m");
-	return collector_start(app->collector);
+	r = collector_start(app->collector);
+	if (r < 0)
+		return r;
+	return app_start_cgroups(app);
+}
+
+/* The per-cgroup part of an interval: nothing when not enabled (the
+ * buffer may hold an older interval's). */
+static void app_cgroups(struct app *app, uint64_t now, struct snapshot *snap, bool read)
+{
+	if (!app->cgattr) {
+		memset(&snap->cg, 0, sizeof(snap->cg));
+		snap->n_cgroups = 0;
+	} else if (read) {
+		cgattr_collect(app->cgattr, now, snap);
+	} else {
+		cgattr_fill(app->cgattr, snap);
+	}
 }
 
 /* A history sample: the newest interval published, its packages and host
@@ -270,6 +345,7 @@ static void app_collect(struct app *app, uint64_t now)
 	struct snapshot *snap = snapring_begin(app->ring);
 
 	collector_collect(app->collector, now, snap);
+	app_cgroups(app, now, snap, true);
 	snap->intervals_missed = app->intervals_missed;
 	snap->config_ok = app->reload_error[0] == '\0';
 	snap->config_loaded_at = app->config_loaded_at;
@@ -283,6 +359,7 @@ static void app_publish(struct app *app)
 	struct snapshot *snap = snapring_begin(app->ring);
 
 	collector_fill(app->collector, snap);
+	app_cgroups(app, 0, snap, false);
 	snap->intervals_missed = app->intervals_missed;
 	snap->config_ok = app->reload_error[0] == '\0';
 	snap->config_loaded_at = app->config_loaded_at;
@@ -401,6 +478,7 @@ static void app_free(struct app *app)
 	if (app->epoll_fd >= 0)
 		close(app->epoll_fd);
 	snapring_free(app->ring);
+	cgattr_free(app->cgattr);
 	collector_free(app->collector);
 	topo_free(app->topo);
 	sysfs_free(app->sysfs);
@@ -735,6 +813,31 @@ static int reload_http(struct app *app, const struct config *cfg, struct tls_mat
 /* SIGHUP: a bad file changes nothing; a good one takes effect at once
  * without touching the listening sockets, and counters carry on.
  * Nothing here waits: collection keeps its schedule. */
+/* [cgroups] sizes the snapshots and loads the BPF program: a restart
+ * applies it. */
+static bool same_cgroups(const struct config *a, const struct config *b)
+{
+	if (a->cgroups_enabled != b->cgroups_enabled || a->cgroups_max != b->cgroups_max ||
+	    a->cgroups_level != b->cgroups_level || a->cgroups_budget != b->cgroups_budget ||
+	    strcmp(a->cgroups_root, b->cgroups_root) != 0 || a->n_cgroups_track != b->n_cgroups_track)
+		return false;
+	for (unsigned i = 0; i < a->n_cgroups_track; i++)
+		if (strcmp(a->cgroups_track[i], b->cgroups_track[i]) != 0)
+			return false;
+	return true;
+}
+
+static void copy_cgroups(struct config *dst, const struct config *src)
+{
+	dst->cgroups_enabled = src->cgroups_enabled;
+	dst->cgroups_max = src->cgroups_max;
+	dst->cgroups_level = src->cgroups_level;
+	dst->cgroups_budget = src->cgroups_budget;
+	memcpy(dst->cgroups_root, src->cgroups_root, sizeof(dst->cgroups_root));
+	memcpy(dst->cgroups_track, src->cgroups_track, sizeof(dst->cgroups_track));
+	dst->n_cgroups_track = src->n_cgroups_track;
+}
+
 static void reload(struct app *app)
 {
 	struct tls_material *tls;
@@ -757,6 +860,10 @@ static void reload(struct app *app)
 	}
 	if (!app->socket_activated && !same_listen(&cfg, &app->cfg))
 		log_warning("[http] listen changed: restart topdownd to listen on the new addresses");
+	if (!same_cgroups(&cfg, &app->cfg)) {
+		log_warning("[cgroups] changed: restart topdownd to apply it (the previous [cgroups] stays in force)");
+		copy_cgroups(&cfg, &app->cfg);
+	}
 	r = reload_http(app, &cfg, tls, auth);
 	if (r < 0) {
 		log_error_errno(r, "Failed to apply the HTTP settings: %m");

@@ -2,6 +2,7 @@
 /* report: --probe and --once text output. */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "tma.h"
@@ -255,6 +256,64 @@ static void cell(FILE *out, const struct snap_counts *c, int cat, const char *bo
 	fprintf(out, " %10.1f%%%c", 100.0 * c->last[TD_C_CAT + cat] / slots, mark);
 }
 
+/* Most slots first (the last interval's). */
+static int by_last_slots(const void *a, const void *b, void *arg)
+{
+	const struct snap_cgroup *cg = arg;
+	double x = cg[*(const unsigned *)a].c.last[TD_C_SLOTS];
+	double y = cg[*(const unsigned *)b].c.last[TD_C_SLOTS];
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Per-cgroup attribution: one row per bucket, most slots first: its share
+ * of the host's slots and its level-1 breakdown. */
+static void report_cgroups(FILE *out, const struct snapshot *snap)
+{
+	unsigned order[snap->n_cgroups ? snap->n_cgroups : 1];
+	double host = snap->host.last[TD_C_SLOTS];
+
+	if (!snap->cg.enabled)
+		return;
+	if (!snap->cg.attributing) {
+		fprintf(out, "\nper-cgroup: %s\n", snap->cg.reason);
+		return;
+	}
+	fprintf(out, "\n%-40s %8s", "cgroup", "slots");
+	for (int k = 0; k < TD_CAT_COUNT; k++)
+		if (td_catset_has(snap->cats, (enum td_cat)k) && td_cat[k].level == 1)
+			fprintf(out, " %15s", td_cat[k].name);
+	fputc('\n', out);
+	for (unsigned i = 0; i < snap->n_cgroups; i++)
+		order[i] = i;
+	qsort_r(order, snap->n_cgroups, sizeof(order[0]), by_last_slots, snap->cgroups);
+	for (unsigned i = 0; i < snap->n_cgroups; i++) {
+		const struct snap_cgroup *cg = &snap->cgroups[order[i]];
+		double slots = cg->c.last[TD_C_SLOTS];
+		size_t len = strlen(cg->name);
+
+		/* The end of a long path names the service. */
+		fprintf(out, "%s%-*s", len > 40 ? "..." : "", len > 40 ? 37 : 40,
+			len > 40 ? cg->name + len - 37 : cg->name);
+		if (host > 0)
+			fprintf(out, " %7.1f%%", 100.0 * slots / host);
+		else
+			fprintf(out, " %8s", "-");
+		for (int k = 0; k < TD_CAT_COUNT; k++) {
+			if (!td_catset_has(snap->cats, (enum td_cat)k) || td_cat[k].level != 1)
+				continue;
+			if (slots > 0)
+				fprintf(out, " %14.1f%%", 100.0 * cg->c.last[TD_C_CAT + k] / slots);
+			else
+				fprintf(out, " %15s", "-");
+		}
+		fputc('\n', out);
+	}
+	if (snap->cg.dropped)
+		fprintf(out, "(%u more cgroups match [cgroups] track beyond max_cgroups: counted as other)\n",
+			snap->cg.dropped);
+}
+
 void report_once(FILE *out, const struct snapshot *snap)
 {
 	const struct snap_counts *cols[ONCE_MAX_COLUMNS];
@@ -338,4 +397,5 @@ void report_once(FILE *out, const struct snapshot *snap)
 			     "them (perf, a second topdownd) or the groups rotate; figures are scaled to "
 			     "the whole interval, as perf does\n",
 			100.0 * snap->host.last[TD_C_RUNNING] / snap->host.last[TD_C_ENABLED]);
+	report_cgroups(out, snap);
 }

@@ -120,11 +120,14 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 	struct snap_cpu *cpus = dst->cpus;
 	struct snap_core *cores = dst->cores;
 	struct snap_pkg *pkgs = dst->pkgs;
+	struct snap_cgroup *cgroups = dst->cgroups;
 
 	*dst = *src;
 	dst->cpus = cpus;
 	dst->cores = cores;
 	dst->pkgs = pkgs;
+	dst->cgroups = cgroups;
+	memcpy(cgroups, src->cgroups, src->n_cgroups * sizeof(*cgroups));
 	memcpy(cpus, src->cpus, src->n_cpus * sizeof(*cpus));
 	memcpy(cores, src->cores, src->n_cores * sizeof(*cores));
 	memcpy(pkgs, src->pkgs, src->n_pkgs * sizeof(*pkgs));
@@ -156,7 +159,7 @@ struct snapring {
 	uint64_t private_uses;
 };
 
-int snapring_new(unsigned capacity, struct snapring **ret)
+int snapring_new(unsigned capacity, unsigned cg_capacity, struct snapring **ret)
 {
 	struct snapring *ring = calloc(1, sizeof(*ring));
 
@@ -174,7 +177,8 @@ int snapring_new(unsigned capacity, struct snapring **ret)
 		s->cpus = calloc(capacity ? capacity : 1, sizeof(*s->cpus));
 		s->cores = calloc(capacity ? capacity : 1, sizeof(*s->cores));
 		s->pkgs = calloc(capacity ? capacity : 1, sizeof(*s->pkgs));
-		if (!s->cpus || !s->cores || !s->pkgs) {
+		s->cgroups = calloc(cg_capacity ? cg_capacity : 1, sizeof(*s->cgroups));
+		if (!s->cpus || !s->cores || !s->pkgs || !s->cgroups) {
 			snapring_free(ring);
 			return -ENOMEM;
 		}
@@ -193,6 +197,7 @@ void snapring_free(struct snapring *ring)
 		free(ring->bufs[i].cpus);
 		free(ring->bufs[i].cores);
 		free(ring->bufs[i].pkgs);
+		free(ring->bufs[i].cgroups);
 	}
 	free(ring);
 }

@@ -100,6 +100,26 @@ struct snap_pmu {
 	char reason[SNAP_REASON];
 };
 
+#define SNAP_CGROUP_NAME 256
+
+/* One per-cgroup bucket: a tracked cgroup ("/system.slice/x.service") or
+ * "other" (every slice of an untracked cgroup). */
+struct snap_cgroup {
+	char name[SNAP_CGROUP_NAME];
+	struct snap_counts c;
+};
+
+/* Per-cgroup attribution: whether it runs, and why not. */
+struct snap_cgstat {
+	bool enabled;     /* [cgroups] enabled */
+	bool attributing; /* the BPF program charges slices now */
+	unsigned level;
+	char trigger[24]; /* "cgroup-switches" or "sched_switch" */
+	char reason[SNAP_REASON]; /* why it does not attribute, or "" */
+	unsigned tracked, dropped;
+	double switches, bpf_seconds; /* program runs and their run time, in total */
+};
+
 struct snapshot {
 	uint64_t seq;       /* intervals collected, 1 for the first interval */
 	uint64_t intervals_missed; /* intervals the timer fired again before
@@ -128,6 +148,10 @@ struct snapshot {
 	struct snap_core *cores; /* sorted by package, die, core */
 	struct snap_pkg *pkgs;   /* sorted by package */
 	struct snap_counts host;
+
+	struct snap_cgstat cg;
+	unsigned n_cgroups; /* other first, then the tracked */
+	struct snap_cgroup *cgroups;
 
 	unsigned cpus_by_state[CPU_STATE_COUNT];
 	uint64_t errors[COLL_ERR_COUNT];
@@ -167,8 +191,9 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src);
 
 struct snapring;
 
-/* @capacity: room for that many CPUs (cores and packages alike). */
-int snapring_new(unsigned capacity, struct snapring **ret);
+/* @capacity: room for that many CPUs (cores and packages alike);
+ * @cg_capacity per-cgroup buckets. */
+int snapring_new(unsigned capacity, unsigned cg_capacity, struct snapring **ret);
 void snapring_free(struct snapring *ring);
 
 /* Writer side (one writer).  Returns a buffer no reader holds: a shared

@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 		.fd_others_want = 256, .fd_others_min = 256,
 	};
 	if (collector_new(&params, &coll) < 0 || collector_start(coll) < 0 ||
-	    snapring_new(collector_capacity(coll), &ring) < 0) {
+	    snapring_new(collector_capacity(coll), 0, &ring) < 0) {
 		fprintf(stderr, "render_bench: collector set-up failed\n");
 		return 1;
 	}

@@ -10,7 +10,7 @@
 
 FUZZ_CC ?= clang
 FUZZ_BUILD ?= build/fuzz
-PKGS := libmicrohttpd libsystemd jansson inih zlib gnutls
+PKGS := libmicrohttpd libsystemd jansson inih zlib gnutls libbpf
 
 SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(SAN) \
@@ -43,6 +43,15 @@ $(FUZZ_BUILD)/gen/page_assets.h: daemon/page.css daemon/page.js build-aux/embed
 	@build-aux/embed page_style=daemon/page.css page_script=daemon/page.js >$@.tmp && mv $@.tmp $@
 $(FUZZ_BUILD)/obj/page.o: $(FUZZ_BUILD)/gen/page_assets.h
 $(FUZZ_BUILD)/obj/page.o: FUZZ_CFLAGS += -I$(FUZZ_BUILD)/gen
+
+# The per-cgroup BPF program's skeleton (the Makefile's rule).
+$(FUZZ_BUILD)/gen/cgattr.bpf.o: daemon/bpf/cgattr.bpf.c daemon/cgacct.h
+	@mkdir -p $(@D)
+	@clang -g -O2 -target bpf -I/usr/include/$$(gcc -print-multiarch) -c -o $@ $<
+$(FUZZ_BUILD)/gen/cgattr.skel.h: $(FUZZ_BUILD)/gen/cgattr.bpf.o
+	@bpftool gen skeleton $< name cgattr_bpf >$@.tmp && mv $@.tmp $@
+$(FUZZ_BUILD)/obj/cgbpf.o: $(FUZZ_BUILD)/gen/cgattr.skel.h
+$(FUZZ_BUILD)/obj/cgbpf.o: FUZZ_CFLAGS += -I$(FUZZ_BUILD)/gen
 
 $(ARCHIVE): $(DAEMON_OBJS)
 	@rm -f $@

@@ -213,7 +213,7 @@ while IFS='|' read -r query message; do
 	out=$(curl -s -w ' %{http_code} %{content_type}' "$TD_URL/api/v1/topdown?$query")
 	is "$out" "{\"error\":\"$message\"} 400 application/json" "bad parameter ($query): 400 and the message"
 done <<'EOF'
-scope=everything|invalid scope \"everything\": expected host, package, core or cpu
+scope=everything|invalid scope \"everything\": expected host, package, core, cpu or cgroup
 level=3|invalid level \"3\": expected 1 or 2
 cpu=a-b|invalid cpu \"a-b\": expected a CPU list like 0-3,8
 cpu=|invalid cpu \"\": expected a CPU list like 0-3,8

@@ -54,7 +54,7 @@ ok "$(scrapes_ok "$out" 1000; echo $?)" "other hosts are served meanwhile"
 # --- Inputs (before: no response, or held 10 s, or two status lines) ---
 out=$(A raw $'GET /api/v1/topdown?scope=%ff HTTP/1.1\r\nHost: x\r\n\r\n')
 is "$(jq -r '.status_lines | join("|")' <<<"$out")" "HTTP/1.1 400 Bad Request" "?scope=%ff (not UTF-8): 400"
-is "$(jq -r .body <<<"$out")" '{"error":"invalid scope \"?\": expected host, package, core or cpu"}' \
+is "$(jq -r .body <<<"$out")" '{"error":"invalid scope \"?\": expected host, package, core, cpu or cgroup"}' \
 	"?scope=%ff: a JSON body, the byte replaced"
 amps=$(printf '&%.0s' $(seq 1 3000))
 out=$(A raw "GET /api/v1/topdown?$amps HTTP/1.1"$'\r\nHost: x\r\n\r\n')

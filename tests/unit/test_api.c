@@ -101,10 +101,10 @@ static void test_query_errors(void **state)
 
 	(void)state;
 	query_error("hosts", NULL, NULL,
-		    "invalid scope \"hosts\": expected host, package, core or cpu");
-	query_error("Host", NULL, NULL, "invalid scope \"Host\": expected host, package, core or cpu");
-	query_error("", NULL, NULL, "invalid scope \"\": expected host, package, core or cpu");
-	query_error("system", "1", "0", "invalid scope \"system\": expected host, package, core or cpu");
+		    "invalid scope \"hosts\": expected host, package, core, cpu or cgroup");
+	query_error("Host", NULL, NULL, "invalid scope \"Host\": expected host, package, core, cpu or cgroup");
+	query_error("", NULL, NULL, "invalid scope \"\": expected host, package, core, cpu or cgroup");
+	query_error("system", "1", "0", "invalid scope \"system\": expected host, package, core, cpu or cgroup");
 	query_error(NULL, "3", NULL, "invalid level \"3\": expected 1 or 2");
 	query_error(NULL, "0", NULL, "invalid level \"0\": expected 1 or 2");
 	query_error(NULL, "", NULL, "invalid level \"\": expected 1 or 2");
@@ -117,15 +117,15 @@ static void test_query_errors(void **state)
 	query_error(NULL, NULL, "", "invalid cpu \"\": expected a CPU list like 0-3,8");
 	query_error(NULL, NULL, " ", "invalid cpu \" \": expected a CPU list like 0-3,8");
 	/* Scope is checked first. */
-	query_error("bad", "9", "x", "invalid scope \"bad\": expected host, package, core or cpu");
+	query_error("bad", "9", "x", "invalid scope \"bad\": expected host, package, core, cpu or cgroup");
 
 	/* The echoed value is cut at 64 characters. */
 	memset(long_value, 'a', 150);
 	long_value[150] = '\0';
 	snprintf(want, sizeof(want),
-		 "invalid scope \"%.64s\": expected host, package, core or cpu", long_value);
+		 "invalid scope \"%.64s\": expected host, package, core, cpu or cgroup", long_value);
 	query_error(long_value, NULL, NULL, want);
-	assert_int_equal(strlen(want), 64 + strlen("invalid scope \"\": expected host, package, core or cpu"));
+	assert_int_equal(strlen(want), 64 + strlen("invalid scope \"\": expected host, package, core, cpu or cgroup"));
 
 	/* A short error buffer is truncated and terminated. */
 	assert_int_equal(api_parse_query(NULL, "7", NULL, NULL, &q, small, sizeof(small)), -EINVAL);

@@ -371,7 +371,7 @@ static void test_ring_basic(void **state)
 	const struct snapshot *r1, *r2;
 
 	(void)state;
-	assert_int_equal(snapring_new(4, &ring), 0);
+	assert_int_equal(snapring_new(4, 0, &ring), 0);
 	assert_non_null(ring);
 	assert_null(snapring_acquire(ring));
 
@@ -458,7 +458,7 @@ static void test_ring_sums_when_read(void **state)
 	double pkg_total[2] = { 1000.1 + 2000.1, 3000.1 + 4000.1 }, host_total;
 
 	(void)state;
-	assert_int_equal(snapring_new(4, &ring), 0);
+	assert_int_equal(snapring_new(4, 0, &ring), 0);
 	w = snapring_begin(ring);
 	two_packages(w, 1, growing);
 	host_total = pkg_total[0] + pkg_total[1];
@@ -505,7 +505,7 @@ static void test_ring_held(void **state)
 	const struct snapshot *ra, *rb, *rb2, *rc;
 
 	(void)state;
-	assert_int_equal(snapring_new(2, &ring), 0);
+	assert_int_equal(snapring_new(2, 0, &ring), 0);
 	a = snapring_begin(ring);
 	fill(a, 2, 1);
 	snapring_publish(ring, a);
@@ -583,7 +583,7 @@ static void test_ring_capacity_zero(void **state)
 	struct snapshot *w;
 
 	(void)state;
-	assert_int_equal(snapring_new(0, &ring), 0);
+	assert_int_equal(snapring_new(0, 0, &ring), 0);
 	w = snapring_begin(ring);
 	fill(w, 1, 1);
 	snapring_publish(ring, w);
@@ -633,7 +633,7 @@ static void test_ring_stress(void **state)
 	uint64_t published = 0, skipped = 0;
 
 	(void)state;
-	assert_int_equal(snapring_new(STRESS_CPUS, &st.ring), 0);
+	assert_int_equal(snapring_new(STRESS_CPUS, 0, &st.ring), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(pthread_create(&readers[i], NULL, stress_reader, &st), 0);
 	for (uint64_t k = 1; k <= 200000; k++) {
