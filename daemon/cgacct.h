@@ -11,7 +11,7 @@
 #include <linux/types.h>
 
 /* Events attributed per CPU (a core PMU's whole plan must fit). */
-#define CGA_EVENTS_MAX 24
+#define CGA_EVENTS_MAX 24u
 /* Cgroup levels walked from the root for the deepest tracked one. */
 #define CGA_LEVELS 16
 /* Bucket 0: every slice whose cgroup is not tracked. */

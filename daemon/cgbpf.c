@@ -302,8 +302,12 @@ int cgbpf_zero(struct cgbpf *b, unsigned bucket)
 
 int cgbpf_flush(struct cgbpf *b, unsigned cpu)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
+	struct bpf_test_run_opts opts;
 
+	memset(&opts, 0, sizeof(opts));
+	opts.sz = sizeof(opts);
+	opts.flags = BPF_F_TEST_RUN_ON_CPU;
+	opts.cpu = cpu;
 	if (bpf_prog_test_run_opts(bpf_program__fd(b->skel->progs.flush), &opts) < 0)
 		return -errno;
 	return 0;

@@ -216,6 +216,7 @@ static struct candidate *find_candidate(struct cgroups *g, const struct cgroup_e
 	struct candidate key;
 
 	memcpy(key.path, e->path, sizeof(key.path));
+	key.id = 0;
 	return bsearch(&key, g->cand, g->n_cand, sizeof(*g->cand), cand_cmp);
 }
 

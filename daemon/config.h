@@ -35,8 +35,8 @@ enum config_granularity {
 	GRAN_COUNT,
 };
 
-#define CONFIG_TRACK_MAX 16
-#define CONFIG_GLOB_MAX 200
+#define CONFIG_TRACK_MAX 16u
+#define CONFIG_GLOB_MAX 200u
 
 struct config {
 	/* [collect] */

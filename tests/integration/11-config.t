@@ -64,7 +64,7 @@ usage_error() {
 		"$first"$'\n'"Try 'topdownd --help' for more information."
 }
 
-SECTIONS="[collect], [metrics], [http] or [log]"
+SECTIONS="[collect], [metrics], [http], [log] or [cgroups]"
 DHINT="expected a number with a unit (ns, us, ms, s, m, h), e.g. 500ms or 2s"
 HTTP_KEYS="listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, max_connections, timeout"
 

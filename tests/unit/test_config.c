@@ -17,7 +17,7 @@
 
 #include "config.h"
 
-#define SECTIONS "[collect], [metrics], [http] or [log]"
+#define SECTIONS "[collect], [metrics], [http], [log] or [cgroups]"
 #define DHINT "expected a number with a unit (ns, us, ms, s, m, h), e.g. 500ms or 2s"
 #define LHINT "expected host:port, [ipv6]:port or unix:/absolute/path"
 
@@ -44,7 +44,15 @@
 	"timeout = 10s\n" \
 	"\n" \
 	"[log]\n" \
-	"level = info\n"
+	"level = info\n" \
+	"\n" \
+	"[cgroups]\n" \
+	"enabled = false\n" \
+	"root =\n" \
+	"track = system.slice/*.service kubepods.slice/*pod*.slice kubepods.slice/*/*pod*.slice kubepods/pod* kubepods/*/pod*\n" \
+	"max_cgroups = 200\n" \
+	"level = 1\n" \
+	"budget = 1%\n"
 
 /* Heap-allocated: struct config and struct config_diag are large. */
 struct parsed {
@@ -924,7 +932,15 @@ static const char modified_text[] =
 	"timeout = 2m\n"
 	"\n"
 	"[log]\n"
-	"level = debug\n";
+	"level = debug\n"
+	"\n"
+	"[cgroups]\n"
+	"enabled = true\n"
+	"root = /sys/fs/cgroup\n"
+	"track = system.slice/*.service\n"
+	"max_cgroups = 50\n"
+	"level = 2\n"
+	"budget = 0.5%\n";
 
 /* "#" after a value starts a comment, as " ;" does; not inside a value. */
 static void test_inline_hash_comment(void **state)
@@ -964,7 +980,9 @@ static void test_print_modified(void **state)
 
 	(void)state;
 	/* Values written differently from how they print. */
-	p = parse_ok("[log]\nlevel = debug\n"
+	p = parse_ok("[cgroups]\nbudget = 0.50%\nlevel = 2\nmax_cgroups = 050\nenabled = yes\n"
+		     "track = /system.slice/*.service\nroot = /sys/fs/cgroup\n"
+		     "[log]\nlevel = debug\n"
 		     "[http]\ntimeout = 120s\nmax_connections = 01000\n"
 		     "listen = 127.0.0.1:9100 [::1]:9100 unix:/run/topdownd.sock metrics.example.com:80\n"
 		     "tls_cert = /etc/topdownd/cert.pem\ntls_key = /etc/topdownd/key.pem\n"

@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Per-cgroup TopDown through the real kernel's BPF: the daemon runs
+# unmodified on the swclock fixture (its core PMU is the kernel's software
+# PMU, every event cpu-clock), so each cgroup's "slots" are the CPU time
+# its tasks ran, which the kernel also keeps in cpu.stat usage_usec: the
+# oracle.  CPU hogs in two cgroups (one through an untracked child) share
+# CPU 0, a ping-pong between two more cgroups switches on CPU 1.  Then: the
+# buckets partition the host, the cost guard stops attribution over its
+# budget, and 1,000 cgroups created and removed keep the series at the cap
+# and the memory flat.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	plan 1
+	skip "per-cgroup attribution needs root (BPF, cgroups); CI runs as root"
+	exit 0
+fi
+plan 28
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$TMP/swclock
+"$FIXTURES/swclock" "$FIX"
+
+# The cgroup v2 hierarchy: where it is mounted, else a private mount.
+ROOT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+MOUNTED=
+if [ -z "$ROOT" ]; then
+	ROOT=$TMP/cgroup2
+	mkdir -p "$ROOT" && mount -t cgroup2 none "$ROOT" && MOUNTED=$ROOT
+fi
+BASE=topdownd-test-$$
+CG=$ROOT/$BASE
+HOGS=()
+cleanup_cgroups() {
+	local p
+	for p in "${HOGS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	# Children first; a cgroup with a task left cannot go.
+	[ -d "$CG" ] && find "$CG" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+	rmdir "$CG" 2>/dev/null
+	[ -n "$MOUNTED" ] && umount "$MOUNTED"
+	_td_cleanup
+}
+trap cleanup_cgroups EXIT
+mkdir -p "$CG/a/inner" "$CG/b" "$CG/c" "$CG/d"
+
+# td_start_real CONFIG: the daemon on the real kernel, no fake PMU.
+td_start_real() {
+	TD_LOG="$TMP/daemon-$RANDOM.log"
+	"$TOPDOWND" -c "$1" --sysfs-root "$FIX" -l 127.0.0.1:0 >"$TD_LOG" 2>&1 &
+	TD_PID=$!
+	_TD_PIDS+=("$TD_PID")
+	TD_URL=
+	for _ in $(seq 1 200); do
+		TD_URL=$(sed -n 's|.*Listening on \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TD_LOG" | head -1)
+		[ -n "$TD_URL" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+usage() { awk '/^usage_usec/ { print $2 }' "$CG/$1/cpu.stat"; }
+# Started stopped and moved from outside: a task that moves itself while
+# it runs is charged its CPU's slice since the last switch (README).
+hog() { # hog CGROUP CPU SECONDS
+	taskset -c "$2" sh -c 'kill -STOP $$; exec timeout "$0" sh -c "while :; do :; done"' "$3" &
+	HOGS+=($!)
+	until grep -q '^State:.*T' "/proc/$!/status" 2>/dev/null; do sleep 0.01; done
+	echo $! >"$CG/$1/cgroup.procs"
+}
+
+cat >"$TMP/cg.conf" <<CONF
+[collect]
+interval = 500ms
+[cgroups]
+enabled = true
+track = $BASE/*
+level = 2
+max_cgroups = 10
+# The ping-pong switches cgroups ~50,000 times a second: at the default 1 %
+# the guard would stop attribution (its own test is below).
+budget = 100%
+CONF
+td_start_real "$TMP/cg.conf"
+ok $? "the daemon starts on the swclock fixture with [cgroups] enabled"
+grep -q "Per-cgroup TopDown: tracking" "$TD_LOG"
+ok $? "it attributes (log: $(grep -m1 -o 'Per-cgroup.*\|per-cgroup.*' "$TD_LOG"))"
+wait_intervals 2 || diag "no two intervals within 20 s"
+
+hog a/inner 0 3
+hog b 0 3
+kill -CONT "${HOGS[@]}"
+"$HERE/pingpong.py" "$CG/c" "$CG/d" 1 3 >"$TMP/trips" &
+HOGS+=($!)
+for p in "${HOGS[@]}"; do wait "$p" 2>/dev/null; done
+HOGS=()
+diag "ping-pong round trips: $(cat "$TMP/trips")"
+# Every slice has ended; two intervals later each is in a published flush.
+wait_intervals 3
+curl -sf "$TD_URL/api/v1/topdown?scope=cgroup" >"$TMP/doc1"
+ok $? "GET /api/v1/topdown?scope=cgroup answers"
+for g in a b c d; do echo "$g $(usage "$g")"; done >"$TMP/usage"
+
+# Each tracked cgroup's cpu-clock against cpu.stat, within 3 %.
+for g in a b c d; do
+	/usr/bin/python3 - "$TMP/doc1" "$TMP/usage" "/$BASE/$g" "$g" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+usage = {l.split()[0]: int(l.split()[1]) for l in open(sys.argv[2])}
+got = {c["cgroup"]: c["slots_total"] for c in doc["cgroups"]}
+name, g = sys.argv[3], sys.argv[4]
+want = usage[g] * 1000.0
+err = abs(got.get(name, 0) - want) / want
+print("# %s: %.0f ms counted, cpu.stat %.0f ms, %.2f %%" % (name, got.get(name, 0) / 1e6, want / 1e6, err * 100))
+sys.exit(0 if want > 5e8 and err < 0.03 else 1)
+PY
+	ok $? "/$BASE/$g: its cpu-clock matches cpu.stat usage_usec within 3 %"
+done
+
+# The buckets partition the host: over the next intervals their deltas
+# sum to the host's delta (the two reads are microseconds apart).
+sleep 1
+curl -sf "$TD_URL/api/v1/topdown?scope=cgroup" >"$TMP/doc2"
+/usr/bin/python3 - "$TMP/doc1" "$TMP/doc2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+def tot(d):
+    return sum(c["slots_total"] for c in d["cgroups"]), d["host"]["slots_total"]
+(ba, ha), (bb, hb) = tot(a), tot(b)
+err = abs((bb - ba) - (hb - ha)) / (hb - ha)
+print("# buckets %.1f ms, host %.1f ms over the last %d intervals: %.3f %%" % ((bb - ba) / 1e6, (hb - ha) / 1e6, b["intervals"] - a["intervals"], err * 100))
+sys.exit(0 if hb > ha and err < 0.01 else 1)
+PY
+ok $? "the buckets' slots sum to the host's within 1 % over the same intervals"
+/usr/bin/python3 - "$TMP/doc2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["cgroups"]:
+    l1 = sum(c["level1_totals"].values()) if "level1_totals" in c else None
+    if l1 is not None and abs(l1 - c["slots_total"]) > 1e-6 * max(1, c["slots_total"]):
+        sys.exit(1)
+names = [c["cgroup"] for c in d["cgroups"]]
+slots = [c["slots_total"] for c in d["cgroups"]]
+sys.exit(0 if slots == sorted(slots, reverse=True) and "other" in names else 1)
+PY
+ok $? "scope=cgroup lists other and the tracked cgroups by slots, categories summing to slots"
+jq -e --arg a "/$BASE/a" '.cgroups | map(.cgroup) | index($a) != null and (index("/'"$BASE"'/a/inner") == null)' "$TMP/doc2" >/dev/null
+ok $? "the untracked child a/inner counts for its tracked parent a"
+jq -e '.cgroup_attribution | .attributing and .tracked == 4 and .dropped == 0 and (.trigger == "cgroup-switches" or .trigger == "sched_switch")' "$TMP/doc2" >/dev/null
+ok $? "cgroup_attribution: attributing, 4 tracked, none dropped ($(jq -c '.cgroup_attribution | {trigger, switches, bpf_seconds}' "$TMP/doc2"))"
+
+curl -sf "$TD_URL/metrics" >"$TMP/metrics"
+grep -q "^topdown_cgroup_slots_total{cgroup=\"/$BASE/c\"} [0-9]" "$TMP/metrics"
+ok $? "/metrics: topdown_cgroup_slots_total{cgroup=\"/$BASE/c\"}"
+[ "$(grep -c '^topdown_cgroup_level1_slots_total{' "$TMP/metrics")" -eq 20 ]
+ok $? "/metrics: 4 level-1 categories for each of 5 buckets, no cpu label"
+grep -q '^topdown_cgroup_level2_slots_total{cgroup="other",category="memory_bound",parent="backend_bound"} ' "$TMP/metrics"
+ok $? "/metrics: level 2 per cgroup with [cgroups] level = 2"
+grep -q '^topdown_cgroups{state="tracked"} 4$' "$TMP/metrics"
+ok $? '/metrics: topdown_cgroups{state="tracked"} 4'
+# Every per-cgroup family is documented in topdownd.8, and the other way.
+man -l "$HERE/../../daemon/topdownd.8" 2>/dev/null | col -bx >"$TMP/8.txt"
+live=$(awk '$1 == "#" && $2 == "TYPE" && $3 ~ /^topdown_cgroup/ { print $3 }' "$TMP/metrics" | sort -u)
+doc=$(grep -oE '^       topdown_cgroup[a-z0-9_]+' "$TMP/8.txt" | sed 's/^ *//' | sort -u)
+is "$live" "$doc" "topdownd.8 METRICS documents exactly the per-cgroup families exported"
+"$TOPDOWND" -c "$TMP/cg.conf" --sysfs-root "$FIX" --once >"$TMP/once" 2>"$TMP/once.err"
+ok $? "--once with [cgroups] enabled exits 0"
+grep -qE '^cgroup +slots +retiring +bad_speculation +frontend_bound +backend_bound$' "$TMP/once" &&
+	grep -qE '^other +[0-9.]+%' "$TMP/once"
+ok $? "--once prints the per-cgroup table"
+td_stop
+
+# ---- 1,000 cgroups created and removed: the series stay at the cap ----
+sed -i 's/^level = 2$/level = 1/' "$TMP/cg.conf"
+td_start_real "$TMP/cg.conf"
+wait_intervals 2
+rss() { awk '/^VmRSS/ { print $2 }' "/proc/$TD_PID/status"; }
+churn() {
+	local i
+	for i in $(seq 1 1000); do mkdir "$CG/churn$i"; done
+	wait_intervals 3
+	curl -sf "$TD_URL/metrics" >"$TMP/churn"
+	for i in $(seq 1 1000); do rmdir "$CG/churn$i"; done
+	wait_intervals 3
+}
+churn
+RSS1=$(rss)
+series=$(grep -c '^topdown_cgroup_slots_total{' "$TMP/churn")
+is "$series" 11 "1,004 matching cgroups: 10 tracked + other = 11 series (max_cgroups = 10)"
+grep -q '^topdown_cgroups{state="dropped"} 994$' "$TMP/churn"
+ok $? "topdown_cgroups{state=\"dropped\"} 994 ($(grep '^topdown_cgroups' "$TMP/churn" | tr '\n' ' '))"
+churn
+churn
+RSS2=$(rss)
+diag "RSS after one round of 1,000 cgroups: $RSS1 KiB, after three: $RSS2 KiB"
+ok $((RSS2 - RSS1 > 256)) "memory flat over two more rounds (grew $((RSS2 - RSS1)) KiB, at most 256)"
+curl -sf "$TD_URL/metrics" >"$TMP/after"
+is "$(grep -c '^topdown_cgroup_slots_total{' "$TMP/after")" 5 "after the churn: the 4 cgroups left + other"
+td_stop
+
+# ---- the cost guard ----
+cat >"$TMP/guard.conf" <<CONF
+[collect]
+interval = 300ms
+[cgroups]
+enabled = true
+track = $BASE/*
+budget = 0.01%
+CONF
+td_start_real "$TMP/guard.conf"
+wait_intervals 2
+"$HERE/pingpong.py" "$CG/c" "$CG/d" 1 3 >/dev/null
+wait_intervals 2
+curl -sf "$TD_URL/metrics" >"$TMP/guard"
+grep -q '^topdown_pmu_info{.*reason="per-cgroup attribution stopped: it cost [0-9.]*% of each CPU (.* switches/s per CPU x [0-9.]* us), over the budget of 0.01% (\[cgroups\] budget)"} 1$' "$TMP/guard"
+ok $? "over budget: topdown_pmu_info{reason} says attribution stopped, with the cost"
+grep -q 'warning: per-cgroup attribution stopped: it cost' "$TD_LOG"
+ok $? "and a log line says so ($(grep -o 'per-cgroup attribution stopped.*' "$TD_LOG" | head -1))"
+! grep -q '^topdown_cgroup_slots_total' "$TMP/guard" && grep -q '^topdown_slots_total' "$TMP/guard"
+ok $? "per-cgroup series stop, per-host figures go on"
+jq -e '.cgroup_attribution | (.attributing | not) and (.reason | startswith("per-cgroup attribution stopped"))' \
+	<(curl -sf "$TD_URL/api/v1/topdown?scope=cgroup") >/dev/null
+ok $? "scope=cgroup: attributing false, the reason"
+td_stop
+
+# ---- without BPF's permission: the fix in the log, per-host figures ----
+if command -v capsh >/dev/null; then
+	capsh --drop=cap_bpf,cap_sys_admin -- -c "exec '$TOPDOWND' -c '$TMP/cg.conf' --sysfs-root '$FIX' --once" \
+		>"$TMP/nocap" 2>&1
+	ok $? "without CAP_BPF --once still exits 0"
+	grep -q 'CAP_BPF' "$TMP/nocap"
+	ok $? "and says CAP_BPF is needed ($(grep -o 'per-cgroup.*' "$TMP/nocap" | head -1))"
+else
+	skip "capsh not installed"
+	skip "capsh not installed"
+fi
+done_testing
