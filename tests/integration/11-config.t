@@ -180,7 +180,15 @@ max_connections = 4096
 timeout = 10s
 
 [log]
-level = info'
+level = info
+
+[cgroups]
+enabled = false
+root =
+track = system.slice/*.service kubepods.slice/*pod*.slice kubepods.slice/*/*pod*.slice kubepods/pod* kubepods/*/pod*
+max_cgroups = 200
+level = 1
+budget = 1%'
 
 td -c "$EXAMPLE" --print-config
 expect "--print-config of config/topdownd.conf: the defaults" 0 "" "$DEFAULTS"
@@ -219,9 +227,24 @@ max_connections = 8
 timeout = 2m
 
 [log]
-level = warning'
+level = warning
+
+[cgroups]
+enabled = true
+root = /sys/fs/cgroup
+track = system.slice/*.service user.slice/*
+max_cgroups = 64
+level = 2
+budget = 0.5%'
 cat >"$tmp/mod.conf" <<'EOF'
 # every key changed, written differently from how it prints
+[cgroups]
+budget = 0.50%
+level = 2
+max_cgroups = 064
+track = /system.slice/*.service   user.slice/*
+root = /sys/fs/cgroup
+enabled = yes
 [log]
 level = warning
 [http]
