@@ -127,7 +127,9 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 	dst->cores = cores;
 	dst->pkgs = pkgs;
 	dst->cgroups = cgroups;
-	memcpy(cgroups, src->cgroups, src->n_cgroups * sizeof(*cgroups));
+	/* A snapshot without per-cgroup buckets may have no array at all. */
+	if (src->n_cgroups)
+		memcpy(cgroups, src->cgroups, src->n_cgroups * sizeof(*cgroups));
 	memcpy(cpus, src->cpus, src->n_cpus * sizeof(*cpus));
 	memcpy(cores, src->cores, src->n_cores * sizeof(*cores));
 	memcpy(pkgs, src->pkgs, src->n_pkgs * sizeof(*pkgs));
