@@ -123,6 +123,29 @@ static void apply_changes(struct cgattr *a, const struct cgroups_change *ch)
 	a->dropped = ch->dropped;
 }
 
+void cgattr_compute(const struct tma_model *model, const enum td_event *var, unsigned n_events,
+		    const struct cga_bucket *delta, double *slots, double frac_slots[TD_CAT_COUNT])
+{
+	struct tma_input in;
+	struct tma_result res;
+
+	memset(&in, 0, sizeof(in));
+	*slots = 0;
+	for (unsigned k = 0; k < TD_CAT_COUNT; k++)
+		frac_slots[k] = 0;
+	for (unsigned ev = 0; ev < n_events && ev < CGA_EVENTS_MAX; ev++) {
+		double dr = (double)delta->running[ev];
+
+		/* Scaled for multiplexing as a CPU's read is. */
+		in.v[var[ev]] = dr > 0 ? (double)delta->value[ev] * (double)delta->enabled[ev] / dr : 0;
+	}
+	if (!n_events || tma_compute(model, &in, &res) < 0)
+		return;
+	*slots = res.slots;
+	for (unsigned k = 0; k < TD_CAT_COUNT; k++)
+		frac_slots[k] = res.frac[k] * res.slots;
+}
+
 /* Adds one bucket's counts since its last read to its totals. */
 static void account_bucket(struct cgattr *a, unsigned bucket)
 {
@@ -151,31 +174,24 @@ static void account_bucket(struct cgattr *a, unsigned bucket)
 		const struct tma_model *model;
 		const enum td_event *var;
 		unsigned n = collector_pmu_arith(a->coll, pmu, &model, &var);
-		struct tma_input in;
-		struct tma_result res;
-		double e0 = 0, r0 = 0;
+		struct cga_bucket delta;
+		double s, fs[TD_CAT_COUNT];
 
-		memset(&in, 0, sizeof(in));
+		memset(&delta, 0, sizeof(delta));
 		for (unsigned ev = 0; ev < n && ev < a->n_events; ev++) {
-			double dv = (double)(now[pmu].value[ev] - bk->last[pmu].value[ev]);
-			double de = (double)(now[pmu].enabled[ev] - bk->last[pmu].enabled[ev]);
-			double dr = (double)(now[pmu].running[ev] - bk->last[pmu].running[ev]);
-
-			/* Scaled for multiplexing as a CPU's read is. */
-			in.v[var[ev]] = dr > 0 ? dv * de / dr : 0;
-			if (ev == 0) {
-				e0 = de;
-				r0 = dr;
-			}
+			delta.value[ev] = now[pmu].value[ev] - bk->last[pmu].value[ev];
+			delta.enabled[ev] = now[pmu].enabled[ev] - bk->last[pmu].enabled[ev];
+			delta.running[ev] = now[pmu].running[ev] - bk->last[pmu].running[ev];
 		}
 		bk->last[pmu] = now[pmu];
-		enabled += e0;
-		running += r0;
-		if (n && tma_compute(model, &in, &res) == 0) {
-			slots += res.slots;
-			for (unsigned k = 0; k < TD_CAT_COUNT; k++)
-				frac_slots[k] += res.frac[k] * res.slots;
-		}
+		if (!n)
+			continue;
+		enabled += (double)delta.enabled[0];
+		running += (double)delta.running[0];
+		cgattr_compute(model, var, n, &delta, &s, fs);
+		slots += s;
+		for (unsigned k = 0; k < TD_CAT_COUNT; k++)
+			frac_slots[k] += fs[k];
 	}
 	bk->c.last[TD_C_SLOTS] = slots;
 	bk->c.last[TD_C_ENABLED] = enabled;

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "cgacct.h"
 #include "collector.h"
 #include "snapshot.h"
 #include "topdown.h"
@@ -40,6 +41,13 @@ const char *cgattr_reason(const struct cgattr *a);
 void cgattr_collect(struct cgattr *a, uint64_t now_ns, struct snapshot *snap);
 /* The state and totals so far, without reading. */
 void cgattr_fill(const struct cgattr *a, struct snapshot *snap);
+
+/* One bucket's counts on the CPUs of one core PMU over a period (@delta:
+ * the sums of their deltas, per event position): its slots and each
+ * category's slots, with the arithmetic of a CPU's read (multiplexing
+ * scaling, then tma_compute with the PMU's model).  Pure. */
+void cgattr_compute(const struct tma_model *model, const enum td_event *var, unsigned n_events,
+		    const struct cga_bucket *delta, double *slots, double frac_slots[TD_CAT_COUNT]);
 
 /* The guard's test, pure: the program's share of each CPU over a window
  * (@run_ns of run time on @n_cpus CPUs in @window_ns). */

@@ -213,15 +213,21 @@ static void parse_phase(const char *path, json_t *ph, bool last, struct phase *o
 	static const char *const keys[] = {
 		"seconds", "retiring", "bad_speculation", "frontend_bound", "backend_bound",
 		"heavy_operations", "branch_mispredicts", "fetch_latency", "memory_bound",
-		"uop_dropping", "recovery_cycles", "events", NULL,
+		"uop_dropping", "recovery_cycles", "events", "cgroup", NULL,
 	};
 	char sub[512];
-	json_t *secs, *evs;
+	json_t *secs, *evs, *cg;
 	double sum = 0;
 
 	if (!json_is_object(ph))
 		bad(path, "must be an object");
 	check_keys(path, ph, keys);
+	/* Which cgroup runs in the phase: truth for the per-cgroup tests'
+	 * simulated backend (tests/tools/cgsim.c); the kernel counts the
+	 * same whoever runs, and so does the fake. */
+	cg = json_object_get(ph, "cgroup");
+	if (cg && !json_is_string(cg))
+		bad(path, "\"cgroup\" must be a string (a label)");
 	secs = json_object_get(ph, "seconds");
 	if (secs) {
 		double s;
