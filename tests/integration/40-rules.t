@@ -10,7 +10,7 @@ if [ ! -x /usr/bin/promtool ]; then
 	exit 0
 fi
 
-plan 20
+plan 21
 
 PROM=$ROOT/contrib/prometheus
 RULES=$PROM/rules.yml
@@ -95,6 +95,27 @@ td_start "$FIXTURES/spr-2s" "$ROOT/tests/scenarios/constant.json" -i 100ms || ex
 wait_intervals 2 || { diag "the daemon published no interval; its log:"; sed 's/^/#   /' "$TD_LOG"; }
 curl -sf "$TD_URL/metrics" >"$TMP/metrics.txt" || { diag "no /metrics; the daemon's log:"; sed 's/^/#   /' "$TD_LOG"; }
 td_stop
+# The per-cgroup families: a daemon with [cgroups] enabled on the real
+# kernel (the swclock fixture: BPF on software events; see 36-cgroups.t).
+if [ "$(id -u)" -eq 0 ]; then
+	"$FIXTURES/swclock" "$TMP/swclock"
+	printf '[collect]\ninterval = 100ms\n[cgroups]\nenabled = true\ntrack = *\nbudget = 100%%\n' >"$TMP/cg.conf"
+	"$TOPDOWND" -c "$TMP/cg.conf" --sysfs-root "$TMP/swclock" -l 127.0.0.1:0 >"$TMP/cg.log" 2>&1 &
+	TD_PID=$!
+	_TD_PIDS+=("$TD_PID")
+	for _ in $(seq 1 200); do
+		TD_URL=$(sed -n 's|.*Listening on \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TMP/cg.log" | head -1)
+		[ -n "$TD_URL" ] && break
+		sleep 0.05
+	done
+	wait_intervals 2 || diag "the per-cgroup daemon published no interval: $(cat "$TMP/cg.log")"
+	curl -sf "$TD_URL/metrics" >>"$TMP/metrics.txt"
+	td_stop
+	grep -q '^topdown_cgroup_level1_slots_total{' "$TMP/metrics.txt"
+	ok $? "a daemon with [cgroups] enabled serves the per-cgroup families the rules read"
+else
+	skip "not root: no per-cgroup daemon (BPF) to scrape"
+fi
 {
 	awk '!/^#/ && NF {sub(/[{ ].*/, "", $1); print $1}' "$TMP/metrics.txt"
 	$PC rules "$RULES" | awk -F'\t' '$1 == "record" {print $2}'

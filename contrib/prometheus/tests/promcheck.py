@@ -255,6 +255,8 @@ def cmd_dashboard_lint(args):
     has(lambda p, e: "topdown_last_collection_timestamp_seconds" in e, "collection health")
     has(lambda p, e: p["type"] == "table" and "instance:topdown_bottleneck:ratio_rate" in e,
         "table of hosts by bottleneck")
+    has(lambda p, e: p["type"] == "table" and "cgroup:topdown_bottleneck:ratio_rate" in e,
+        "table of services (cgroups) by bottleneck")
     for e in errors:
         print(e)
     return 1 if errors else 0
