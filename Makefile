@@ -271,6 +271,7 @@ bench: deps all
 	tests/bench/run
 	tests/bench/fleet-sizing
 	tests/bench/livepage
+	tests/bench/cgroups
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
@@ -284,7 +285,7 @@ lint:
 DOCS := README.md LICENSE
 CONTRIB := contrib/prometheus/prometheus.yml contrib/prometheus/prometheus-agent.yml \
 	contrib/prometheus/prometheus-central.yml contrib/prometheus/rules.yml \
-	contrib/grafana/topdownd.json
+	contrib/grafana/topdownd.json contrib/systemd/cgroups.conf
 
 install: $(TOPDOWND)
 	install -D -m 0755 $(TOPDOWND) $(DESTDIR)$(SBINDIR)/topdownd
@@ -296,7 +297,8 @@ install: $(TOPDOWND)
 	    systemd/topdownd.service >$(DESTDIR)$(UNITDIR)/topdownd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/topdownd.service
 	install -m 0644 systemd/topdownd.socket $(DESTDIR)$(UNITDIR)/topdownd.socket
-	install -d $(DESTDIR)$(DOCDIR)/contrib/prometheus $(DESTDIR)$(DOCDIR)/contrib/grafana
+	install -d $(DESTDIR)$(DOCDIR)/contrib/prometheus $(DESTDIR)$(DOCDIR)/contrib/grafana \
+		$(DESTDIR)$(DOCDIR)/contrib/systemd
 	install -m 0644 $(DOCS) config/topdownd.conf $(DESTDIR)$(DOCDIR)/
 	for f in $(CONTRIB); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f; done
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf ]; then \

@@ -34,12 +34,15 @@ struct cgattr {
 	struct cgroups *groups;
 	struct cgbpf *bpf;
 	bool attributing;
+	bool attached; /* the trigger is on: CPUs (re)opened later attach anew */
 	const char *trigger;
 	char reason[SNAP_REASON];
 	unsigned n_events; /* per CPU in the BPF arrays */
 	unsigned n_bcpus;  /* the kernel's possible CPUs */
 	struct cga_bucket *percpu;
 	uint64_t *opened;  /* per CPU: the collector's open count fed in */
+	unsigned *fed;     /* per CPU: events in the program's array */
+	int *pmu_of;       /* per CPU: its core PMU this interval, -1 if none */
 	unsigned *online;  /* CPUs with a group, this interval */
 	struct bucket *buckets; /* cap + 1: other, then the slots' */
 	unsigned dropped;
@@ -82,11 +85,20 @@ static int feed_events(struct cgattr *a, unsigned *n_online)
 		uint64_t opened;
 		int pmu;
 		unsigned k = collector_cpu_events(a->coll, cpu, &fds, &pmu, &opened);
+		bool reopened = opened != a->opened[cpu];
 
+		a->pmu_of[cpu] = k ? pmu : -1;
 		if (k)
 			a->online[(*n_online)++] = cpu;
-		if (opened == a->opened[cpu])
+		/* Closed groups leave the array (it would keep them alive). */
+		if (!reopened && !(k == 0 && a->fed[cpu]))
 			continue;
+		if (k > a->n_events) {
+			stop(a, "per-cgroup attribution is off: CPU %u now has %u events, attribution was set up "
+			     "for %u (a reload changed [collect] level or model); restart topdownd", cpu, k,
+			     a->n_events);
+			return -E2BIG;
+		}
 		for (unsigned ev = 0; ev < a->n_events; ev++) {
 			int r = cgbpf_set_event(a->bpf, cpu, ev, ev < k ? fds[ev] : -1, why, sizeof(why));
 
@@ -95,6 +107,12 @@ static int feed_events(struct cgattr *a, unsigned *n_online)
 				return r;
 			}
 		}
+		a->fed[cpu] = k;
+		/* A CPU back from offline needs its trigger again (not at start:
+		 * cgbpf_attach does all of them). */
+		if (reopened && k && a->attached && cgbpf_attach_cpu(a->bpf, cpu, why, sizeof(why)) < 0)
+			log_warning("Per-cgroup attribution on CPU %u: %s; its slices are charged at each interval "
+				    "only", cpu, why);
 		a->opened[cpu] = opened;
 	}
 	return 0;
@@ -157,11 +175,8 @@ static void account_bucket(struct cgattr *a, unsigned bucket)
 	if (cgbpf_read(a->bpf, bucket, a->percpu) < 0)
 		return;
 	for (unsigned cpu = 0; cpu < a->n_bcpus && cpu < collector_cpus(a->coll); cpu++) {
-		const int *fds;
-		uint64_t opened;
-		int pmu;
+		int pmu = a->pmu_of[cpu];
 
-		collector_cpu_events(a->coll, cpu, &fds, &pmu, &opened);
 		if (pmu < 0 || pmu >= PMU_CORE_MAX)
 			continue;
 		for (unsigned ev = 0; ev < a->n_events; ev++) {
@@ -293,6 +308,11 @@ const char *cgattr_reason(const struct cgattr *a)
 	return a->reason;
 }
 
+const char *cgattr_trigger(const struct cgattr *a)
+{
+	return a->trigger ? a->trigger : "";
+}
+
 static unsigned max_events(struct collector *coll)
 {
 	unsigned n = 0;
@@ -339,8 +359,10 @@ static void start(struct cgattr *a)
 	a->n_bcpus = cgbpf_cpus(a->bpf);
 	a->percpu = calloc(a->n_bcpus, sizeof(*a->percpu));
 	a->opened = calloc(a->n_bcpus, sizeof(*a->opened));
+	a->fed = calloc(a->n_bcpus, sizeof(*a->fed));
+	a->pmu_of = calloc(a->n_bcpus, sizeof(*a->pmu_of));
 	a->online = calloc(a->n_bcpus, sizeof(*a->online));
-	if (!a->percpu || !a->opened || !a->online) {
+	if (!a->percpu || !a->opened || !a->fed || !a->pmu_of || !a->online) {
 		stop(a, "per-cgroup attribution is off: out of memory");
 		return;
 	}
@@ -349,11 +371,12 @@ static void start(struct cgattr *a)
 		return;
 	if (cgroups_scan(a->groups, &ch) == 0)
 		apply_changes(a, &ch);
-	r = cgbpf_attach(a->bpf, a->online, n_online, true, &a->trigger, why, sizeof(why));
+	r = cgbpf_attach(a->bpf, a->online, n_online, !a->p.sched_switch, &a->trigger, why, sizeof(why));
 	if (r < 0) {
 		stop(a, "per-cgroup attribution is off: %s", why);
 		return;
 	}
+	a->attached = true;
 	/* The first run on each CPU only sets its baseline. */
 	for (unsigned i = 0; i < n_online; i++)
 		cgbpf_flush(a->bpf, a->online[i]);
@@ -388,6 +411,8 @@ void cgattr_free(struct cgattr *a)
 	cgroups_free(a->groups);
 	free(a->percpu);
 	free(a->opened);
+	free(a->fed);
+	free(a->pmu_of);
 	free(a->online);
 	free(a->buckets);
 	free(a);

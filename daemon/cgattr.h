@@ -22,6 +22,7 @@ struct cgattr_params {
 	unsigned cap;               /* tracked cgroups */
 	unsigned level;             /* 1, or 2 for level 2 too */
 	double budget;              /* the program's share of each CPU it may use */
+	bool sched_switch;          /* run on every context switch, not cgroup-switches */
 	struct collector *collector;
 	td_catset cats;             /* the plan's */
 };
@@ -36,6 +37,9 @@ void cgattr_free(struct cgattr *a);
 unsigned cgattr_capacity(const struct cgattr *a);
 /* Why it is not attributing ("" when it is). */
 const char *cgattr_reason(const struct cgattr *a);
+
+/* "cgroup-switches" or "sched_switch" once attached, else "". */
+const char *cgattr_trigger(const struct cgattr *a);
 
 /* One interval, after collector_collect(): @now_ns is CLOCK_MONOTONIC. */
 void cgattr_collect(struct cgattr *a, uint64_t now_ns, struct snapshot *snap);

@@ -29,10 +29,10 @@ struct cgbpf {
 	struct cgattr_bpf *skel;
 	unsigned n_cpus, n_events, n_buckets;
 	/* The trigger: one cgroup-switches event and link per CPU, or one
-	 * sched_switch link. */
-	unsigned n_links;
-	struct bpf_link **links;
-	int *switch_fds;
+	 * sched_switch link for all. */
+	struct bpf_link **links; /* per CPU */
+	int *switch_fds;         /* per CPU */
+	struct bpf_link *tp_link;
 	struct bpf_program *trigger; /* the attached one */
 	int stats_fd;
 	uint64_t base_ns, base_runs;
@@ -59,7 +59,8 @@ static void explain_load(int r, char *why, size_t whylen)
 	if (r == -EPERM || r == -EACCES)
 		snprintf(why, whylen,
 			 "the kernel refused to load the BPF program (%s): the daemon needs CAP_BPF besides "
-			 "CAP_PERFMON (the unit's drop-in in the README grants it)", strerror(-r));
+			 "CAP_PERFMON and the bpf() system call (the drop-in contrib/systemd/cgroups.conf grants both)",
+			 strerror(-r));
 	else
 		snprintf(why, whylen, "the kernel refused the BPF program (%s); it needs Linux 5.13 or newer "
 			 "with BPF enabled", strerror(-r));
@@ -177,30 +178,35 @@ static int open_switches(unsigned cpu)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-static int attach_switches(struct cgbpf *b, const unsigned *cpus, unsigned n, char *why,
-			   size_t whylen)
+/* Closes @cpu's cgroup-switches event and its link. */
+static void detach_cpu(struct cgbpf *b, unsigned cpu)
 {
-	for (unsigned i = 0; i < n; i++) {
-		unsigned cpu = cpus[i];
-		int fd, r;
+	bpf_link__destroy(b->links[cpu]);
+	b->links[cpu] = NULL;
+	if (b->switch_fds[cpu] >= 0)
+		close(b->switch_fds[cpu]);
+	b->switch_fds[cpu] = -1;
+}
 
-		if (cpu >= b->n_cpus)
-			continue;
-		fd = open_switches(cpu);
-		if (fd < 0) {
-			snprintf(why, whylen, "cannot open the cgroup-switches event on CPU %u (%s)", cpu,
-				 strerror(-fd));
-			return fd;
-		}
-		b->switch_fds[cpu] = fd;
-		b->links[b->n_links] = bpf_program__attach_perf_event(b->skel->progs.on_switch, fd);
-		if (!b->links[b->n_links]) {
-			r = -errno;
-			snprintf(why, whylen, "cannot attach the BPF program to CPU %u's cgroup switches (%s)",
-				 cpu, strerror(-r));
-			return r;
-		}
-		b->n_links++;
+static int attach_cpu(struct cgbpf *b, unsigned cpu, char *why, size_t whylen)
+{
+	int fd, r;
+
+	detach_cpu(b, cpu);
+	fd = open_switches(cpu);
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot open the cgroup-switches event on CPU %u (%s)", cpu,
+			 strerror(-fd));
+		return fd;
+	}
+	b->switch_fds[cpu] = fd;
+	b->links[cpu] = bpf_program__attach_perf_event(b->skel->progs.on_switch, fd);
+	if (!b->links[cpu]) {
+		r = -errno;
+		snprintf(why, whylen, "cannot attach the BPF program to CPU %u's cgroup switches (%s)",
+			 cpu, strerror(-r));
+		detach_cpu(b, cpu);
+		return r;
 	}
 	return 0;
 }
@@ -215,22 +221,24 @@ int cgbpf_attach(struct cgbpf *b, const unsigned *cpus, unsigned n, int prefer_s
 
 	cgbpf_detach(b);
 	if (prefer_switches) {
-		r = attach_switches(b, cpus, n, first, sizeof(first));
+		r = 0;
+		for (unsigned i = 0; i < n && r == 0; i++)
+			if (cpus[i] < b->n_cpus)
+				r = attach_cpu(b, cpus[i], first, sizeof(first));
 		if (r == 0)
 			*trigger = "cgroup-switches";
 		else
 			cgbpf_detach(b);
 	}
 	if (r < 0) {
-		b->links[0] = bpf_program__attach_raw_tracepoint(b->skel->progs.on_sched_switch,
-								 "sched_switch");
-		if (!b->links[0]) {
+		b->tp_link = bpf_program__attach_raw_tracepoint(b->skel->progs.on_sched_switch,
+								"sched_switch");
+		if (!b->tp_link) {
 			r = -errno;
 			snprintf(why, whylen, "%s%scannot attach the BPF program to sched_switch either (%s)",
 				 first, first[0] ? "; " : "", strerror(-r));
 			return r;
 		}
-		b->n_links = 1;
 		*trigger = "sched_switch";
 	}
 	/* Run-time statistics cost two clock reads per run; on only while
@@ -243,8 +251,7 @@ int cgbpf_attach(struct cgbpf *b, const unsigned *cpus, unsigned n, int prefer_s
 		cgbpf_detach(b);
 		return r;
 	}
-	b->trigger = strcmp(*trigger, "sched_switch") ? b->skel->progs.on_switch
-						       : b->skel->progs.on_sched_switch;
+	b->trigger = b->tp_link ? b->skel->progs.on_sched_switch : b->skel->progs.on_switch;
 	prog = bpf_program__fd(b->trigger);
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(prog, &info, &len) == 0) {
@@ -254,18 +261,22 @@ int cgbpf_attach(struct cgbpf *b, const unsigned *cpus, unsigned n, int prefer_s
 	return 0;
 }
 
+int cgbpf_attach_cpu(struct cgbpf *b, unsigned cpu, char *why, size_t whylen)
+{
+	if (cpu >= b->n_cpus || !b->trigger)
+		return -EINVAL;
+	/* sched_switch runs everywhere already. */
+	if (b->tp_link)
+		return 0;
+	return attach_cpu(b, cpu, why, whylen);
+}
+
 void cgbpf_detach(struct cgbpf *b)
 {
-	for (unsigned i = 0; i < b->n_links; i++) {
-		bpf_link__destroy(b->links[i]);
-		b->links[i] = NULL;
-	}
-	b->n_links = 0;
-	for (unsigned i = 0; i < b->n_cpus; i++) {
-		if (b->switch_fds[i] >= 0)
-			close(b->switch_fds[i]);
-		b->switch_fds[i] = -1;
-	}
+	for (unsigned cpu = 0; cpu < b->n_cpus; cpu++)
+		detach_cpu(b, cpu);
+	bpf_link__destroy(b->tp_link);
+	b->tp_link = NULL;
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);
 	b->stats_fd = -1;

@@ -36,6 +36,9 @@ int cgbpf_set_event(struct cgbpf *b, unsigned cpu, unsigned ev, int fd, char *wh
  * through @trigger ("cgroup-switches" or "sched_switch"). */
 int cgbpf_attach(struct cgbpf *b, const unsigned *cpus, unsigned n, int prefer_switches,
 		 const char **trigger, char *why, size_t whylen);
+/* Attaches the trigger to @cpu anew (its events were reopened: it went
+ * offline and came back); nothing to do under sched_switch. */
+int cgbpf_attach_cpu(struct cgbpf *b, unsigned cpu, char *why, size_t whylen);
 /* Stops charging (the accumulators stay readable). */
 void cgbpf_detach(struct cgbpf *b);
 

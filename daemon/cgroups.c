@@ -90,6 +90,21 @@ int cgroups_find_mount(const char *mountinfo, char *out, size_t outlen)
 	return -ENOENT;
 }
 
+/* /proc/cgroups: "#subsys_name hierarchy num_cgroups enabled" lines. */
+bool cgroups_perf_event_v1(const char *proc_cgroups)
+{
+	for (const char *line = proc_cgroups; line && *line;) {
+		unsigned hierarchy;
+		char name[32];
+
+		if (sscanf(line, "%31s %u", name, &hierarchy) == 2 && strcmp(name, "perf_event") == 0)
+			return hierarchy != 0;
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return false;
+}
+
 int cgroups_new(const char *root, const char *const *globs, unsigned n_globs, unsigned cap,
 		struct cgroups **ret)
 {

@@ -27,6 +27,11 @@ int cgroups_find_mount(const char *mountinfo, char *out, size_t outlen);
  * helpers return (perf's read_cgroup_id() does the same). */
 int cgroups_id(int dirfd, const char *path, uint64_t *id);
 
+/* Whether /proc/cgroups text @proc_cgroups puts the perf_event controller
+ * on a cgroup v1 hierarchy (its hierarchy number is not 0): the
+ * cgroup-switches event then compares v1 cgroups, blind to v2 moves. */
+bool cgroups_perf_event_v1(const char *proc_cgroups);
+
 struct cgroup_entry {
 	char path[CGROUPS_PATH_MAX]; /* "/system.slice/nginx.service" */
 	uint64_t id;

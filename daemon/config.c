@@ -46,6 +46,10 @@ static const struct choice gran_choices[] = {
 	{ "cpu", GRAN_CPU }, { "core", GRAN_CORE }, { "package", GRAN_PACKAGE },
 	{ "system", GRAN_SYSTEM }, { NULL, 0 }
 };
+static const struct choice trigger_choices[] = {
+	{ "auto", CG_TRIGGER_AUTO }, { "cgroup-switches", CG_TRIGGER_SWITCHES },
+	{ "sched_switch", CG_TRIGGER_SCHED_SWITCH }, { NULL, 0 }
+};
 static const struct choice log_choices[] = {
 	{ "error", LOG_LEVEL_ERROR }, { "warning", LOG_LEVEL_WARNING },
 	{ "info", LOG_LEVEL_INFO }, { "debug", LOG_LEVEL_DEBUG }, { NULL, 0 }
@@ -82,6 +86,7 @@ static const struct key_desc keys[] = {
 	{ "cgroups", "max_cgroups", KEY_UINT, OFF(cgroups_max), 1, 4096, NULL, "200" },
 	{ "cgroups", "level", KEY_UINT, OFF(cgroups_level), 1, 2, NULL, "1" },
 	{ "cgroups", "budget", KEY_PERCENT, OFF(cgroups_budget), 0, 0, NULL, "1%" },
+	{ "cgroups", "trigger", KEY_CHOICE, OFF(cgroups_trigger), 0, 0, trigger_choices, "auto" },
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))

@@ -35,6 +35,14 @@ enum config_granularity {
 	GRAN_COUNT,
 };
 
+/* What runs the per-cgroup program: cgroup-switches unless perf_event
+ * sits on a cgroup v1 hierarchy (auto), or as configured. */
+enum config_cg_trigger {
+	CG_TRIGGER_AUTO,
+	CG_TRIGGER_SWITCHES,
+	CG_TRIGGER_SCHED_SWITCH,
+};
+
 #define CONFIG_TRACK_MAX 16u
 #define CONFIG_GLOB_MAX 200u
 
@@ -69,6 +77,7 @@ struct config {
 	uint64_t cgroups_max;
 	uint64_t cgroups_level;
 	double cgroups_budget; /* a fraction of each CPU */
+	enum config_cg_trigger cgroups_trigger;
 };
 
 #define CONFIG_DIAG_MAX 64

@@ -272,14 +272,27 @@ static int app_start_cgroups(struct app *app)
 		globs[i] = app->cfg.cgroups_track[i];
 	if (cgroup_root(&app->cfg, root, sizeof(root)) < 0)
 		root[0] = '\0';
+	p.sched_switch = app->cfg.cgroups_trigger == CG_TRIGGER_SCHED_SWITCH;
+	if (app->cfg.cgroups_trigger == CG_TRIGGER_AUTO) {
+		char *text = NULL;
+		size_t n;
+
+		if (read_file("/proc/cgroups", 1 << 16, &text, &n) == 0 && cgroups_perf_event_v1(text)) {
+			p.sched_switch = true;
+			log_info("The perf_event controller is on a cgroup v1 hierarchy: per-cgroup attribution "
+				 "runs on every context switch (sched_switch), as cgroup-switches would miss "
+				 "cgroup v2 moves");
+		}
+		free(text);
+	}
 	r = cgattr_new(&p, &app->cgattr);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up per-cgroup attribution: %m");
 	if (cgattr_reason(app->cgattr)[0])
 		log_warning("%s; per-host figures go on", cgattr_reason(app->cgattr));
 	else
-		log_info("Per-cgroup TopDown: tracking %s cgroups matching [cgroups] track (at most %u, level %u)",
-			 root, p.cap, p.level);
+		log_info("Per-cgroup TopDown: tracking %s cgroups matching [cgroups] track (at most %u, level %u), "
+			 "on %s", root, p.cap, p.level, cgattr_trigger(app->cgattr));
 	return 0;
 }
 
@@ -819,6 +832,7 @@ static bool same_cgroups(const struct config *a, const struct config *b)
 {
 	if (a->cgroups_enabled != b->cgroups_enabled || a->cgroups_max != b->cgroups_max ||
 	    a->cgroups_level != b->cgroups_level || a->cgroups_budget != b->cgroups_budget ||
+	    a->cgroups_trigger != b->cgroups_trigger ||
 	    strcmp(a->cgroups_root, b->cgroups_root) != 0 || a->n_cgroups_track != b->n_cgroups_track)
 		return false;
 	for (unsigned i = 0; i < a->n_cgroups_track; i++)
@@ -833,6 +847,7 @@ static void copy_cgroups(struct config *dst, const struct config *src)
 	dst->cgroups_max = src->cgroups_max;
 	dst->cgroups_level = src->cgroups_level;
 	dst->cgroups_budget = src->cgroups_budget;
+	dst->cgroups_trigger = src->cgroups_trigger;
 	memcpy(dst->cgroups_root, src->cgroups_root, sizeof(dst->cgroups_root));
 	memcpy(dst->cgroups_track, src->cgroups_track, sizeof(dst->cgroups_track));
 	dst->n_cgroups_track = src->n_cgroups_track;

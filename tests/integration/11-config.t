@@ -188,7 +188,8 @@ root =
 track = system.slice/*.service kubepods.slice/*pod*.slice kubepods.slice/*/*pod*.slice kubepods/pod* kubepods/*/pod*
 max_cgroups = 200
 level = 1
-budget = 1%'
+budget = 1%
+trigger = auto'
 
 td -c "$EXAMPLE" --print-config
 expect "--print-config of config/topdownd.conf: the defaults" 0 "" "$DEFAULTS"
@@ -235,10 +236,12 @@ root = /sys/fs/cgroup
 track = system.slice/*.service user.slice/*
 max_cgroups = 64
 level = 2
-budget = 0.5%'
+budget = 0.5%
+trigger = sched_switch'
 cat >"$tmp/mod.conf" <<'EOF'
 # every key changed, written differently from how it prints
 [cgroups]
+trigger = sched_switch
 budget = 0.50%
 level = 2
 max_cgroups = 064

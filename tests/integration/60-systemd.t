@@ -5,7 +5,7 @@
 # activation; the units (verify, security exposure); make install.
 . "$(dirname "$0")/lib.sh"
 
-plan 56
+plan 58
 
 SPR=$FIXTURES/spr-2s
 scen=$(write_scenario constant <<'EOF'
@@ -148,6 +148,17 @@ ok $? "security exposure $exposure <= 2.0"
 out=$(/usr/bin/python3 "$ROOT/tests/integration/unitcheck.py" "$ROOT/systemd/topdownd.service" 2>&1)
 ok $? "the hardening allows every feature: its system calls (perf_event_open, setpriority, prlimit64...) and /proc paths"
 [ -n "$out" ] && echo "$out" | sed 's/^/#   /'
+# Per-cgroup attribution: the unit with the drop-in the README shows allows
+# bpf() and grants CAP_BPF; without the drop-in's filter line it would not.
+out=$(/usr/bin/python3 "$ROOT/tests/integration/unitcheck.py" "$ROOT/systemd/topdownd.service" \
+	"$ROOT/contrib/systemd/cgroups.conf" 2>&1)
+ok $? "with contrib/systemd/cgroups.conf the unit allows per-cgroup attribution (bpf, CAP_BPF)"
+[ -n "$out" ] && echo "$out" | sed 's/^/#   /'
+grep -v '^SystemCallFilter=bpf$' "$ROOT/contrib/systemd/cgroups.conf" >"$TMP/cgroups-nobpf.conf"
+out=$(/usr/bin/python3 "$ROOT/tests/integration/unitcheck.py" "$ROOT/systemd/topdownd.service" \
+	"$TMP/cgroups-nobpf.conf" 2>&1)
+[ $? -ne 0 ] && [[ $out == *"needs bpf, which SystemCallFilter= denies"* ]]
+ok $? "and the check catches a drop-in that leaves bpf() denied"
 # The check catches what it is there for: the unit before the fix.
 sed -e '/^SystemCallFilter=setpriority$/d' -e 's/^# Not ProcSubset=pid.*/ProcSubset=pid/' \
 	"$ROOT/systemd/topdownd.service" >"$TMP/old.service"

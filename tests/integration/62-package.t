@@ -15,7 +15,8 @@ make -s -C "$ROOT" install DESTDIR="$r" PREFIX=/usr >"$TMP/install.log" 2>&1
 ok $? "make install PREFIX=/usr"
 ok $([ -f "$r$unitdir/topdownd.service" ]; echo $?) "units where systemd's pkg-config says ($unitdir)"
 for f in README.md LICENSE topdownd.conf contrib/prometheus/prometheus.yml contrib/prometheus/rules.yml \
-	contrib/prometheus/prometheus-agent.yml contrib/prometheus/prometheus-central.yml contrib/grafana/topdownd.json; do
+	contrib/prometheus/prometheus-agent.yml contrib/prometheus/prometheus-central.yml contrib/grafana/topdownd.json \
+	contrib/systemd/cgroups.conf; do
 	[ -f "$r/usr/share/doc/topdownd/$f" ] || missing="${missing:-} $f"
 done
 is "${missing:-}" "" "documentation and contrib under /usr/share/doc/topdownd"

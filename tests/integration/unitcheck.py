@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 """Does the hardened unit allow what topdownd's features need?
 
-  unitcheck.py UNIT
+  unitcheck.py UNIT [DROP-IN...]
+
+With drop-ins (contrib/systemd/cgroups.conf), the unit as they extend it
+must also allow per-cgroup attribution: its system calls and CAP_BPF.
 
 Reads the unit's SystemCallFilter= lines and computes, with systemd's rules,
 the system calls they allow: the first assignment decides whether the list
@@ -87,12 +90,29 @@ def allowed(unit_text, g):
     return mode, calls
 
 
+# With the drop-in only (the unit alone does not grant them).
+CGROUP_FEATURES = {
+    "per-cgroup attribution (the BPF program, its maps and statistics)": ["bpf"],
+    "per-cgroup attribution (cgroup ids, as perf reads them)": ["name_to_handle_at"],
+}
+
+
 def main():
-    text = open(sys.argv[1]).read()
+    text = "\n".join(open(f).read() for f in sys.argv[1:])
     g = groups()
     mode, calls = allowed(text, g)
     problems = []
-    for feature, needed in FEATURES.items():
+    features = dict(FEATURES)
+    if len(sys.argv) > 2:
+        features.update(CGROUP_FEATURES)
+        caps = set()
+        # Assignments add up; an empty one resets (systemd.exec(5)).
+        for m in re.finditer(r"^\s*AmbientCapabilities=(.*)$", text, re.M):
+            caps = caps | set(m.group(1).split()) if m.group(1).strip() else set()
+        for cap in ("CAP_PERFMON", "CAP_BPF"):
+            if cap not in caps:
+                problems.append("per-cgroup attribution needs %s, which AmbientCapabilities= lacks" % cap)
+    for feature, needed in features.items():
         for call in needed:
             ok = mode is None or (call in calls if mode == "allow" else call not in calls)
             if not ok:

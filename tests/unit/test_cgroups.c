@@ -82,6 +82,19 @@ static void test_find_mount(void **state)
 	assert_int_equal(cgroups_find_mount(unified, out, 4), -ENOENT);
 }
 
+static void test_perf_event_v1(void **state)
+{
+	(void)state;
+	/* Hybrid with perf_event on the unified hierarchy (0): v2. */
+	assert_false(cgroups_perf_event_v1("#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+					   "cpu\t1\t1\t1\nperf_event\t0\t1\t1\npids\t8\t1\t1\n"));
+	assert_true(cgroups_perf_event_v1("cpuset\t3\t1\t1\nperf_event\t9\t12\t1\n"));
+	assert_false(cgroups_perf_event_v1("cpu\t1\t1\t1\n"));
+	assert_false(cgroups_perf_event_v1(""));
+	/* A name that only starts like it is another controller. */
+	assert_false(cgroups_perf_event_v1("perf_eventx\t4\t1\t1\n"));
+}
+
 static void set_read(struct cga_read *r, unsigned n, uint64_t base, uint64_t t)
 {
 	memset(r, 0, sizeof(*r));
@@ -262,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_find_mount),
+		cmocka_unit_test(test_perf_event_v1),
 		cmocka_unit_test(test_account),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_scan),

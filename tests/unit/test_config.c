@@ -52,7 +52,8 @@
 	"track = system.slice/*.service kubepods.slice/*pod*.slice kubepods.slice/*/*pod*.slice kubepods/pod* kubepods/*/pod*\n" \
 	"max_cgroups = 200\n" \
 	"level = 1\n" \
-	"budget = 1%\n"
+	"budget = 1%\n" \
+	"trigger = auto\n"
 
 /* Heap-allocated: struct config and struct config_diag are large. */
 struct parsed {
@@ -940,7 +941,8 @@ static const char modified_text[] =
 	"track = system.slice/*.service\n"
 	"max_cgroups = 50\n"
 	"level = 2\n"
-	"budget = 0.5%\n";
+	"budget = 0.5%\n"
+	"trigger = sched_switch\n";
 
 /* "#" after a value starts a comment, as " ;" does; not inside a value. */
 static void test_inline_hash_comment(void **state)
@@ -980,7 +982,7 @@ static void test_print_modified(void **state)
 
 	(void)state;
 	/* Values written differently from how they print. */
-	p = parse_ok("[cgroups]\nbudget = 0.50%\nlevel = 2\nmax_cgroups = 050\nenabled = yes\n"
+	p = parse_ok("[cgroups]\ntrigger = sched_switch\nbudget = 0.50%\nlevel = 2\nmax_cgroups = 050\nenabled = yes\n"
 		     "track = /system.slice/*.service\nroot = /sys/fs/cgroup\n"
 		     "[log]\nlevel = debug\n"
 		     "[http]\ntimeout = 120s\nmax_connections = 01000\n"
