@@ -135,7 +135,9 @@ static void apply_changes(struct cgattr *a, const struct cgroups_change *ch)
 		if (cgbpf_zero(a->bpf, e->bucket) < 0 || cgbpf_track(a->bpf, e->id, e->bucket) < 0)
 			log_warning("Failed to track cgroup %s; its slices count as other", e->path);
 	}
-	if (ch->dropped && ch->dropped != a->dropped)
+	/* Once when it starts: with churn the count changes every interval
+	 * (topdown_cgroups{state="dropped"} follows it). */
+	if (ch->dropped && !a->dropped)
 		log_warning("%u cgroups match [cgroups] track beyond max_cgroups=%u; their slices count as "
 			    "other (raise max_cgroups or narrow track)", ch->dropped, a->p.cap);
 	a->dropped = ch->dropped;
@@ -245,16 +247,24 @@ static void guard(struct cgattr *a, uint64_t now_ns, unsigned n_online)
 	a->guard_runs = runs;
 }
 
+static struct log_ratelimit scan_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(1000000000), 1);
+
 void cgattr_collect(struct cgattr *a, uint64_t now_ns, struct snapshot *snap)
 {
 	struct cgroups_change ch;
 	unsigned n_online;
+	int r;
 
 	if (a->attributing && feed_events(a, &n_online) == 0) {
 		if (!a->guard_ns)
 			a->guard_ns = now_ns;
-		if (cgroups_scan(a->groups, &ch) == 0)
+		r = cgroups_scan(a->groups, &ch);
+		if (r == 0)
 			apply_changes(a, &ch);
+		else
+			log_ratelimited(&scan_rl, LOG_LEVEL_WARNING, r,
+					"Failed to read the cgroup tree under %s: %m; the cgroups tracked so far "
+					"stay tracked", a->p.root);
 		for (unsigned i = 0; i < n_online; i++)
 			cgbpf_flush(a->bpf, a->online[i]);
 		account_bucket(a, CGA_OTHER);
