@@ -35,9 +35,7 @@ HOGS=()
 cleanup_cgroups() {
 	local p
 	for p in "${HOGS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	# Children first; a cgroup with a task left cannot go.
-	[ -d "$CG" ] && find "$CG" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-	rmdir "$CG" 2>/dev/null
+	cgroup_remove "$CG"
 	[ -n "$MOUNTED" ] && umount "$MOUNTED"
 	_td_cleanup
 }

@@ -41,7 +41,7 @@ EOF
 # The dashboard's queries are counted before anything starts: one test each.
 $PC exprs "$DASH" >"$TMP/exprs0" || exit 1
 n_exprs=$(wc -l <"$TMP/exprs0")
-plan $((113 + n_exprs))
+plan $((115 + n_exprs))
 
 # --- the daemon and Prometheus ---
 td_start "$SPR" "$scenario" || exit 1
@@ -188,7 +188,10 @@ is "$(jq -r '[.data.alerts[] | select(.labels.alertname != "TopdownHeavyMultiple
 
 # --- every dashboard query, variables substituted, returns data ---
 $PC exprs "$DASH" job=topdownd "instance=$instance" package=0 category=backend_bound datasource=prometheus >"$TMP/exprs"
+# The per-cgroup panels need a daemon with [cgroups] enabled: below.
+is_cgroup() { case $1 in *topdown_cgroup* | *cgroup:topdown*) return 0 ;; esac; return 1; }
 while IFS=$'\t' read -r title expr; do
+	is_cgroup "$expr" && continue
 	q "$expr" >"$TMP/res"
 	n=$(grep -c . "$TMP/res")
 	ok $([ "$n" -gt 0 ] && ! grep -q '^error' "$TMP/res"; echo $?) "dashboard $title: $n series"
@@ -227,6 +230,7 @@ done
 empty=
 while IFS=$'\t' read -r title expr; do
 	case $title in variable*) continue ;; esac
+	is_cgroup "$expr" && continue
 	[ "$(q2 "$expr" | grep -c .)" -gt 0 ] || empty="$empty [$title]"
 done <"$TMP/exprs"
 is "$empty" "" "without recording rules every dashboard panel still has data (computed from the counters)"
@@ -239,6 +243,96 @@ ok $(awk -v d="$worst" 'BEGIN {exit !(d <= 0.01)}'; echo $?) \
 	"... and its level-1 panel is the truth within 0.01 (largest deviation $worst)"
 kill -TERM "$PROM2_PID"
 wait "$PROM2_PID" 2>/dev/null
+
+# --- the per-cgroup panels and rules: a daemon with [cgroups] enabled on
+# the real kernel (the swclock fixture: every event is cpu-clock, see
+# 36-cgroups.t), a CPU hog on CPU 0 in a tracked cgroup, and a Prometheus
+# of its own, with the rules and without ---
+n_cg=$(grep -cP '\t.*(topdown_cgroup|cgroup:topdown)' "$TMP/exprs")
+CGROOT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+if [ "$(id -u)" -ne 0 ] || [ -z "$CGROOT" ]; then
+	for _ in $(seq 1 $((n_cg + 2))); do
+		skip "per-cgroup panels: needs root and a cgroup v2 hierarchy (BPF, cgroups)"
+	done
+else
+	CGB=$CGROOT/topdownd-prom-$$
+	mkdir -p "$CGB/hog"
+	cleanup_cg() {
+		cgroup_remove "$CGB"
+		_td_cleanup
+	}
+	trap cleanup_cg EXIT
+	"$FIXTURES/swclock" "$TMP/swclock"
+	printf '[collect]\ninterval = 500ms\n[cgroups]\nenabled = true\ntrack = %s/*\nbudget = 100%%\n' \
+		"${CGB##*/}" >"$TMP/cg.conf"
+	taskset -c 0 sh -c 'kill -STOP $$; exec timeout 120 sh -c "while :; do :; done"' &
+	HOG=$!
+	until grep -q '^State:.*T' "/proc/$HOG/status" 2>/dev/null; do sleep 0.01; done
+	echo "$HOG" >"$CGB/hog/cgroup.procs"
+	kill -CONT "$HOG"
+	U0=$(awk '/^usage_usec/ {print $2}' "$CGB/hog/cpu.stat")
+	T0=$(date +%s%N)
+	"$TOPDOWND" -c "$TMP/cg.conf" --sysfs-root "$TMP/swclock" -l 127.0.0.1:0 >"$TMP/cg.log" 2>&1 &
+	CG_PID=$!
+	_TD_PIDS+=("$CG_PID")
+	CGURL=
+	for _ in $(seq 1 200); do
+		CGURL=$(sed -n 's|.*Listening on \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TMP/cg.log" | head -1)
+		[ -n "$CGURL" ] && break
+		sleep 0.05
+	done
+	cginst=${CGURL#http://}
+	sed "s|\"$instance\"|\"$cginst\"|" "$TMP/prometheus.yml" >"$TMP/prom-cg.yml"
+	sed '/^rule_files:/,/^scrape_configs:/{/^scrape_configs:/!d}' "$TMP/prom-cg.yml" >"$TMP/prom-cg-norules.yml"
+	start_prom() { # start_prom CONFIG NAME -> sets P_URL
+		/usr/bin/prometheus --config.file="$1" --storage.tsdb.path="$TMP/tsdb-$2" \
+			--web.listen-address=127.0.0.1:0 --log.level=info >"$TMP/$2.log" 2>&1 &
+		_TD_PIDS+=("$!")
+		P_URL=
+		for _ in $(seq 1 400); do
+			P_URL=$(sed -n 's/.*msg="Listening on" address=\(127\.0\.0\.1:[0-9]*\).*/http:\/\/\1/p' "$TMP/$2.log" | head -1)
+			[ -n "$P_URL" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$P_URL/-/ready")" = 200 ] && break
+			sleep 0.05
+		done
+	}
+	start_prom "$TMP/prom-cg.yml" prom-cg
+	P3=$P_URL
+	start_prom "$TMP/prom-cg-norules.yml" prom-cg-norules
+	P4=$P_URL
+	q3() { curl -sf --data-urlencode "query=$1" "$P3/api/v1/query" | $PC vector; }
+	q4() { curl -sf --data-urlencode "query=$1" "$P4/api/v1/query" | $PC vector; }
+	for _ in $(seq 1 600); do
+		[ -n "$(q3 'cgroup:topdown_bottleneck:ratio_rate5m')" ] &&
+			[ "$(q4 'count_over_time(topdown_cgroup_slots_total[1m])' | awk '{print $2; exit}')" -ge 3 ] 2>/dev/null && break
+		sleep 0.1
+	done
+	$PC exprs "$DASH" job=topdownd "instance=$cginst" package=0 category=backend_bound datasource=prometheus |
+		grep -P '\t.*(topdown_cgroup|cgroup:topdown)' >"$TMP/cg-exprs"
+	empty=
+	while IFS=$'\t' read -r title expr; do
+		q3 "$expr" >"$TMP/res"
+		n=$(grep -c . "$TMP/res")
+		ok $([ "$n" -gt 0 ] && ! grep -q '^error' "$TMP/res"; echo $?) "dashboard $title: $n series (a daemon with [cgroups] enabled)"
+		diag "  -> $(head -1 "$TMP/res")"
+		[ "$(q4 "$expr" | grep -c .)" -gt 0 ] || empty="$empty [$title]"
+	done <"$TMP/cg-exprs"
+	is "$empty" "" "without recording rules the per-cgroup panels still have data (computed from the counters)"
+	# The hog's share of the host's slots (cpu-clock here, on every CPU)
+	# against its CPU time in cpu.stat over the time it was scraped (the
+	# other processes of this test take CPU 0 too).
+	U1=$(awk '/^usage_usec/ {print $2}' "$CGB/hog/cpu.stat")
+	T1=$(date +%s%N)
+	ncpu=$(nproc --all)
+	want=$(awk -v u0="$U0" -v u1="$U1" -v t0="$T0" -v t1="$T1" -v n="$ncpu" \
+		'BEGIN {printf "%.4f", (u1 - u0) * 1000 / (t1 - t0) / n}')
+	share=$(q3 "cgroup:topdown_host_share:ratio_rate5m{cgroup=\"/${CGB##*/}/hog\"}" | awk '{print $2; exit}')
+	diag "cgroup:topdown_host_share:ratio_rate5m of the hog: ${share:-none}; its cpu.stat usage over the same time, per CPU of $ncpu: $want"
+	near "$share" "$want" 0.05 "the hog's share of the host's slots is its cpu.stat share within 0.05"
+	kill -TERM "$CG_PID"
+	wait "$CG_PID" 2>/dev/null
+	cgroup_remove "$CGB"
+	wait "$HOG" 2>/dev/null
+fi
 
 # --- the daemon goes away: TopdowndDown becomes pending ---
 td_stop

@@ -117,6 +117,23 @@ set_online() { # set_online FIXTURE_DIR CPU 0|1
 	"$FIXTURES/set-online" "$@"
 }
 
+# ---- cgroups ----
+
+# Kills every task of the cgroup tree DIR (a killed `timeout` leaves its
+# child running), then removes the tree, children first.
+cgroup_remove() { # cgroup_remove DIR
+	local p
+	for _ in 1 2 3 4 5; do
+		[ -d "$1" ] || return 0
+		for p in $(find "$1" -name cgroup.procs -exec cat {} + 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null
+		done
+		sleep 0.1
+		find "$1" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	[ ! -d "$1" ]
+}
+
 # ---- the daemon ----
 
 # td_start FIXTURE_DIR SCENARIO [daemon args...]
