@@ -6,7 +6,8 @@
  * 1.0: the original document.  1.1: "api_version", the cumulative slots of
  * every category ("level1_slots_total", "level2_slots_total") and times,
  * "level2_by_parent", the "selection" of ?cpu=, and ?window=.  1.2:
- * "intervals_missed", and /api/v1/topdown/history. */
+ * "intervals_missed", and /api/v1/topdown/history.  1.3: ?scope=cgroup
+ * ("cgroup_attribution", "cgroups"). */
 #ifndef TOPDOWND_API_H
 #define TOPDOWND_API_H
 
@@ -18,7 +19,7 @@
 #include "history.h"
 #include "snapshot.h"
 
-#define API_VERSION "1.2"
+#define API_VERSION "1.3"
 
 enum api_scope {
 	API_SCOPE_HOST,

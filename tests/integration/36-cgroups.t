@@ -133,8 +133,9 @@ ok $? "the buckets' slots sum to the host's within 1 % over the same intervals"
 import json, sys
 d = json.load(open(sys.argv[1]))
 for c in d["cgroups"]:
-    l1 = sum(c["level1_totals"].values()) if "level1_totals" in c else None
-    if l1 is not None and abs(l1 - c["slots_total"]) > 1e-6 * max(1, c["slots_total"]):
+    l1 = sum(c["level1_slots_total"].values())
+    if abs(l1 - c["slots_total"]) > 1e-6 * max(1, c["slots_total"]):
+        print("# %s: level 1 sums to %s of %s slots" % (c["cgroup"], l1, c["slots_total"]))
         sys.exit(1)
 names = [c["cgroup"] for c in d["cgroups"]]
 slots = [c["slots_total"] for c in d["cgroups"]]

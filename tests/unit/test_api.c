@@ -342,7 +342,7 @@ static void test_document_host(void **state)
 	(void)state;
 	/* Exactly the top-level keys of the host scope. */
 	assert_int_equal(json_object_size(doc), 12);
-	jstr(doc, "api_version", "1.2");
+	jstr(doc, "api_version", "1.3");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
@@ -823,6 +823,97 @@ static void test_document_no_bottleneck(void **state)
 	free(f);
 }
 
+/* ?scope=cgroup: the host, the attribution's state and each bucket, most
+ * slots first. */
+static void set_cgroup(struct snap_cgroup *cg, const char *name, const double l1[4], double slots)
+{
+	memset(cg, 0, sizeof(*cg));
+	strcpy(cg->name, name);
+	cg->c.cats = TD_CATSET_L1;
+	cg->c.last[TD_C_SLOTS] = slots;
+	cg->c.last[TD_C_ENABLED] = cg->c.last[TD_C_RUNNING] = 1e9;
+	for (int i = 0; i < 4; i++)
+		cg->c.last[TD_C_CAT + i] = l1[i];
+	for (int i = 0; i < TD_C_COUNT; i++)
+		cg->c.total[i] = cg->c.last[i] * 10;
+}
+
+static void test_document_cgroups(void **state)
+{
+	static const double web[4] = { 100, 0, 100, 200 }, other[4] = { 300, 100, 200, 400 };
+	struct fixture *f = fixture_new();
+	struct snapshot *s = &f->snap;
+	struct snap_cgroup cg[2];
+	struct api_query q;
+	char err[256];
+	json_t *doc;
+
+	(void)state;
+	/* Not enabled: the state says so, and there is no bucket. */
+	doc = document(s, "cgroup", NULL, NULL);
+	assert_true(json_is_false(jhas(doc, "cgroup_attribution.enabled")));
+	assert_true(json_is_false(jhas(doc, "cgroup_attribution.attributing")));
+	assert_int_equal(json_array_size(jhas(doc, "cgroups")), 0);
+	jhas(doc, "host.slots");
+	jabsent(doc, "packages");
+	json_decref(doc);
+
+	set_cgroup(&cg[0], "/system.slice/web.service", web, 400);
+	set_cgroup(&cg[1], "other", other, 1000);
+	s->cgroups = cg;
+	s->n_cgroups = 2;
+	s->cg.enabled = true;
+	s->cg.attributing = true;
+	s->cg.level = 1;
+	strcpy(s->cg.trigger, "cgroup-switches");
+	s->cg.tracked = 1;
+	s->cg.dropped = 3;
+	s->cg.switches = 1234;
+	s->cg.bpf_seconds = 0.5;
+	doc = document(s, "cgroup", NULL, NULL);
+	assert_true(json_is_true(jhas(doc, "cgroup_attribution.attributing")));
+	jstr(doc, "cgroup_attribution.trigger", "cgroup-switches");
+	jnull(doc, "cgroup_attribution.reason");
+	jint(doc, "cgroup_attribution.level", 1);
+	jint(doc, "cgroup_attribution.tracked", 1);
+	jint(doc, "cgroup_attribution.dropped", 3);
+	jint(doc, "cgroup_attribution.switches", 1234);
+	jreal(doc, "cgroup_attribution.bpf_seconds", 0.5);
+	assert_int_equal(json_array_size(jhas(doc, "cgroups")), 2);
+	jstr(doc, "cgroups.0.cgroup", "other");
+	jint(doc, "cgroups.0.slots", 1000);
+	jint(doc, "cgroups.0.slots_total", 10000);
+	jreal(doc, "cgroups.0.level1.backend_bound", 0.4);
+	jstr(doc, "cgroups.1.cgroup", "/system.slice/web.service");
+	jint(doc, "cgroups.1.slots", 400);
+	jreal(doc, "cgroups.1.level1.backend_bound", 0.5);
+	jreal(doc, "cgroups.1.level1.bad_speculation", 0);
+	jint(doc, "cgroups.1.level1_slots_total.retiring", 1000);
+	/* Level 1 per cgroup ([cgroups] level = 1) even when ?level=2. */
+	jabsent(doc, "cgroups.1.level2");
+	jstr(doc, "cgroups.1.bottleneck", "backend_bound");
+	jabsent(doc, "cpus");
+	json_decref(doc);
+
+	/* Stopped by the guard: the reason, no bucket. */
+	s->cg.attributing = false;
+	strcpy(s->cg.reason, "per-cgroup attribution stopped: it cost 2.00% of each CPU");
+	s->n_cgroups = 0;
+	doc = document(s, "cgroup", NULL, NULL);
+	jstr(doc, "cgroup_attribution.reason", "per-cgroup attribution stopped: it cost 2.00% of each CPU");
+	assert_int_equal(json_array_size(jhas(doc, "cgroups")), 0);
+	json_decref(doc);
+
+	/* The history keeps no cgroups. */
+	assert_int_equal(api_parse_query("cgroup", NULL, NULL, "5m", &q, err, sizeof(err)), 0);
+	assert_true(q.cgroups);
+	assert_int_equal(api_check_query(s, &q, 900 * 1000000000ULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "window covers scope=host and scope=package (the history keeps no cgroups); "
+			    "difference the slots of two scope=cgroup requests");
+	s->cgroups = NULL;
+	free(f);
+}
+
 static void test_dump(void **state)
 {
 	struct fixture *f = fixture_new();
@@ -838,8 +929,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"api_version\":\"1.2\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"api_version\":\"1.2\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.3\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.3\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));
@@ -878,6 +969,7 @@ int main(void)
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_document_no_topdown),
 		cmocka_unit_test(test_document_no_bottleneck),
+		cmocka_unit_test(test_document_cgroups),
 		cmocka_unit_test(test_dump),
 	};
 
