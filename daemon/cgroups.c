@@ -230,6 +230,8 @@ static struct candidate *find_candidate(struct cgroups *g, const struct cgroup_e
 {
 	struct candidate key;
 
+	if (!g->n_cand)
+		return NULL;
 	memcpy(key.path, e->path, sizeof(key.path));
 	key.id = 0;
 	return bsearch(&key, g->cand, g->n_cand, sizeof(*g->cand), cand_cmp);
@@ -254,7 +256,9 @@ int cgroups_scan(struct cgroups *g, struct cgroups_change *out)
 	r = g->depth ? walk(g, fd, "", 0) : (close(fd), 0);
 	if (r < 0)
 		return r;
-	qsort(g->cand, g->n_cand, sizeof(*g->cand), cand_cmp);
+	/* No match, no array yet: qsort and bsearch take no NULL. */
+	if (g->n_cand)
+		qsort(g->cand, g->n_cand, sizeof(*g->cand), cand_cmp);
 	out->matched = (unsigned)g->n_cand;
 	/* The tracked that are still there (same path, same id) keep their
 	 * bucket; a cgroup created again under the same name is a new one. */

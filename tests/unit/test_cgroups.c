@@ -215,6 +215,12 @@ static void test_scan(void **state)
 		skip(); /* a file system without file handles */
 	}
 	close(fd);
+	/* Nothing matches yet: nothing tracked, nothing dropped. */
+	assert_int_equal(cgroups_new(tree, globs, 2, 2, &g), 0);
+	assert_int_equal(cgroups_scan(g, &ch), 0);
+	assert_int_equal(ch.matched + ch.n_added + ch.n_gone + ch.dropped, 0);
+	assert_int_equal(cgroups_scan(g, &ch), 0);
+	cgroups_free(g);
 	mk("svc");
 	mk("svc/a");
 	mk("svc/b");
