@@ -260,16 +260,6 @@ static json_t *pmu_object(const struct snapshot *snap, const struct snap_pmu *p)
 	return o;
 }
 
-/* Largest first. */
-static int by_slots(const void *a, const void *b, void *arg)
-{
-	const struct snap_cgroup *cg = arg;
-	double x = cg[*(const unsigned *)a].c.total[TD_C_SLOTS];
-	double y = cg[*(const unsigned *)b].c.total[TD_C_SLOTS];
-
-	return x < y ? 1 : x > y ? -1 : 0;
-}
-
 /* Per-cgroup attribution: its state, and each bucket by slots. */
 static void add_cgroups(json_t *doc, const struct snapshot *snap, unsigned level)
 {
@@ -287,9 +277,7 @@ static void add_cgroups(json_t *doc, const struct snapshot *snap, unsigned level
 	json_object_set_new(state, "switches", count(cg->switches));
 	json_object_set_new(state, "bpf_seconds", json_real(cg->bpf_seconds));
 	json_object_set_new(doc, "cgroup_attribution", state);
-	for (unsigned i = 0; i < snap->n_cgroups; i++)
-		order[i] = i;
-	qsort_r(order, snap->n_cgroups, sizeof(order[0]), by_slots, snap->cgroups);
+	snapshot_cgroups_by_slots(snap, false, order);
 	for (unsigned i = 0; i < snap->n_cgroups; i++) {
 		const struct snap_cgroup *c = &snap->cgroups[order[i]];
 		json_t *o = json_object();

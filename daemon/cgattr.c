@@ -16,14 +16,10 @@
  * burst of switches (a deploy) does not end attribution. */
 #define OVER_BUDGET_INTERVALS 3
 
-/* What a bucket's per-CPU accumulators summed to at the last read, per
- * core PMU (positions differ between P- and E-cores). */
-struct sums {
-	uint64_t value[CGA_EVENTS_MAX], enabled[CGA_EVENTS_MAX], running[CGA_EVENTS_MAX];
-};
-
 struct bucket {
-	struct sums last[PMU_CORE_MAX];
+	/* What its per-CPU accumulators summed to at the last read, per core
+	 * PMU (event positions differ between P- and E-cores). */
+	struct cga_bucket last[PMU_CORE_MAX];
 	struct snap_counts c;
 };
 
@@ -80,13 +76,19 @@ static int feed_events(struct cgattr *a, unsigned *n_online)
 	char why[SNAP_REASON];
 
 	*n_online = 0;
-	for (unsigned cpu = 0; cpu < n && cpu < a->n_bcpus; cpu++) {
+	for (unsigned i = 0; i < n; i++) {
 		const int *fds;
 		uint64_t opened;
-		int pmu;
-		unsigned k = collector_cpu_events(a->coll, cpu, &fds, &pmu, &opened);
-		bool reopened = opened != a->opened[cpu];
+		int pmu, number;
+		unsigned k = collector_cpu_events(a->coll, i, &number, &fds, &pmu, &opened), cpu;
+		bool reopened;
 
+		/* The kernel's possible CPUs are the BPF arrays' (a sysfs root
+		 * that says otherwise is not this kernel's). */
+		if (number < 0 || (unsigned)number >= a->n_bcpus)
+			continue;
+		cpu = (unsigned)number;
+		reopened = opened != a->opened[cpu];
 		a->pmu_of[cpu] = k ? pmu : -1;
 		if (k)
 			a->online[(*n_online)++] = cpu;
@@ -170,13 +172,13 @@ void cgattr_compute(const struct tma_model *model, const enum td_event *var, uns
 static void account_bucket(struct cgattr *a, unsigned bucket)
 {
 	struct bucket *bk = &a->buckets[bucket];
-	struct sums now[PMU_CORE_MAX];
+	struct cga_bucket now[PMU_CORE_MAX];
 	double slots = 0, frac_slots[TD_CAT_COUNT] = { 0 }, enabled = 0, running = 0;
 
 	memset(now, 0, sizeof(now));
 	if (cgbpf_read(a->bpf, bucket, a->percpu) < 0)
 		return;
-	for (unsigned cpu = 0; cpu < a->n_bcpus && cpu < collector_cpus(a->coll); cpu++) {
+	for (unsigned cpu = 0; cpu < a->n_bcpus; cpu++) {
 		int pmu = a->pmu_of[cpu];
 
 		if (pmu < 0 || pmu >= PMU_CORE_MAX)
@@ -308,11 +310,6 @@ void cgattr_fill(const struct cgattr *a, struct snapshot *snap)
 	}
 }
 
-unsigned cgattr_capacity(const struct cgattr *a)
-{
-	return a->p.cap + 1;
-}
-
 const char *cgattr_reason(const struct cgattr *a)
 {
 	return a->reason;
@@ -376,6 +373,8 @@ static void start(struct cgattr *a)
 		stop(a, "per-cgroup attribution is off: out of memory");
 		return;
 	}
+	for (unsigned cpu = 0; cpu < a->n_bcpus; cpu++)
+		a->pmu_of[cpu] = -1;
 	a->attributing = true;
 	if (feed_events(a, &n_online) < 0)
 		return;

@@ -33,8 +33,6 @@ struct cgattr;
  * is empty and snap->cg.reason says why (and the fix).  -ENOMEM only. */
 int cgattr_new(const struct cgattr_params *p, struct cgattr **ret);
 void cgattr_free(struct cgattr *a);
-/* Buckets a snapshot must hold room for. */
-unsigned cgattr_capacity(const struct cgattr *a);
 /* Why it is not attributing ("" when it is). */
 const char *cgattr_reason(const struct cgattr *a);
 

@@ -126,7 +126,7 @@ int cgroups_new(const char *root, const char *const *globs, unsigned n_globs, un
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < n_globs; i++) {
-		g->globs[i] = strdup(globs[i][0] == '/' ? globs[i] + 1 : globs[i]);
+		g->globs[i] = strdup(globs[i]);
 		if (!g->globs[i]) {
 			cgroups_free(g);
 			return -ENOMEM;

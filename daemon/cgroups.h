@@ -49,7 +49,8 @@ struct cgroups_change {
 
 struct cgroups;
 
-/* @root: the cgroup v2 mount; @globs are copied; @cap buckets (besides
+/* @root: the cgroup v2 mount; @globs (relative to it, no leading '/',
+ * as [cgroups] track stores them) are copied; @cap buckets (besides
  * other). */
 int cgroups_new(const char *root, const char *const *globs, unsigned n_globs, unsigned cap,
 		struct cgroups **ret);

@@ -1033,24 +1033,18 @@ unsigned collector_capacity(const struct collector *c)
 	return c->n_cpus ? c->n_cpus : 1;
 }
 
-unsigned collector_cpu_events(const struct collector *c, unsigned cpu, const int **fds, int *pmu,
-			      uint64_t *opened)
+unsigned collector_cpu_events(const struct collector *c, unsigned i, int *cpu, const int **fds,
+			      int *pmu, uint64_t *opened)
 {
-	for (unsigned i = 0; i < c->n_cpus; i++) {
-		const struct ccpu *cc = &c->cpus[i];
+	const struct ccpu *cc = &c->cpus[i];
 
-		if (cc->cpu != (int)cpu)
-			continue;
-		*opened = cc->opened;
-		*pmu = cc->pmu;
-		*fds = cc->fd;
-		if (cc->pmu < 0 || !group_open(cc))
-			return 0;
-		return c->pmus[cc->pmu].n_events;
-	}
-	*opened = 0;
-	*pmu = -1;
-	return 0;
+	*cpu = cc->cpu;
+	*opened = cc->opened;
+	*pmu = cc->pmu;
+	*fds = cc->fd;
+	if (cc->pmu < 0 || !group_open(cc))
+		return 0;
+	return c->pmus[cc->pmu].n_events;
 }
 
 unsigned collector_pmu_arith(const struct collector *c, unsigned pmu, const struct tma_model **model,

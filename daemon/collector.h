@@ -78,18 +78,20 @@ unsigned collector_capacity(const struct collector *c);
 /* Packages in the current layout. */
 unsigned collector_packages(const struct collector *c);
 
-/* For per-cgroup attribution (cgattr).  The descriptors of @cpu's events
- * in its PMU's plan order (the count is returned; 0 when none is open),
- * its PMU (into collector_pmu_arith, -1 when none) and how many times its
- * groups were opened (so a reopen is noticed). */
-unsigned collector_cpu_events(const struct collector *c, unsigned cpu, const int **fds, int *pmu,
-			      uint64_t *opened);
+/* For per-cgroup attribution (cgattr).  Possible CPU @i (below
+ * collector_cpus(), in CPU order; CPU numbers may have holes): its number,
+ * the descriptors of its events in its PMU's plan order (the count is
+ * returned; 0 when none is open), its PMU (into collector_pmu_arith, -1
+ * when none) and how many times its groups were opened (so a reopen is
+ * noticed). */
+unsigned collector_cpu_events(const struct collector *c, unsigned i, int *cpu, const int **fds,
+			      int *pmu, uint64_t *opened);
 /* PMU @pmu's arithmetic: its model and each event position's formula
  * variable; returns its events. */
 unsigned collector_pmu_arith(const struct collector *c, unsigned pmu, const struct tma_model **model,
 			     const enum td_event **var);
 unsigned collector_pmus(const struct collector *c);
-/* CPU numbers are below this. */
+/* Possible CPUs (collector_cpu_events' indexes). */
 unsigned collector_cpus(const struct collector *c);
 
 bool collector_up(const struct collector *c);

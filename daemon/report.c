@@ -2,7 +2,6 @@
 /* report: --probe and --once text output. */
 #include "report.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "tma.h"
@@ -256,16 +255,6 @@ static void cell(FILE *out, const struct snap_counts *c, int cat, const char *bo
 	fprintf(out, " %10.1f%%%c", 100.0 * c->last[TD_C_CAT + cat] / slots, mark);
 }
 
-/* Most slots first (the last interval's). */
-static int by_last_slots(const void *a, const void *b, void *arg)
-{
-	const struct snap_cgroup *cg = arg;
-	double x = cg[*(const unsigned *)a].c.last[TD_C_SLOTS];
-	double y = cg[*(const unsigned *)b].c.last[TD_C_SLOTS];
-
-	return x < y ? 1 : x > y ? -1 : 0;
-}
-
 /* Per-cgroup attribution: one row per bucket, most slots first: its share
  * of the host's slots and its level-1 breakdown. */
 static void report_cgroups(FILE *out, const struct snapshot *snap)
@@ -284,9 +273,7 @@ static void report_cgroups(FILE *out, const struct snapshot *snap)
 		if (td_catset_has(snap->cats, (enum td_cat)k) && td_cat[k].level == 1)
 			fprintf(out, " %15s", td_cat[k].name);
 	fputc('\n', out);
-	for (unsigned i = 0; i < snap->n_cgroups; i++)
-		order[i] = i;
-	qsort_r(order, snap->n_cgroups, sizeof(order[0]), by_last_slots, snap->cgroups);
+	snapshot_cgroups_by_slots(snap, true, order);
 	for (unsigned i = 0; i < snap->n_cgroups; i++) {
 		const struct snap_cgroup *cg = &snap->cgroups[order[i]];
 		double slots = cg->c.last[TD_C_SLOTS];

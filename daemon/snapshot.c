@@ -115,6 +115,32 @@ void snapshot_aggregate(struct snapshot *snap)
 	snapshot_sum_cores(snap);
 }
 
+struct slots_key {
+	const struct snap_cgroup *cgroups;
+	bool last;
+};
+
+static int more_slots(const void *a, const void *b, void *arg)
+{
+	const struct slots_key *k = arg;
+	const struct snap_counts *x = &k->cgroups[*(const unsigned *)a].c;
+	const struct snap_counts *y = &k->cgroups[*(const unsigned *)b].c;
+	double sx = k->last ? x->last[TD_C_SLOTS] : x->total[TD_C_SLOTS];
+	double sy = k->last ? y->last[TD_C_SLOTS] : y->total[TD_C_SLOTS];
+
+	return sx < sy ? 1 : sx > sy ? -1 : 0;
+}
+
+void snapshot_cgroups_by_slots(const struct snapshot *snap, bool last, unsigned *order)
+{
+	struct slots_key key = { snap->cgroups, last };
+
+	for (unsigned i = 0; i < snap->n_cgroups; i++)
+		order[i] = i;
+	if (snap->n_cgroups)
+		qsort_r(order, snap->n_cgroups, sizeof(order[0]), more_slots, &key);
+}
+
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 {
 	struct snap_cpu *cpus = dst->cpus;

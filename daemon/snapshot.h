@@ -186,6 +186,10 @@ struct snap_cols {
 
 void snap_cols_of(td_catset cats, struct snap_cols *out);
 
+/* @order (n_cgroups entries) gets the indexes of @snap's cgroups, most
+ * slots first: over the last interval (@last) or since start. */
+void snapshot_cgroups_by_slots(const struct snapshot *snap, bool last, unsigned *order);
+
 /* Copies everything but the arrays' storage (which must have room). */
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src);
 

@@ -19,8 +19,7 @@ fi
 plan 30
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-FIX=$TMP/swclock
-"$FIXTURES/swclock" "$FIX"
+FIX=$(swclock)
 
 # The cgroup v2 hierarchy: where it is mounted, else a private mount.
 ROOT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
@@ -42,28 +41,10 @@ cleanup_cgroups() {
 trap cleanup_cgroups EXIT
 mkdir -p "$CG/a/inner" "$CG/b" "$CG/c" "$CG/d"
 
-# td_start_real CONFIG: the daemon on the real kernel, no fake PMU.
-td_start_real() {
-	TD_LOG="$TMP/daemon-$RANDOM.log"
-	"$TOPDOWND" -c "$1" --sysfs-root "$FIX" -l 127.0.0.1:0 >"$TD_LOG" 2>&1 &
-	TD_PID=$!
-	_TD_PIDS+=("$TD_PID")
-	TD_URL=
-	for _ in $(seq 1 200); do
-		TD_URL=$(sed -n 's|.*Listening on \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TD_LOG" | head -1)
-		[ -n "$TD_URL" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 usage() { awk '/^usage_usec/ { print $2 }' "$CG/$1/cpu.stat"; }
-# Started stopped and moved from outside: a task that moves itself while
-# it runs is charged its CPU's slice since the last switch (README).
-hog() { # hog CGROUP CPU SECONDS
-	taskset -c "$2" sh -c 'kill -STOP $$; exec timeout "$0" sh -c "while :; do :; done"' "$3" &
-	HOGS+=($!)
-	until grep -q '^State:.*T' "/proc/$!/status" 2>/dev/null; do sleep 0.01; done
-	echo $! >"$CG/$1/cgroup.procs"
+hog() { # hog CGROUP CPU SECONDS: stopped until SIGCONT
+	hog_start "$CG/$1" "$2" "$3"
+	HOGS+=("$HOG_PID")
 }
 
 cat >"$TMP/cg.conf" <<CONF

@@ -98,17 +98,9 @@ td_stop
 # The per-cgroup families: a daemon with [cgroups] enabled on the real
 # kernel (the swclock fixture: BPF on software events; see 36-cgroups.t).
 if [ "$(id -u)" -eq 0 ]; then
-	"$FIXTURES/swclock" "$TMP/swclock"
 	printf '[collect]\ninterval = 100ms\n[cgroups]\nenabled = true\ntrack = *\nbudget = 100%%\n' >"$TMP/cg.conf"
-	"$TOPDOWND" -c "$TMP/cg.conf" --sysfs-root "$TMP/swclock" -l 127.0.0.1:0 >"$TMP/cg.log" 2>&1 &
-	TD_PID=$!
-	_TD_PIDS+=("$TD_PID")
-	for _ in $(seq 1 200); do
-		TD_URL=$(sed -n 's|.*Listening on \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TMP/cg.log" | head -1)
-		[ -n "$TD_URL" ] && break
-		sleep 0.05
-	done
-	wait_intervals 2 || diag "the per-cgroup daemon published no interval: $(cat "$TMP/cg.log")"
+	td_start_real "$TMP/cg.conf"
+	wait_intervals 2 || diag "the per-cgroup daemon published no interval: $(cat "$TD_LOG")"
 	curl -sf "$TD_URL/metrics" >>"$TMP/metrics.txt"
 	td_stop
 	grep -q '^topdown_cgroup_level1_slots_total{' "$TMP/metrics.txt"

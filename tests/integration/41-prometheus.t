@@ -63,17 +63,24 @@ scrape_configs:
     static_configs:
       - targets: ["$instance"]
 EOF
-/usr/bin/prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address=127.0.0.1:0 --log.level=info >"$TMP/prometheus.log" 2>&1 &
-PROM_PID=$!
-_TD_PIDS+=("$PROM_PID")
-PURL=
-for _ in $(seq 1 400); do
-	PURL=$(sed -n 's/.*msg="Listening on" address=\(127\.0\.0\.1:[0-9]*\).*/http:\/\/\1/p' "$TMP/prometheus.log" | head -1)
-	[ -n "$PURL" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$PURL/-/ready")" = 200 ] && break
-	kill -0 "$PROM_PID" 2>/dev/null || break
-	sleep 0.05
-done
+# start_prom CONFIG NAME: a Prometheus server on an ephemeral port, its
+# log in $TMP/NAME.log; sets P_PID, and P_URL once it is ready.
+start_prom() {
+	/usr/bin/prometheus --config.file="$1" --storage.tsdb.path="$TMP/tsdb-$2" \
+		--web.listen-address=127.0.0.1:0 --log.level=info >"$TMP/$2.log" 2>&1 &
+	P_PID=$!
+	_TD_PIDS+=("$P_PID")
+	P_URL=
+	for _ in $(seq 1 400); do
+		P_URL=$(sed -n 's/.*msg="Listening on" address=\(127\.0\.0\.1:[0-9]*\).*/http:\/\/\1/p' "$TMP/$2.log" | head -1)
+		[ -n "$P_URL" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$P_URL/-/ready")" = 200 ] && break
+		kill -0 "$P_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+}
+start_prom "$TMP/prometheus.yml" prometheus
+PROM_PID=$P_PID
+PURL=$P_URL
 [ -n "$PURL" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$PURL/-/ready")" = 200 ]
 ok $? "prometheus $(/usr/bin/prometheus --version 2>&1 | awk 'NR == 1 {print $3}') ready on ${PURL:-?} (scrape and rules every 1s, rules.yml loaded)"
 if [ -z "$PURL" ]; then
@@ -211,16 +218,9 @@ ok $([ "$n_cpus" = 16 ] && awk -v d="$maxdev" 'BEGIN {exit !(d <= 0.01)}'; echo 
 
 # --- without the rules (one host, no rule_files), the same dashboard ---
 sed '/^rule_files:/,/^scrape_configs:/{/^scrape_configs:/!d}' "$TMP/prometheus.yml" >"$TMP/norules.yml"
-/usr/bin/prometheus --config.file="$TMP/norules.yml" --storage.tsdb.path="$TMP/tsdb2" \
-	--web.listen-address=127.0.0.1:0 --log.level=info >"$TMP/prometheus2.log" 2>&1 &
-PROM2_PID=$!
-_TD_PIDS+=("$PROM2_PID")
-PURL2=
-for _ in $(seq 1 400); do
-	PURL2=$(sed -n 's/.*msg="Listening on" address=\(127\.0\.0\.1:[0-9]*\).*/http:\/\/\1/p' "$TMP/prometheus2.log" | head -1)
-	[ -n "$PURL2" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$PURL2/-/ready")" = 200 ] && break
-	sleep 0.05
-done
+start_prom "$TMP/norules.yml" prometheus2
+PROM2_PID=$P_PID
+PURL2=$P_URL
 q2() { curl -sf --data-urlencode "query=$1" "$PURL2/api/v1/query" | $PC vector; }
 # A few scrapes: the 1m and 5m ranges need two samples.
 for _ in $(seq 1 100); do
@@ -262,39 +262,19 @@ else
 		_td_cleanup
 	}
 	trap cleanup_cg EXIT
-	"$FIXTURES/swclock" "$TMP/swclock"
 	printf '[collect]\ninterval = 500ms\n[cgroups]\nenabled = true\ntrack = %s/*\nbudget = 100%%\n' \
 		"${CGB##*/}" >"$TMP/cg.conf"
-	taskset -c 0 sh -c 'kill -STOP $$; exec timeout 120 sh -c "while :; do :; done"' &
-	HOG=$!
-	until grep -q '^State:.*T' "/proc/$HOG/status" 2>/dev/null; do sleep 0.01; done
-	echo "$HOG" >"$CGB/hog/cgroup.procs"
+	hog_start "$CGB/hog" 0 120
+	HOG=$HOG_PID
 	kill -CONT "$HOG"
 	U0=$(awk '/^usage_usec/ {print $2}' "$CGB/hog/cpu.stat")
 	T0=$(date +%s%N)
-	"$TOPDOWND" -c "$TMP/cg.conf" --sysfs-root "$TMP/swclock" -l 127.0.0.1:0 >"$TMP/cg.log" 2>&1 &
-	CG_PID=$!
-	_TD_PIDS+=("$CG_PID")
-	CGURL=
-	for _ in $(seq 1 200); do
-		CGURL=$(sed -n 's|.*Listening on \(http://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TMP/cg.log" | head -1)
-		[ -n "$CGURL" ] && break
-		sleep 0.05
-	done
-	cginst=${CGURL#http://}
+	# The daemon under the fake PMU is stopped last (TopdowndDown below).
+	main=("$TD_PID" "$TD_URL" "$TD_LOG")
+	td_start_real "$TMP/cg.conf"
+	cginst=${TD_URL#http://}
 	sed "s|\"$instance\"|\"$cginst\"|" "$TMP/prometheus.yml" >"$TMP/prom-cg.yml"
 	sed '/^rule_files:/,/^scrape_configs:/{/^scrape_configs:/!d}' "$TMP/prom-cg.yml" >"$TMP/prom-cg-norules.yml"
-	start_prom() { # start_prom CONFIG NAME -> sets P_URL
-		/usr/bin/prometheus --config.file="$1" --storage.tsdb.path="$TMP/tsdb-$2" \
-			--web.listen-address=127.0.0.1:0 --log.level=info >"$TMP/$2.log" 2>&1 &
-		_TD_PIDS+=("$!")
-		P_URL=
-		for _ in $(seq 1 400); do
-			P_URL=$(sed -n 's/.*msg="Listening on" address=\(127\.0\.0\.1:[0-9]*\).*/http:\/\/\1/p' "$TMP/$2.log" | head -1)
-			[ -n "$P_URL" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$P_URL/-/ready")" = 200 ] && break
-			sleep 0.05
-		done
-	}
 	start_prom "$TMP/prom-cg.yml" prom-cg
 	P3=$P_URL
 	start_prom "$TMP/prom-cg-norules.yml" prom-cg-norules
@@ -328,8 +308,8 @@ else
 	share=$(q3 "cgroup:topdown_host_share:ratio_rate5m{cgroup=\"/${CGB##*/}/hog\"}" | awk '{print $2; exit}')
 	diag "cgroup:topdown_host_share:ratio_rate5m of the hog: ${share:-none}; its cpu.stat usage over the same time, per CPU of $ncpu: $want"
 	near "$share" "$want" 0.05 "the hog's share of the host's slots is its cpu.stat share within 0.05"
-	kill -TERM "$CG_PID"
-	wait "$CG_PID" 2>/dev/null
+	td_stop
+	TD_PID=${main[0]} TD_URL=${main[1]} TD_LOG=${main[2]}
 	cgroup_remove "$CGB"
 	wait "$HOG" 2>/dev/null
 fi

@@ -134,17 +134,49 @@ cgroup_remove() { # cgroup_remove DIR
 	[ ! -d "$1" ]
 }
 
+# hog_start CGROUP_DIR CPU SECONDS: a CPU hog pinned to CPU, left stopped in
+# CGROUP_DIR (SIGCONT starts it).  Moved from outside while stopped: a task
+# that moves itself while it runs is charged its CPU's slice since the
+# last cgroup switch (README "Per-cgroup TopDown").  Sets HOG_PID.
+hog_start() {
+	taskset -c "$2" sh -c 'kill -STOP $$; exec timeout "$0" sh -c "while :; do :; done"' "$3" &
+	HOG_PID=$!
+	until grep -q '^State:.*T' "/proc/$HOG_PID/status" 2>/dev/null; do sleep 0.01; done
+	echo "$HOG_PID" >"$1/cgroup.procs"
+}
+
 # ---- the daemon ----
 
-# td_start FIXTURE_DIR SCENARIO [daemon args...]
-# Sets TD_PID, TD_URL, TD_LOG.  Fails the test run if it does not listen.
+# td_start FIXTURE_DIR SCENARIO [daemon args...]: the daemon under the
+# fake PMU.  Sets TD_PID, TD_URL, TD_LOG.  Fails if it does not listen.
 td_start() {
 	local fixture=$1 scenario=$2
 	shift 2
+	td_spawn env FAKEPMU_SYSFS="$fixture" FAKEPMU_SCENARIO="$scenario" LD_PRELOAD="$FAKEPMU" \
+		"$TOPDOWND" -c /dev/null --sysfs-root "$fixture" -l 127.0.0.1:0 "$@"
+}
+
+# swclock: the path of the swclock fixture (tests/fixtures/swclock: the
+# kernel's software PMU as a core PMU, every event cpu-clock), made once.
+swclock() {
+	[ -d "$TMP/swclock" ] || "$FIXTURES/swclock" "$TMP/swclock"
+	echo "$TMP/swclock"
+}
+
+# td_start_real CONFIG [daemon args...]: the daemon on the real kernel's
+# perf events (the swclock fixture), no fake PMU; for BPF.  As td_start.
+td_start_real() {
+	local conf=$1 fixture
+	shift
+	fixture=$(swclock)
+	td_spawn "$TOPDOWND" -c "$conf" --sysfs-root "$fixture" -l 127.0.0.1:0 "$@"
+}
+
+# td_spawn COMMAND...: a daemon command listening on 127.0.0.1:0, in the
+# background.  Sets TD_PID, TD_URL, TD_LOG; fails if it does not listen.
+td_spawn() {
 	TD_LOG="$TMP/daemon-$RANDOM.log"
-	FAKEPMU_SYSFS=$fixture FAKEPMU_SCENARIO=$scenario LD_PRELOAD=$FAKEPMU \
-		"$TOPDOWND" -c /dev/null --sysfs-root "$fixture" -l 127.0.0.1:0 "$@" \
-		>"$TD_LOG" 2>&1 &
+	"$@" >"$TD_LOG" 2>&1 &
 	TD_PID=$!
 	_TD_PIDS+=("$TD_PID")
 	TD_URL=

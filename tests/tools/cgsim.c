@@ -76,8 +76,9 @@ static int cgroup_index(const char *name)
 	return (int)n_names++;
 }
 
-/* Each CPU's phases: its own key (a CPU list holding it) or "default". */
-static void load_timelines(const char *path, unsigned n_cpus)
+/* Each CPU's phases (tl[i] for the collector's CPU i, numbered
+ * numbers[i]): its own key (a CPU list holding it) or "default". */
+static void load_timelines(const char *path, unsigned n_cpus, const int *numbers)
 {
 	json_error_t err;
 	json_t *root = json_load_file(path, 0, &err), *cpus;
@@ -86,31 +87,31 @@ static void load_timelines(const char *path, unsigned n_cpus)
 
 	if (!root || !(cpus = json_object_get(root, "cpus")))
 		die("cannot read the scenario's cpus");
-	for (unsigned cpu = 0; cpu < n_cpus && cpu < MAX_CPUS; cpu++) {
+	for (unsigned i = 0; i < n_cpus && i < MAX_CPUS; i++) {
 		json_t *spec = json_object_get(cpus, "default"), *phases, *ph;
 		double t = 0;
-		size_t i;
+		size_t k;
 
 		json_object_foreach(cpus, key, val) {
 			struct cpuset set;
 			char e[64];
 
 			if (strcmp(key, "default") != 0 && cpuset_parse(key, &set, e, sizeof(e)) == 0 &&
-			    cpuset_test(&set, cpu))
+			    numbers[i] >= 0 && cpuset_test(&set, (unsigned)numbers[i]))
 				spec = val;
 		}
 		if (!spec || !(phases = json_object_get(spec, "phases")))
 			continue;
-		json_array_foreach(phases, i, ph) {
+		json_array_foreach(phases, k, ph) {
 			json_t *secs = json_object_get(ph, "seconds"), *cg = json_object_get(ph, "cgroup");
 
 			if (!json_is_number(secs) || !json_is_string(cg))
 				die("every phase needs seconds and cgroup");
-			if (tl[cpu].n == MAX_PHASES)
+			if (tl[i].n == MAX_PHASES)
 				die("too many phases");
 			t += json_number_value(secs);
-			tl[cpu].end[tl[cpu].n] = t;
-			tl[cpu].cgroup[tl[cpu].n++] = cgroup_index(json_string_value(cg));
+			tl[i].end[tl[i].n] = t;
+			tl[i].cgroup[tl[i].n++] = cgroup_index(json_string_value(cg));
 		}
 	}
 	json_decref(root);
@@ -119,11 +120,12 @@ static void load_timelines(const char *path, unsigned n_cpus)
 /* What the BPF program reads at a switch: each of the CPU's events (its
  * groups are consecutive in plan order: each leader's read gives its
  * members, the next leader follows). */
-static int read_cpu(struct collector *c, unsigned cpu, struct cga_read *r, int *pmu)
+static int read_cpu(struct collector *c, unsigned index, struct cga_read *r, int *pmu)
 {
 	uint64_t buf[3 + 2 * CGA_EVENTS_MAX], opened;
 	const int *fds;
-	unsigned n = collector_cpu_events(c, cpu, &fds, pmu, &opened);
+	int cpu;
+	unsigned n = collector_cpu_events(c, index, &cpu, &fds, pmu, &opened);
 
 	if (!n)
 		return -ENOENT;
@@ -156,6 +158,7 @@ int main(int argc, char **argv)
 	struct snapshot *snap;
 	struct sysfs *sysfs;
 	struct topo *topo;
+	static int numbers[MAX_CPUS];
 	unsigned n_cpus, slices = 0;
 	double now = 0, bucket_slots = 0;
 	json_t *out, *groups;
@@ -182,40 +185,47 @@ int main(int argc, char **argv)
 	    snapring_new(collector_capacity(coll), 0, &ring) < 0)
 		die("cannot open the groups");
 	n_cpus = collector_cpus(coll);
-	load_timelines(argv[2], n_cpus);
+	for (unsigned i = 0; i < n_cpus && i < MAX_CPUS; i++) {
+		const int *fds;
+		uint64_t opened;
+		int p;
+
+		collector_cpu_events(coll, i, &numbers[i], &fds, &p, &opened);
+	}
+	load_timelines(argv[2], n_cpus, numbers);
 
 	/* The baseline: the first read on each CPU, as right after attach. */
-	for (unsigned cpu = 0; cpu < n_cpus && cpu < MAX_CPUS; cpu++) {
+	for (unsigned i = 0; i < n_cpus && i < MAX_CPUS; i++) {
 		struct cga_read r;
 		int p;
 
-		if (read_cpu(coll, cpu, &r, &p) == 0)
-			cga_account(&prev[cpu], &r, &scratch, CGA_EVENTS_MAX);
+		if (read_cpu(coll, i, &r, &p) == 0)
+			cga_account(&prev[i], &r, &scratch, CGA_EVENTS_MAX);
 	}
 	/* Every boundary, in time order: the CPUs whose phase ends there. */
 	for (;;) {
 		double next = -1;
 
-		for (unsigned cpu = 0; cpu < n_cpus && cpu < MAX_CPUS; cpu++)
-			for (unsigned k = 0; k < tl[cpu].n; k++)
-				if (tl[cpu].end[k] > now + 1e-12) {
-					if (next < 0 || tl[cpu].end[k] < next)
-						next = tl[cpu].end[k];
+		for (unsigned i = 0; i < n_cpus && i < MAX_CPUS; i++)
+			for (unsigned k = 0; k < tl[i].n; k++)
+				if (tl[i].end[k] > now + 1e-12) {
+					if (next < 0 || tl[i].end[k] < next)
+						next = tl[i].end[k];
 					break;
 				}
 		if (next < 0)
 			break;
 		now = next;
 		set_clock(now);
-		for (unsigned cpu = 0; cpu < n_cpus && cpu < MAX_CPUS; cpu++)
-			for (unsigned k = 0; k < tl[cpu].n; k++) {
+		for (unsigned i = 0; i < n_cpus && i < MAX_CPUS; i++)
+			for (unsigned k = 0; k < tl[i].n; k++) {
 				struct cga_read r;
 				int p;
 
-				if (tl[cpu].end[k] < now - 1e-12 || tl[cpu].end[k] > now + 1e-12)
+				if (tl[i].end[k] < now - 1e-12 || tl[i].end[k] > now + 1e-12)
 					continue;
-				if (read_cpu(coll, cpu, &r, &p) == 0 && p >= 0 && p < PMU_CORE_MAX) {
-					cga_account(&prev[cpu], &r, &acc[tl[cpu].cgroup[k]][p], CGA_EVENTS_MAX);
+				if (read_cpu(coll, i, &r, &p) == 0 && p >= 0 && p < PMU_CORE_MAX) {
+					cga_account(&prev[i], &r, &acc[tl[i].cgroup[k]][p], CGA_EVENTS_MAX);
 					slices++;
 				}
 			}
