@@ -895,9 +895,11 @@ static void reload(struct app *app)
 	app->cfg = cfg;
 	plan_make(&app->pmu, app->topo, &app->cfg, &app->budget, &app->plan);
 	collector_reload(app->collector, &app->plan, cfg.count_kernel, cfg.interval_ns);
-	app_publish(app);
+	/* The state in force first, then published: /metrics says at once
+	 * that this reload worked, whatever the interval. */
 	app->reload_error[0] = '\0';
 	app->config_loaded_at = wall_now();
+	app_publish(app);
 	log_info("Configuration reloaded");
 	notify_ready(app);
 	return;

@@ -5,7 +5,7 @@
 # activation; the units (verify, security exposure); make install.
 . "$(dirname "$0")/lib.sh"
 
-plan 58
+plan 65
 
 SPR=$FIXTURES/spr-2s
 scen=$(write_scenario constant <<'EOF'
@@ -18,14 +18,13 @@ NOTIFY=$TMP/notify.sock
 start_notify() {
 	/usr/bin/python3 "$ROOT/tests/integration/notify.py" "$NOTIFY" >"$TMP/notify.log" &
 	_TD_PIDS+=($!)
-	for _ in $(seq 1 100); do grep -q listening "$TMP/notify.log" 2>/dev/null && return; sleep 0.02; done
+	wait_until 10 log_has "$TMP/notify.log" '^listening$'
 }
 # Messages other than WATCHDOG=1, one per line, without timestamps.
 messages() { grep -v $'\tWATCHDOG=1$' "$TMP/notify.log" | grep -v '^listening' | cut -f2-; }
-wait_message() { # wait_message N: until N non-watchdog messages arrived (10 s)
-	for _ in $(seq 1 500); do [ "$(messages | wc -l)" -ge "$1" ] && return 0; sleep 0.02; done
-	return 1
-}
+n_messages_ge() { [ "$(messages | wc -l)" -ge "$1" ]; }
+wait_message() { wait_until 20 n_messages_ge "$1"; } # wait_message N: N non-watchdog messages
+n_pings_ge() { [ "$(grep -c $'\tWATCHDOG=1$' "$TMP/notify.log")" -ge "$1" ]; }
 
 # --- 1. the notification sequence ---
 conf=$TMP/td.conf
@@ -34,29 +33,27 @@ start_notify
 NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=1000000 td_start "$SPR" "$scen" -c "$conf" || exit 1
 wait_message 1
 ok $? "READY=1 arrives"
-sleep 2.2
+# WATCHDOG_USEC=1 s: a ping every 0.5 s; five of them to measure the rate.
+wait_until 30 n_pings_ge 5
+ok $? "WATCHDOG=1 keeps coming ($(grep -c $'\tWATCHDOG=1$' "$TMP/notify.log") pings)"
 printf '[collect]\ninterval = 250ms\n' >"$conf"
 kill -HUP "$TD_PID"
 wait_message 3
 is "$(curl -sf "$TD_URL/api/v1/topdown" | jq .interval_seconds)" 0.25 "SIGHUP with a new interval: JSON interval_seconds 0.25"
-loaded=$(metric topdown_config_last_reload_success_timestamp_seconds)
 printf '[collect]\ninterval = 250ms\nbogus = 1\n' >"$conf"
 kill -HUP "$TD_PID"
 wait_message 5
 is "$(metric topdown_config_last_reload_successful)" 0 "a failed reload: topdown_config_last_reload_successful 0"
-is "$(metric topdown_config_last_reload_success_timestamp_seconds)" "$loaded" \
-	"... and the time of the configuration in force stays that of the good reload"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/metrics")" 200 "after a broken config the daemon still serves"
 is "$(curl -sf "$TD_URL/api/v1/topdown" | jq .interval_seconds)" 0.25 "and keeps the previous configuration"
 grep -q "error: $conf:3: unknown key \"bogus\" in \[collect\]" "$TD_LOG"
 ok $? "the broken reload is logged as FILE:LINE: message"
-n0=$(intervals)
 wait_intervals 3
 ok $? "collection continues after the failed reload"
 td_stop
 is "$TD_STATUS" 0 "SIGTERM: exit 0"
 ok $([ "$TD_STOP_MS" -lt 1000 ]; echo $?) "SIGTERM: gone in ${TD_STOP_MS} ms (< 1000)"
-sleep 0.1
+wait_message 6
 messages >"$TMP/seq"
 status='STATUS=monitoring 16 CPUs, level 2, model perf'
 like "$(sed -n 1p "$TMP/seq")" "^READY=1\|$status$" "1: READY=1 with STATUS= after listening and setting up the PMU"
@@ -69,15 +66,55 @@ is "$(sed -n 6p "$TMP/seq")" "STOPPING=1" "6: STOPPING=1 on SIGTERM"
 is "$(wc -l <"$TMP/seq")" 6 "nothing else"
 mono=$(sed -n 2p "$TMP/seq" | sed 's/.*MONOTONIC_USEC=//')
 sent=$(grep -m1 $'\tRELOADING' "$TMP/notify.log" | cut -f1)
-awk -v m="$mono" -v s="$sent" 'BEGIN {d = m / 1e6 - s; if (d < 0) d = -d; exit !(d < 0.5)}'
-ok $? "MONOTONIC_USEC is CLOCK_MONOTONIC"
-# WATCHDOG_USEC=1 s: a ping every 0.5 s.
+# Both are CLOCK_MONOTONIC: the message is stamped before it is sent, so
+# the stamp can only be earlier than its arrival (by scheduling delay).
+awk -v m="$mono" -v s="$sent" 'BEGIN {d = s - m / 1e6; exit !(d >= 0 && d < 5)}'
+ok $? "MONOTONIC_USEC is CLOCK_MONOTONIC (stamped $(awk -v m="$mono" -v s="$sent" 'BEGIN {printf "%.3f", s - m / 1e6}') s before it arrived)"
 grep $'\tWATCHDOG=1$' "$TMP/notify.log" | cut -f1 >"$TMP/wd"
 pings=$(wc -l <"$TMP/wd")
 rate=$(awk 'NR == 1 {f = $1} {l = $1} END {if (NR > 1) printf "%.3f", (l - f) / (NR - 1)}' "$TMP/wd")
 diag "$pings watchdog pings, every $rate s on average"
-ok $([ "$pings" -ge 4 ]; echo $?) "WATCHDOG=1 keeps coming ($pings pings)"
+# Timer-driven with absolute deadlines: a late ping does not shift the
+# next ones, so the average over the run holds on a loaded machine.
 near "$rate" 0.5 0.05 "WATCHDOG=1 every half of WATCHDOG_USEC"
+
+# --- 1b. the time of the configuration in force, whatever the interval ---
+# interval = 1m: no collection publishes during this part, so what
+# /metrics says right after READY=1 is what the reload itself published.
+printf '[collect]\ninterval = 1m\n' >"$conf"
+: >"$TMP/notify.log"
+start_notify
+NOTIFY_SOCKET=$NOTIFY td_start "$SPR" "$scen" -c "$conf" || exit 1
+wait_message 1
+t_start=$(metric topdown_config_last_reload_success_timestamp_seconds)
+is "$(metric topdown_collections_total)" 0 "interval = 1m: nothing collected yet (what follows is the reloads' own doing)"
+# reload_hup: SIGHUP, wait for its READY=1; prints the success timestamp
+# /metrics then gives, the time just before the signal and just after READY=1.
+reload_hup() {
+	local before after n=$(($(messages | wc -l) + 2))
+	before=$(date +%s.%N)
+	kill -HUP "$TD_PID"
+	wait_message "$n"
+	after=$(date +%s.%N)
+	echo "$(metric topdown_config_last_reload_success_timestamp_seconds) $before $after"
+}
+in_bracket() { awk -v t="$1" -v b="$2" -v a="$3" 'BEGIN {exit !(t >= b - 0.001 && t <= a + 0.001)}'; }
+printf '[collect]\ninterval = 1m\n[log]\nlevel = info\n' >"$conf"
+read -r ts1 b1 a1 < <(reload_hup)
+in_bracket "$ts1" "$b1" "$a1"
+ok $? "a good reload: the success timestamp is the reload's ($t_start -> $ts1; SIGHUP at $b1, READY=1 by $a1)"
+is "$(metric topdown_config_last_reload_successful)" 1 "... and topdown_config_last_reload_successful is 1"
+printf '[collect]\ninterval = 1m\nbogus = 1\n' >"$conf"
+read -r ts2 _ _ < <(reload_hup)
+is "$ts2" "$ts1" "a bad reload: the time of the configuration in force stays that of the good reload"
+is "$(metric topdown_config_last_reload_successful)" 0 "... and topdown_config_last_reload_successful is 0 at once"
+printf '[collect]\ninterval = 1m\n' >"$conf"
+read -r ts3 b3 a3 < <(reload_hup)
+is "$(metric topdown_config_last_reload_successful)" 1 "a good reload after a bad one: topdown_config_last_reload_successful is 1 at once"
+in_bracket "$ts3" "$b3" "$a3"
+ok $? "... and the success timestamp is that reload's ($ts3; SIGHUP at $b3, READY=1 by $a3)"
+is "$(metric topdown_collections_total)" 0 "all of it before the first interval (1m): no collection published it"
+td_stop
 
 # --- 2. a stuck collector stops the pings ---
 stuck=$(write_scenario stuck <<'EOF'
@@ -89,10 +126,17 @@ EOF
 : >"$TMP/notify.log"
 start_notify
 NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=400000 td_start "$SPR" "$stuck" -i 100ms || exit 1
-sleep 5
+# longest_gap: the longest time between two pings so far, in seconds.
+longest_gap() {
+	grep $'\tWATCHDOG=1$' "$TMP/notify.log" | cut -f1 |
+		awk 'NR > 1 && $1 - p > g {g = $1 - p} {p = $1} END {printf "%.2f", g}'
+}
+gap_seen() { awk -v g="$(longest_gap)" 'BEGIN {exit !(g >= 2.5)}'; }
+# A read is stuck for 3 s from 1.5 s on: the gap exists once the first
+# ping after it arrived.
+wait_until 60 gap_seen
 td_stop
-grep $'\tWATCHDOG=1$' "$TMP/notify.log" | cut -f1 >"$TMP/wd"
-gap=$(awk 'NR > 1 && $1 - p > g {g = $1 - p} {p = $1} END {printf "%.2f", g}' "$TMP/wd")
+gap=$(longest_gap)
 diag "longest gap between pings while a read was stuck for 3 s: $gap s"
 awk -v g="$gap" 'BEGIN {exit !(g >= 2.5)}'
 ok $? "no WATCHDOG=1 while the collector is stuck (gap $gap s > WatchdogSec 0.4 s: systemd would restart it)"
@@ -105,8 +149,10 @@ systemd-socket-activate -l "127.0.0.1:$port" \
 	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" -l 127.0.0.1:1 -i 100ms >"$TMP/sa.log" 2>&1 &
 TD_PID=$!
 _TD_PIDS+=("$TD_PID")
-sleep 0.3
-is "$(curl -s --max-time 10 "http://127.0.0.1:$port/-/healthy")" "OK" "served over the socket systemd-socket-activate passed"
+# systemd-socket-activate says when it listens; the daemon starts on the
+# first connection.
+wait_until 10 log_has "$TMP/sa.log" "Listening on 127\.0\.0\.1:$port"
+is "$(curl -s --max-time 20 "http://127.0.0.1:$port/-/healthy")" "OK" "served over the socket systemd-socket-activate passed"
 grep -q 'Using 1 socket passed by systemd; \[http\] listen is ignored' "$TMP/sa.log"
 ok $? "[http] listen ignored, with a log line"
 ok $(grep -q 'Listening on http://127.0.0.1:1/' "$TMP/sa.log"; [ $? -ne 0 ]; echo $?) "the configured address was not used"
@@ -114,7 +160,7 @@ wait_intervals 2 "http://127.0.0.1:$port"
 ok $? "collecting behind the inherited socket"
 is "$(curl -s "http://127.0.0.1:$port/metrics" | awk '$1 == "topdown_up" {print $2}')" 1 "topdown_up 1 over the inherited socket"
 kill -HUP "$TD_PID"
-sleep 0.5
+wait_until 20 log_has "$TMP/sa.log" 'Configuration reloaded'
 is "$(curl -s --max-time 5 "http://127.0.0.1:$port/-/healthy")" "OK" "the inherited socket survives a reload"
 td_stop
 is "$TD_STATUS" 0 "socket-activated daemon exits 0"
@@ -179,8 +225,15 @@ if [ "$(id -u)" -eq 0 ] && command -v chrt >/dev/null; then
 	printf '#!/bin/sh\nexec chrt -r 1 "%s" "$@"\n' "$TOPDOWND" >"$TMP/rr"
 	chmod +x "$TMP/rr"
 	TOPDOWND=$TMP/rr td_start "$SPR" "$scen" -i 100ms || exit 1
-	sleep 0.5
-	ps -L -o tid=,cls=,rtprio=,comm= -p "$TD_PID" >"$TMP/threads"
+	# Each thread leaves RR itself as it starts: wait until the daemon's
+	# threads are there and settled (or 20 s), then look.
+	threads_settled() {
+		ps -L -o tid=,cls=,rtprio=,comm= -p "$TD_PID" >"$TMP/threads"
+		[ "$(awk -v pid="$TD_PID" '$1 != pid && $2 == "TS"' "$TMP/threads" | wc -l)" -ge 3 ] &&
+			[ -z "$(awk -v pid="$TD_PID" '$1 != pid && $2 != "TS"' "$TMP/threads")" ]
+	}
+	wait_intervals 1
+	wait_until 20 threads_settled
 	is "$(awk -v pid="$TD_PID" '$1 == pid {print $2, $3}' "$TMP/threads")" "RR 1" \
 		"under CPUSchedulingPolicy=rr: the collection keeps RR priority 1"
 	is "$(awk -v pid="$TD_PID" '$1 != pid && $2 != "TS" {print $4, $2}' "$TMP/threads")$(awk -v pid="$TD_PID" '$1 != pid' "$TMP/threads" | wc -l | awk '$1 < 3 {print "fewer than 3 other threads"}')" "" \

@@ -92,6 +92,22 @@ skip() { # skip REASON
 
 diag() { echo "# $*"; }
 
+# wait_until SECONDS COMMAND...: runs COMMAND every 20 ms until it succeeds
+# (0) or SECONDS have passed (1).  Tests wait on the event they depend on
+# (a log line, a message, a counter reaching a value) with this, never on
+# a fixed sleep; the bound only limits how long a failure takes.
+wait_until() {
+	local end=$(($(date +%s%N) + ${1%.*} * 1000000000))
+	shift
+	until "$@"; do
+		[ "$(date +%s%N)" -lt "$end" ] || return 1
+		sleep 0.02
+	done
+}
+
+# log_has FILE REGEX: FILE has a line matching REGEX (grep -E).
+log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
+
 # Runs a check.py subcommand as one test: its output explains a failure.
 check() { # check DESCRIPTION SUBCOMMAND ARGS...
 	local desc=$1 out
