@@ -24,7 +24,7 @@ rss() { awk '/^VmRSS:/ {print $2}' "/proc/$TD_PID/status"; }
 fds() { ls "/proc/$TD_PID/fd" | wc -l; }
 
 td_start "$TMP/spr64" "$scen" -i 10ms || exit 1
-wait_intervals 100
+wait_intervals 100 "" 120
 # Warm up the HTTP side before measuring: glibc's malloc settles its
 # arena and mmap threshold over the first few hundred large responses
 # (measured: flat after ~200 scrapes).
@@ -41,7 +41,7 @@ run_1000() {
 		curl -sf "$TD_URL/api/v1/topdown?scope=cpu" >/dev/null
 		sleep 0.45
 	done
-	wait_intervals $((1000 - ($(intervals) - start)))
+	wait_intervals $((1000 - ($(intervals) - start))) "" 300
 }
 start=$(intervals)
 fds0=$(fds)
@@ -61,5 +61,6 @@ else
 fi
 td_stop
 is "$TD_STATUS" 0 "exit status 0 after SIGTERM"
-ok $([ "$TD_STOP_MS" -lt 1000 ]; echo $?) "stopped in ${TD_STOP_MS} ms (< 1000)"
+# A bound on a hang, not a speed measurement: a loaded machine is slower.
+ok $([ "$TD_STOP_MS" -lt 3000 ]; echo $?) "stopped in ${TD_STOP_MS} ms (< 3000)"
 done_testing

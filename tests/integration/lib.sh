@@ -238,17 +238,14 @@ intervals() {
 	curl -sf "${1:-$TD_URL}/metrics" | awk '$1 == "topdown_collections_total" {print $2}'
 }
 
-# Waits (at most 20 s) until N more intervals have been published.
-wait_intervals() { # wait_intervals N [URL]
-	local url=${2:-$TD_URL} start now
-	start=$(intervals "$url")
-	for _ in $(seq 1 800); do
-		now=$(intervals "$url")
-		[ -n "$start" ] && [ -n "$now" ] && [ "$now" -ge $((start + $1)) ] && return 0
-		[ -z "$start" ] && start=$now
-		sleep 0.025
-	done
-	return 1
+# wait_intervals N [URL] [SECONDS]: until N more intervals have been
+# published (at most SECONDS, default 60: a bound on a failure, not a
+# measurement; a loaded machine collects fewer intervals a second).
+_intervals_ge() { local now; now=$(intervals "$1"); [ -n "$now" ] && [ "$now" -ge "$2" ]; }
+wait_intervals() {
+	local url=${2:-$TD_URL} start
+	wait_until "${3:-60}" eval 'start=$(intervals "$url"); [ -n "$start" ]' || return 1
+	wait_until "${3:-60}" _intervals_ge "$url" $((start + $1))
 }
 
 write_scenario() { # write_scenario NAME <<JSON -> prints the path
