@@ -18,8 +18,15 @@ scen=$(write_scenario phases <<'EOF'
    "heavy_operations": 0.10, "branch_mispredicts": 0.04, "fetch_latency": 0.05, "memory_bound": 0.15}]}}}
 EOF
 )
-td_start "$SPR" "$scen" -i 200ms || exit 1
+# The fake PMU's clock runs in phase A (never past 2.9 s) until the test
+# moves it to phase B: which phase an interval sees does not depend on the
+# machine's speed.
+clock=$TMP/clock
+clock_run "$clock" 0 2.9
+FAKEPMU_CLOCK_FILE=$clock td_start "$SPR" "$scen" -i 200ms || exit 1
 api() { curl -s "$TD_URL/api/v1/topdown$1"; }
+hist_samples() { curl -s "$TD_URL/api/v1/topdown/history" | jq "[.samples[] | select(.start >= ${1:-0})] | length"; }
+hist_ge() { [ "$(hist_samples "$1")" -ge "$2" ]; }
 wait_intervals 2
 
 is "$(api "" | jq -r .api_version)" "1.3" "the document says its API version"
@@ -34,10 +41,16 @@ is "$(jq '[.cpus[].slots] | add' "$TMP/sel.json")" "$(jq .selection.slots "$TMP/
 ok $(jq -e '.selection.level1 and .selection.level2 and .selection.bottleneck' "$TMP/sel.json" >/dev/null; echo $?) \
 	"the selection has the fields of the host"
 
-# Phase B: the differenced counters give its truth.
-sleep 3.5
+# Two history steps of phase A, then phase B from the fake's 3.5 s on.
+wait_until 30 hist_ge 0 2
+clock_stop
+jump=$(date +%s.%N)
+clock_run "$clock" 3.5
+# Phase B: the differenced counters give its truth (both documents read
+# after an interval that began in phase B).
+wait_intervals 2
 api "" >"$TMP/a.json"
-sleep 1
+wait_intervals 2
 api "" >"$TMP/b.json"
 diffed() { # CATEGORY LEVEL: slots of the category gained / slots gained
 	jq -n --slurpfile a "$TMP/a.json" --slurpfile b "$TMP/b.json" --arg c "$1" --arg l "$2" \
@@ -49,8 +62,8 @@ near "$(diffed backend_bound level1)" 0.20 0.005 "... backend_bound (truth 0.20)
 near "$(diffed memory_bound level2)" 0.15 0.005 "... memory_bound (truth 0.15)"
 
 # The history keeps a sample a second: a 2 s window starts 2 to 3 s ago,
-# well inside phase B by now.
-sleep 2
+# inside phase B once four steps began after the jump.
+wait_until 30 hist_ge "$jump" 4
 api "?window=2s&scope=package" >"$TMP/w.json"
 ok $(jq -e '.window.requested_seconds == 2 and .window.seconds >= 2 and .window.seconds < 3.5' "$TMP/w.json" >/dev/null; echo $?) \
 	"?window=2s: the window covered ($(jq .window.seconds "$TMP/w.json") s)"

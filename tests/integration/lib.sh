@@ -248,6 +248,29 @@ wait_intervals() {
 	wait_until "${3:-60}" _intervals_ge "$url" $((start + $1))
 }
 
+# clock_run FILE START [CAP]: drives a fake-PMU clock (FAKEPMU_CLOCK_FILE):
+# from START seconds it advances 10 ms per 10 ms of wall time, never past
+# CAP.  A scenario's phases then follow the test, not the machine's speed:
+# the test moves the clock to a phase (clock_stop, clock_run from there)
+# and waits for intervals, and a slow machine only makes the phase longer
+# in wall time.  Sets CLOCK_PID.
+clock_run() {
+	/usr/bin/python3 -c '
+import os, sys, time
+f, t, cap = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+while True:
+    v = min(t, float(cap)) if cap else t
+    with open(f + ".tmp", "w") as o:
+        o.write("%.6f\n" % v)
+    os.rename(f + ".tmp", f)
+    time.sleep(0.01)
+    t += 0.01' "$1" "$2" "${3:-}" &
+	CLOCK_PID=$!
+	_TD_PIDS+=("$CLOCK_PID")
+	wait_until 10 test -s "$1"
+}
+clock_stop() { kill -KILL "$CLOCK_PID" 2>/dev/null; wait "$CLOCK_PID" 2>/dev/null; }
+
 write_scenario() { # write_scenario NAME <<JSON -> prints the path
 	local f="$TMP/scenario-$1.json"
 	cat >"$f"
