@@ -124,7 +124,10 @@ done
 is "$state" "$A" "host a stopped: TopdowndDown is pending centrally for it"
 td_stop
 for p in "$agent_PID" "$central_PID"; do kill -TERM "$p"; done
-wait "$agent_PID" "$central_PID" 2>/dev/null
-ok 0 "both Prometheus processes stopped"
+wait "$agent_PID" 2>/dev/null
+st_agent=$?
+wait "$central_PID" 2>/dev/null
+st_central=$?
+is "$st_agent $st_central" "0 0" "both Prometheus processes stop cleanly on SIGTERM (exit statuses of the agent and the central server)"
 
 done_testing

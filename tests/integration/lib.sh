@@ -107,6 +107,16 @@ wait_until() {
 
 # log_has FILE REGEX: FILE has a line matching REGEX (grep -E).
 log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
+# log_count_ge FILE REGEX N: FILE has at least N lines matching REGEX.
+log_count_ge() { [ "$(grep -cE -- "$2" "$1" 2>/dev/null)" -ge "$3" ]; }
+# td_reload [SECONDS]: SIGHUP to the daemon, then waits for the log line
+# that ends that reload ("Configuration reloaded" or "... not reloaded").
+td_reload() {
+	local re='Configuration (not )?reloaded' n
+	n=$(grep -cE "$re" "$TD_LOG")
+	kill -HUP "$TD_PID"
+	wait_until "${1:-20}" log_count_ge "$TD_LOG" "$re" $((n + 1))
+}
 
 # Runs a check.py subcommand as one test: its output explains a failure.
 check() { # check DESCRIPTION SUBCOMMAND ARGS...
@@ -228,14 +238,18 @@ sample() {
 	awk -v n="$2" '$1 == n {print $2; exit}' "$1"
 }
 
+# TD_CURL: extra curl arguments of metric, intervals and wait_intervals
+# (credentials, a CA), for a daemon that asks for them.
+TD_CURL=()
+
 # metric NAME_WITH_LABELS [URL]: the value of one sample of /metrics.
 metric() {
-	curl -sf "${2:-$TD_URL}/metrics" | awk -v n="$1" '$1 == n {print $2; exit}'
+	curl -sf "${TD_CURL[@]}" "${2:-$TD_URL}/metrics" | awk -v n="$1" '$1 == n {print $2; exit}'
 }
 
 # intervals [URL]: how many intervals the daemon has collected.
 intervals() {
-	curl -sf "${1:-$TD_URL}/metrics" | awk '$1 == "topdown_collections_total" {print $2}'
+	curl -sf "${TD_CURL[@]}" "${1:-$TD_URL}/metrics" | awk '$1 == "topdown_collections_total" {print $2}'
 }
 
 # wait_intervals N [URL] [SECONDS]: until N more intervals have been

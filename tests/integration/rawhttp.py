@@ -13,6 +13,8 @@
                                   127.0.0.2.. so one host's limit is not hit)
   rawhttp.py PORT slowloris N SECONDS
                                   N connections trickling header bytes
+                                  (both print "open N" once connected, then
+                                  "N ALIVE": connected, still open at the end)
   rawhttp.py PORT garbage N       N connections sending random bytes
 """
 import os
@@ -127,6 +129,9 @@ def main():
                 conns.append(s)
             except OSError:
                 pass
+        # Says when they are connected, so a test can wait for the server
+        # to hold them rather than sleep.
+        print("open", len(conns), flush=True)
         print(len(conns), hold(conns, seconds, trickle=cmd == "slowloris"))
     elif cmd == "garbage":
         sent = 0
