@@ -27,10 +27,14 @@ td_start "$SPR" "$scen" -c "$TMP/conn.conf" -i 200ms || exit 1
 port=${TD_URL##*:}
 for _ in $(seq 1 20); do curl -s -o /dev/null "$TD_URL/metrics"; done
 rss0=$(rss)
-( sleep 1.5; rss >"$TMP/rss.idle" ) &
-out=$(A crowd 1000 50 2.5)
+# RSS once the daemon holds the 1,000 (abuse.py creates the file then).
+( wait_until 60 test -e "$TMP/held" && rss >"$TMP/rss.idle" ) &
+rss_pid=$!
+out=$(A crowd 1000 50 2.5 ready="$TMP/held")
+wait "$rss_pid"
 diag "1,000 idle connections from 50 hosts: $out; RSS $rss0 -> $(cat "$TMP/rss.idle") KiB"
-is "$(jq .connected <<<"$out")" 1000 "1,000 idle connections from 50 hosts are all accepted"
+is "$(jq '[.connected, .held >= 1000] | map(tostring) | join(" ")' -r <<<"$out")" "1000 true" \
+	"1,000 idle connections from 50 hosts are all accepted and held at once"
 ok "$(scrapes_ok "$out" 1000; echo $?)" "a third host's 5 scrapes are answered 200 within 1 s while they are held"
 if [ "${SAN:-}" = thread ]; then
 	skip "ThreadSanitizer's shadow memory makes RSS meaningless"
@@ -45,7 +49,7 @@ ok "$(scrapes_ok "$out" 1000; echo $?)" "a third host's scrapes are answered wit
 is "$(jq .closed_by_server <<<"$out")" 1000 "every slowloris connection is closed at the head deadline, trickling or not"
 timeouts1=$(metric 'topdown_http_rejected_total{reason="timeout"}')
 ok $([ $((timeouts1 - timeouts0)) -ge 1000 ]; echo $?) "counted as reason=\"timeout\" ($timeouts0 -> $timeouts1)"
-out=$(A crowd 300 1 1.5)
+out=$(A crowd 300 1 1.5 accept=256)
 diag "one host opening 300 connections: $out"
 is "$(jq .closed_by_server <<<"$out")" 44 "one host holds at most 256 (a sixteenth of 4096); the other 44 are closed at once"
 is "$(metric 'topdown_http_rejected_total{reason="client_limit"}')" 44 "counted as reason=\"client_limit\""
@@ -74,13 +78,9 @@ is "$(jq -r '.status_lines[0]' <<<"$out")" "HTTP/1.1 413 Content Too Large" "an 
 # libmicrohttpd 0.9.75 builds its own error response twice when a header
 # fails to parse (connection.c: parse_connection_headers() queues it, then
 # MHD_connection_handle_idle() overwrites the state and builds it again);
-# no callback runs in between.  Known, not ours to fix: see the README.
-n=$(jq '.status_lines | length' <<<"$out")
-if [ "$n" -eq 1 ]; then
-	echo "ok $((++_T_NUM)) - an overflowing Content-Length: one status line"
-else
-	echo "not ok $((++_T_NUM)) - an overflowing Content-Length: one status line # TODO libmicrohttpd 0.9.75 sends its error response twice ($n status lines)"
-fi
+# no callback runs in between.  A known limitation (README "Limits"), not
+# a test: reported here so a newer libmicrohttpd shows up.
+diag "known limitation: an overflowing Content-Length gets $(jq '.status_lines | length' <<<"$out") status line(s) (libmicrohttpd 0.9.75 sends its 413 twice)"
 ok $(kill -0 "$TD_PID"; echo $?) "the daemon is alive after the connection and input cases"
 td_stop
 is "$TD_STATUS" 0 "exit 0"
@@ -127,21 +127,18 @@ diag "nine wrong passwords in a row from one address: $out"
 is "$(jq -c .statuses <<<"$out")" "[401,401,401,401,401,401,429,429,429]" \
 	"after 5 free failures and a sixth, the address gets 429"
 is "$(jq -r .retry_after <<<"$out")" 1 "with Retry-After: 1"
-out=$(A guess 10 6 prometheus s3cret)
-diag "10 hosts guessing for 6 s: $out"
+# Until each guesser was answered 7 times: its 6th failure, then a 7th
+# try at once, inside the block.  By construction, whatever bcrypt costs.
+out=$(A guess 10 7 prometheus s3cret)
+diag "10 hosts guessing, each answered at least 7 times: $out"
+is "$(jq .min_answers_per_address <<<"$out" | awk '{print ($1 >= 7)}')" 1 \
+	"every guessing address was answered at least 7 times (least: $(jq .min_answers_per_address <<<"$out"))"
 ok $(jq -e '.scrape.ok == .scrape.n and .scrape.max_ms < 1000' <<<"$out" >/dev/null; echo $?) \
 	"scrapes with cached credentials stay fast (max $(jq .scrape.max_ms <<<"$out") ms over $(jq .scrape.n <<<"$out"))"
 ok $(jq -e '.healthy.ok == .healthy.n and .healthy.max_ms < 1000' <<<"$out" >/dev/null; echo $?) \
 	"/-/healthy stays fast (max $(jq .healthy.max_ms <<<"$out") ms)"
-if jq -e '.addresses_past_free_failures > 0' <<<"$out" >/dev/null; then
-	ok $(jq -e '.guessers["429"] > 0' <<<"$out" >/dev/null; echo $?) \
-		"the guessers are throttled (429) once past their 5 free failures ($(jq .addresses_past_free_failures <<<"$out") addresses were)"
-else
-	# Under a sanitizer on a loaded machine bcrypt can be too slow for any
-	# address to fail 6 times in 7 s; the throttle's policy itself is
-	# tested without clocks in tests/unit/test_throttle.c.
-	skip "no guessing address reached 6 failures here (at most $(jq .max_failures_per_address <<<"$out")): bcrypt too slow to reach the throttle"
-fi
+ok $(jq -e '.guessers["429"] >= 10' <<<"$out" >/dev/null; echo $?) \
+	"the guessers are throttled (429) once past their 5 free failures ($(jq -c .guessers <<<"$out"))"
 like "$(curl -s -u prometheus:s3cret "$TD_URL/metrics" |
 	awk '$1 == "topdown_http_rejected_total{reason=\"throttled\"}" {print $2}')" \
 	'^[1-9][0-9]*$' "counted as reason=\"throttled\""
@@ -153,18 +150,26 @@ is "$TD_STATUS" 0 "exit 0"
 printf '[collect]\ninterval = 1s\n' >"$TMP/reload.conf"
 td_start "$SPR" "$scen" -c "$TMP/reload.conf" || exit 1
 port=${TD_URL##*:}
-out=$(A keepalive-reload "$TD_PID")
+out=$(A keepalive-reload "$TD_PID" "$TD_LOG")
 is "$out" '{"before": 200, "after": 200}' "a keep-alive connection is still served after a reload"
 n0=$(intervals)
+t_storm=$(date +%s%N)
 for i in $(seq 1 25); do
 	if [ $((i % 2)) -eq 0 ]; then interval=1s; else interval=500ms; fi
 	printf '[collect]\ninterval = %s\n' "$interval" >"$TMP/reload.conf"
-	kill -HUP "$TD_PID"
+	td_reload
+	# A reload every 0.4 s at least (the storm's pace, not a wait on
+	# anything): faster than either interval.
 	sleep 0.4
 done
 n1=$(intervals)
-diag "25 reloads in 10 s alternating 500ms and 1s: $((n1 - n0)) collections"
-ok $([ $((n1 - n0)) -ge 9 ]; echo $?) "collection kept going through a reload storm ($((n1 - n0)) in 10 s)"
+storm_ms=$((($(date +%s%N) - t_storm) / 1000000))
+diag "25 reloads in $storm_ms ms alternating 500ms and 1s: $((n1 - n0)) collections"
+# Before, each reload pushed the next collection a whole interval away:
+# none at all.  Now the schedule holds: one a second at least, whatever
+# the storm lasted (half of that allowed for a loaded machine).
+ok $([ $((n1 - n0)) -ge $((storm_ms / 2000)) ] && [ $((n1 - n0)) -ge 4 ]; echo $?) \
+	"collection kept going through a reload storm ($((n1 - n0)) in $storm_ms ms; at least $((storm_ms / 2000)) and 4)"
 td_stop
 is "$TD_STATUS" 0 "exit 0"
 printf '[collect]\ninterval = 1m\n[metrics]\ngranularity = cpu\n' >"$TMP/gran.conf"
@@ -172,8 +177,7 @@ td_start "$SPR" "$scen" -c "$TMP/gran.conf" || exit 1
 like "$(curl -s "$TD_URL/metrics" | grep -m1 '^topdown_slots_total')" 'cpu="0",core="0",package="0"' \
 	"granularity cpu before the reload"
 printf '[collect]\ninterval = 1m\n[metrics]\ngranularity = package\n' >"$TMP/gran.conf"
-kill -HUP "$TD_PID"
-for _ in $(seq 1 100); do grep -q 'Configuration reloaded' "$TD_LOG" && break; sleep 0.05; done
+td_reload
 is "$(curl -s "$TD_URL/metrics" | grep -m1 '^topdown_slots_total' | cut -d' ' -f1)" 'topdown_slots_total{package="0"}' \
 	"the same interval's /metrics right after the reload has the new labels (the render cache went)"
 td_stop
@@ -197,8 +201,12 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 	wait_intervals 1
 	is "$(metric 'topdown_cpus{state="monitored"}') $(metric 'topdown_cpus{state="failed"}')" "17 47" \
 		"it monitors the 17 CPUs that fit and marks 47 failed"
-	out=$(port=${TD_URL##*:} A crowd 50 10 1)
-	ok "$(scrapes_ok "$out" 1000; echo $?)" "and keeps serving, with 50 connections open"
+	# Room for 66 connections (the log says so), a sixteenth each: 4 per
+	# host, so 40 of 50 from 10 hosts are held, 10 refused at once.
+	out=$(port=${TD_URL##*:} A crowd 50 10 1 accept=40)
+	diag "50 connections from 10 hosts beside 17 CPUs' groups under a limit of 300 descriptors: $out"
+	ok "$(scrapes_ok "$out" 1000 && jq -e '.held >= 40 and .closed_by_server == 10' <<<"$out" >/dev/null; echo $?)" \
+		"and keeps serving, with the 40 connections its share allows held ($(jq .held <<<"$out") open) and 10 refused ($(jq .closed_by_server <<<"$out"))"
 	td_stop
 	is "$TD_STATUS" 0 "exit 0"
 else
@@ -224,7 +232,7 @@ is "$seen" " monitored failed monitored" "CPU 5's reads fail: monitored, then fa
 like "$(cat "$TD_LOG")" 'Reads of the group of CPU 5 failed 3 intervals in a row: CPU 5 is failed until a read works again' \
 	"the log says so"
 wait_intervals 2
-slots_of() { curl -s "$TD_URL/metrics" | awk -v c="cpu=\"$1\"," '/^topdown_slots_total\{/ && index($1, c) {print $2}'; }
+slots_of() { curl -s "$TD_URL/api/v1/topdown?scope=cpu&cpu=$1" | jq '.cpus[0].slots_total'; }
 s4=$(slots_of 4)
 s5=$(slots_of 5)
 near "$(awk -v a="$s5" -v b="$s4" 'BEGIN {print a / b}')" 1 0.02 \

@@ -6,30 +6,34 @@ Many client hosts are simulated with loopback source addresses: Linux
 answers the whole of 127/8 on lo.  Attackers use 127.0.1.x and 127.0.2.x;
 the victim (a scraper) uses 127.0.3.1.
 
-  abuse.py PORT crowd N HOSTS SECONDS [slowloris] [tls]
+  abuse.py PORT crowd N HOSTS SECONDS [slowloris] [tls] [accept=K] [ready=FILE]
       N connections from HOSTS addresses, idle or trickling a header byte
-      every second (slowloris), held for SECONDS; meanwhile 5 scrapes of
-      /metrics from 127.0.3.1, one a second.  Prints how many connected,
-      the scrapes' status and latency, and how many crowd connections the
-      server had closed by the end.
+      every second (slowloris), held for SECONDS once the server holds K
+      of them (default N; its topdown_http_connections gauge says so,
+      FILE is then created); meanwhile 5 scrapes of /metrics from
+      127.0.3.1, one a second.  Prints how many connected, how many the
+      server held, the scrapes' status and latency, and how many crowd
+      connections the server had closed by the end.
   abuse.py PORT tls-stall PID byte|hello SECONDS
       One TLS client that sends one byte of a record, or a whole
       ClientHello, then nothing.  Prints the daemon's CPU use (percent of
       one core) over SECONDS and when the server closed the connection.
-  abuse.py PORT guess CLIENTS SECONDS USER PASSWORD [tls]
+  abuse.py PORT guess CLIENTS TRIES USER PASSWORD [tls]
       CLIENTS hosts guess USER's password as fast as they are answered,
-      while the victim scrapes with the right credentials (cached by a
-      first scrape) and /-/healthy, every 200 ms.  Prints the victim's
-      latencies and the guessers' status counts.
+      until each has been answered TRIES times (at most 120 s), while the
+      victim scrapes with the right credentials (cached by a first scrape)
+      and /-/healthy, every 200 ms.  Prints the victim's latencies and the
+      guessers' status counts.
   abuse.py PORT auth-timing USER PASSWORD
       Median time of a wrong password for USER and for an unknown user
       (each from fresh source addresses, so no throttle applies).
   abuse.py PORT throttle USER N
       N wrong passwords from one address, one after the other: prints the
       statuses and the Retry-After of the first 429.
-  abuse.py PORT keepalive-reload PID
+  abuse.py PORT keepalive-reload PID LOG
       A keep-alive connection answers a request, the daemon gets SIGHUP,
-      and the same connection answers again (prints both statuses).
+      and once LOG says the reload ended the same connection answers
+      again (prints both statuses).
   abuse.py PORT raw DATA
       DATA sent as is (bash $'' escapes); prints the status lines received
       (all of them), the body of the first response, and the time to the
@@ -118,7 +122,25 @@ def request(path, source=None, auth=None, timeout=5.0, tls=False, close=True):
         return "error: %s" % (e.__class__.__name__), time.monotonic() - t0, {}
 
 
-def crowd(n, hosts, seconds, slowloris, tls):
+def server_connections(tls):
+    """The daemon's topdown_http_connections gauge, asked from the victim."""
+    t0 = time.monotonic()
+    try:
+        s = connect(VICTIM, 5)
+        if tls:
+            s = tls_context().wrap_socket(s)
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        _, _, body, _ = read_response(s, t0 + 5)
+        s.close()
+    except (OSError, ConnectionError, ValueError, IndexError):
+        return -1
+    for line in body.decode("latin-1").split("\n"):
+        if line.startswith("topdown_http_connections "):
+            return int(float(line.split()[1]))
+    return -1
+
+
+def crowd(n, hosts, seconds, slowloris, tls, accept=None, ready=None):
     addrs = host_addresses(hosts)
     conns = []
     for i in range(n):
@@ -146,8 +168,18 @@ def crowd(n, hosts, seconds, slowloris, tls):
             i += 1
     t = threading.Thread(target=trickle, daemon=True)
     t.start()
+    # The server holds them (accepted, counted; the gauge is of the newest
+    # interval's body, so it may take an interval), or 30 s went by.
+    want = len(conns) if accept is None else accept
+    held, deadline = -1, time.monotonic() + 30
+    while time.monotonic() < deadline:
+        held = server_connections(tls)
+        if held >= want:
+            break
+        time.sleep(0.05)
+    if ready:
+        open(ready, "w").close()
     end = time.monotonic() + seconds
-    time.sleep(1.0)
     for _ in range(5):
         status, took, _ = request("/metrics", VICTIM, tls=tls)
         scrapes.append({"status": status, "ms": round(took * 1000, 1)})
@@ -166,7 +198,7 @@ def crowd(n, hosts, seconds, slowloris, tls):
         except OSError:
             closed += 1
         s.close()
-    return {"connected": len(conns), "scrapes": scrapes, "closed_by_server": closed}
+    return {"connected": len(conns), "held": held, "scrapes": scrapes, "closed_by_server": closed}
 
 
 def cpu_seconds(pid):
@@ -207,14 +239,15 @@ def tls_stall(pid, mode, seconds):
     return {"cpu_percent": round(100 * cpu / seconds, 1), "closed_after": closed_after}
 
 
-def guess(clients, seconds, user, password, tls):
+def guess(clients, tries, user, password, tls):
     counts = {}
     lock = threading.Lock()
     stop = threading.Event()
 
     # Per address: the times of its wrong-password answers (401), to tell
-    # whether it could have been throttled at all.
+    # whether it could have been throttled at all, and how many answers.
     failures = {}
+    answered = {}
 
     def guesser(addr, k):
         i = 0
@@ -222,6 +255,7 @@ def guess(clients, seconds, user, password, tls):
             status, _, _ = request("/metrics", addr, auth="%s:wrong-%d-%d" % (user, k, i), tls=tls)
             with lock:
                 counts[str(status)] = counts.get(str(status), 0) + 1
+                answered[addr] = answered.get(addr, 0) + 1
                 if status == 401:
                     failures.setdefault(addr, []).append(time.monotonic())
             i += 1
@@ -232,10 +266,14 @@ def guess(clients, seconds, user, password, tls):
                for k, a in enumerate(host_addresses(clients, base=2))]
     for t in threads:
         t.start()
-    time.sleep(1.0)
     scrape, healthy = [], []
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    end = time.monotonic() + 120
+    addrs = host_addresses(clients, base=2)
+
+    def done():
+        with lock:
+            return all(answered.get(a, 0) >= tries for a in addrs)
+    while time.monotonic() < end and not done():
         st, took, _ = request("/metrics", VICTIM, auth="%s:%s" % (user, password), timeout=15, tls=tls)
         scrape.append((st, took))
         st2, took2, _ = request("/-/healthy", VICTIM, timeout=15, tls=tls)
@@ -251,11 +289,9 @@ def guess(clients, seconds, user, password, tls):
                 "median_ms": round(statistics.median(ms), 1) if ms else None,
                 "max_ms": round(ms[-1], 1) if ms else None}
     # An address with a sixth failure asked again at once (the loop does
-    # not wait), inside the 1 s block: it must have been answered 429.
-    # One with fewer (bcrypt slower than 6 checks per address here) could
-    # not be throttled yet.
+    # not wait), inside the 1 s block: its seventh try must be answered 429.
     return {"first": first, "scrape": summary(scrape), "healthy": summary(healthy),
-            "guessers": counts,
+            "guessers": counts, "min_answers_per_address": min(answered.get(a, 0) for a in addrs),
             "max_failures_per_address": max((len(t) for t in failures.values()), default=0),
             "addresses_past_free_failures": sum(1 for t in failures.values() if len(t) >= 6)}
 
@@ -282,13 +318,21 @@ def throttle(user, n):
     return {"statuses": statuses, "retry_after": retry_after}
 
 
-def keepalive_reload(pid):
+def reloads_logged(log):
+    with open(log, errors="replace") as f:
+        return sum(1 for line in f if "Configuration reloaded" in line or "Configuration not reloaded" in line)
+
+
+def keepalive_reload(pid, log):
     s = connect(VICTIM)
     req = b"GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"
     s.sendall(req)
     before, _, _, rest = read_response(s, time.monotonic() + 5)
+    n = reloads_logged(log)
     os.kill(pid, signal.SIGHUP)
-    time.sleep(1.5)
+    deadline = time.monotonic() + 30
+    while reloads_logged(log) <= n and time.monotonic() < deadline:
+        time.sleep(0.02)
     try:
         s.sendall(req)
         after, _, _, _ = read_response(s, time.monotonic() + 5)
@@ -336,17 +380,19 @@ def main():
     PORT = int(sys.argv[1])
     cmd, a = sys.argv[2], sys.argv[3:]
     if cmd == "crowd":
-        out = crowd(int(a[0]), int(a[1]), float(a[2]), "slowloris" in a[3:], "tls" in a[3:])
+        opts = dict(x.split("=", 1) for x in a[3:] if "=" in x)
+        out = crowd(int(a[0]), int(a[1]), float(a[2]), "slowloris" in a[3:], "tls" in a[3:],
+                    int(opts["accept"]) if "accept" in opts else None, opts.get("ready"))
     elif cmd == "tls-stall":
         out = tls_stall(int(a[0]), a[1], float(a[2]))
     elif cmd == "guess":
-        out = guess(int(a[0]), float(a[1]), a[2], a[3], "tls" in a[4:])
+        out = guess(int(a[0]), int(a[1]), a[2], a[3], "tls" in a[4:])
     elif cmd == "auth-timing":
         out = auth_timing(a[0], a[1])
     elif cmd == "throttle":
         out = throttle(a[0], int(a[1]))
     elif cmd == "keepalive-reload":
-        out = keepalive_reload(int(a[0]))
+        out = keepalive_reload(int(a[0]), a[1])
     elif cmd == "raw":
         out = raw(a[0].encode("latin-1"))
     else:

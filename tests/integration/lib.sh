@@ -75,7 +75,9 @@ like() { # like GOT REGEX DESCRIPTION
 
 near() { # near GOT EXPECTED TOLERANCE DESCRIPTION
 	_T_NUM=$((_T_NUM + 1))
-	if awk -v g="$1" -v e="$2" -v t="$3" 'BEGIN {d = g - e; if (d < 0) d = -d; exit !(g != "" && d <= t)}'; then
+	# GOT must be a number: an empty value or mawk's "nan" (0 / 0) fails.
+	if [[ $1 =~ ^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$ ]] &&
+		awk -v g="$1" -v e="$2" -v t="$3" 'BEGIN {d = g - e; if (d < 0) d = -d; exit !(d <= t)}'; then
 		echo "ok $_T_NUM - $4"
 	else
 		echo "not ok $_T_NUM - $4"
