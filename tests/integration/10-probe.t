@@ -387,7 +387,14 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount --propagation private true 2>/dev/nul
 		not_ok "genoa-2s, watchdog on: CPU 0 retiring 0.32, smt_contention 0.10, running half the time" "got $got"
 	fi
 else
-	for i in 1 2 3 4; do ok "# SKIP needs root and unshare --mount for the watchdog's file"; done
+	for i in 1 2 3 4; do
+		if [ "${TOPDOWND_STRICT:-0}" = 1 ]; then
+			not_ok "missing prerequisite under make check: root and unshare --mount for the watchdog's file"
+		else
+			n=$((n + 1))
+			echo "ok $n # SKIP needs root and unshare --mount for the watchdog's file"
+		fi
+	done
 fi
 
 # ---- configuration shapes the probe ----

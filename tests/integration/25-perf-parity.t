@@ -28,11 +28,10 @@
 # clamps), phases (three phases of 2 s).
 . "$(dirname "$0")/lib.sh"
 
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
-command -v perf >/dev/null || skip_all "perf is not installed (make deps installs linux-perf)"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root for a private mount namespace (CI runs as root)"
+command -v perf >/dev/null || missing_all "perf is not installed (make deps installs linux-perf)"
+[ "$(id -u)" -eq 0 ] || missing_all "needs root for a private mount namespace (CI runs as root)"
 unshare --mount --propagation private true 2>/dev/null ||
-	skip_all "unshare --mount is not permitted here"
+	missing_all "unshare --mount is not permitted here"
 
 TOOL=$ROOT/tests/oracle
 SCEN=$ROOT/tests/scenarios

@@ -11,11 +11,7 @@
 # and the memory flat.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	plan 1
-	skip "per-cgroup attribution needs root (BPF, cgroups); CI runs as root"
-	exit 0
-fi
+[ "$(id -u)" -eq 0 ] || missing_all "per-cgroup attribution needs root (BPF, cgroups); CI runs as root"
 plan 30
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -245,7 +241,6 @@ if command -v capsh >/dev/null; then
 	grep -q 'CAP_BPF' "$TMP/nocap"
 	ok $? "and says CAP_BPF is needed ($(grep -o 'per-cgroup.*' "$TMP/nocap" | head -1))"
 else
-	skip "capsh not installed"
-	skip "capsh not installed"
+	missing "capsh not installed (make deps installs libcap2-bin)" 2
 fi
 done_testing

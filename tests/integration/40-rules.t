@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -x /usr/bin/promtool ]; then
-	echo "1..0 # SKIP prometheus package not installed (make deps installs it)"
+	missing_all "prometheus package not installed (make deps installs it)"
 	exit 0
 fi
 
@@ -106,7 +106,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	grep -q '^topdown_cgroup_level1_slots_total{' "$TMP/metrics.txt"
 	ok $? "a daemon with [cgroups] enabled serves the per-cgroup families the rules read"
 else
-	skip "not root: no per-cgroup daemon (BPF) to scrape"
+	missing "not root: no per-cgroup daemon (BPF) to scrape"
 fi
 {
 	awk '!/^#/ && NF {sub(/[{ ].*/, "", $1); print $1}' "$TMP/metrics.txt"

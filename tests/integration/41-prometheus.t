@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -x /usr/bin/prometheus ]; then
-	echo "1..0 # SKIP prometheus package not installed (make deps installs it)"
+	missing_all "prometheus package not installed (make deps installs it)"
 	exit 0
 fi
 
@@ -252,7 +252,7 @@ n_cg=$(grep -cP '\t.*(topdown_cgroup|cgroup:topdown)' "$TMP/exprs")
 CGROOT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
 if [ "$(id -u)" -ne 0 ] || [ -z "$CGROOT" ]; then
 	for _ in $(seq 1 $((n_cg + 2))); do
-		skip "per-cgroup panels: needs root and a cgroup v2 hierarchy (BPF, cgroups)"
+		missing "per-cgroup panels: needs root and a cgroup v2 hierarchy (BPF, cgroups)"
 	done
 else
 	CGB=$CGROOT/topdownd-prom-$$

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -x /usr/bin/prometheus ]; then
-	echo "1..0 # SKIP prometheus package not installed (make deps installs it)"
+	missing_all "prometheus package not installed (make deps installs it)"
 	exit 0
 fi
 plan 13

@@ -240,8 +240,7 @@ if [ "$(id -u)" -eq 0 ] && command -v chrt >/dev/null; then
 		"... and its $(awk -v pid="$TD_PID" '$1 != pid' "$TMP/threads" | wc -l) other threads ($(awk -v pid="$TD_PID" '$1 != pid {print $4}' "$TMP/threads" | sort -u | tr '\n' ' ')) run at normal priority (TS)"
 	td_stop
 else
-	skip "needs root and chrt(1) to start the daemon real-time"
-	skip "needs root and chrt(1) to start the daemon real-time"
+	missing "needs root and chrt(1) to start the daemon real-time" 2
 fi
 
 done_testing

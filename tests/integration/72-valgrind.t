@@ -9,8 +9,7 @@ if [ "${SAN:-}" = 1 ]; then
 	exit 0
 fi
 if ! command -v valgrind >/dev/null; then
-	echo "1..0 # SKIP valgrind is not installed (make deps installs it)"
-	exit 0
+	missing_all "valgrind is not installed (make deps installs it)"
 fi
 plan 9
 

@@ -210,7 +210,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 	td_stop
 	is "$TD_STATUS" 0 "exit 0"
 else
-	for _ in 1 2 3 4; do skip "needs root and setpriv(1) to drop CAP_SYS_RESOURCE"; done
+	missing "needs root and setpriv(1) to drop CAP_SYS_RESOURCE" 4
 fi
 
 # --- Reads (before: a CPU whose reads always failed stayed "monitored") ---
