@@ -193,7 +193,7 @@ is "$(jq -r '[.version, .pmu.name, .pmu.pmu_name, .pmu.level, .pmu.model] | join
 	"0.1.0 cpu sapphire_rapids 2 perf" "JSON: version and pmu"
 is "$(jq -r 'keys_unsorted | join(",")' "$TMP/host.json")" \
 	"api_version,version,hostname,timestamp,interval_seconds,intervals,intervals_missed,up,pmu,pmus,cpus_by_state,host" "JSON: default scope host"
-near "$(jq '.host.level1 | add' "$TMP/host.json")" 1 0.00001 "JSON: host level1 sums to 1"
+check "JSON: the host's level 1 and 2 (scope host) against the truth" api "$constant" "$SPR" "$TMP/host.json"
 is "$(jq -r '.host.level2 | keys | join(",")' "$TMP/host.json")" \
 	"branch_mispredicts,core_bound,fetch_bandwidth,fetch_latency,heavy_operations,light_operations,machine_clears,memory_bound" \
 	"JSON: all level-2 categories"
