@@ -10,6 +10,7 @@
  * detach (perf_event_exit_cpu_context).  Everything runs under the global
  * lock taken by interpose.c. */
 #include <errno.h>
+#include <stdarg.h>
 #include <time.h>
 #include <fcntl.h>
 #include <math.h>
@@ -768,6 +769,34 @@ static void fixed_counter(struct fev *ev, const struct perf_event_attr *a)
 	}
 }
 
+/* One line appended to FAKEPMU_TRACE, if set (a test's record of what a
+ * tool asked of the kernel). */
+static void trace_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void trace_line(const char *fmt, ...)
+{
+	const char *path = getenv("FAKEPMU_TRACE");
+	char line[256];
+	va_list ap;
+	int fd, n;
+
+	if (!path || !*path)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) < 0)
+		n = 0;
+	fp_real_close(fd);
+}
+
 int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigned long flags)
 {
 	struct perf_event_attr a;
@@ -910,6 +939,12 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 		fp_close(ev);
 		return fail(ENFILE);
 	}
+	/* What was asked, for tests of the attributes a tool sets. */
+	trace_line("open fd=%d cpu=%d group_fd=%ld type=%u config=%#llx disabled=%d exclude_user=%d "
+		   "exclude_kernel=%d exclude_hv=%d exclude_guest=%d exclude_host=%d pinned=%d",
+		   fd, cpu, group_fd, a.type, (unsigned long long)a.config, (int)a.disabled,
+		   (int)a.exclude_user, (int)a.exclude_kernel, (int)a.exclude_hv, (int)a.exclude_guest,
+		   (int)a.exclude_host, (int)a.pinned);
 	return fd;
 
 e2big:
@@ -995,23 +1030,14 @@ ssize_t fp_read(struct fev *ev, void *buf, size_t len)
 static void trace_first_enable(uint64_t now)
 {
 	static bool done;
-	const char *path = getenv("FAKEPMU_TRACE");
-	char line[80];
 	struct timespec wall;
-	int fd, n;
 
-	if (done || !path || !*path)
+	if (done)
 		return;
 	done = true;
 	clock_gettime(CLOCK_REALTIME, &wall);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	n = snprintf(line, sizeof(line), "enable %llu %llu\n", (unsigned long long)now,
-		     (unsigned long long)wall.tv_sec * 1000000000ULL + (unsigned long long)wall.tv_nsec);
-	if (write(fd, line, (size_t)n) < 0)
-		n = 0;
-	fp_real_close(fd);
+	trace_line("enable %llu %llu", (unsigned long long)now,
+		   (unsigned long long)wall.tv_sec * 1000000000ULL + (unsigned long long)wall.tv_nsec);
 }
 
 int fp_ioctl(struct fev *ev, unsigned long req, void *arg)
@@ -1100,5 +1126,6 @@ int fp_close(struct fev *ev)
 	fp_fd_set(fd, NULL);
 	free(ev->sib);
 	free(ev);
+	trace_line("close fd=%d", fd);
 	return fp_real_close(fd);
 }

@@ -5,7 +5,7 @@
 # interrupted and short reads.
 . "$(dirname "$0")/lib.sh"
 
-plan 70
+plan 74
 
 SPR=$FIXTURES/spr-2s
 api() { curl -sf "$TD_URL/api/v1/topdown?$1"; }
@@ -279,5 +279,32 @@ wait_until 20 log_has "$TMP/watch-int.txt" '^# [0-9.]+ s$'
 kill -INT "$wpid"
 wait "$wpid"
 is "$?" 0 "--watch ends on SIGINT with exit 0 (after $(grep -c '^# ' "$TMP/watch-int.txt") tables)"
+
+# --- 10. count_kernel = false is what the kernel is asked: exclude_kernel
+# on every event of every group, and a reload that changes it reopens them ---
+# live_events TRACE: "N exclude_kernel=V..." for the events open now (the
+# fake's trace: the latest open of an fd not closed since).
+live_events() {
+	awk '$1 == "open" {split($2, f, "="); live[f[2]] = $0}
+		$1 == "close" {split($2, f, "="); delete live[f[2]]}
+		END {for (fd in live) {n = split(live[fd], w, " "); for (i = 1; i <= n; i++)
+			if (w[i] ~ /^exclude_kernel=/) c[w[i]]++}
+			for (k in c) printf "%d %s\n", c[k], k}' "$1" | sort
+}
+printf '[collect]\ncount_kernel = false\ninterval = 100ms\n' >"$TMP/ck.conf"
+FAKEPMU_TRACE=$TMP/ck.trace td_start "$SPR" "$constant" -c "$TMP/ck.conf" || exit 1
+wait_intervals 2
+# 16 CPUs x (slots, 8 metrics, INT_MISC.UOP_DROPPING).
+is "$(live_events "$TMP/ck.trace")" "160 exclude_kernel=1" "count_kernel = false: all 160 events open have exclude_kernel set"
+printf '[collect]\ncount_kernel = true\ninterval = 100ms\n' >"$TMP/ck.conf"
+td_reload
+wait_intervals 2
+is "$(live_events "$TMP/ck.trace")" "160 exclude_kernel=0" "reloaded with count_kernel = true: all 160 reopened without exclude_kernel"
+printf '[collect]\ncount_kernel = false\ninterval = 100ms\n' >"$TMP/ck.conf"
+td_reload
+wait_intervals 2
+is "$(live_events "$TMP/ck.trace")" "160 exclude_kernel=1" "and back to false: all 160 with exclude_kernel again"
+check "count_kernel = false: values still the truth" api "$constant" "$SPR" <(curl -sf "$TD_URL/api/v1/topdown?scope=cpu")
+td_stop
 
 done_testing
