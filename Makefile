@@ -10,7 +10,7 @@
 #   make check      deps, lint, unit + integration tests, then the same under
 #                   AddressSanitizer + UndefinedBehaviorSanitizer, then the unit
 #                   tests and the threaded integration tests under ThreadSanitizer
-#   make bench      performance figures against SPEC.md's targets (not part of check)
+#   make bench      performance figures against their targets (not part of check)
 #   make fuzz       every libFuzzer harness, FUZZ_SECONDS each (default 60)
 #   make install    PREFIX, DESTDIR, SYSCONFDIR, UNITDIR, DOCDIR are honoured
 #   make uninstall  the same variables; the configuration file stays
@@ -93,7 +93,7 @@ INTEGRATION_TESTS := $(sort $(wildcard tests/integration/*.t))
 THREADED_TESTS := tests/integration/30-http.t tests/integration/35-live-page.t \
 	tests/integration/70-security.t tests/integration/73-abuse-battery.t
 
-# Debian 12 packages: building, then testing (SPEC.md "Dependencies").
+# Debian 12 packages: building, then testing (README "Requirements" lists them).
 DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-dev \
 	libjansson-dev libinih-dev libisal-dev libcrypt-dev libbpf-dev bpftool clang
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \

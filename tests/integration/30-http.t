@@ -5,7 +5,7 @@
 # the JSON API, the other endpoints, listening, and a load of 50 clients.
 . "$(dirname "$0")/lib.sh"
 
-plan 158
+plan 157
 
 SPR=$FIXTURES/spr-2s
 constant=$(write_scenario constant <<'EOF'
@@ -285,6 +285,7 @@ like "$out" 'Failed to listen on 192.0.2.1:80: Cannot assign requested address' 
 td_start "$SPR" "$constant" -i 250ms || exit 1
 wait_intervals 1
 before=$(intervals)
+missed0=$(curl -sf "$TD_URL/api/v1/topdown" | jq .intervals_missed)
 t0=$(date +%s%N)
 clients=()
 for c in $(seq 1 50); do
@@ -317,10 +318,12 @@ good=$(cat "$TMP"/codes.* | grep -c '^200$')
 diag "100,000 requests in $elapsed_ms ms; intervals $before -> $after; longest wait for a new interval ${max_gap} ms"
 is "$total" 100000 "100,000 requests made"
 is "$good" 100000 "every one answered 200"
-expected=$((elapsed_ms / 250))
-ok $([ $((after - before)) -ge $((expected * 9 / 10)) ]; echo $?) \
-	"collection kept its pace under load: $((after - before)) intervals in ${elapsed_ms} ms (250 ms interval)"
-ok $([ "$max_gap" -le 1000 ]; echo $?) "the collection timestamp never stood still for long (${max_gap} ms)"
+missed=$(($(curl -sf "$TD_URL/api/v1/topdown" | jq .intervals_missed) - missed0))
+# Collection never waits for a scrape: the timer's expirations it came too
+# late for are counted.  A wait on HTTP would cost seconds over 100,000
+# requests; less than 1 s in all holds on a loaded machine.
+ok $([ "$missed" -le 3 ]; echo $?) \
+	"collection kept its schedule under load: $missed of ~$((elapsed_ms / 250)) intervals missed (at most 3: < 1 s in all; timestamp stood still at most ${max_gap} ms)"
 td_stop
 is "$TD_STATUS" 0 "exit 0 after the load"
 

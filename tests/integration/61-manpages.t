@@ -82,7 +82,7 @@ N_EXITS=$(wc -w <<<"$EXITS")
 # 8 rendering, 1 defaults example, 1 live scrape, 3 signals, 4 variables,
 # 6 endpoints, 4 structure and examples; one per option, key, family, status.
 plan $((8 + ${#OPTS[@]} + ${#KEYS[@]} + 1 + 1 + ${#LIVE[@]} + ${#DOC[@]} + 3 + N_EXITS +
-	4 + 6 + 4))
+	4 + 6 + 4 + 13))
 
 # ---- 1. rendering: no warning anywhere ----
 for page in "$MAN8" "$MAN5"; do
@@ -193,5 +193,63 @@ for h in NAME SYNOPSIS DESCRIPTION SYNTAX KEYS RELOADING SECURITY DIAGNOSTICS EX
 	grep -qx "$h" "$TMP/5.txt" || missing="$missing [$h]"
 done
 is "$missing" "" "topdownd.conf.5 has every section"
+
+# ---- 7. claims checked against the code and a run ----
+# The package list of the README names every package make deps installs.
+pkgs=$(make -s -C "$ROOT" -pn deps 2>/dev/null | awk -F' := ' '/^DEB_(BUILD|TEST|PKG|CROSS|ARM64) := / {print $2}' |
+	tr ' ' '\n' | sed 's/:arm64$//' | grep . | sort -u)
+req=$(sed -n '/^- Debian 12 packages, installed by `make deps`/,/^- [A-Z]/p' "$ROOT/README.md")
+missing=
+for p in $pkgs; do grep -qE "(^|[ (,:])$p([,;). ]|$)" <<<"$req" || missing="$missing $p"; done
+is "$missing" "" "README: the Debian package paragraph names every package of make deps ($(wc -w <<<"$pkgs"))"
+# Descriptors per CPU: what topdownd.8 states against what each fixture's
+# plan opens (the fake's trace: the events live on CPU 1 at once).
+stated=$(section "$TMP/8.txt" PERMISSIONS | tr '\n' ' ' | grep -oE 'up to [0-9]+ per CPU' | grep -oE '[0-9]+')
+per_cpu() { # per_cpu FIXTURE [CONF]: the most events open at once on CPU 1
+	rm -f "$TMP/fd.trace"
+	FAKEPMU_TRACE=$TMP/fd.trace FAKEPMU_SYSFS=$FIXTURES/$1 FAKEPMU_SCENARIO=$ROOT/tests/scenarios/constant.json \
+		LD_PRELOAD=$FAKEPMU "$TOPDOWND" -c "${2:-/dev/null}" --sysfs-root "$FIXTURES/$1" --once -i 10ms >/dev/null 2>&1
+	awk '$1 == "open" {split($2, a, "="); split($3, c, "="); cpu[a[2]] = c[2]; if (++n[c[2]] > m[c[2]]) m[c[2]] = n[c[2]]}
+		$1 == "close" {split($2, a, "="); n[cpu[a[2]]]--} END {print m[1] + 0}' "$TMP/fd.trace"
+}
+worst=0 seen=
+for fx in adl-hybrid clx-2s emr-2s genoa-2s gnr-2s grr-12 icl-client icx-1s neoverse-n2-8 neoverse-v1-16 \
+	neoverse-v2-64 skx-1s skx-2s spr-2s srf-2s turin-1s; do
+	n=$(per_cpu "$fx")
+	seen="$seen $fx=$n"
+	[ "$n" -gt "$worst" ] && worst=$n
+done
+diag "descriptors per CPU:$seen"
+is "$worst" "${stated:-none}" "topdownd.8: 'up to $stated per CPU' is the largest plan of every fixture ($worst)"
+for kv in icx-1s=20 skx-2s=15 clx-2s=15 genoa-2s=12 turin-1s=12 spr-2s=10; do
+	[[ " $seen " == *" $kv "* ]]
+	ok $? "topdownd.8: ${kv%=*} opens ${kv#*=} descriptors per CPU, as it says"
+done
+for kv in icx-1s=7 spr-2s=6; do
+	printf '[collect]\nlevel = 1\n' >"$TMP/l1.conf"
+	is "$(per_cpu "${kv%=*}" "$TMP/l1.conf")" "${kv#*=}" "topdownd.conf.5: level 1 on ${kv%=*} opens ${kv#*=} per CPU, as it says"
+done
+grep -q "^level 1 opens fewer events per CPU (6 instead of 10 on Sapphire Rapids, 7 instead of 20 on Ice Lake)" \
+	<(section "$TMP/5.txt" KEYS | tr '\n' ' ' | sed 's/  */ /g; s/^ //; s/\(Level 1 opens\)/\n\1/' | sed 's/^Level/level/')
+ok $? "topdownd.conf.5 states those figures"
+limit=$(awk -F= '$1 == "LimitNOFILE" {print $2}' "$ROOT/systemd/topdownd.service")
+ok $([ "${limit:-0}" -ge $((8192 * worst + 4096 + 64)) ]; echo $?) \
+	"the unit's LimitNOFILE=$limit covers 8192 CPUs x $worst descriptors and 4096 connections"
+# Multiplexed counts are scaled to the enabled time, as the NOTES say:
+# running half the time, the slots counter still grows at the true rate.
+half=$(jq '.cpus.default.running = 0.5' "$ROOT/tests/scenarios/constant.json" | write_scenario half)
+td_start "$SPR" "$half" -i 100ms -c /dev/null || exit 1
+wait_intervals 2
+a=$(curl -sf "$TD_URL/api/v1/topdown")
+wait_intervals 5
+b=$(curl -sf "$TD_URL/api/v1/topdown")
+td_stop
+# Slots per enabled CPU-second (both summed over the CPUs).
+rate=$(jq -n --argjson a "$a" --argjson b "$b" \
+	'($b.host.slots_total - $a.host.slots_total) / ($b.host.enabled_seconds_total - $a.host.enabled_seconds_total)')
+diag "running ratio $(jq .host.running_ratio <<<"$b")"
+want=$(jq '.cpus.default.slots_per_second' "$ROOT/tests/scenarios/constant.json")
+near "$(awk -v r="$rate" -v w="$want" 'BEGIN {print r / w}')" 1 0.02 \
+	"topdownd.8 NOTES: running half the time, the counts are scaled (slots per enabled second $rate, truth $want)"
 
 done_testing
