@@ -4,7 +4,8 @@
 #   make            build daemon/topdownd and tests/fakepmu/libfakepmu.so
 #   make run        run topdownd in the foreground on 127.0.0.1:10412
 #   make demo       the same on the Sapphire Rapids fixture under the fake PMU
-#   make deps       install the missing Debian packages (a no-op when all are there)
+#   make deps       install the missing Debian packages (a no-op when all are there);
+#                   make run and make demo install only what they need
 #   make check-arm64  cross-build the daemon and unit tests for arm64 and run
 #                   the unit tests under qemu-user (part of make check)
 #   make check      deps, lint, unit + integration tests, then the same under
@@ -88,6 +89,13 @@ FAKEPMU_TEST_SRCS := $(wildcard tests/fakepmu/test_*.c)
 FAKEPMU_TEST_BINS := $(patsubst tests/fakepmu/%.c,build/tests/fakepmu/%,$(FAKEPMU_TEST_SRCS))
 
 INTEGRATION_TESTS := $(sort $(wildcard tests/integration/*.t))
+# Those that exercise no sanitized code (they build their own binaries or
+# run the plain one under valgrind): in the plain pass only.
+PLAIN_ONLY_TESTS := tests/integration/62-package.t tests/integration/63-first-run.t \
+	tests/integration/72-valgrind.t
+ifneq ($(SAN),)
+INTEGRATION_TESTS := $(filter-out $(PLAIN_ONLY_TESTS),$(INTEGRATION_TESTS))
+endif
 # The ones that drive the threads (libmicrohttpd's, the workers, the
 # reaper) hard: run again under ThreadSanitizer.
 THREADED_TESTS := tests/integration/30-http.t tests/integration/35-live-page.t \
@@ -99,7 +107,7 @@ DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-de
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
 	man-db mandoc openssl linux-perf chromium chromium-driver python3-selenium \
-	git libcap2-bin util-linux
+	git libcap2-bin util-linux debootstrap
 # make deb: the packaging tools (also tested by make check).
 DEB_PKG := dpkg-dev debhelper fakeroot lintian
 # The arm64 cross-build (make check-arm64): Debian's cross compiler, the
@@ -114,7 +122,7 @@ DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_CROSS) $(DEB_ARM64)
 # dpkg-buildpackage gains root through fakeroot unless it has it.
 DEB_ROOT_CMD = $(if $(filter 0,$(shell id -u)),,-rfakeroot)
 
-.PHONY: all run demo deps check check-tests check-threads check-unit check-integration check-arm64 \
+.PHONY: all run demo deps deps-build deps-demo check check-tests check-threads check-unit check-integration check-arm64 \
 	lint bench fuzz install uninstall deb clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
@@ -182,22 +190,38 @@ build/tests/fakepmu/%: tests/fakepmu/%.c $(wildcard tests/fakepmu/*.h)
 	$(CC) -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -O2 -g -o $@ $< \
 		$(shell pkg-config --cflags --libs cmocka jansson) -lm
 
-deps:
-	@missing=; for p in $(DEBS); do \
+# apt_install LIST: installs the Debian packages of LIST that are missing
+# (a no-op when all are there), through sudo when not root; an arm64 one
+# first adds the arm64 architecture to dpkg.
+define apt_install
+	@missing=; for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' \
 			|| missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
-	echo "make deps: installing$$missing"; \
+	echo "make $@: installing$$missing"; \
 	sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	export DEBIAN_FRONTEND=noninteractive; \
-	if ! dpkg --print-foreign-architectures | grep -qx arm64; then \
-		echo "make deps: adding the arm64 architecture (dpkg --add-architecture) for the cross-build"; \
-		$$sudo dpkg --add-architecture arm64 && $$sudo apt-get update; \
-	fi; \
+	case "$$missing" in *:arm64*) \
+		if ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+			echo "make $@: adding the arm64 architecture (dpkg --add-architecture) for the cross-build"; \
+			$$sudo dpkg --add-architecture arm64 && $$sudo apt-get update; \
+		fi;; \
+	esac; \
 	$$sudo apt-get install -y --no-install-recommends $$missing \
 		|| { $$sudo apt-get update && \
 		     $$sudo apt-get install -y --no-install-recommends $$missing; }
+endef
+
+# What `make run` needs to build the daemon; `make demo` the fake PMU too
+# (the same libraries) and python3 for its scenario.
+deps-build:
+	$(call apt_install,$(DEB_BUILD))
+deps-demo:
+	$(call apt_install,$(DEB_BUILD) python3)
+
+deps:
+	$(call apt_install,$(DEBS))
 	@[ -f $(ARM64_LIBDIR)/pkgconfig/libisal.pc ] || { \
 		echo "make deps: unpacking $(ARM64_UNPACK) into $(ARM64_ROOT) for the cross-build"; \
 		rm -rf $(ARM64_ROOT) && mkdir -p $(ARM64_ROOT)/debs && cd $(ARM64_ROOT)/debs && \
@@ -209,13 +233,17 @@ deps:
 
 RUN_ADDR ?= 127.0.0.1:10412
 
-# The README's first command: the real machine, the shipped config.
-run: $(TOPDOWND)
+# The README's first command: the real machine, the shipped config.  It
+# installs what the build needs first (the build is a second make, so that
+# pkg-config sees the packages just installed).
+run: deps-build
+	$(MAKE) $(TOPDOWND)
 	$(TOPDOWND) -c config/topdownd.conf -l $(RUN_ADDR)
 
 # Live numbers without a PMU: the Sapphire Rapids fixture under the fake
 # PMU, workloads changing every 5 seconds.
-demo: $(TOPDOWND) $(FAKEPMU)
+demo: deps-demo
+	$(MAKE) $(TOPDOWND) $(FAKEPMU)
 	@mkdir -p build
 	tests/scenarios/demo-scenario 5 >build/demo-scenario.json
 	@echo "demo: open http://$(RUN_ADDR)/ in a browser (the live page)"
