@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,9 +18,72 @@
  * PEBS; 16 is beyond every part in the tables). */
 #define PROBE_MAX 16
 
-bool budget_parse_watchdog(const char *text)
+static bool parse_watchdog(const char *text)
 {
 	return text && text[0] == '1' && (text[1] == '\0' || text[1] == '\n');
+}
+
+bool budget_watchdog(const char *text, bool writable, bool arm64, const char *cmdline,
+		     char *why, size_t whylen)
+{
+	if (!text) {
+		str_printf(why, whylen, "no hard-lockup detector (no kernel.nmi_watchdog)");
+		return false;
+	}
+	if (!parse_watchdog(text)) {
+		str_printf(why, whylen, "kernel.nmi_watchdog = 0");
+		return false;
+	}
+	if (!writable) {
+		/* Read-only: the kernel found no detector to run, whatever the
+		 * value says. */
+		str_printf(why, whylen, "kernel.nmi_watchdog reads 1 but is read-only: no hard-lockup detector runs");
+		return false;
+	}
+	if (arm64 && !(cmdline && strstr(cmdline, "irqchip.gicv3_pseudo_nmi=1"))) {
+		str_printf(why, whylen, "kernel.nmi_watchdog = 1 without pseudo-NMIs: the buddy detector, which holds no counter");
+		return false;
+	}
+	str_printf(why, whylen, "kernel.nmi_watchdog = 1: the perf hard-lockup detector holds a %s",
+		   arm64 ? "the cycle counter" : "cycles counter");
+	return true;
+}
+
+bool budget_learn(struct budget *b, const struct budget_evidence *ev, unsigned gp_in_use,
+		  bool fixed1_busy)
+{
+	struct budget_pmu *bp = &b->pmu[ev->pmu];
+
+	if (ev->kind == BUDGET_TOO_BIG) {
+		unsigned cap = ev->gp_fit < gp_in_use ? ev->gp_fit : gp_in_use - 1;
+
+		if (gp_in_use <= 1 || cap == 0)
+			return false;
+		bp->group_max = cap;
+		str_printf(bp->learned, sizeof(bp->learned),
+			   "the kernel refused a group of %u general-purpose events on CPU %d (EINVAL past "
+			   "member %u): groups of at most %u",
+			   ev->gp_in_group, ev->cpu, ev->gp_fit, cap);
+		return true;
+	}
+	if (ev->uses_fixed1 && !fixed1_busy && !bp->fixed1_held) {
+		bp->fixed1_held = true;
+		str_printf(bp->learned, sizeof(bp->learned),
+			   "group %u never ran on CPU %d in %.1f s: another user holds fixed counter 1%s%s%s; "
+			   "cycles moved to a general-purpose counter",
+			   ev->group + 1, ev->cpu, ev->seconds, ev->holders[0] ? " (" : "", ev->holders,
+			   ev->holders[0] ? ")" : "");
+		return true;
+	}
+	if (gp_in_use <= 1)
+		return false;
+	bp->held++;
+	str_printf(bp->learned, sizeof(bp->learned),
+		   "group %u never ran on CPU %d in %.1f s: another user holds %u general-purpose "
+		   "counter%s%s%s%s; planning with %u",
+		   ev->group + 1, ev->cpu, ev->seconds, bp->held, bp->held == 1 ? "" : "s",
+		   ev->holders[0] ? " (" : "", ev->holders, ev->holders[0] ? ")" : "", gp_in_use - 1);
+	return true;
 }
 
 static bool smt_from_topology(const struct topo *topo)
@@ -73,9 +138,18 @@ static int probe_cpu(const struct pmu_core *core, const struct topo *topo)
 	return -1;
 }
 
-/* Opens @event k times as one disabled group on @cpu until the kernel's
- * group validation refuses: the count that fits.  -errno when even one
- * does not open (no permission, no PMU). */
+/* Opens @event k times as one group on @cpu until the kernel's group
+ * validation refuses: the count that fits.  -errno when even one does not
+ * open (no permission, no PMU).
+ *
+ * Every member is enabled.  Validation leaves out what is disabled: on
+ * x86 every sibling in state OFF (arch/x86/events/core.c: collect_events,
+ * `event->state <= PERF_EVENT_STATE_OFF`), on Arm any OFF event, the
+ * leader and the new one included (drivers/perf/arm_pmu.c:
+ * validate_event); attr.disabled makes that state at open
+ * (kernel/events/core.c: perf_event__state_init).  A group of disabled
+ * members is therefore accepted at any size and says nothing.  Enabled,
+ * the group is briefly scheduled: it is closed at once. */
 static int probe_gp(const struct pmu_core *core, int event, int cpu, bool count_kernel)
 {
 	int fd[PROBE_MAX], n = 0, r = 0;
@@ -90,8 +164,8 @@ static int probe_gp(const struct pmu_core *core, int event, int cpu, bool count_
 		attr.config = core->enc[event].config[0];
 		attr.config1 = core->enc[event].config[1];
 		attr.config2 = core->enc[event].config[2];
-		attr.disabled = 1;
 		attr.exclude_kernel = !count_kernel;
+		attr.exclude_guest = 1;
 		f = syscall(SYS_perf_event_open, &attr, -1, cpu, n ? fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
 		if (f < 0) {
 			r = -errno;
@@ -121,10 +195,21 @@ void budget_probe(const struct pmu_info *pmu, const struct topo *topo,
 	fd = open(watchdog_path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t n = read(fd, text, sizeof(text) - 1);
+		struct stat st;
+		char *cmdline = NULL;
+		size_t len;
+		bool writable = fstat(fd, &st) == 0 && (st.st_mode & 0222);
 
 		text[n > 0 ? n : 0] = '\0';
-		out->watchdog = budget_parse_watchdog(text);
 		close(fd);
+		if (read_file("/proc/cmdline", 1 << 16, &cmdline, &len) < 0)
+			cmdline = NULL;
+		out->watchdog = budget_watchdog(text, writable, pmu->have_cpuid && pmu->cpuid.arm, cmdline,
+						out->watchdog_why, sizeof(out->watchdog_why));
+		free(cmdline);
+	} else {
+		out->watchdog = budget_watchdog(NULL, false, false, NULL, out->watchdog_why,
+						sizeof(out->watchdog_why));
 	}
 	for (unsigned i = 0; i < pmu->n_cores; i++) {
 		const struct pmu_core *core = &pmu->core[i];

@@ -15,6 +15,7 @@
 #define TOPDOWND_BUDGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "pmu.h"
 #include "sysfs.h"
@@ -22,16 +23,43 @@
 
 #define BUDGET_SOURCE_MAX 128
 
+#define BUDGET_NOTE_MAX 400
+
 struct budget_pmu {
 	unsigned gp;                      /* general-purpose counters per CPU */
 	char source[BUDGET_SOURCE_MAX];   /* how gp was found, for --probe */
+	/* Learned while running (budget_learn): counters another user holds
+	 * that no validation shows, and the largest group the kernel took. */
+	unsigned held;                    /* general-purpose counters held */
+	bool fixed1_held;                 /* fixed counter 1 (arm64: the cycle counter) */
+	unsigned group_max;               /* 0: no limit seen */
+	char learned[BUDGET_NOTE_MAX];    /* what was learned and why, or "" */
 };
 
 struct budget {
 	bool known;           /* filled by budget_probe() or budget_table() */
-	bool watchdog;        /* the NMI watchdog holds fixed counter 1 */
+	bool watchdog;        /* the NMI watchdog holds a counter (budget_watchdog) */
+	char watchdog_why[160]; /* why we think it does or does not */
 	bool smt;             /* SMT is on */
 	struct budget_pmu pmu[PMU_CORE_MAX]; /* indexed like pmu_info.core[] */
+};
+
+/* What the collector saw that the budget did not foresee. */
+enum budget_evidence_kind {
+	BUDGET_TOO_BIG,     /* a group refused with EINVAL past its first GP member */
+	BUDGET_NEVER_RAN,   /* a group enabled for a while that never ran */
+};
+
+struct budget_evidence {
+	enum budget_evidence_kind kind;
+	unsigned pmu;        /* index into pmu_info.core[] */
+	int cpu;
+	unsigned group;      /* 0-based */
+	unsigned gp_in_group;/* general-purpose events of the group */
+	unsigned gp_fit;     /* TOO_BIG: the members that were accepted */
+	bool uses_fixed1;    /* NEVER_RAN: an event of the group sits on fixed counter 1 */
+	double seconds;      /* NEVER_RAN: enabled time without running */
+	char holders[200];   /* NEVER_RAN: who holds counters, if the system shows it */
 };
 
 /* From perf's tables alone: the highest general-purpose counter any event
@@ -48,7 +76,27 @@ void budget_probe(const struct pmu_info *pmu, const struct topo *topo,
 		  const struct sysfs *sysfs, const char *watchdog_path, bool count_kernel,
 		  struct budget *out);
 
-/* "1\n" -> true; anything else (0, absent, unreadable) -> false. */
-bool budget_parse_watchdog(const char *text);
+/* Whether the NMI watchdog holds a hardware counter.  /proc/sys/kernel/
+ * nmi_watchdog reads 1 whenever the kernel has a hard-lockup detector
+ * enabled, but the file is writable (mode 0644) only when one is
+ * available (kernel/watchdog.c: watchdog_sysctl_init), and only the perf
+ * detector holds a counter: on x86 it is the one used; on arm64 it needs
+ * pseudo-NMIs (arch_perf_nmi_is_available: irqchip.gicv3_pseudo_nmi=1 on
+ * the command line), otherwise the buddy detector runs, which holds none.
+ * @text: the file's content (NULL: absent); @writable: its mode has a
+ * write bit; @arm64: the machine; @cmdline: /proc/cmdline (may be NULL).
+ * Writes the reason to @why. */
+bool budget_watchdog(const char *text, bool writable, bool arm64, const char *cmdline,
+		     char *why, size_t whylen);
+
+/* Takes @ev into @b (pmu index ev->pmu, with @takes_gp: the PMU has no
+ * fixed counters and its watchdog event takes a general-purpose one):
+ * a refused group caps the group size at what was accepted (one fewer if
+ * that is no smaller), a group that never ran means another user holds a
+ * counter: fixed counter 1 if the group used it, else one more
+ * general-purpose counter.  Returns true when the budget changed (the
+ * plan must be made again), false when nothing is left to give up. */
+bool budget_learn(struct budget *b, const struct budget_evidence *ev, unsigned gp_in_use,
+		  bool fixed1_busy);
 
 #endif

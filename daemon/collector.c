@@ -2,6 +2,7 @@
 /* collector: perf groups, interval reads, fault isolation, hotplug. */
 #include "collector.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <linux/perf_event.h>
@@ -24,8 +25,18 @@
 /* Reads failing this many intervals in a row make a CPU failed (its group
  * stays open and is read every interval; the first good read brings it
  * back, its delta covering the whole gap). */
+#define PATH_MAX_LEN 256
 #define READ_FAILURES_FAILED 3
 #define EINTR_RETRIES 3
+/* Transient refusals (EBUSY, EOPNOTSUPP) back off up to this. */
+#define RETRY_MAX_NS (600 * UINT64_C(1000000000))
+/* A group enabled this long (and RUN_READS reads in a row) that never ran:
+ * another user holds counters it needs. */
+#define NORUN_NS (1000 * UINT64_C(1000000))
+#define NORUN_READS 3
+/* Time a fresh plan's groups are given to show they run (collector_probe,
+ * collector_start): 15 of the kernel's 4 ms mux slices. */
+#define SETTLE_NS 60000000L
 
 struct ccpu {
 	int cpu;
@@ -39,8 +50,13 @@ struct ccpu {
 	uint64_t prev[UA_EVENTS_MAX];
 	uint64_t prev_enabled[PLAN_GROUPS_MAX], prev_running[PLAN_GROUPS_MAX];
 	uint64_t retry_at_ns;
+	uint64_t backoff_ns;    /* the next retry's wait after a transient error */
 	unsigned read_failures; /* in a row */
 	uint64_t opened; /* successful opens of its groups */
+	/* Per group: enabled time and reads in a row in which it did not run
+	 * (another user holds what it needs; budget_evidence). */
+	uint64_t norun_ns[PLAN_GROUPS_MAX];
+	unsigned norun_reads[PLAN_GROUPS_MAX];
 };
 
 /* The groups opened on the CPUs of one core PMU, after any fallback to
@@ -59,6 +75,13 @@ struct cpmu {
 	 * written (each read overwrites all of them), the others stay 0. */
 	struct tma_input input;
 	char reason[SNAP_REASON];
+	unsigned core_idx;    /* into pmu_info.core[] */
+	struct cpuset covered; /* CPUs its sysfs cpus lists now (hybrid) */
+	/* Evidence against the plan, for the budget (collector_take_evidence);
+	 * while one is pending the PMU's CPUs wait for the new plan. */
+	bool evidence_pending, evidence_taken;
+	bool fresh;           /* groups of a new plan, not yet seen to run */
+	struct budget_evidence evidence;
 	/* What the plan asked for: a reload only reopens groups if it changes. */
 	unsigned planned_n_events;
 	uint8_t planned_events[UA_EVENTS_MAX];
@@ -76,6 +99,7 @@ struct collector {
 	const struct pmu_info *pmu;
 	const struct plan *plan;
 	bool count_kernel;
+	bool count_guest;
 	bool oneshot;
 	uint64_t interval_ns;
 	unsigned fd_others_want, fd_others_min;
@@ -203,6 +227,99 @@ static const char *event_name(const struct cpmu *pm, unsigned pos)
 	return pm->pp->ua->events[pm->events[pos]].name;
 }
 
+/* Replays the packer's placement of group @g up to position @upto (not
+ * included): how many of its events took a general-purpose counter, and
+ * whether one sits on fixed counter 1. */
+static unsigned group_gp(const struct cpmu *pm, unsigned g, unsigned upto, bool *on_fixed1)
+{
+	bool busy[4] = { false, false, false, false };
+	unsigned n = 0;
+
+	busy[1] = pm->pp->fixed1_busy;
+	if (on_fixed1)
+		*on_fixed1 = false;
+	for (unsigned i = pm->group_start[g]; i < upto && i < pm->group_start[g + 1]; i++) {
+		int fixed = ua_event_fixed(&pm->pp->ua->events[pm->events[i]]);
+
+		if (fixed == 3)
+			continue;
+		if (fixed >= 0 && !busy[fixed]) {
+			busy[fixed] = true;
+			if (fixed == 1 && on_fixed1)
+				*on_fixed1 = true;
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+static unsigned group_of(const struct cpmu *pm, unsigned pos)
+{
+	unsigned g = 0;
+
+	while (g + 1 < pm->n_groups && pos >= pm->group_start[g + 1])
+		g++;
+	return g;
+}
+
+/* Who holds perf events besides us, as far as /proc shows (it needs the
+ * permission to read other processes' descriptors): "perf (pid 1234)".
+ * Only called on evidence, never per interval. */
+static void perf_holders(char *buf, size_t len)
+{
+	char path[64], link[64], comm[64];
+	pid_t self = getpid();
+	unsigned n = 0;
+	struct dirent *d;
+	DIR *proc;
+
+	buf[0] = '\0';
+	proc = opendir("/proc");
+	if (!proc)
+		return;
+	while ((d = readdir(proc)) && n < 3) {
+		long pid = strtol(d->d_name, NULL, 10);
+		bool holds = false;
+		struct dirent *f;
+		DIR *fds;
+
+		if (pid <= 0 || pid == self)
+			continue;
+		str_printf(path, sizeof(path), "/proc/%ld/fd", pid);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while (!holds && (f = readdir(fds))) {
+			char fdpath[128];
+			ssize_t r;
+
+			str_printf(fdpath, sizeof(fdpath), "%s/%s", path, f->d_name);
+			r = readlink(fdpath, link, sizeof(link) - 1);
+			holds = r > 0 && (link[r] = '\0', strcmp(link, "anon_inode:[perf_event]") == 0);
+		}
+		closedir(fds);
+		if (!holds)
+			continue;
+		str_printf(path, sizeof(path), "/proc/%ld/comm", pid);
+		comm[0] = '\0';
+		{
+			FILE *f2 = fopen(path, "re");
+
+			if (f2) {
+				if (!fgets(comm, sizeof(comm), f2))
+					comm[0] = '\0';
+				fclose(f2);
+			}
+		}
+		comm[strcspn(comm, "\n")] = '\0';
+		str_printf(buf + strlen(buf), len - strlen(buf), "%s%s (pid %ld)", n ? ", " : "",
+			   comm[0] ? comm : "?", pid);
+		n++;
+	}
+	closedir(proc);
+}
+
 /* Opens @cc's groups with the events of its PMU.  On failure returns
  * -errno and the position of the event that failed in @failed. */
 static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
@@ -237,6 +354,10 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 			/* Fixed counter 3 takes its privilege filter from the
 			 * leader: identical bits across the group. */
 			attr.exclude_kernel = !c->count_kernel;
+			/* As perf does (tools/perf/util/util.c: event_attr_init):
+			 * a KVM host's figures are its own, and a mediated vPMU
+			 * refuses events that would count guests. */
+			attr.exclude_guest = !c->count_guest;
 			fd = perf_event_open(&attr, cc->cpu, i == lead ? -1 : cc->fd[lead]);
 			if (fd < 0) {
 				r = -errno;
@@ -336,6 +457,60 @@ static void describe_permission(char *buf, size_t len)
 			   paranoid);
 }
 
+/* EINVAL past the first general-purpose member of a group: validation
+ * found the group too big for the counters (validate_group), not the
+ * event unknown.  Records the evidence for the budget; true when it did. */
+static bool too_big(struct collector *c, struct ccpu *cc, int r, unsigned failed)
+{
+	struct cpmu *pm = &c->pmus[cc->pmu];
+	unsigned g, before;
+
+	/* Refinement events have their own fallback (model hardware). */
+	if (r != -EINVAL || failed >= pm->n_events || failed >= pm->pp->n_core)
+		return false;
+	g = group_of(pm, failed);
+	before = group_gp(pm, g, failed, NULL);
+	if (before == 0 || group_gp(pm, g, failed + 1, NULL) == before)
+		return false;	/* the first GP member, or not a GP one */
+	if (!pm->evidence_pending) {
+		pm->evidence_pending = true;
+		pm->evidence = (struct budget_evidence){
+			.kind = BUDGET_TOO_BIG, .pmu = pm->core_idx, .cpu = cc->cpu, .group = g,
+			.gp_in_group = group_gp(pm, g, pm->group_start[g + 1], NULL), .gp_fit = before,
+		};
+	}
+	return true;
+}
+
+/* A hybrid PMU's CPUs as sysfs shows them now: the kernel removes a CPU
+ * that goes offline from its PMU's cpus and adds it back when it returns
+ * (arch/x86/events/intel/core.c: intel_pmu_cpu_dead, init_hybrid_pmu). */
+static void refresh_covered(struct collector *c)
+{
+	for (unsigned i = 0; i < c->n_pmus; i++) {
+		struct cpmu *pm = &c->pmus[i];
+		char path[PATH_MAX_LEN], text[4096], err[128];
+
+		if (!pm->pp->core->has_cpus)
+			continue;
+		str_printf(path, sizeof(path), "bus/event_source/devices/%s/cpus", pm->pp->core->name);
+		if (sysfs_read(c->sysfs, path, text, sizeof(text)) >= 0)
+			cpuset_parse(text, &pm->covered, err, sizeof(err));
+	}
+}
+
+/* Whether @cc's CPU is offline, or no longer listed by its hybrid PMU. */
+static bool cpu_gone(struct collector *c, struct ccpu *cc)
+{
+	topo_refresh_online(c->topo, c->sysfs);
+	if (!cpuset_test(topo_online(c->topo), (unsigned)cc->cpu))
+		return true;
+	if (cc->pmu < 0 || !c->pmus[cc->pmu].pp->core->has_cpus)
+		return false;
+	refresh_covered(c);
+	return !cpuset_test(&c->pmus[cc->pmu].covered, (unsigned)cc->cpu);
+}
+
 /* Records an open failure on @cc: state, error counter, one log line. */
 static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned failed,
 			uint64_t now)
@@ -364,13 +539,39 @@ static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned fa
 		}
 		break;
 	case ENOENT:
+		/* A hybrid PMU leaves an offline CPU out of its cpus and answers
+		 * ENOENT there (intel_pmu_cpu_dead, x86_pmu_event_init): offline,
+		 * not unsupported. */
+		if (cpu_gone(c, cc)) {
+			c->errors[COLL_ERR_OFFLINE]++;
+			set_state(c, cc, CPU_STATE_OFFLINE);
+			log_debug("CPU %d is offline (its PMU no longer lists it); monitored once it comes back",
+				  cc->cpu);
+			break;
+		}
+		/* fall through */
 	case EINVAL:
-	case EOPNOTSUPP:
 		c->errors[COLL_ERR_UNSUPPORTED]++;
 		set_state(c, cc, CPU_STATE_UNSUPPORTED);
 		log_ratelimited(&open_rl, LOG_LEVEL_WARNING, r,
 				"CPU %d does not support %s (%m); not monitoring it", cc->cpu, ev);
 		break;
+	case EOPNOTSUPP:
+	case EBUSY:
+		/* Transient: a mediated vPMU refuses events while a VM holds
+		 * the PMU (EOPNOTSUPP), an exclusive user (EBUSY).  Retried,
+		 * ever less often, never given up. */
+		c->errors[COLL_ERR_OPEN]++;
+		set_state(c, cc, CPU_STATE_FAILED);
+		cc->backoff_ns = cc->backoff_ns ? cc->backoff_ns * 2 : RETRY_NS;
+		if (cc->backoff_ns > RETRY_MAX_NS)
+			cc->backoff_ns = RETRY_MAX_NS;
+		log_ratelimited(&open_rl, LOG_LEVEL_WARNING, r,
+				"Failed to open %s on CPU %d: %m (another user of the PMU: a virtual machine "
+				"with a mediated vPMU, an exclusive profiler); retrying in %llu s",
+				ev, cc->cpu, (unsigned long long)(cc->backoff_ns / NSEC_PER_SEC));
+		cc->retry_at_ns = now + cc->backoff_ns;
+		return;
 	case ENODEV:
 		c->errors[COLL_ERR_OFFLINE]++;
 		set_state(c, cc, CPU_STATE_OFFLINE);
@@ -429,15 +630,34 @@ static void use_hardware_model(struct cpmu *pm, int cpu, unsigned failed, int r)
 	pm->model.refine = false;
 }
 
+/* A CPU whose PMU's plan is being made again: failed for now, tried
+ * again with the next plan (or at once if none comes). */
+static void wait_for_plan(struct collector *c, struct ccpu *cc, uint64_t now)
+{
+	if (cc->state != CPU_STATE_FAILED)
+		set_state(c, cc, CPU_STATE_FAILED);
+	cc->retry_at_ns = now;
+}
+
 /* Opens one CPU's groups; returns true if it is monitored afterwards. */
 static bool try_open(struct collector *c, struct ccpu *cc, uint64_t now)
 {
 	unsigned failed = 0;
-	int r = open_group(c, cc, &failed);
+	int r;
 
+	if (c->pmus[cc->pmu].evidence_pending) {
+		wait_for_plan(c, cc, now);
+		return false;
+	}
+	r = open_group(c, cc, &failed);
 	if (r == 0) {
 		set_state(c, cc, CPU_STATE_MONITORED);
+		cc->backoff_ns = 0;
 		return true;
+	}
+	if (too_big(c, cc, r, failed)) {
+		wait_for_plan(c, cc, now);
+		return false;
 	}
 	open_failed(c, cc, r, failed, now);
 	return false;
@@ -508,7 +728,20 @@ restart:
 		if (!cc->selected || cc->pmu < 0 || cc->state == CPU_STATE_UNSUPPORTED ||
 		    cc->fd[0] >= 0)
 			continue;
+		if (c->pmus[cc->pmu].evidence_pending) {
+			wait_for_plan(c, cc, now);
+			continue;
+		}
 		r = open_group(c, cc, &failed);
+		if (r < 0 && too_big(c, cc, r, failed)) {
+			/* Every CPU of the PMU would fail alike: they wait for the
+			 * plan the evidence brings (collector_take_evidence). */
+			for (unsigned j = 0; j < c->n_cpus; j++)
+				if (c->cpus[j].pmu == cc->pmu && c->cpus[j].fd[0] >= 0)
+					close_group(c, &c->cpus[j]);
+			wait_for_plan(c, cc, now);
+			continue;
+		}
 		if (r < 0 && refinement_refused(&c->pmus[cc->pmu], r, failed)) {
 			use_hardware_model(&c->pmus[cc->pmu], cc->cpu, failed, r);
 			for (unsigned j = 0; j < c->n_cpus; j++)
@@ -516,11 +749,85 @@ restart:
 					close_group(c, &c->cpus[j]);
 			goto restart;
 		}
-		if (r == 0)
+		if (r == 0) {
 			set_state(c, cc, CPU_STATE_MONITORED);
-		else
+			cc->backoff_ns = 0;
+		} else {
 			open_failed(c, cc, r, failed, now);
+		}
 	}
+}
+
+bool collector_take_evidence(struct collector *c, struct budget_evidence *ev)
+{
+	for (unsigned i = 0; i < c->n_pmus; i++) {
+		struct cpmu *pm = &c->pmus[i];
+
+		if (!pm->evidence_pending || pm->evidence_taken)
+			continue;
+		*ev = pm->evidence;
+		pm->evidence_taken = true;
+		return true;
+	}
+	return false;
+}
+
+void collector_give_up(struct collector *c, unsigned core_idx, uint64_t now)
+{
+	for (unsigned i = 0; i < c->n_pmus; i++) {
+		struct cpmu *pm = &c->pmus[i];
+
+		if (pm->core_idx != core_idx || !pm->evidence_pending)
+			continue;
+		/* Nothing left to give up: the CPUs that waited for a new plan
+		 * fail as the kernel answered; groups that never run stay open
+		 * and report no numbers. */
+		pm->evidence_pending = false;
+		for (unsigned j = 0; j < c->n_cpus; j++) {
+			struct ccpu *cc = &c->cpus[j];
+
+			if (cc->pmu == (int)i && cc->fd[0] < 0 && cc->state == CPU_STATE_FAILED)
+				open_failed(c, cc, -EINVAL, pm->group_start[pm->evidence.group], now);
+		}
+	}
+}
+
+/* Every group of @cc, just opened, runs: after SETTLE_NS (enough mux
+ * slices for PLAN_GROUPS_MAX groups to take their turn) each has running
+ * time, or another user holds what it needs (evidence, -EAGAIN).  -errno
+ * when a read fails.  Time that does not pass (a fake clock) proves
+ * nothing either way: 0. */
+static int settle(struct collector *c, struct ccpu *cc)
+{
+	struct cpmu *pm = &c->pmus[cc->pmu];
+	struct timespec ts = { 0, SETTLE_NS };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+	for (unsigned g = 0; g < pm->n_groups; g++) {
+		ssize_t r;
+
+		errno = 0;
+		r = read(cc->fd[pm->group_start[g]], c->buf, c->buf_words * sizeof(uint64_t));
+		if (r < (ssize_t)(3 * sizeof(uint64_t)))
+			return errno ? -errno : -EIO;
+		if (c->buf[1] > 0 && c->buf[2] == 0) {
+			bool on_fixed1;
+
+			if (pm->evidence_taken)
+				return 0;	/* given up: it stays without numbers */
+			pm->evidence_pending = true;
+			pm->evidence = (struct budget_evidence){
+				.kind = BUDGET_NEVER_RAN, .pmu = pm->core_idx, .cpu = cc->cpu, .group = g,
+				.gp_in_group = group_gp(pm, g, pm->group_start[g + 1], &on_fixed1),
+				.seconds = (double)c->buf[1] / 1e9,
+			};
+			pm->evidence.uses_fixed1 = on_fixed1;
+			perf_holders(pm->evidence.holders, sizeof(pm->evidence.holders));
+			return -EAGAIN;
+		}
+	}
+	return 0;
 }
 
 int collector_probe(struct collector *c, char *done, size_t donelen, char *why, size_t whylen)
@@ -542,16 +849,19 @@ int collector_probe(struct collector *c, char *done, size_t donelen, char *why, 
 		if (!cc)
 			continue;
 		r = open_group(c, cc, &failed);
+		if (r < 0 && too_big(c, cc, r, failed))
+			return -EAGAIN;	/* the caller makes the plan again */
 		if (r < 0 && refinement_refused(pm, r, failed)) {
 			use_hardware_model(pm, cc->cpu, failed, r);
 			r = open_group(c, cc, &failed);
 		}
-		errno = 0;
-		if (r == 0 && read(cc->fd[0], c->buf, c->buf_words * sizeof(uint64_t)) <= 0) {
-			r = errno ? -errno : -EIO;
+		if (r == 0) {
+			r = settle(c, cc);
 			failed = 0;
 		}
 		close_group(c, cc);
+		if (r == -EAGAIN)
+			return r;
 		if (r < 0) {
 			char fix[300] = "";
 
@@ -587,18 +897,41 @@ unsigned collector_fds(const struct collector *c)
 	return c->fds_open;
 }
 
+/* The settle check on one CPU of each PMU whose groups were just made. */
+static void settle_fresh(struct collector *c)
+{
+	for (unsigned p = 0; p < c->n_pmus; p++) {
+		struct cpmu *pm = &c->pmus[p];
+
+		if (!pm->fresh || pm->evidence_pending)
+			continue;
+		pm->fresh = false;
+		for (unsigned i = 0; i < c->n_cpus; i++)
+			if (c->cpus[i].pmu == (int)p && c->cpus[i].state == CPU_STATE_MONITORED &&
+			    c->cpus[i].fd[0] >= 0) {
+				settle(c, &c->cpus[i]);
+				break;
+			}
+	}
+}
+
 int collector_start(struct collector *c)
 {
 	if (!c->plan->usable)
 		return 0;
 	raise_fd_limit(c);
 	open_pending(c, mono_ns());
+	settle_fresh(c);
 	return 0;
 }
 
-static void plan_to_pmu(struct cpmu *pm, const struct plan_pmu *pp)
+static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct plan_pmu *pp)
 {
 	pm->pp = pp;
+	pm->core_idx = (unsigned)(pp->core - c->pmu->core);
+	pm->covered = pp->core->cpus;
+	pm->evidence_pending = pm->evidence_taken = false;
+	pm->fresh = true;
 	pm->planned_n_events = pp->n_events;
 	memcpy(pm->planned_events, pp->events, sizeof(pm->planned_events));
 	memcpy(pm->planned_group_start, pp->group_start, sizeof(pm->planned_group_start));
@@ -653,7 +986,7 @@ static void apply_plan(struct collector *c, bool reopen_all)
 			c->pmus[i] = old[keep];
 			c->pmus[i].pp = pp;
 		} else {
-			plan_to_pmu(&c->pmus[i], pp);
+			plan_to_pmu(c, &c->pmus[i], pp);
 			reopen[i] = true;
 		}
 	}
@@ -674,7 +1007,14 @@ static void apply_plan(struct collector *c, bool reopen_all)
 			close_group(c, cc);
 		cc->pmu = pmu;
 		cc->selected = want;
-		if (pmu < 0)
+		memset(cc->norun_ns, 0, sizeof(cc->norun_ns));
+		memset(cc->norun_reads, 0, sizeof(cc->norun_reads));
+		/* A hybrid CPU no PMU listed when the plan was made (it was
+		 * offline): it waits, and is given the PMU that lists it once
+		 * it is online (assign_pmu). */
+		if (pmu < 0 && want && cpuset_test(&plan->unlisted, (unsigned)cc->cpu))
+			set_state(c, cc, CPU_STATE_OFFLINE);
+		else if (pmu < 0)
 			set_state(c, cc, CPU_STATE_UNSUPPORTED);
 		else if (cc->fd[0] < 0)
 			set_state(c, cc, CPU_STATE_OFFLINE); /* opened by open_pending */
@@ -682,17 +1022,19 @@ static void apply_plan(struct collector *c, bool reopen_all)
 }
 
 int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
-		     uint64_t interval_ns)
+		     bool count_guest, uint64_t interval_ns)
 {
-	bool reopen_all = count_kernel != c->count_kernel;
+	bool reopen_all = count_kernel != c->count_kernel || count_guest != c->count_guest;
 
 	c->plan = plan;
 	c->count_kernel = count_kernel;
+	c->count_guest = count_guest;
 	c->interval_ns = interval_ns;
 	apply_plan(c, reopen_all);
 	if (plan->usable) {
 		raise_fd_limit(c);
 		open_pending(c, mono_ns());
+		settle_fresh(c);
 	}
 	return 0;
 }
@@ -708,6 +1050,29 @@ static void went_offline(struct collector *c, struct ccpu *cc, uint64_t now)
 	log_info("CPU %d went offline; monitoring it again when it comes back", cc->cpu);
 }
 
+/* Group @g of @cc was enabled @enabled_ns without running: after NORUN_NS
+ * and NORUN_READS reads in a row, another user holds what it needs (the
+ * NMI watchdog, a pinned profiler): evidence for the budget. */
+static void did_not_run(struct collector *c, struct ccpu *cc, unsigned g, uint64_t enabled_ns)
+{
+	struct cpmu *pm = &c->pmus[cc->pmu];
+	bool on_fixed1;
+
+	cc->norun_ns[g] += enabled_ns;
+	cc->norun_reads[g]++;
+	if (cc->norun_ns[g] < NORUN_NS || cc->norun_reads[g] < NORUN_READS || pm->evidence_pending ||
+	    pm->evidence_taken)
+		return;
+	pm->evidence_pending = true;
+	pm->evidence = (struct budget_evidence){
+		.kind = BUDGET_NEVER_RAN, .pmu = pm->core_idx, .cpu = cc->cpu, .group = g,
+		.gp_in_group = group_gp(pm, g, pm->group_start[g + 1], &on_fixed1),
+		.seconds = (double)cc->norun_ns[g] / 1e9,
+	};
+	pm->evidence.uses_fixed1 = on_fixed1;
+	perf_holders(pm->evidence.holders, sizeof(pm->evidence.holders));
+}
+
 /* Reads group @g of @cc, adding its scaled deltas to @in; false when the
  * CPU has nothing to report this interval (the reason is counted). */
 static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_t now,
@@ -721,7 +1086,7 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	double scale;
 	ssize_t r;
 	int tries = 0;
-	bool bad = false;
+	bool bad = false, norun, counted = false;
 
 	do {
 		r = read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
@@ -767,6 +1132,10 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	*running_ns = (double)(running - cc->prev_running[g]);
 	cc->prev_enabled[g] = enabled;
 	cc->prev_running[g] = running;
+	/* A group that did not run has no numbers: no running time, or a
+	 * sliver of it with nothing counted (arm64 reports one for a group
+	 * that cannot be scheduled; scaled, it would be garbage). */
+	norun = *running_ns == 0 || *running_ns * 100 < *enabled_ns;
 	/* Multiplexed: each group's counts stand for its whole enabled time,
 	 * scaled by its own enabled/running as perf does. */
 	scale = *running_ns > 0 ? *enabled_ns / *running_ns : 0;
@@ -779,6 +1148,7 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 		unsigned pos = lead + i;
 
 		bad |= (id != cc->id[pos]) | (value < cc->prev[pos]);
+		counted |= value != cc->prev[pos];
 		/* Each variable is one event's (uarch.h), so assigned, not
 		 * added: a CPU's read overwrites all of its PMU's, and only
 		 * a read of every group computes.  Through int64_t: one
@@ -795,7 +1165,14 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 				cc->cpu);
 		return false;
 	}
-	return *running_ns > 0;
+	if (norun && (*running_ns == 0 || !counted)) {
+		*running_ns = 0;
+		did_not_run(c, cc, g, (uint64_t)*enabled_ns);
+		return false;
+	}
+	cc->norun_ns[g] = 0;
+	cc->norun_reads[g] = 0;
+	return true;
 }
 
 /* A CPU's figures of this interval into @out, whose totals continue
@@ -879,6 +1256,23 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	       ok && tma_compute(&pm->model, in, &res) == 0 ? &res : NULL);
 }
 
+/* A hybrid CPU that was offline when the plan was made: the PMU whose
+ * cpus lists it now, if any.  False (and unsupported) when none does. */
+static bool assign_pmu(struct collector *c, struct ccpu *cc)
+{
+	refresh_covered(c);
+	for (unsigned k = 0; k < c->n_pmus; k++)
+		if (c->pmus[k].pp->core->has_cpus && cpuset_test(&c->pmus[k].covered, (unsigned)cc->cpu)) {
+			cc->pmu = (int)k;
+			c->gen++;
+			log_info("CPU %d is online and %s lists it now", cc->cpu, c->pmus[k].pp->core->name);
+			return true;
+		}
+	set_state(c, cc, CPU_STATE_UNSUPPORTED);
+	log_warning("CPU %d is online but no core PMU lists it in its cpus; not monitoring it", cc->cpu);
+	return false;
+}
+
 /* Offline CPUs come back through the online list; failed ones are tried
  * again every RETRY_NS. */
 static void revisit_waiting(struct collector *c, uint64_t now)
@@ -897,6 +1291,8 @@ static void revisit_waiting(struct collector *c, uint64_t now)
 				continue;
 			if (!cc->known && topo_read_cpu(c->topo, c->sysfs, (unsigned)cc->cpu) == 0)
 				relayout = true;
+			if (cc->pmu < 0 && !assign_pmu(c, cc))
+				continue;
 			if (try_open(c, cc, now))
 				log_info("CPU %d is online; monitoring it again", cc->cpu);
 		} else if (cc->state == CPU_STATE_FAILED && cc->fd[0] < 0 && now >= cc->retry_at_ns) {
@@ -981,6 +1377,7 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->pmu = p->pmu;
 	c->plan = p->plan;
 	c->count_kernel = p->count_kernel;
+	c->count_guest = p->count_guest;
 	c->interval_ns = p->interval_ns;
 	c->oneshot = p->oneshot;
 	c->fd_others_want = p->fd_others_want;

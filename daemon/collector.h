@@ -28,6 +28,7 @@ struct collector_params {
 	const struct pmu_info *pmu;
 	const struct plan *plan;
 	bool count_kernel;
+	bool count_guest;           /* exclude_guest 0: a KVM host's guests count too */
 	bool oneshot;               /* --once, --watch: nothing is retried later */
 	uint64_t interval_ns;
 	/* Descriptors for everything but the perf groups (HTTP connections,
@@ -62,7 +63,17 @@ unsigned collector_fds(const struct collector *c);
  * open; CPUs no longer selected keep their totals, so cores, packages and
  * the host never decrease.  @plan must outlive the collector. */
 int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
-		     uint64_t interval_ns);
+		     bool count_guest, uint64_t interval_ns);
+
+/* Evidence against the plan the collector was given (budget.h): a group
+ * the kernel refused as too big, or one that never runs because another
+ * user holds counters.  Its PMU's CPUs wait (failed) for the plan the
+ * caller makes from the budget that learned it (collector_reload); one per
+ * PMU at a time.  Returns false when there is none. */
+bool collector_take_evidence(struct collector *c, struct budget_evidence *ev);
+/* The budget could not give anything up for the evidence of core PMU
+ * @core_idx: its waiting CPUs fail for good, as the kernel answered. */
+void collector_give_up(struct collector *c, unsigned core_idx, uint64_t now);
 
 /* Reads every group once and writes the interval into @snap (whose arrays
  * hold at least collector_capacity() entries): each CPU's totals continue

@@ -67,6 +67,7 @@ static const struct key_desc keys[] = {
 	{ "collect", "level", KEY_UINT, OFF(level), 1, 2, NULL, "2" },
 	{ "collect", "model", KEY_CHOICE, OFF(model), 0, 0, model_choices, "perf" },
 	{ "collect", "count_kernel", KEY_BOOL, OFF(count_kernel), 0, 0, NULL, "true" },
+	{ "collect", "count_guest", KEY_BOOL, OFF(count_guest), 0, 0, NULL, "false" },
 	{ "collect", "history", KEY_DURATION, OFF(history_ns), 60 * SEC, 86400 * SEC, NULL, "15m" },
 	{ "metrics", "granularity", KEY_CHOICE, OFF(granularity), 0, 0, gran_choices, "package" },
 	{ "metrics", "ratios", KEY_BOOL, OFF(ratios), 0, 0, NULL, "true" },

@@ -54,6 +54,7 @@ struct config {
 	unsigned level;
 	enum config_model model;
 	bool count_kernel;
+	bool count_guest;     /* a KVM host's guests counted too (exclude_guest 0) */
 	uint64_t history_ns;    /* host and package totals kept for ?window= */
 	/* [metrics] */
 	enum config_granularity granularity;

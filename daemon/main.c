@@ -205,6 +205,48 @@ static int app_discover(struct app *app)
 	return 0;
 }
 
+/* What the collector found the kernel would not do goes into the budget;
+ * when the budget changes, the plan is made again and the collector takes
+ * it.  Each step gives something up, so the loop ends.  Returns whether
+ * the plan changed. */
+static bool app_learn_budget(struct app *app)
+{
+	struct budget_evidence ev;
+	bool changed = false;
+
+	while (collector_take_evidence(app->collector, &ev)) {
+		const struct plan_pmu *pp = NULL;
+
+		for (unsigned i = 0; i < app->plan.n_pmus; i++)
+			if (app->plan.pmu[i].core == &app->pmu.core[ev.pmu])
+				pp = &app->plan.pmu[i];
+		if (pp && budget_learn(&app->budget, &ev, pp->gp_available, pp->fixed1_busy)) {
+			log_warning("%s: %s; making the plan again", app->pmu.core[ev.pmu].name,
+				    app->budget.pmu[ev.pmu].learned);
+			changed = true;
+		} else {
+			log_warning("%s: %s on CPU %d, and no smaller plan is possible",
+				    app->pmu.core[ev.pmu].name,
+				    ev.kind == BUDGET_TOO_BIG ? "the kernel refuses the smallest group"
+							      : "a group of the smallest plan never runs",
+				    ev.cpu);
+			collector_give_up(app->collector, ev.pmu, mono_ns());
+		}
+	}
+	if (changed)
+		plan_make(&app->pmu, app->topo, &app->cfg, &app->budget, &app->plan);
+	return changed;
+}
+
+static bool app_learn(struct app *app)
+{
+	if (!app_learn_budget(app))
+		return false;
+	collector_reload(app->collector, &app->plan, app->cfg.count_kernel, app->cfg.count_guest,
+			 app->cfg.interval_ns);
+	return true;
+}
+
 static int app_make_collector(struct app *app)
 {
 	struct collector_params params = {
@@ -213,6 +255,7 @@ static int app_make_collector(struct app *app)
 		.pmu = &app->pmu,
 		.plan = &app->plan,
 		.count_kernel = app->cfg.count_kernel,
+		.count_guest = app->cfg.count_guest,
 		.oneshot = app->cli->once || app->cli->watch,
 		.interval_ns = app->cfg.interval_ns,
 		.fd_others_want = FD_INTERNAL + (unsigned)app->cfg.max_connections *
@@ -309,6 +352,8 @@ static int app_start_collection(struct app *app)
 	r = collector_start(app->collector);
 	if (r < 0)
 		return r;
+	while (app_learn(app))
+		;
 	return app_start_cgroups(app);
 }
 
@@ -510,11 +555,26 @@ static int run_probe(struct app *app)
 		report_probe(stdout, &app->pmu, app->topo, &app->plan, NULL, NULL);
 		return EXIT_RUNTIME;
 	}
-	r = app_make_collector(app);
-	if (r == 0)
+	/* A group refused as too big, or one that never runs: the budget
+	 * learns it, and the probe tries the new plan with a new collector. */
+	for (;;) {
+		why[0] = '\0';
+		r = app_make_collector(app);
+		if (r < 0) {
+			str_printf(why, sizeof(why), "cannot set up the collector: %s", strerror(-r));
+			break;
+		}
 		r = collector_probe(app->collector, counted, sizeof(counted), why, sizeof(why));
-	else
-		str_printf(why, sizeof(why), "cannot set up the collector: %s", strerror(-r));
+		if (r != -EAGAIN)
+			break;
+		if (!app_learn_budget(app)) {
+			str_printf(why, sizeof(why), "no plan fits the counters the kernel leaves free");
+			r = -ENOSPC;
+			break;
+		}
+		collector_free(app->collector);
+		app->collector = NULL;
+	}
 	report_probe(stdout, &app->pmu, app->topo, &app->plan, counted, r < 0 ? why : NULL);
 	return r < 0 ? EXIT_RUNTIME : EXIT_SUCCESS;
 }
@@ -614,6 +674,8 @@ static int run_watch(struct app *app)
 		if (read(sfd, &si, sizeof(si)) == sizeof(si))
 			break;
 		app_collect(app, mono_ns());
+		while (app_learn(app))
+			;
 		snap = snapring_acquire(app->ring);
 		snapring_sum(app->ring, snap);
 		if (tty)
@@ -777,6 +839,11 @@ static void on_timer(struct app *app)
 	now = mono_ns();
 	app->last_tick_ns = now;
 	app_collect(app, now);
+	if (app_learn(app)) {
+		while (app_learn(app))
+			;
+		app_publish(app);
+	}
 	update_status(app, now);
 }
 
@@ -894,7 +961,9 @@ static void reload(struct app *app)
 	history_set_length(app->history, cfg.history_ns);
 	app->cfg = cfg;
 	plan_make(&app->pmu, app->topo, &app->cfg, &app->budget, &app->plan);
-	collector_reload(app->collector, &app->plan, cfg.count_kernel, cfg.interval_ns);
+	collector_reload(app->collector, &app->plan, cfg.count_kernel, cfg.count_guest, cfg.interval_ns);
+	while (app_learn(app))
+		;
 	/* The state in force first, then published: /metrics says at once
 	 * that this reload worked, whatever the interval. */
 	app->reload_error[0] = '\0';

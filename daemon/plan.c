@@ -133,17 +133,24 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 	uint8_t events[UA_EVENTS_MAX];
 	int n;
 
+	const struct budget_pmu *bp = &budget->pmu[idx];
 	/* Where the NMI watchdog's pinned cycles event goes: fixed counter 1,
 	 * or on a PMU without fixed counters one of the general-purpose ones
-	 * (no group validation sees it there either). */
-	bool fixed1_busy = budget->watchdog && !ua->watchdog_takes_gp;
+	 * (no group validation sees it there either).  What another user was
+	 * found holding while running (budget_learn) comes off the same way. */
+	bool fixed1_busy = (budget->watchdog && !ua->watchdog_takes_gp) || bp->fixed1_held;
 
-	pp->gp_available = budget->pmu[idx].gp ? budget->pmu[idx].gp : ua_gp_counters(ua);
+	pp->gp_available = bp->gp ? bp->gp : ua_gp_counters(ua);
 	str_printf(pp->gp_source, sizeof(pp->gp_source), "%s",
-		   budget->pmu[idx].source[0] ? budget->pmu[idx].source : "perf's tables");
+		   bp->source[0] ? bp->source : "perf's tables");
 	pp->watchdog = budget->watchdog;
 	if (budget->watchdog && ua->watchdog_takes_gp && pp->gp_available > 1)
 		pp->gp_available--;
+	pp->gp_available = bp->held < pp->gp_available ? pp->gp_available - bp->held : 1;
+	if (bp->group_max && bp->group_max < pp->gp_available)
+		pp->gp_available = bp->group_max;
+	pp->fixed1_busy = fixed1_busy;
+	memcpy(pp->order, pp->events, sizeof(pp->order));
 	pp->gp_needed = 0;
 	for (unsigned i = 0; i < pp->n_events; i++) {
 		const struct ua_event *ev = &ua->events[pp->events[i]];
@@ -166,11 +173,14 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 	pp->n_groups = (unsigned)n;
 	if (pp->n_groups > 1)
 		str_printf(pp->group_note, sizeof(pp->group_note),
-			   "%u groups rotate: %u general-purpose counters needed, %u per CPU%s; each group is scaled by its own enabled/running time, as perf does",
+			   "%u groups rotate: %u general-purpose counters needed, %u per CPU%s%s%s; each group is scaled by its own enabled/running time, as perf does",
 			   pp->n_groups, pp->gp_needed, pp->gp_available,
 			   !pp->watchdog ? "" :
 			   ua->watchdog_takes_gp ? " (the NMI watchdog holds one more)" :
-			   " (the NMI watchdog holds fixed counter 1: cycles take one of them)");
+			   " (the NMI watchdog holds fixed counter 1: cycles take one of them)",
+			   bp->learned[0] ? "; re-planned: " : "", bp->learned);
+	else if (bp->learned[0])
+		str_printf(pp->group_note, sizeof(pp->group_note), "re-planned: %s", bp->learned);
 }
 
 static bool perf_metrics_formulas(const struct uarch *ua)
@@ -278,6 +288,17 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 		plan->cats |= pp->cats;
 	}
 	cpuset_andnot(&plan->unsupported, &plan->selected, &plan->monitor);
+	for (unsigned i = 0; i < pmu->n_cores; i++)
+		if (pmu->core[i].has_cpus && pmu->core[i].level) {
+			struct cpuset listed = { 0 };
+
+			for (unsigned k = 0; k < pmu->n_cores; k++)
+				if (pmu->core[k].has_cpus)
+					cpuset_or(&listed, &listed, &pmu->core[k].cpus);
+			cpuset_andnot(&plan->unlisted, &plan->unsupported, &listed);
+			cpuset_andnot(&plan->unsupported, &plan->unsupported, &plan->unlisted);
+			break;
+		}
 	if (!cpuset_empty(&plan->unsupported) && !plan->unsupported_reason[0])
 		str_printf(plan->unsupported_reason, sizeof(plan->unsupported_reason), "%s",
 			   pmu->n_cores ? "not covered by the core PMU" : pmu->reason);

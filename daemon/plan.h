@@ -46,6 +46,10 @@ struct plan_pmu {
 	/* A CPU's figures are its share of its core (SMT on, AnyThread or
 	 * perf's per-thread estimate of the core's clocks). */
 	bool core_share;
+	/* The events before packing (needed ones first, then refinement):
+	 * what plan_pack() took. */
+	uint8_t order[UA_EVENTS_MAX];
+	bool fixed1_busy;          /* fixed counter 1 held by someone else */
 	unsigned gp_available;     /* general-purpose counters per CPU */
 	char gp_source[BUDGET_SOURCE_MAX]; /* how gp_available was found */
 	unsigned gp_needed;        /* general-purpose counters the events take */
@@ -65,6 +69,10 @@ struct plan {
 	struct cpuset selected;     /* configured CPUs that exist */
 	struct cpuset monitor;      /* selected and covered by a monitored PMU */
 	struct cpuset unsupported;  /* selected but not covered */
+	/* Selected CPUs no hybrid PMU listed in its cpus at discovery: the
+	 * kernel leaves offline CPUs out (intel_pmu_cpu_dead), so these wait
+	 * for a PMU to list them (not unsupported). */
+	struct cpuset unlisted;
 	char unsupported_reason[PMU_REASON_MAX];
 	struct cpuset nonexistent;  /* configured but not possible */
 };

@@ -56,6 +56,12 @@ struct phase {
 struct cpucfg {
 	double slots_per_ns;
 	double running;			/* (0,1] */
+	/* Counters a pinned holder (another profiler, a second watchdog)
+	 * takes on this CPU before any group of ours, from held_from_ns on:
+	 * invisible to group validation, like the NMI watchdog. */
+	int held_gp;
+	bool held_fixed[4];
+	uint64_t held_from_ns;
 	int nphases;
 	struct phase *phases;
 };
@@ -80,6 +86,9 @@ struct scenario {
 	int nevents;
 	struct fault *faults;
 	int nfaults;
+	/* A mediated vPMU's VM is running: events without exclude_guest are
+	 * refused (EOPNOTSUPP). */
+	bool mediated_vpmu;
 };
 
 struct pmu {

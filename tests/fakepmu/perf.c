@@ -163,11 +163,32 @@ static int gp_counters(const struct pmu *p)
 	return p && p->gp_counters > 0 ? p->gp_counters : 8;
 }
 
+/* Which members a group validation counts (@new is the event being
+ * opened, not yet a member).  x86 (arch/x86/events/core.c: validate_group
+ * -> collect_events): the leader always, a sibling only when its state is
+ * above PERF_EVENT_STATE_OFF (`event->state <= PERF_EVENT_STATE_OFF` is
+ * skipped), the new event always (collected on its own, dogrp false).
+ * Arm (drivers/perf/arm_pmu.c: validate_group -> validate_event): any
+ * event in state OFF without enable_on_exec is accepted without a
+ * counter, the leader and the new event included.  A disabled attribute
+ * makes the state OFF before the PMU's event_init runs
+ * (kernel/events/core.c: perf_event_alloc -> perf_event__state_init). */
+static bool validation_counts(const struct fev *l, const struct fev *ev, const struct fev *new_ev)
+{
+	if (ev->error || ev->detached)
+		return false;
+	if (fp_fix.arm)
+		return ev->enabled;
+	return ev == l || ev == new_ev || ev->enabled;
+}
+
 /* x86_schedule_events() reduced to what the fake needs: slots and the
  * metrics share fixed counter 3, an event with a fixed counter takes it
  * when free, otherwise (if it may) a general-purpose counter like every
- * other event.  Commits to @c only when the whole group fits. */
-static bool fits(struct fev *l, struct counters *c, bool only_enabled)
+ * other event.  Commits to @c only when the whole group fits.  With
+ * @new_ev (group validation) the members validation counts, otherwise
+ * (scheduling) the active ones. */
+static bool fits(struct fev *l, struct counters *c, const struct fev *new_ev)
 {
 	struct counters t = *c;
 	bool topdown = false;
@@ -175,7 +196,7 @@ static bool fits(struct fev *l, struct counters *c, bool only_enabled)
 	for (int i = 0; i <= l->nsib; i++) {
 		struct fev *ev = member(l, i);
 
-		if (is_sw_cls(ev->cls) || (only_enabled && !active(ev)))
+		if (is_sw_cls(ev->cls) || (new_ev ? !validation_counts(l, ev, new_ev) : !active(ev)))
 			continue;
 		if (is_topdown_cls(ev->cls)) {
 			topdown = true;
@@ -406,12 +427,21 @@ static void place(int cpu, uint64_t k)
 
 	cnt.gp_free = gp_counters(fp_core_pmu_for_cpu(cpu));
 	/* The NMI watchdog's pinned cycles event (kernel/watchdog_perf.c)
-	 * holds a counter on every CPU before any of ours: fixed counter 1,
-	 * or on AMD, which has no fixed counters, a general-purpose one. */
+	 * holds a counter on every CPU before any of ours: fixed counter 1
+	 * (arm64: the cycle counter), or on AMD, which has no fixed counters,
+	 * a general-purpose one.  Pinned groups are placed first
+	 * (ctx_sched_in: EVENT_PINNED before EVENT_FLEXIBLE), and group
+	 * validation never sees them. */
 	if (fp_fix.amd)
 		cnt.gp_free -= fp_fix.watchdog && cnt.gp_free > 0;
 	else
 		cnt.fixed_busy[1] = fp_fix.watchdog;
+	/* The scenario's other pinned holder, from its time on. */
+	if (k * fp_fix.mux_ns >= cfg->held_from_ns) {
+		cnt.gp_free -= cfg->held_gp < cnt.gp_free ? cfg->held_gp : cnt.gp_free;
+		for (int f = 0; f < FIXED_MAX; f++)
+			cnt.fixed_busy[f] |= cfg->held_fixed[f];
+	}
 	c->rotate_necessary = false;
 	for (int pass = 0; pass < 2; pass++) {
 		for (l = c->head; l; l = l->cpu_next) {
@@ -425,7 +455,7 @@ static void place(int cpu, uint64_t k)
 				continue;
 			}
 			if (l->pinned) {
-				if (!phantom && fits(l, &cnt, true)) {
+				if (!phantom && fits(l, &cnt, NULL)) {
 					l->want = true;
 				} else {
 					sched_out(l);
@@ -437,7 +467,7 @@ static void place(int cpu, uint64_t k)
 			 * is on, and the rotation does not move either. */
 			if (phantom)
 				continue;
-			if (can_add && fits(l, &cnt, true)) {
+			if (can_add && fits(l, &cnt, NULL)) {
 				l->want = true;
 				continue;
 			}
@@ -484,7 +514,10 @@ static void cpu_advance(int cpu, uint64_t t)
 	const struct cpucfg *cfg = fp_scen.cpu[cpu];
 
 	while (c->last_ns < t) {
-		bool steady = !c->rotate_necessary && cfg->running >= 1.0;
+		bool holder_due = cfg->held_from_ns > c->last_ns &&
+				  (cfg->held_gp || cfg->held_fixed[0] || cfg->held_fixed[1] ||
+				   cfg->held_fixed[2] || cfg->held_fixed[3]);
+		bool steady = !c->rotate_necessary && cfg->running >= 1.0 && !holder_due;
 		uint64_t boundary = (slice_of(c->last_ns) + 1) * fp_fix.mux_ns;
 		uint64_t end = steady || boundary > t ? t : boundary;
 
@@ -677,8 +710,6 @@ static int check_group(struct fev *l, int cpu, struct fev *ev)
 		return EINVAL;
 	if (l->cpu != cpu)
 		return EINVAL;
-	if (read_size(ev->read_format | PERF_FORMAT_GROUP, l->nsib + 2) > MAX_READ_SIZE)
-		return EINVAL;
 	if (is_topdown_cls(ev->cls)) {
 		int metrics = 0;
 
@@ -700,7 +731,7 @@ static int check_group(struct fev *l, int cpu, struct fev *ev)
 		cnt.gp_free = gp_counters(ev->pmu);
 		l->sib[l->nsib] = ev;	/* room was made by the caller */
 		l->nsib++;
-		ok = fits(l, &cnt, false);
+		ok = fits(l, &cnt, ev);
 		l->nsib--;
 		if (!ok)
 			return EINVAL;
@@ -870,13 +901,18 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 	}
 	if (!err)
 		err = resolve_pmu(&a, cpu, &pmu);
-	/* Mixed hybrid groups are refused before the CPU mask is looked at,
-	 * so the row is reachable on a fixture whose PMUs have disjoint cpus.
-	 * Software events may join any group. */
+	now = fp_now_ns();
+	/* A hybrid PMU's event_init refuses a CPU outside its cpus with
+	 * ENOENT (x86_pmu_event_init), and the kernel takes a CPU out of its
+	 * PMU's cpus when it goes offline (intel_pmu_cpu_dead): an offline
+	 * hybrid CPU is ENOENT, before any ENODEV.  For a per-CPU event this
+	 * comes before the check of a mixed cpu_core/cpu_atom group
+	 * (validate_group), which is reached only when the masks overlap. */
+	if (!err && pmu && pmu->cpus && (!pmu->cpus[cpu] || !check_cpu(cpu, now)))
+		err = ENOENT;
+	/* Software events may join any group. */
 	if (!err && leader && pmu && leader->pmu && leader->pmu != pmu)
 		err = EINVAL;
-	if (!err && pmu && pmu->cpus && !pmu->cpus[cpu])
-		err = ENOENT;
 	cls = !pmu ? (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK
 			      ? EC_SW_CLOCK : EC_SW_OTHER)
 		   : EC_HW;
@@ -885,9 +921,6 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 		if (is_topdown_cls(cls))
 			err = check_topdown(&a, pmu, cls, leader);
 	}
-	now = fp_now_ns();
-	if (!err && !check_cpu(cpu, now))
-		err = ENODEV;
 	if (!err) {
 		ev = calloc(1, sizeof(*ev));
 		if (!ev)
@@ -914,6 +947,18 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 			err = grow_siblings(leader);
 		if (!err && leader)
 			err = check_group(leader, cpu, ev);
+		/* perf_event_open(): perf_event_validate_size(), then whether
+		 * the CPU is online. */
+		if (!err && leader &&
+		    read_size(ev->read_format | PERF_FORMAT_GROUP, leader->nsib + 2) > MAX_READ_SIZE)
+			err = E2BIG;
+		if (!err && !check_cpu(cpu, now))
+			err = ENODEV;
+		/* The mediated vPMU (a kernel option of the scenario): an event
+		 * that would count guests is refused while a mediated VM runs
+		 * (mediated_pmu_account_event). */
+		if (!err && !is_sw_cls(cls) && fp_scen.mediated_vpmu && !a.exclude_guest)
+			err = EOPNOTSUPP;
 	}
 	if (err) {
 		free(ev);

@@ -298,7 +298,7 @@ static void parse_phase(const char *path, json_t *ph, bool last, struct phase *o
 static void parse_cpucfg(const char *path, json_t *o, const struct cpucfg *def,
 			 struct cpucfg *out)
 {
-	static const char *const keys[] = {"slots_per_second", "running", "phases", NULL};
+	static const char *const keys[] = {"slots_per_second", "running", "phases", "held", NULL};
 	char sub[512];
 	json_t *v;
 
@@ -327,6 +327,52 @@ static void parse_cpucfg(const char *path, json_t *o, const struct cpucfg *def,
 			bad(sub, "must be a number in (0,1]");
 	} else {
 		out->running = def ? def->running : 1.0;
+	}
+	if ((v = json_object_get(o, "held"))) {
+		static const char *const hkeys[] = {"gp", "fixed", "after_seconds", NULL};
+		json_t *h;
+
+		sp(sub, sizeof(sub), "%s.held", path);
+		if (!json_is_object(v))
+			bad(sub, "must be an object");
+		check_keys(sub, v, hkeys);
+		memset(out->held_fixed, 0, sizeof(out->held_fixed));
+		out->held_gp = 0;
+		out->held_from_ns = 0;
+		if ((h = json_object_get(v, "gp"))) {
+			double n;
+
+			sp(sub, sizeof(sub), "%s.held.gp", path);
+			n = number(sub, h, "an integer in [0,16]");
+			if (n < 0 || n > 16 || n != (int)n)
+				bad(sub, "must be an integer in [0,16]");
+			out->held_gp = (int)n;
+		}
+		if ((h = json_object_get(v, "fixed"))) {
+			sp(sub, sizeof(sub), "%s.held.fixed", path);
+			if (!json_is_array(h))
+				bad(sub, "must be an array of fixed counter numbers (0-3)");
+			for (size_t i = 0; i < json_array_size(h); i++) {
+				json_t *e = json_array_get(h, i);
+
+				if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 3)
+					bad(sub, "must be an array of fixed counter numbers (0-3)");
+				out->held_fixed[json_integer_value(e)] = true;
+			}
+		}
+		if ((h = json_object_get(v, "after_seconds"))) {
+			double t;
+
+			sp(sub, sizeof(sub), "%s.held.after_seconds", path);
+			t = number(sub, h, "a number >= 0");
+			if (t < 0 || t > 1e6)
+				bad(sub, "must be a number >= 0");
+			out->held_from_ns = (uint64_t)(t * 1e9);
+		}
+	} else if (def) {
+		out->held_gp = def->held_gp;
+		memcpy(out->held_fixed, def->held_fixed, sizeof(out->held_fixed));
+		out->held_from_ns = def->held_from_ns;
 	}
 	if ((v = json_object_get(o, "phases"))) {
 		uint64_t t = 0;
@@ -545,7 +591,7 @@ static void parse_fault(const char *path, json_t *o, struct fault *f)
 
 void fp_scenario_load(const char *path)
 {
-	static const char *const keys[] = {"cpus", "faults", NULL};
+	static const char *const keys[] = {"cpus", "faults", "mediated_vpmu", NULL};
 	json_error_t jerr;
 	json_t *root, *v;
 
@@ -564,6 +610,11 @@ void fp_scenario_load(const char *path)
 	if (!v)
 		bad(NULL, "\"cpus\" is required");
 	parse_cpus(v);
+	if ((v = json_object_get(root, "mediated_vpmu"))) {
+		if (!json_is_boolean(v))
+			bad("mediated_vpmu", "must be true or false");
+		fp_scen.mediated_vpmu = json_is_true(v);
+	}
 	if ((v = json_object_get(root, "faults"))) {
 		if (!json_is_array(v))
 			bad("faults", "must be an array");

@@ -3,6 +3,7 @@
  * per errno rule (the fixture each needs is chosen by
  * tests/integration/00-fakepmu.t), plus fd-level behaviour: real fds,
  * CLOEXEC, EMFILE, ids, ioctl errors and syscall pass-through. */
+#include <stdbool.h>
 #include <sys/resource.h>
 
 #include "testlib.h"
@@ -447,6 +448,9 @@ static void hybrid_cpu_not_in_pmu(void **state)
 	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 7, -1), 0);
 }
 
+/* For per-CPU events one of the two PMUs never covers the CPU, and its
+ * event_init answers first (x86_pmu_event_init: ENOENT), before the mixed
+ * group check of validate_group. */
 static void hybrid_mixed_group(void **state)
 {
 	uint32_t atom = pmu_type("cpu_atom");
@@ -455,12 +459,137 @@ static void hybrid_mixed_group(void **state)
 	(void)state;
 	s = t_open(PERF_TYPE_RAW, SLOTS, 0, -1);
 	assert_true(s >= 0);
-	assert_int_equal(open_err(atom, CYCLES_RAW, 0, s), EINVAL);
+	assert_int_equal(open_err(atom, CYCLES_RAW, 0, s), ENOENT);
 	close(s);
 	c = t_open(atom, CYCLES_RAW, 8, -1);
 	assert_true(c >= 0);
-	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 8, c), EINVAL);
+	assert_int_equal(open_err(PERF_TYPE_RAW, CYCLES_RAW, 8, c), ENOENT);
 	close(c);
+}
+
+/* A group of one general-purpose event, opened @n times with the leader
+ * and the members disabled or not: how many opens succeed (at most 20). */
+static int group_size(uint32_t type, uint64_t config, bool leader_disabled, bool members_disabled)
+{
+	struct perf_event_attr a;
+	int fds[24], n = 0;
+
+	for (; n < 20; n++) {
+		t_attr(&a, type, config, RF_ALL);
+		a.disabled = n == 0 ? leader_disabled : members_disabled;
+		fds[n] = t_open_attr(&a, 0, n ? fds[0] : -1);
+		if (fds[n] < 0) {
+			assert_int_equal(errno, EINVAL);
+			break;
+		}
+	}
+	t_close_all(fds, n);
+	return n;
+}
+
+/* x86 (arch/x86/events/core.c: validate_group -> collect_events): the
+ * leader and the new event always count, a sibling only above
+ * PERF_EVENT_STATE_OFF.  So a group of disabled members fits at any size;
+ * spr-2s has 8 general-purpose counters. */
+static void validation_skips_off_siblings(void **state)
+{
+	(void)state;
+	assert_int_equal(group_size(PERF_TYPE_RAW, 0x00c5ULL, true, true), 20);
+	assert_int_equal(group_size(PERF_TYPE_RAW, 0x00c5ULL, true, false), 8);
+	assert_int_equal(group_size(PERF_TYPE_RAW, 0x00c5ULL, false, false), 8);
+	assert_int_equal(group_size(PERF_TYPE_RAW, 0x00c5ULL, false, true), 20);
+}
+
+/* arm64 (drivers/perf/arm_pmu.c: validate_event): an event in state OFF
+ * takes no counter, the leader and the new event included; neoverse-v2-64
+ * has 6 event counters (INST_RETIRED 0x08 never takes the cycle counter). */
+static void validation_arm_skips_off(void **state)
+{
+	uint32_t arm = pmu_type("armv8_pmuv3_0");
+
+	(void)state;
+	assert_int_equal(group_size(arm, 0x08ULL, true, true), 20);
+	assert_int_equal(group_size(arm, 0x08ULL, true, false), 7);
+	assert_int_equal(group_size(arm, 0x08ULL, false, false), 6);
+}
+
+/* A pinned holder the scenario sets (one general-purpose counter of
+ * genoa-2s's six, like the NMI watchdog on AMD) is invisible to
+ * validation: a group of six opens and never runs; five run. */
+static void held_counter_never_runs(void **state)
+{
+	struct gread g;
+	int fds[8], n;
+
+	(void)state;
+	for (int size = 6; size >= 5; size--) {
+		/* Built disabled, then enabled whole, as perf and topdownd do. */
+		for (n = 0; n < size; n++) {
+			struct perf_event_attr a;
+
+			t_attr(&a, PERF_TYPE_RAW, 0x0076ULL, RF_ALL);
+			a.disabled = n == 0;
+			fds[n] = t_open_attr(&a, 0, n ? fds[0] : -1);
+			assert_true(fds[n] >= 0);
+		}
+		assert_int_equal(ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP), 0);
+		t_sleep(0.05);
+		t_read_group(fds[0], &g);
+		assert_true(g.enabled > 0);
+		if (size == 6)
+			assert_int_equal(g.running, 0);
+		else
+			assert_int_equal(g.running, g.enabled);
+		t_close_all(fds, n);
+	}
+}
+
+/* perf_event_open -> perf_event_validate_size: a group read over 16 KiB
+ * is E2BIG (software events take no counter, so only the size stops it). */
+static void oversized_group_e2big(void **state)
+{
+	struct rlimit rl = { 4096, 4096 };
+	int *fds = calloc(1100, sizeof(int)), n, err = 0;
+
+	(void)state;
+	assert_non_null(fds);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	for (n = 0; n < 1100; n++) {
+		fds[n] = t_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, n ? fds[0] : -1);
+		if (fds[n] < 0) {
+			err = errno;
+			break;
+		}
+	}
+	/* RF_ALL: 3 words, and 2 per member: 1 + 2 + 2n words <= 2048. */
+	assert_int_equal(n, 1022);
+	assert_int_equal(err, E2BIG);
+	t_close_all(fds, n);
+	free(fds);
+}
+
+/* The mediated vPMU: while its VM runs, an event that would count guests
+ * is refused (EOPNOTSUPP); exclude_guest opens. */
+static void mediated_vpmu(void **state)
+{
+	struct perf_event_attr a;
+
+	(void)state;
+	t_attr(&a, PERF_TYPE_RAW, 0x00c5ULL, RF_ALL);
+	assert_int_equal(t_open_errno(&a, 0, -1), EOPNOTSUPP);
+	a.exclude_guest = 1;
+	assert_int_equal(t_open_errno(&a, 0, -1), 0);
+}
+
+/* An offline hybrid CPU is out of its PMU's cpus (intel_pmu_cpu_dead):
+ * ENOENT, not ENODEV; back online it opens. */
+static void hybrid_offline_enoent(void **state)
+{
+	(void)state;
+	t_set_online(2, 0);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 2, -1), ENOENT);
+	t_set_online(2, 1);
+	assert_int_equal(open_err(PERF_TYPE_RAW, SLOTS, 2, -1), 0);
 }
 
 static void hybrid_atom_no_slots(void **state)
@@ -544,6 +673,12 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(l2_on_icelake),
 	cmocka_unit_test(hybrid_cpu_not_in_pmu),
 	cmocka_unit_test(hybrid_mixed_group),
+	cmocka_unit_test(validation_skips_off_siblings),
+	cmocka_unit_test(validation_arm_skips_off),
+	cmocka_unit_test(held_counter_never_runs),
+	cmocka_unit_test(oversized_group_e2big),
+	cmocka_unit_test(mediated_vpmu),
+	cmocka_unit_test(hybrid_offline_enoent),
 	cmocka_unit_test(hybrid_atom_no_slots),
 	cmocka_unit_test(vm_no_core_pmu),
 	cmocka_unit_test(offline_cpu_enodev),

@@ -152,7 +152,21 @@ run "EMFILE from real fds under a lowered RLIMIT_NOFILE" "$spr" "$tmp/basic.json
 run "other syscalls, read and close pass through" "$spr" "$tmp/basic.json" 0 test_open passthrough
 run "icx-1s: L2 metric on a 4-metric PMU: EINVAL" "$fixtures/icx-1s" "$tmp/basic.json" 0 test_open l2_on_icelake
 run "adl-hybrid: CPU not in the PMU's cpus: ENOENT" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open hybrid_cpu_not_in_pmu
-run "adl-hybrid: cpu_core and cpu_atom events in one group: EINVAL" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open hybrid_mixed_group
+run "adl-hybrid: cpu_core and cpu_atom events in one group: ENOENT (the other PMU's event_init refuses the CPU first)" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open hybrid_mixed_group
+run "x86 group validation: the leader and the new event count, OFF siblings do not (collect_events)" "$spr" "$tmp/basic.json" 0 test_open validation_skips_off_siblings
+run "arm64 group validation: every OFF event is skipped, the leader too (arm_pmu.c validate_event)" "$fixtures/neoverse-v2-64" "$tmp/plain.json" 0 test_open validation_arm_skips_off
+cat >"$tmp/held.json" <<EOF
+{"cpus": {"default": {"slots_per_second": 1.2e10, "held": {"gp": 1}, "phases": [{$PLAIN}]}}}
+EOF
+run "a pinned holder's counter: a group that needs it validates and never runs" "$fixtures/genoa-2s" "$tmp/held.json" 0 test_open held_counter_never_runs
+run "a group read over 16 KiB: E2BIG (perf_event_validate_size)" "$spr" "$tmp/basic.json" 0 test_open oversized_group_e2big
+cat >"$tmp/mediated.json" <<EOF
+{"mediated_vpmu": true, "cpus": {"default": {"slots_per_second": 1.2e10, "phases": [{$A}]}}}
+EOF
+run "mediated vPMU: events without exclude_guest EOPNOTSUPP" "$spr" "$tmp/mediated.json" 0 test_open mediated_vpmu
+rm -rf "$tmp/fx"
+cp -r "$fixtures/adl-hybrid" "$tmp/fx"
+run "adl-hybrid: an offline CPU is out of its PMU's cpus: ENOENT, then fine once back" "$tmp/fx" "$tmp/basic.json" 0 test_open hybrid_offline_enoent
 run "adl-hybrid: slots/metric config on cpu_atom: EINVAL" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open hybrid_atom_no_slots
 run "vm-nopmu: type 4 and generic events: ENOENT" "$fixtures/vm-nopmu" "$tmp/plain.json" 0 test_open vm_no_core_pmu
 run "spr-holes: CPU offline at open: ENODEV" "$fixtures/spr-holes" "$tmp/basic.json" 0 test_open offline_cpu_enodev

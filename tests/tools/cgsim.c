@@ -178,6 +178,7 @@ int main(int argc, char **argv)
 	params.pmu = &pmu;
 	params.plan = &plan;
 	params.count_kernel = cfg.count_kernel;
+	params.count_guest = cfg.count_guest;
 	params.oneshot = true;
 	params.interval_ns = cfg.interval_ns;
 	params.fd_others_want = params.fd_others_min = 64;
