@@ -681,6 +681,9 @@ static void raise_fd_limit(struct collector *c)
 		if (c->pmus[i].n_events > n_events)
 			n_events = c->pmus[i].n_events;
 	}
+	/* Hybrid CPUs that join a PMU later, with the largest groups. */
+	n_monitor += cpuset_count(&c->plan->unlisted);
+	perf += (rlim_t)cpuset_count(&c->plan->unlisted) * n_events;
 	want = perf + c->fd_others_want;
 	c->fd_budget = (unsigned)perf;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)

@@ -169,6 +169,21 @@ static void load_pmus(void)
 				fp_fatal("fakepmu: out of memory");
 			if (fp_parse_cpulist(buf, fp_fix.ncpus, p->cpus, err, sizeof(err)) < 0)
 				fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: %s: %s", fp_fix.root, rel, err);
+			/* The CPUs of this type offline now (tests/fixtures/
+			 * set-online keeps them in .offline, as the kernel keeps
+			 * a CPU's type): members whose opens get ENOENT until
+			 * they are back online (perf.c). */
+			snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/.offline", p->name);
+			if (exists(rel)) {
+				uint8_t *away = calloc((size_t)fp_fix.ncpus, 1);
+
+				read_required(rel, buf, sizeof(buf));
+				if (!away || fp_parse_cpulist(buf, fp_fix.ncpus, away, err, sizeof(err)) < 0)
+					fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: %s: %s", fp_fix.root, rel, err);
+				for (int c = 0; c < fp_fix.ncpus; c++)
+					p->cpus[c] |= away[c];
+				free(away);
+			}
 		}
 	}
 	closedir(d);
