@@ -169,9 +169,17 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) -Idaemon -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) \
 		$(shell $(PKG_CONFIG) --cflags --libs cmocka) $(LIBS)
 
-# Test tools built against the daemon's objects (tests/tools/*.c).
-TOOL_SRCS := $(wildcard tests/tools/*.c)
-TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
+# Test tools built against the daemon's objects (tests/tools/*.c), and
+# perfprobe, which asks the perf ABI the same questions under the fake PMU
+# and on a real kernel and shares nothing with the daemon (built alone,
+# static for the arm64 guest).
+PERFPROBE_SRC := tests/tools/perfprobe.c
+TOOL_SRCS := $(filter-out $(PERFPROBE_SRC),$(wildcard tests/tools/*.c))
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS)) $(BUILD)/tests/tools/perfprobe
+
+$(BUILD)/tests/tools/perfprobe: $(PERFPROBE_SRC)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARNINGS) -O2 -g $(SANFLAGS) -o $@ $<
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)

@@ -89,6 +89,9 @@ struct scenario {
 	/* A mediated vPMU's VM is running: events without exclude_guest are
 	 * refused (EOPNOTSUPP). */
 	bool mediated_vpmu;
+	/* The hardware's general-purpose counters per CPU when the scenario
+	 * says (a virtual machine's PMU: PMCR_EL0.N, CPUID.0AH), else 0. */
+	int gp_counters;
 };
 
 struct pmu {

@@ -160,6 +160,8 @@ struct counters {
 
 static int gp_counters(const struct pmu *p)
 {
+	if (fp_scen.gp_counters > 0)
+		return fp_scen.gp_counters;
 	return p && p->gp_counters > 0 ? p->gp_counters : 8;
 }
 

@@ -591,7 +591,7 @@ static void parse_fault(const char *path, json_t *o, struct fault *f)
 
 void fp_scenario_load(const char *path)
 {
-	static const char *const keys[] = {"cpus", "faults", "mediated_vpmu", NULL};
+	static const char *const keys[] = {"cpus", "faults", "mediated_vpmu", "gp_counters", NULL};
 	json_error_t jerr;
 	json_t *root, *v;
 
@@ -610,6 +610,13 @@ void fp_scenario_load(const char *path)
 	if (!v)
 		bad(NULL, "\"cpus\" is required");
 	parse_cpus(v);
+	if ((v = json_object_get(root, "gp_counters"))) {
+		double n = number("gp_counters", v, "an integer in [1,16]");
+
+		if (n < 1 || n > 16 || n != (int)n)
+			bad("gp_counters", "must be an integer in [1,16]");
+		fp_scen.gp_counters = (int)n;
+	}
 	if ((v = json_object_get(root, "mediated_vpmu"))) {
 		if (!json_is_boolean(v))
 			bad("mediated_vpmu", "must be true or false");

@@ -115,8 +115,8 @@ def cores_of(fixture):
     return out
 
 
-def fake_env(a, trace):
-    env = dict(os.environ, FAKEPMU_SYSFS=a.fixture, FAKEPMU_SCENARIO=a.scenario,
+def fake_env(a, trace, scenario=None):
+    env = dict(os.environ, FAKEPMU_SYSFS=a.fixture, FAKEPMU_SCENARIO=scenario or a.scenario,
                LD_PRELOAD=a.fakepmu, PERF_CPUID=a.cpuid, FAKEPMU_TRACE=trace)
     env.pop("FAKEPMU_CLOCK_FILE", None)
     if a.tables_fallback:
@@ -428,10 +428,16 @@ def perf_events_mode(a, tables):
 
 
 def topdownd_values(a):
-    cmd = [a.topdownd, "-c", "/dev/null", "--sysfs-root", a.fixture, "--watch", "--json",
+    conf = "/dev/null"
+    if a.topdownd_level:
+        conf = os.path.join(a.tmp, "topdownd.conf")
+        with open(conf, "w") as f:
+            f.write("[collect]\nlevel = %d\n" % a.topdownd_level)
+    cmd = [a.topdownd, "-c", conf, "--sysfs-root", a.fixture, "--watch", "--json",
            "--count", str(a.intervals + 1), "-i", "%dms" % a.interval_ms]
     trace = os.path.join(a.tmp, "topdownd.trace")
-    proc = subprocess.run(cmd, env=fake_env(a, trace), capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(cmd, env=fake_env(a, trace, a.topdownd_scenario), capture_output=True,
+                          text=True, timeout=120)
     if proc.returncode != 0:
         raise SystemExit("topdownd failed, exit %d:\n%s" % (proc.returncode, proc.stderr[-2000:]))
     lines = proc.stdout.splitlines()
@@ -522,6 +528,11 @@ def main():
     ap.add_argument("--weight-event",
                     help="perf event whose per-CPU count weights the ratio children of "
                          "packages and the host (CPU_CLK_UNHALTED.THREAD_ANY)")
+    ap.add_argument("--topdownd-scenario",
+                    help="topdownd's own scenario: the same workload with a pinned holder of "
+                         "counters (held), which perf does not meet")
+    ap.add_argument("--topdownd-level", type=int,
+                    help="topdownd at this level ([collect] level); compared on its categories")
     ap.add_argument("--topdownd", required=True)
     ap.add_argument("--fakepmu", required=True)
     ap.add_argument("--sysns", required=True)
@@ -529,6 +540,8 @@ def main():
     a = ap.parse_args()
     a.fixture = os.path.abspath(a.fixture)
     a.scenario = os.path.abspath(a.scenario)
+    if a.topdownd_scenario:
+        a.topdownd_scenario = os.path.abspath(a.topdownd_scenario)
     import tempfile
     a.tmp = tempfile.mkdtemp(prefix="parity.")
     tables = Tables(a.tables, a.tables_fallback)
@@ -589,6 +602,8 @@ def main():
                         errors.append("%s: perf has values, topdownd none" % where)
                         continue
                     pv = {c: v for c, v in pv.items() if c not in a.ignore}
+                    if a.topdownd_level == 1:
+                        pv = {c: v for c, v in pv.items() if c in L1_ALL}
                     want = clamped(pv, a.icl, a.gp)
                     if a.gp:
                         # Rescaling perf's rounded output is not a clamp.
