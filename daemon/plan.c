@@ -24,16 +24,27 @@ td_catset plan_cats(const struct uarch *ua, unsigned level)
 
 struct pgroup {
 	unsigned gp_used;
+	unsigned gp_cap;  /* the fewest counters a member's list allows, or 0 */
 	bool fixed_busy[4];
 	unsigned n;
 	uint8_t ev[UA_EVENTS_MAX];
 };
 
-/* Places event @e in @g if the counters allow; true when it did. */
-static bool place(const struct uarch *ua, struct pgroup *g, uint8_t e, unsigned gp, bool fixed1_busy)
+/* Places event @e in @g if the counters allow; true when it did.
+ *
+ * An event that perf's table restricts to counters 0..k-1 ("Counter":
+ * "0,1,2,3"; CounterHTOff with SMT off) goes only in a group of at most k
+ * general-purpose events.  The kernel schedules by its own constraint
+ * tables (arch/x86/events/core.c: x86_schedule_events, the events of
+ * fewest allowed counters first, each on the lowest free one), which
+ * may not restrict that event; with at most k events every one it sees
+ * as unconstrained lands on a counter below k. */
+static bool place(const struct uarch *ua, struct pgroup *g, uint8_t e, unsigned gp, bool fixed1_busy,
+		  enum ua_mode mode)
 {
 	const struct ua_event *ev = &ua->events[e];
 	int fixed = ua_event_fixed(ev);
+	unsigned allowed = ua_event_counters(ev, mode), cap = g->gp_cap ? g->gp_cap : gp;
 
 	if (fixed == 3) {
 		/* Slots and the metrics share fixed counter 3. */
@@ -45,15 +56,18 @@ static bool place(const struct uarch *ua, struct pgroup *g, uint8_t e, unsigned 
 		g->ev[g->n++] = e;
 		return true;
 	}
-	if (!ua_event_gp_ok(ev) || g->gp_used >= gp)
+	if (allowed < cap)
+		cap = allowed;
+	if (!ua_event_gp_ok(ev) || g->gp_used >= gp || g->gp_used >= cap)
 		return false;
 	g->gp_used++;
+	g->gp_cap = cap;
 	g->ev[g->n++] = e;
 	return true;
 }
 
 int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigned n_core,
-	      unsigned gp, bool fixed1_busy, uint8_t *out, uint8_t *group_start)
+	      unsigned gp, bool fixed1_busy, enum ua_mode mode, uint8_t *out, uint8_t *group_start)
 {
 	struct pgroup g[PLAN_GROUPS_MAX];
 	unsigned n_groups = 0, last_core = 0, k = 0;
@@ -68,16 +82,16 @@ int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigne
 			/* The PERF_METRICS group is the first. */
 			if (n_groups == 0)
 				n_groups = 1;
-			done = place(ua, &g[0], e, gp, fixed1_busy);
+			done = place(ua, &g[0], e, gp, fixed1_busy, mode);
 		}
 		for (unsigned j = from; j < n_groups && !done; j++)
-			if (place(ua, &g[j], e, gp, fixed1_busy)) {
+			if (place(ua, &g[j], e, gp, fixed1_busy, mode)) {
 				done = true;
 				if (!refine && j > last_core)
 					last_core = j;
 			}
 		if (!done) {
-			if (n_groups == PLAN_GROUPS_MAX || !place(ua, &g[n_groups], e, gp, fixed1_busy))
+			if (n_groups == PLAN_GROUPS_MAX || !place(ua, &g[n_groups], e, gp, fixed1_busy, mode))
 				return -ENOSPC;
 			if (!refine)
 				last_core = n_groups;
@@ -130,10 +144,11 @@ static bool counted_in(const struct ua_event *ev, enum ua_mode mode)
 static void plan_groups(const struct budget *budget, unsigned idx, struct plan_pmu *pp)
 {
 	const struct uarch *ua = pp->ua;
+	const struct budget_pmu *bp = &budget->pmu[idx];
 	uint8_t events[UA_EVENTS_MAX];
+	char restricted[160];
 	int n;
 
-	const struct budget_pmu *bp = &budget->pmu[idx];
 	/* Where the NMI watchdog's pinned cycles event goes: fixed counter 1,
 	 * or on a PMU without fixed counters one of the general-purpose ones
 	 * (no group validation sees it there either).  What another user was
@@ -160,7 +175,7 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 			pp->gp_needed++;
 	}
 	memcpy(events, pp->events, sizeof(events));
-	n = plan_pack(ua, events, pp->n_events, pp->n_core, pp->gp_available, fixed1_busy,
+	n = plan_pack(ua, events, pp->n_events, pp->n_core, pp->gp_available, fixed1_busy, pp->mode,
 		      pp->events, pp->group_start);
 	if (n < 0) {
 		/* Cannot happen with a table's own counters; one group, as the
@@ -171,14 +186,26 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 		pp->group_start[1] = (uint8_t)pp->n_events;
 	}
 	pp->n_groups = (unsigned)n;
+	/* Events perf's table keeps on fewer counters than the PMU has. */
+	restricted[0] = '\0';
+	for (unsigned i = 0, fewest = pp->gp_available; i < pp->n_events; i++) {
+		const struct ua_event *ev = &ua->events[pp->events[i]];
+
+		if (ua_event_counters(ev, pp->mode) < fewest) {
+			fewest = ua_event_counters(ev, pp->mode);
+			str_printf(restricted, sizeof(restricted),
+				   "; events perf's tables keep on counters 0-%u (%s) go in groups of at most %u",
+				   fewest - 1, ev->name, fewest);
+		}
+	}
 	if (pp->n_groups > 1)
 		str_printf(pp->group_note, sizeof(pp->group_note),
-			   "%u groups rotate: %u general-purpose counters needed, %u per CPU%s%s%s; each group is scaled by its own enabled/running time, as perf does",
+			   "%u groups rotate: %u general-purpose counters needed, %u per CPU%s%s%s%s; each group is scaled by its own enabled/running time, as perf does",
 			   pp->n_groups, pp->gp_needed, pp->gp_available,
 			   !pp->watchdog ? "" :
 			   ua->watchdog_takes_gp ? " (the NMI watchdog holds one more)" :
 			   " (the NMI watchdog holds fixed counter 1: cycles take one of them)",
-			   bp->learned[0] ? "; re-planned: " : "", bp->learned);
+			   restricted, bp->learned[0] ? "; re-planned: " : "", bp->learned);
 	else if (bp->learned[0])
 		str_printf(pp->group_note, sizeof(pp->group_note), "re-planned: %s", bp->learned);
 }

@@ -84,7 +84,8 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 /* Splits @n events of @ua (indexes into ua->events; the first @n_core
  * needed in any model, the refinement events after them) into groups
  * that fit @gp general-purpose counters and the fixed counters (fixed
- * counter 1 not when @fixed1_busy), first fit in order, so that level 1
+ * counter 1 not when @fixed1_busy), honouring each event's counter list
+ * for SMT @mode, first fit in order, so that level 1
  * stays in the first group whenever it fits.  The kernel's PERF_METRICS
  * events all go to the first group, slots leading.  Refinement events
  * only go to the last group holding other events or later ones, after
@@ -94,7 +95,7 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
  * general-purpose counter for it) or more than PLAN_GROUPS_MAX are
  * needed. */
 int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigned n_core,
-	      unsigned gp, bool fixed1_busy, uint8_t *out, uint8_t *group_start);
+	      unsigned gp, bool fixed1_busy, enum ua_mode mode, uint8_t *out, uint8_t *group_start);
 
 /* The plan of the PMU monitoring @cpu, or NULL. */
 const struct plan_pmu *plan_pmu_of(const struct plan *plan, unsigned cpu);

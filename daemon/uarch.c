@@ -3,6 +3,7 @@
 #include "uarch.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,6 +235,14 @@ bool ua_event_gp_ok(const struct ua_event *ev)
 	return f < 0 || f == 0 || f == 1;
 }
 
+static unsigned highest_plus_one(const char *list)
+{
+	/* "0,1,2,3": the last number is the highest. */
+	const char *last = strrchr(list, ',');
+
+	return (unsigned)strtoul(last ? last + 1 : list, NULL, 10) + 1;
+}
+
 unsigned ua_gp_counters(const struct uarch *ua)
 {
 	unsigned best = 0;
@@ -241,16 +250,24 @@ unsigned ua_gp_counters(const struct uarch *ua)
 	for (unsigned i = 0; i < ua->n_events; i++) {
 		const char *c = ua->events[i].counter;
 
+		unsigned n;
+
 		if (!c || ua_event_fixed(&ua->events[i]) >= 0)
 			continue;
-		/* "0,1,2,3": the last number is the highest. */
-		const char *last = strrchr(c, ',');
-		unsigned n = (unsigned)strtoul(last ? last + 1 : c, NULL, 10) + 1;
-
+		n = highest_plus_one(c);
 		if (n > best)
 			best = n;
 	}
 	return best ? best : ua->gp_counters;
+}
+
+unsigned ua_event_counters(const struct ua_event *ev, enum ua_mode mode)
+{
+	const char *c = mode == UA_MODE_NOSMT && ev->counter_htoff ? ev->counter_htoff : ev->counter;
+
+	if (!c || ua_event_fixed(ev) >= 0)
+		return UINT_MAX;
+	return highest_plus_one(c);
 }
 
 size_t ua_count(void)

@@ -69,6 +69,9 @@ struct ua_event {
 	 * "Cycle counter" for CPU_CYCLES, which the kernel puts on the
 	 * dedicated cycle counter when it is free (fixed counter 1's part). */
 	const char *counter;
+	/* The table's "CounterHTOff" where it differs from Counter (Skylake
+	 * family: the counters it may use when SMT is off), else NULL. */
+	const char *counter_htoff;
 	unsigned modes;     /* enum ua_mode bits it is counted in; 0: all */
 };
 
@@ -211,6 +214,12 @@ bool ua_event_gp_ok(const struct ua_event *ev);
  * (its Counter fields: "0,1,2,3" -> 4); the driver's figure
  * (gp_counters) when the table lists none. */
 unsigned ua_gp_counters(const struct uarch *ua);
+
+/* The general-purpose counters @ev may count on in @mode (its table's
+ * Counter, or CounterHTOff with SMT off), as the highest plus one: "0,1,2,3"
+ * -> 4; UINT_MAX when the table restricts nothing (no list, a fixed
+ * counter's event on a general-purpose one). */
+unsigned ua_event_counters(const struct ua_event *ev, enum ua_mode mode);
 
 /* Every microarchitecture in the tables (tests, documentation). */
 size_t ua_count(void);

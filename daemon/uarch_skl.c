@@ -23,9 +23,12 @@
 #define SMT UA_MODE_SMT
 #define EBS UA_MODE_EBS
 
-#define EV(var_, name_, terms_, table_, counter_, level_, modes_)                      \
+/* Counter with SMT on; CounterHTOff with it off. */
+#define GP8 "0,1,2,3,4,5,6,7"
+
+#define EV(var_, name_, terms_, table_, counter_, htoff_, level_, modes_)              \
 	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
-	  .counter = (counter_), .level = (level_), .modes = (modes_) }
+	  .counter = (counter_), .counter_htoff = (htoff_), .level = (level_), .modes = (modes_) }
 
 /* The events of perf's TopdownL1 and TopdownL2 on these parts.  Clocks:
  * with SMT and every thread counted (#core_wide), CORE_CLKS is
@@ -33,26 +36,26 @@
  * estimate from THREAD, ONE_THREAD_ACTIVE and REF_XCLK; without SMT,
  * THREAD.  The recovery term takes the AnyThread form whenever SMT is on. */
 #define SKL_EVENTS(PIPE, FE)                                                                      \
-	EV(TD_EV_UOPS_ISSUED, "UOPS_ISSUED.ANY", "event=0x0e,umask=0x01", PIPE, GP4, 1, 0),        \
-	EV(TD_EV_RETIRE_SLOTS, "UOPS_RETIRED.RETIRE_SLOTS", "event=0xc2,umask=0x02", PIPE, GP4, 1, 0), \
-	EV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_UOPS_NOT_DELIVERED.CORE", "event=0x9c,umask=0x01", FE, GP4, 1, 0), \
-	EV(TD_EV_RECOVERY_THREAD, "INT_MISC.RECOVERY_CYCLES", "event=0x0d,umask=0x01", PIPE, GP4, 1, NOSMT), \
-	EV(TD_EV_RECOVERY_ANY, "INT_MISC.RECOVERY_CYCLES_ANY", "event=0x0d,umask=0x01,any=1", PIPE, GP4, 1, SMT | EBS), \
-	EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD", "event=0x3c", PIPE, "Fixed counter 1", 1, NOSMT | EBS), \
-	EV(TD_EV_CYCLES_ANY, "CPU_CLK_UNHALTED.THREAD_ANY", "event=0x3c,any=1", PIPE, "Fixed counter 1", 1, SMT), \
-	EV(TD_EV_ONE_THREAD_ACTIVE, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", "event=0x3c,umask=0x02", PIPE, GP4, 1, EBS), \
-	EV(TD_EV_REF_XCLK, "CPU_CLK_UNHALTED.REF_XCLK", "event=0x3c,umask=0x01", PIPE, GP4, 1, EBS), \
+	EV(TD_EV_UOPS_ISSUED, "UOPS_ISSUED.ANY", "event=0x0e,umask=0x01", PIPE, GP4, GP8, 1, 0),        \
+	EV(TD_EV_RETIRE_SLOTS, "UOPS_RETIRED.RETIRE_SLOTS", "event=0xc2,umask=0x02", PIPE, GP4, GP8, 1, 0), \
+	EV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_UOPS_NOT_DELIVERED.CORE", "event=0x9c,umask=0x01", FE, GP4, GP8, 1, 0), \
+	EV(TD_EV_RECOVERY_THREAD, "INT_MISC.RECOVERY_CYCLES", "event=0x0d,umask=0x01", PIPE, GP4, GP8, 1, NOSMT), \
+	EV(TD_EV_RECOVERY_ANY, "INT_MISC.RECOVERY_CYCLES_ANY", "event=0x0d,umask=0x01,any=1", PIPE, GP4, GP8, 1, SMT | EBS), \
+	EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD", "event=0x3c", PIPE, "Fixed counter 1", NULL, 1, NOSMT | EBS), \
+	EV(TD_EV_CYCLES_ANY, "CPU_CLK_UNHALTED.THREAD_ANY", "event=0x3c,any=1", PIPE, "Fixed counter 1", NULL, 1, SMT), \
+	EV(TD_EV_ONE_THREAD_ACTIVE, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", "event=0x3c,umask=0x02", PIPE, GP4, GP8, 1, EBS), \
+	EV(TD_EV_REF_XCLK, "CPU_CLK_UNHALTED.REF_XCLK", "event=0x3c,umask=0x01", PIPE, GP4, GP8, 1, EBS), \
 	EV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",            \
-	   "event=0x9c,umask=0x01,cmask=4", FE, GP4, 2, 0),                                         \
-	EV(TD_EV_BR_MISP_RETIRED, "BR_MISP_RETIRED.ALL_BRANCHES", "event=0xc5", PIPE, GP4, 2, 0),    \
-	EV(TD_EV_MACHINE_CLEARS, "MACHINE_CLEARS.COUNT", "event=0xc3,umask=0x01,cmask=1,edge=1", PIPE, GP4, 2, 0), \
-	EV(TD_EV_STALLS_MEM_ANY, "CYCLE_ACTIVITY.STALLS_MEM_ANY", "event=0xa3,umask=0x14,cmask=20", PIPE, GP4, 2, 0), \
-	EV(TD_EV_STALLS_TOTAL, "CYCLE_ACTIVITY.STALLS_TOTAL", "event=0xa3,umask=0x04,cmask=4", PIPE, GP4, 2, 0), \
-	EV(TD_EV_BOUND_ON_STORES, "EXE_ACTIVITY.BOUND_ON_STORES", "event=0xa6,umask=0x40", PIPE, GP4, 2, 0), \
-	EV(TD_EV_PORTS_UTIL_1, "EXE_ACTIVITY.1_PORTS_UTIL", "event=0xa6,umask=0x02", PIPE, GP4, 2, 0), \
-	EV(TD_EV_PORTS_UTIL_2, "EXE_ACTIVITY.2_PORTS_UTIL", "event=0xa6,umask=0x04", PIPE, GP4, 2, 0), \
-	EV(TD_EV_MACRO_FUSED, "UOPS_RETIRED.MACRO_FUSED", "event=0xc2,umask=0x04", PIPE, GP4, 2, 0), \
-	EV(TD_EV_INST_RETIRED, "INST_RETIRED.ANY", "event=0xc0", PIPE, "Fixed counter 0", 2, 0)
+	   "event=0x9c,umask=0x01,cmask=4", FE, GP4, GP8, 2, 0),                                         \
+	EV(TD_EV_BR_MISP_RETIRED, "BR_MISP_RETIRED.ALL_BRANCHES", "event=0xc5", PIPE, GP4, GP8, 2, 0),    \
+	EV(TD_EV_MACHINE_CLEARS, "MACHINE_CLEARS.COUNT", "event=0xc3,umask=0x01,cmask=1,edge=1", PIPE, GP4, GP8, 2, 0), \
+	EV(TD_EV_STALLS_MEM_ANY, "CYCLE_ACTIVITY.STALLS_MEM_ANY", "event=0xa3,umask=0x14,cmask=20", PIPE, GP4, NULL, 2, 0), \
+	EV(TD_EV_STALLS_TOTAL, "CYCLE_ACTIVITY.STALLS_TOTAL", "event=0xa3,umask=0x04,cmask=4", PIPE, GP4, GP8, 2, 0), \
+	EV(TD_EV_BOUND_ON_STORES, "EXE_ACTIVITY.BOUND_ON_STORES", "event=0xa6,umask=0x40", PIPE, GP4, GP8, 2, 0), \
+	EV(TD_EV_PORTS_UTIL_1, "EXE_ACTIVITY.1_PORTS_UTIL", "event=0xa6,umask=0x02", PIPE, GP4, GP8, 2, 0), \
+	EV(TD_EV_PORTS_UTIL_2, "EXE_ACTIVITY.2_PORTS_UTIL", "event=0xa6,umask=0x04", PIPE, GP4, GP8, 2, 0), \
+	EV(TD_EV_MACRO_FUSED, "UOPS_RETIRED.MACRO_FUSED", "event=0xc2,umask=0x04", PIPE, GP4, GP8, 2, 0), \
+	EV(TD_EV_INST_RETIRED, "INST_RETIRED.ANY", "event=0xc0", PIPE, "Fixed counter 0", NULL, 2, 0)
 
 /* perf 6.1's tma_* metrics of the category tree, verbatim.  SLOTS is
  * "4 * CORE_CLKS" and CORE_CLKS the clock expression above, in the same

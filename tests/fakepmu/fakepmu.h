@@ -114,6 +114,7 @@ struct fixture {
 	bool arm;			/* modalias type aarch64: PMUv3 event numbers */
 	uint64_t mux_ns;		/* perf_event_mux_interval_ms of the core PMU */
 	bool watchdog;			/* /proc/sys/kernel/nmi_watchdog is 1 */
+	bool smt_off;			/* devices/system/cpu/smt/active is 0 */
 };
 
 extern FP_HIDDEN struct fixture fp_fix;
@@ -153,6 +154,10 @@ FP_HIDDEN void fp_decode(uint64_t config, struct fp_enc *out);
 FP_HIDDEN bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t len);
 FP_HIDDEN int fp_tables_lookup(const char *pmu, const char *name, struct fp_enc *out);
 FP_HIDDEN int fp_tables_gp_counters(const char *pmu);
+/* The general-purpose counters perf's table lets the event of @enc use
+ * (Counter, or CounterHTOff with @smt_off), as a bit mask; 0 when it lists
+ * none (any). */
+FP_HIDDEN uint32_t fp_tables_gp_mask(const char *pmu, const struct fp_enc *enc, bool smt_off);
 
 /* scenario.c */
 FP_HIDDEN void fp_scenario_load(const char *path);

@@ -233,6 +233,7 @@ static void load_hardware(void)
 	}
 	fixture_path(path, sizeof(path), "devices/system/cpu/smt/active");
 	smt_off = fp_read_file(path, buf, sizeof(buf)) > 0 && buf[0] == '0';
+	fp_fix.smt_off = smt_off;
 	/* The NMI watchdog is the running kernel's, not the fixture's. */
 	fp_fix.watchdog = fp_read_file("/proc/sys/kernel/nmi_watchdog", buf, sizeof(buf)) > 0 &&
 			  buf[0] == '1';

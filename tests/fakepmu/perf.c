@@ -47,6 +47,7 @@
 #define MAX_READ_SIZE	(16 * 1024)	/* perf_event_validate_size() */
 #define FIRST_ID	1000
 #define FIXED_MAX	4		/* fixed counters 0..3 */
+#define MAX_GP_EVENTS	64		/* general-purpose events of one group considered */
 
 struct fev {
 	int fd, cpu;
@@ -54,6 +55,7 @@ struct fev {
 	int sid;			/* scenario event (fp_scen names), -1: counts 0 */
 	int fixed;			/* fixed counter it prefers, -1: none */
 	bool gp_ok;			/* may take a general-purpose counter */
+	uint32_t gp_mask;		/* the ones it may take (perf's table), 0: any */
 	char name[128];			/* perf's name for a hardware event, "" */
 	const struct pmu *pmu;		/* NULL for software events */
 	uint64_t id, read_format;
@@ -154,9 +156,28 @@ static bool group_is_software(struct fev *l)
 /* ---- counters: what a group needs and whether it fits ---- */
 
 struct counters {
-	int gp_free;
+	uint32_t gp_free;		/* free general-purpose counters, a bit each */
 	bool fixed_busy[FIXED_MAX];
 };
+
+static int popcount(uint32_t m)
+{
+	return __builtin_popcount(m);
+}
+
+/* @n counters, all free. */
+static uint32_t all_counters(int n)
+{
+	return n >= 32 ? UINT32_MAX : (1u << n) - 1;
+}
+
+/* Takes the @n lowest free counters: a pinned holder is placed first, on
+ * the lowest free ones (x86_schedule_events). */
+static void take_lowest(uint32_t *free_mask, int n)
+{
+	while (n-- > 0 && *free_mask)
+		*free_mask &= *free_mask - 1;
+}
 
 static int gp_counters(const struct pmu *p)
 {
@@ -187,13 +208,19 @@ static bool validation_counts(const struct fev *l, const struct fev *ev, const s
 /* x86_schedule_events() reduced to what the fake needs: slots and the
  * metrics share fixed counter 3, an event with a fixed counter takes it
  * when free, otherwise (if it may) a general-purpose counter like every
- * other event.  Commits to @c only when the whole group fits.  With
+ * other event, each within the counters perf's table lists for it (the
+ * kernel's constraint tables; where they differ the table's is the
+ * fake's rule).  The general-purpose events are placed as
+ * perf_assign_events() does: fewest allowed counters first, each on the
+ * lowest free one.  Commits to @c only when the whole group fits.  With
  * @new_ev (group validation) the members validation counts, otherwise
  * (scheduling) the active ones. */
 static bool fits(struct fev *l, struct counters *c, const struct fev *new_ev)
 {
 	struct counters t = *c;
 	bool topdown = false;
+	uint32_t want[MAX_GP_EVENTS];
+	int n_gp = 0;
 
 	for (int i = 0; i <= l->nsib; i++) {
 		struct fev *ev = member(l, i);
@@ -208,10 +235,21 @@ static bool fits(struct fev *l, struct counters *c, const struct fev *new_ev)
 			t.fixed_busy[ev->fixed] = true;
 			continue;
 		}
-		if (!ev->gp_ok || t.gp_free == 0)
+		if (!ev->gp_ok || n_gp == MAX_GP_EVENTS)
 			return false;
-		t.gp_free--;
+		want[n_gp++] = ev->gp_mask ? ev->gp_mask : UINT32_MAX;
 	}
+	for (int w = 1; w <= 32 && n_gp; w++)
+		for (int i = 0; i < n_gp; i++) {
+			uint32_t ok;
+
+			if (popcount(want[i]) != w && !(w == 32 && popcount(want[i]) >= 32))
+				continue;
+			ok = want[i] & t.gp_free;
+			if (!ok)
+				return false;
+			t.gp_free &= ~(ok & -ok);	/* the lowest free one it may take */
+		}
 	if (topdown) {
 		if (t.fixed_busy[3])
 			return false;
@@ -427,7 +465,7 @@ static void place(int cpu, uint64_t k)
 	struct counters cnt = { 0 };
 	struct fev *l;
 
-	cnt.gp_free = gp_counters(fp_core_pmu_for_cpu(cpu));
+	cnt.gp_free = all_counters(gp_counters(fp_core_pmu_for_cpu(cpu)));
 	/* The NMI watchdog's pinned cycles event (kernel/watchdog_perf.c)
 	 * holds a counter on every CPU before any of ours: fixed counter 1
 	 * (arm64: the cycle counter), or on AMD, which has no fixed counters,
@@ -435,12 +473,12 @@ static void place(int cpu, uint64_t k)
 	 * (ctx_sched_in: EVENT_PINNED before EVENT_FLEXIBLE), and group
 	 * validation never sees them. */
 	if (fp_fix.amd)
-		cnt.gp_free -= fp_fix.watchdog && cnt.gp_free > 0;
+		take_lowest(&cnt.gp_free, fp_fix.watchdog);
 	else
 		cnt.fixed_busy[1] = fp_fix.watchdog;
 	/* The scenario's other pinned holder, from its time on. */
 	if (k * fp_fix.mux_ns >= cfg->held_from_ns) {
-		cnt.gp_free -= cfg->held_gp < cnt.gp_free ? cfg->held_gp : cnt.gp_free;
+		take_lowest(&cnt.gp_free, cfg->held_gp);
 		for (int f = 0; f < FIXED_MAX; f++)
 			cnt.fixed_busy[f] |= cfg->held_fixed[f];
 	}
@@ -730,7 +768,7 @@ static int check_group(struct fev *l, int cpu, struct fev *ev)
 	if (!is_sw_cls(ev->cls)) {
 		bool ok;
 
-		cnt.gp_free = gp_counters(ev->pmu);
+		cnt.gp_free = all_counters(gp_counters(ev->pmu));
 		l->sib[l->nsib] = ev;	/* room was made by the caller */
 		l->nsib++;
 		ok = fits(l, &cnt, ev);
@@ -768,6 +806,7 @@ static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
 	if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE)
 		return;
 	fp_decode(a->config, &enc);
+	ev->gp_mask = fp_tables_gp_mask(ev->pmu->name, &enc, fp_fix.smt_off);
 	if (!fp_tables_name(ev->pmu->name, &enc, ev->name, sizeof(ev->name)))
 		return;
 	ev->sid = fp_scenario_event(ev->name);

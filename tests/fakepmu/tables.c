@@ -31,6 +31,8 @@ struct tevent {
 	char unit[16];		/* "" or cpu_core / cpu_atom */
 	struct fp_enc enc;
 	int max_gp;		/* highest general-purpose counter listed, -1 */
+	uint32_t mask;		/* the general-purpose counters Counter lists, 0: none listed */
+	uint32_t mask_htoff;	/* CounterHTOff's (Skylake family, SMT off), 0: as mask */
 };
 
 static struct {
@@ -119,18 +121,26 @@ static void apply_jevents_fixed(struct tevent *t)
 	}
 }
 
-static void parse_counter(struct tevent *t, const char *c)
+static uint32_t counter_mask(const char *c)
 {
-	t->max_gp = -1;
-	if (!c || !strncmp(c, "Fixed counter ", 14))
-		return;
-	for (const char *p = c; *p; p++)
-		if (*p >= '0' && *p <= '9' && (p == c || p[-1] == ',')) {
-			int n = atoi(p);
+	uint32_t m = 0;
 
-			if (n > t->max_gp)
-				t->max_gp = n;
-		}
+	if (!c || !strncmp(c, "Fixed counter ", 14))
+		return 0;
+	for (const char *p = c; *p; p++)
+		if (*p >= '0' && *p <= '9' && (p == c || p[-1] == ',') && atoi(p) < 32)
+			m |= 1u << atoi(p);
+	return m;
+}
+
+static void parse_counter(struct tevent *t, const char *c, const char *htoff)
+{
+	t->mask = counter_mask(c);
+	t->mask_htoff = counter_mask(htoff);
+	t->max_gp = -1;
+	for (int n = 0; n < 32; n++)
+		if (t->mask & (1u << n))
+			t->max_gp = n;
 }
 
 static void add_events_file(const char *path)
@@ -145,6 +155,7 @@ static void add_events_file(const char *path)
 		json_t *name = json_object_get(e, "EventName");
 		json_t *unit = json_object_get(e, "Unit");
 		json_t *counter = json_object_get(e, "Counter");
+		json_t *htoff = json_object_get(e, "CounterHTOff");
 		struct tevent *t;
 
 		if (!json_is_string(name))
@@ -166,7 +177,8 @@ static void add_events_file(const char *path)
 		t->enc.edge = hexnum(json_object_get(e, "EdgeDetect")) != 0;
 		t->enc.inv = hexnum(json_object_get(e, "Invert")) != 0;
 		t->enc.any = hexnum(json_object_get(e, "AnyThread")) != 0;
-		parse_counter(t, json_is_string(counter) ? json_string_value(counter) : NULL);
+		parse_counter(t, json_is_string(counter) ? json_string_value(counter) : NULL,
+			      json_is_string(htoff) ? json_string_value(htoff) : NULL);
 		apply_jevents_fixed(t);
 		tab.nev++;
 	}
@@ -412,6 +424,22 @@ bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t
 	if (enc->any)
 		snprintf(buf + n, len - (size_t)n, ",any=1");
 	return true;
+}
+
+uint32_t fp_tables_gp_mask(const char *pmu, const struct fp_enc *enc, bool smt_off)
+{
+	const struct tevent *t = find_enc(pmu, enc);
+	struct fp_enc base;
+
+	if (!t) {
+		base = *enc;
+		base.cmask = 0;
+		base.edge = base.inv = base.any = false;
+		t = find_enc(pmu, &base);
+	}
+	if (!t)
+		return 0;
+	return smt_off && t->mask_htoff ? t->mask_htoff : t->mask;
 }
 
 int fp_tables_lookup(const char *pmu, const char *name, struct fp_enc *out)

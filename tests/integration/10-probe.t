@@ -104,7 +104,7 @@ expect_lines "gnr-2s: Granite Rapids' own table" \
 	"Formulas:     graniterapids (perf's x86/graniterapids tables)" \
 	"TopDown:      usable"
 
-# ---- Ice Lake server: level 2 from general-purpose events, two groups ----
+# ---- Ice Lake server: level 2 from general-purpose events, three groups ----
 probe "$FIXTURES/icx-1s"
 expect_rc "icx-1s: --probe exits 0" 0
 expect_lines "icx-1s: level 2, Ice Lake formulas, groups and counters" \
@@ -115,7 +115,7 @@ expect_lines "icx-1s: level 2, Ice Lake formulas, groups and counters" \
 	"Formulas:     icelakex (perf's x86/icelakex tables)" \
 	"Model:        perf (refinement events: INT_MISC.UOP_DROPPING, INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1)" \
 	"Counters:     15 general-purpose needed, 8 per CPU (probed on CPU 0 with INT_MISC.UOP_DROPPING)" \
-	"              2 groups rotate: 15 general-purpose counters needed, 8 per CPU; each group is scaled by its own enabled/running time, as perf does" \
+	"              3 groups rotate: 15 general-purpose counters needed, 8 per CPU; events perf's tables keep on counters 0-3 (IDQ.MS_UOPS) go in groups of at most 4; each group is scaled by its own enabled/running time, as perf does" \
 	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
 	"TopDown:      usable"
 

@@ -431,7 +431,8 @@ class Tables:
             for e in json.load(f):
                 if "EventName" not in e:
                     continue
-                out[(e["EventName"], e.get("Unit"))] = (fname, self.encoding(e), e.get("Counter"))
+                out[(e["EventName"], e.get("Unit"))] = (fname, self.encoding(e), e.get("Counter"),
+                                                         e.get("CounterHTOff"))
         return out
 
     @classmethod

@@ -79,11 +79,12 @@ static json_t *uarch_json(const struct uarch *ua)
 		const struct ua_event *e = &ua->events[i];
 
 		json_array_append_new(events,
-				      json_pack("{s:s, s:o, s:o, s:s, s:i, s:b, s:o, s:o}", "name", e->name,
+				      json_pack("{s:s, s:o, s:o, s:s, s:i, s:b, s:o, s:o, s:o}", "name", e->name,
 						"sysfs", e->sysfs ? json_string(e->sysfs) : json_null(),
 						"terms", e->terms ? json_string(e->terms) : json_null(),
 						"table", e->table, "level", e->level, "refine", e->refine,
 						"counter", e->counter ? json_string(e->counter) : json_null(),
+						"counter_htoff", e->counter_htoff ? json_string(e->counter_htoff) : json_null(),
 						"modes", modes_json(e->modes)));
 	}
 	json_object_set_new(o, "events", events);

@@ -2,6 +2,8 @@
 /* Unit tests of plan: what is monitored on each fixture under various
  * configurations. */
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -194,17 +196,18 @@ static void test_icx_default(void **state)
 	assert_int_equal(pp->n_core, 18);
 	assert_int_equal(pp->gp_available, 8);
 	assert_int_equal(pp->gp_needed, 15);
-	assert_int_equal(pp->n_groups, 2);
+	/* Three: the events perf's table keeps on counters 0-3 go in a group
+	 * of at most four (plan_pack). */
+	assert_int_equal(pp->n_groups, 3);
 	/* slots leads the first group, with the metrics and 8 more. */
 	assert_int_equal(pp->ua->events[pp->events[0]].var, TD_EV_SLOTS);
 	assert_int_equal(pp->group_start[1], 13);
-	assert_int_equal(pp->group_start[2], 20);
 	/* The refinement events close the last group. */
 	assert_int_equal(pp->ua->events[pp->events[18]].var, TD_EV_UOP_DROPPING);
 	assert_int_equal(pp->ua->events[pp->events[19]].var, TD_EV_RECOVERY_CYCLES);
 	assert_true(pp->cats == (TD_CATSET_L1 | TD_CATSET_L2_INTEL));
 	assert_string_equal(pp->group_note,
-			    "2 groups rotate: 15 general-purpose counters needed, 8 per CPU; each group is scaled by its own enabled/running time, as perf does");
+			    "3 groups rotate: 15 general-purpose counters needed, 8 per CPU; events perf's tables keep on counters 0-3 (IDQ.MS_UOPS) go in groups of at most 4; each group is scaled by its own enabled/running time, as perf does");
 	assert_string_equal(list(&e->plan.monitor), "0-7");
 	assert_string_equal(list(&e->plan.unsupported), "");
 	unload(e);
@@ -473,7 +476,9 @@ static void test_clx_nosmt(void **state)
 	assert_int_equal(pp->mode, UA_MODE_NOSMT);
 	assert_false(pp->core_share);
 	assert_int_equal(pp->gp_needed, 13);
-	assert_int_equal(pp->n_groups, 2);
+	/* Eight counters without SMT, but CYCLE_ACTIVITY.STALLS_MEM_ANY stays
+	 * on 0-3 (CounterHTOff "0,1,2,3"): its group holds four. */
+	assert_int_equal(pp->n_groups, 3);
 	unload(e);
 }
 
@@ -501,6 +506,34 @@ static void test_srf(void **state)
 
 /* plan_pack alone: first fit keeps level 1 together, refinement events
  * stay last, an event no counter can take is refused. */
+/* Every group's general-purpose events fit the narrowest counter list
+ * among them (the packer's rule). */
+static bool restricted_groups_fit(const struct uarch *ua, const uint8_t *ev, const uint8_t *start,
+				  unsigned groups, enum ua_mode mode)
+{
+	for (unsigned g = 0; g < groups; g++) {
+		unsigned gp = 0, cap = UINT_MAX;
+		bool busy[4] = { false, false, false, false };
+
+		for (unsigned i = start[g]; i < start[g + 1]; i++) {
+			const struct ua_event *e = &ua->events[ev[i]];
+			int fixed = ua_event_fixed(e);
+
+			if (fixed == 3 || (fixed >= 0 && !busy[fixed])) {
+				if (fixed >= 0)
+					busy[fixed] = true;
+				continue;
+			}
+			gp++;
+			if (ua_event_counters(e, mode) < cap)
+				cap = ua_event_counters(e, mode);
+		}
+		if (gp > cap)
+			return false;
+	}
+	return true;
+}
+
 static void test_pack(void **state)
 {
 	const struct uarch *icx = NULL, *skx = NULL;
@@ -523,11 +556,15 @@ static void test_pack(void **state)
 	for (unsigned i = 0; i < icx->n_events; i++)
 		if (icx->events[i].refine)
 			in[n++] = (uint8_t)i;
-	assert_int_equal(plan_pack(icx, in, n, n - 2, 8, false, out, start), 2);
+	assert_int_equal(plan_pack(icx, in, n, n - 2, 8, false, UA_MODE_SMT, out, start), 3);
 	assert_true(icx->events[out[n - 1]].refine && icx->events[out[n - 2]].refine);
 	assert_int_equal(ua_event_fixed(&icx->events[out[0]]), 3);
+	/* The four events perf's table keeps on counters 0-3 (IDQ.MS_UOPS,
+	 * IDQ.MITE_UOPS, UOPS_DECODED.DEC0 and its cmask form) share a group
+	 * of at most four general-purpose events, so none can land on 4-7. */
+	assert_true(restricted_groups_fit(icx, out, start, 3, UA_MODE_SMT));
 	/* No general-purpose counter at all: nothing fits. */
-	assert_int_equal(plan_pack(icx, in, n, n - 2, 0, false, out, start), -ENOSPC);
+	assert_int_equal(plan_pack(icx, in, n, n - 2, 0, false, UA_MODE_SMT, out, start), -ENOSPC);
 	/* Skylake: 4 counters, fixed counter 1 free: UOPS_ISSUED...THREAD_ANY in one. */
 	n = 0;
 	for (unsigned i = 0; i < skx->n_events; i++)
@@ -535,8 +572,21 @@ static void test_pack(void **state)
 		    (skx->events[i].modes == 0 || (skx->events[i].modes & UA_MODE_SMT)))
 			in[n++] = (uint8_t)i;
 	assert_int_equal(n, 5);
-	assert_int_equal(plan_pack(skx, in, n, n, 4, false, out, start), 1);
-	assert_int_equal(plan_pack(skx, in, n, n, 4, true, out, start), 2);
+	assert_int_equal(plan_pack(skx, in, n, n, 4, false, UA_MODE_SMT, out, start), 1);
+	assert_int_equal(plan_pack(skx, in, n, n, 4, true, UA_MODE_SMT, out, start), 2);
+	/* Skylake-SP without SMT: 8 counters (CounterHTOff) except
+	 * CYCLE_ACTIVITY.STALLS_MEM_ANY, which stays on 0-3 (its CounterHTOff
+	 * too): its group holds at most four. */
+	n = 0;
+	for (unsigned i = 0; i < skx->n_events; i++)
+		if (skx->events[i].modes == 0 || (skx->events[i].modes & UA_MODE_NOSMT))
+			in[n++] = (uint8_t)i;
+	{
+		int groups = plan_pack(skx, in, n, n, 8, false, UA_MODE_NOSMT, out, start);
+
+		assert_true(groups >= 2);
+		assert_true(restricted_groups_fit(skx, out, start, (unsigned)groups, UA_MODE_NOSMT));
+	}
 }
 
 static void test_watchdog_parse(void **state)
