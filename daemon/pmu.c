@@ -287,6 +287,28 @@ static void describe_no_topdown(const struct sysfs *sysfs, struct pmu_core *core
 	}
 }
 
+/* The events/ name the arm64 PMU driver gives a PMUv3 common event: its
+ * perf name in lower case ("STALL_SLOT" -> "stall_slot"). */
+static const char *arm_sysfs_name(const char *perf_name, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; perf_name[i] && perf_name[i] != ',' && i + 1 < len; i++)
+		buf[i] = (char)(perf_name[i] >= 'A' && perf_name[i] <= 'Z' ? perf_name[i] - 'A' + 'a'
+									  : perf_name[i]);
+	buf[i] = '\0';
+	return buf;
+}
+
+static bool arm_event_listed(const struct sysfs *sysfs, const char *pmu, const char *perf_name)
+{
+	char name[64], path[512], text[128];
+
+	snprintf(path, sizeof(path), DEVICES "/%s/events/%s", pmu,
+		 arm_sysfs_name(perf_name, name, sizeof(name)));
+	return sysfs_read(sysfs, path, text, sizeof(text)) >= 0;
+}
+
 /* Encodes each event of the core's microarchitecture: from the kernel's
  * events/ file when it has one, else from perf's encoding. */
 static void encode_events(const struct sysfs *sysfs, const struct pmu_formats *formats,
@@ -306,6 +328,20 @@ static void encode_events(const struct sysfs *sysfs, const struct pmu_formats *f
 		}
 		if (!terms)
 			continue;
+		/* arm64: the kernel lists a PMUv3 common event in events/ only
+		 * when the CPU says it implements it (PMCEID;
+		 * drivers/perf/arm_pmuv3.c: armv8pmu_event_attr_is_visible).  An
+		 * unlisted one still opens and counts 0 (armpmu_map_raw_event
+		 * does not check): wrong figures, so it is taken as absent. */
+		if (core->ua->arch && strcmp(core->ua->arch, "arm64") == 0 && !ev->sysfs &&
+		    !arm_event_listed(sysfs, core->name, ev->name)) {
+			if (!ev->refine && !core->reason[0])
+				str_printf(core->reason, sizeof(core->reason),
+					   "core PMU %s does not list events/%s: the CPU (or its hypervisor) does not "
+					   "implement %s, which perf's TopdownL1 needs",
+					   core->name, arm_sysfs_name(ev->name, text, sizeof(text)), ev->name);
+			continue;
+		}
 		if (pmu_encode_terms(formats, terms, &core->enc[i], err, sizeof(err)) < 0) {
 			if (!ev->refine && !core->reason[0])
 				str_printf(core->reason, sizeof(core->reason),

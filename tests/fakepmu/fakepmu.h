@@ -154,6 +154,7 @@ FP_HIDDEN void fp_decode(uint64_t config, struct fp_enc *out);
 FP_HIDDEN bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t len);
 FP_HIDDEN int fp_tables_lookup(const char *pmu, const char *name, struct fp_enc *out);
 FP_HIDDEN int fp_tables_gp_counters(const char *pmu);
+FP_HIDDEN bool fp_arm_event_listed(const char *pmu, const char *perf_name);
 /* The general-purpose counters perf's table lets the event of @enc use
  * (Counter, or CounterHTOff with @smt_off), as a bit mask; 0 when it lists
  * none (any). */

@@ -85,6 +85,19 @@ static bool exists(const char *rel)
 	return stat(path, &st) == 0;
 }
 
+/* arm64: whether the PMU lists @perf_name in its events/ (the kernel does
+ * for what PMCEID says the CPU implements). */
+bool fp_arm_event_listed(const char *pmu, const char *perf_name)
+{
+	char rel[256];
+	int n = snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/events/", pmu);
+
+	for (const char *p = perf_name; *p && *p != ',' && n < (int)sizeof(rel) - 1; p++)
+		rel[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+	rel[n] = '\0';
+	return exists(rel);
+}
+
 static void load_possible(void)
 {
 	char buf[4096], err[256];

@@ -581,6 +581,28 @@ static void mediated_vpmu(void **state)
 	assert_int_equal(t_open_errno(&a, 0, -1), 0);
 }
 
+/* arm64: an event the PMU's events/ leaves out (the CPU does not
+ * implement it, PMCEID) opens all the same and counts 0; a listed one
+ * counts.  The fixture copy lacks events/stall_slot. */
+static void arm_hidden_event_counts_zero(void **state)
+{
+	uint32_t arm = pmu_type("armv8_pmuv3_0");
+	uint64_t hidden = 0x3f, listed = 0x3e;	/* STALL_SLOT, STALL_SLOT_FRONTEND */
+	struct gread g;
+	int fd[2];
+
+	(void)state;
+	fd[0] = t_open(arm, hidden, 0, -1);
+	fd[1] = t_open(arm, listed, 0, fd[0]);
+	assert_true(fd[0] >= 0 && fd[1] >= 0);
+	t_sleep(0.05);
+	t_read_group(fd[0], &g);
+	assert_true(g.running > 0);
+	assert_int_equal(g.val[0], 0);
+	assert_true(g.val[1] > 0);
+	t_close_all(fd, 2);
+}
+
 /* An offline hybrid CPU is out of its PMU's cpus (intel_pmu_cpu_dead):
  * ENOENT, not ENODEV; back online it opens. */
 static void hybrid_offline_enoent(void **state)
@@ -679,6 +701,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(oversized_group_e2big),
 	cmocka_unit_test(mediated_vpmu),
 	cmocka_unit_test(hybrid_offline_enoent),
+	cmocka_unit_test(arm_hidden_event_counts_zero),
 	cmocka_unit_test(hybrid_atom_no_slots),
 	cmocka_unit_test(vm_no_core_pmu),
 	cmocka_unit_test(offline_cpu_enodev),

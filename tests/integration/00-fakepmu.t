@@ -167,6 +167,14 @@ run "mediated vPMU: events without exclude_guest EOPNOTSUPP" "$spr" "$tmp/mediat
 rm -rf "$tmp/fx"
 cp -r "$fixtures/adl-hybrid" "$tmp/fx"
 run "adl-hybrid: an offline CPU is out of its PMU's cpus: ENOENT, then fine once back" "$tmp/fx" "$tmp/basic.json" 0 test_open hybrid_offline_enoent
+rm -rf "$tmp/fx"
+cp -r "$fixtures/neoverse-v2-64" "$tmp/fx"
+rm "$tmp/fx/bus/event_source/devices/armv8_pmuv3_0/events/stall_slot"
+cat >"$tmp/arm.json" <<EOF
+{"cpus": {"default": {"slots_per_second": 8e9, "phases": [{$PLAIN,
+   "events": {"STALL_SLOT": 0.5, "STALL_SLOT_FRONTEND": 0.2}}]}}}
+EOF
+run "arm64: an event events/ leaves out (not implemented, PMCEID) opens and counts 0" "$tmp/fx" "$tmp/arm.json" 0 test_open arm_hidden_event_counts_zero
 run "adl-hybrid: slots/metric config on cpu_atom: EINVAL" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open hybrid_atom_no_slots
 run "vm-nopmu: type 4 and generic events: ENOENT" "$fixtures/vm-nopmu" "$tmp/plain.json" 0 test_open vm_no_core_pmu
 run "spr-holes: CPU offline at open: ENODEV" "$fixtures/spr-holes" "$tmp/basic.json" 0 test_open offline_cpu_enodev

@@ -7,7 +7,7 @@
 # and the reasons on the parts perf has no TopDown for.
 . "$(dirname "$0")/lib.sh"
 
-plan 22
+plan 24
 
 SCEN=$ROOT/tests/scenarios
 
@@ -68,6 +68,18 @@ like "$(grep '^topdown_pmu_info' "$TMP/v2.prom")" 'pmu="armv8_pmuv3_0",pmu_name=
 got=$(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -r '.selection.level1 | [.frontend_bound, .bad_speculation, .backend_bound, .retiring] | map(. * 1000 | round / 1000) | @tsv')
 is "$got" "$(printf '0.192\t0.122\t0.326\t0.36')" "neoverse-v2 API ?cpu=0: level 1 is the truth"
 is "$(curl -s "$TD_URL/api/v1/topdown" | jq -r '.cpus_by_state.monitored')" "64" "neoverse-v2: 64 CPUs monitored"
+td_stop
+# A CPU (or hypervisor) without STALL_SLOT: the kernel leaves it out of
+# events/ (PMCEID) but would still open it, and it would count 0.  The
+# reason instead of wrong figures.
+NOSLOT=$TMP/neoverse-v2-nostallslot
+cp -a "$FIXTURES/neoverse-v2-64" "$NOSLOT"
+rm "$NOSLOT/bus/event_source/devices/armv8_pmuv3_0/events/stall_slot"
+td_start "$NOSLOT" "$SCEN/parity-neoverse-v2.json" -i 200ms || exit 1
+curl -s "$TD_URL/metrics" >"$TMP/noslot.prom"
+is "$(sample "$TMP/noslot.prom" topdown_up)" 0 "neoverse-v2 without events/stall_slot: topdown_up 0, no figures counted from an event the CPU does not implement"
+like "$(grep '^topdown_pmu_info' "$TMP/noslot.prom")" 'reason="core PMU armv8_pmuv3_0 does not list events/stall_slot: the CPU \(or its hypervisor\) does not implement STALL_SLOT, which perf.s TopdownL1 needs"' \
+	"... and topdown_pmu_info says why"
 td_stop
 
 # ---- --once ----
