@@ -63,8 +63,21 @@ static void stop(struct cgattr *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(a->reason, sizeof(a->reason), fmt, ap);
 	va_end(ap);
-	if (a->bpf)
+	if (a->bpf) {
+		char why[SNAP_REASON];
+
 		cgbpf_detach(a->bpf);
+		/* The array holds each event's file (kernel/bpf/arraymap.c:
+		 * perf_event_fd_array_get_ptr): left there, a group the
+		 * collector closes later stays alive and enabled, competing
+		 * for the counters with its successor.  Emptied now. */
+		for (unsigned cpu = 0; cpu < a->n_bcpus; cpu++) {
+			for (unsigned ev = 0; ev < a->fed[cpu]; ev++)
+				if (cgbpf_set_event(a->bpf, cpu, ev, -1, why, sizeof(why)) < 0)
+					log_warning("Per-cgroup attribution: cannot empty the event array: %s", why);
+			a->fed[cpu] = 0;
+		}
+	}
 	a->attributing = false;
 }
 

@@ -151,7 +151,12 @@ int cgbpf_set_event(struct cgbpf *b, unsigned cpu, unsigned ev, int fd, char *wh
 		return -EINVAL;
 	if (fd < 0) {
 		r = bpf_map_delete_elem(map, &key);
-		return r < 0 && errno != ENOENT ? -errno : 0;
+		if (r < 0 && errno != ENOENT) {
+			r = -errno;
+			snprintf(why, whylen, "cannot empty event %u of CPU %u: %s", ev, cpu, strerror(-r));
+			return r;
+		}
+		return 0;
 	}
 	r = bpf_map_update_elem(map, &key, &fd, BPF_ANY);
 	if (r < 0) {
