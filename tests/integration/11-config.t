@@ -76,7 +76,7 @@ bad_config "empty unknown section" '[collect]\nlevel = 2\n[prometheus]\n' \
 bad_config "unknown key" '[http]\nlisten = [::1]:10412\nport = 8080\n' \
 	"bad.conf:3: unknown key \"port\" in [http]: expected $HTTP_KEYS"
 bad_config "key in the wrong section" '[collect]\ntimeout = 5s\n' \
-	"bad.conf:2: unknown key \"timeout\" in [collect] (it belongs in [http]); expected interval, cpus, level, model, count_kernel, history"
+	"bad.conf:2: unknown key \"timeout\" in [collect] (it belongs in [http]); expected interval, cpus, level, model, count_kernel, count_guest, history"
 bad_config "key outside any section" 'interval = 1s\n[collect]\n' \
 	"bad.conf:1: key outside any section: put it under $SECTIONS"
 bad_config "bad duration" '[collect]\ninterval = 2 seconds\n' \
@@ -164,6 +164,7 @@ cpus = all
 level = 2
 model = perf
 count_kernel = true
+count_guest = false
 history = 15m
 
 [metrics]
@@ -212,6 +213,7 @@ cpus = 0-3,8
 level = 1
 model = hardware
 count_kernel = false
+count_guest = true
 history = 1h
 
 [metrics]
@@ -267,6 +269,7 @@ cpus = 8,0-3
 level = 1
 model = hardware
 count_kernel = no
+count_guest = yes
 history = 60m
 EOF
 td -c mod.conf --print-config

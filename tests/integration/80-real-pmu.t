@@ -40,7 +40,7 @@ perf stat -x, -M TopdownL1 -a sleep 0.2 >/dev/null 2>"$TMP/perf-try.txt"
 perf_td=0
 [ "$(perf_l1 "$TMP/perf-try.txt" | wc -l)" -ge 4 ] && perf_td=1
 
-plan 9
+plan 10
 probe=$("$TOPDOWND" -c /dev/null --probe 2>&1)
 st=$?
 diag "$(echo "$probe" | sed 's/^/  /')"
@@ -51,10 +51,22 @@ if [ $st -ne 0 ]; then
 		# A PMU, but no TopDown perf knows of: the reason is given.
 		like "$probe" 'TopDown: +not usable: .+' "--probe on real hardware without TopDown gives the reason"
 	fi
-	for _ in $(seq 8); do skip "TopDown not usable on this CPU"; done
+	for _ in $(seq 9); do skip "TopDown not usable on this CPU"; done
 	done_testing
 fi
 ok 0 "--probe on real hardware: TopDown usable"
+# The counter figure --probe gives is the kernel's: perfprobe (no code of
+# the daemon) opens the same groups of enabled events until it refuses.
+case $(uname -m) in
+aarch64) pe="armv8_pmuv3_0 0x08" ;;
+*) if grep -q AuthenticAMD /proc/cpuinfo; then pe="cpu 0x0076"; else pe="cpu 0x00c5"; fi ;;
+esac
+[ -d /sys/bus/event_source/devices/cpu_core ] && pe="cpu_core 0x00c5"
+read -r pmu ev <<<"$pe"
+kernel=$("${TOOL_DIR:-$ROOT/build/tests/tools}/perfprobe" groups "$pmu" "$ev" 0 | awk '$2 == "all_enabled" {print $3}')
+got=$(echo "$probe" | awk -v p="$pmu" '$1 == "PMU:" {on = ($2 == p)} on && $1 == "Counters:" {
+	for (i = 1; i <= NF; i++) if ($i == "per" && $(i + 1) == "CPU") {print $(i - 1); exit}}')
+is "${got:-none}" "${kernel:-unknown}" "--probe's counter figure ($got) is the kernel's ($kernel, perfprobe)"
 td_spawn "$TOPDOWND" -c /dev/null -l 127.0.0.1:0 -i 200ms || exit 1
 wait_intervals 3
 curl -s "$TD_URL/metrics" >"$TMP/m.txt"
