@@ -306,6 +306,9 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	json_object_set_new(doc, "interval_seconds", json_real(snap->interval_s));
 	json_object_set_new(doc, "intervals", json_integer((json_int_t)snap->seq));
 	json_object_set_new(doc, "intervals_missed", json_integer((json_int_t)snap->intervals_missed));
+	/* How long the last interval's reads took: every CPU's figures were
+	 * read between timestamp - collection_seconds and timestamp. */
+	json_object_set_new(doc, "collection_seconds", json_real(round(snap->duration_s * 1e6) / 1e6));
 	json_object_set_new(doc, "up", json_boolean(snap->up));
 
 	/* "pmu" is the first core PMU (the one monitored on a hybrid part);

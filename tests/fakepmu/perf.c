@@ -363,21 +363,21 @@ static void topdown_update(struct fev *l, bool reset)
 	}
 }
 
-/* icl_set_topdown_event_period(): the registers start from zero on the
- * first schedule-in and are written back from the saved values later. */
+/* icl_set_topdown_event_period(), run at every schedule-in
+ * (x86_pmu_start with PERF_EF_RELOAD): a counting event's period_left is
+ * max_period (x86_setup_perfctr) and topdown events never change it, so
+ * `left == x86_pmu.max_period` always holds and both registers start from
+ * zero, the saved values cleared; the write-back of saved values below
+ * that test never runs for a counting group.  The fraction of a slot not
+ * yet counted stays with the hardware's counter. */
 static void sched_in(struct fev *l)
 {
 	l->in = true;
-	if (l->saved_slots) {
-		l->hw_s = (double)l->saved_slots + l->saved_frac;
-		for (int k = 0; k < NMETRIC; k++)
-			l->hw_wf[k] = (double)l->saved_bytes[k] / 255.0 * (double)l->saved_slots;
-		l->hw_phase = l->saved_phase;
-	} else {
-		l->hw_s = l->saved_frac;
-		memset(l->hw_wf, 0, sizeof(l->hw_wf));
-		l->hw_phase = -1;
-	}
+	l->hw_s = l->saved_frac;
+	memset(l->hw_wf, 0, sizeof(l->hw_wf));
+	l->hw_phase = -1;
+	l->saved_slots = 0;
+	l->saved_phase = -1;
 }
 
 static void sched_out(struct fev *l)

@@ -11,10 +11,10 @@
 #     the PERF_METRICS scenarios, both levels with parity-icl).
 #   skx-2s, clx-2s, icl-client: perf stat -M TopdownL1,TopdownL2.
 #   srf-2s, grr-12, adl-hybrid E-cores: perf counts ungrouped (more events than
-#     counters), the upstream table's expressions are evaluated.  For phase changes perf's four
-#     multiplexed level-2 groups carry stale PERF_METRICS across intervals
-#     (see the README), so there perf counts one group (-e) and its own
-#     metric expressions (perf list) are evaluated on the counts.
+#     counters), the upstream table's expressions are evaluated.  For phase
+#     changes perf's four rotating slots groups (-M TopdownL1,TopdownL2) and
+#     one group counted with -e and evaluated with perf's own expressions
+#     are both compared.
 #   adl-hybrid (P-cores): perf 6.1 crashes on -M for hybrid parts; perf
 #     counts the cpu_core group and its own expressions are evaluated.
 #   emr-2s, gnr-2s, genoa-2s (Zen 4), turin-1s (Zen 5): perf 6.1 does
@@ -100,6 +100,7 @@ done
 ph="--intervals 9 --scenario $SCEN/parity-phases.json"
 cases+=("spr-2s phases, level 1 by perf -M|spr-2s|--cpuid GenuineIntel-6-8F-4 --metric-groups TopdownL1 $ph")
 cases+=("spr-2s phases, levels 1-2 by perf's expressions|spr-2s|--cpuid GenuineIntel-6-8F-4 --events-from perf --table-dir x86/sapphirerapids $ph")
+cases+=("spr-2s phases, levels 1-2 by perf -M (four rotating slots groups)|spr-2s|--cpuid GenuineIntel-6-8F-4 $ph")
 cases+=("icx-1s phases|icx-1s|--cpuid GenuineIntel-6-6A-0 --icl --metric-groups TopdownL1 $ph")
 cases+=("adl-hybrid P-cores phases|adl-hybrid|--cpuid GenuineIntel-6-97-0 --events-from perf --table-dir x86/alderlake --unit cpu_core --pmu cpu_core --cpus 0-7 $ph")
 cases+=("emr-2s phases|emr-2s|--cpuid GenuineIntel-6-CF-0 --events-from x86/emeraldrapids/emr-metrics.json $ph")

@@ -446,7 +446,14 @@ def topdownd_values(a):
     # read) places it: an interval read late, or merged with one whose
     # timer expiration came too late (intervals_missed), is where it was.
     wall = enable_wall(trace)
-    wins = windows([json.loads(line)["timestamp"] - wall for line in lines], start)
+    docs = [json.loads(line) for line in lines]
+    wins = windows([d["timestamp"] - wall for d in docs], start)
+    # A CPU's interval starts when the previous collection read it, which
+    # may be up to that collection's length before its timestamp (a loaded
+    # machine makes it long): the window starts there, so that an interval
+    # whose reads straddle a phase change is not taken for either phase.
+    wins = [(w[0] - (docs[k - 1].get("collection_seconds", 0) if k else 0), w[1])
+            for k, w in enumerate(wins)]
     values = {}
     for k, line in enumerate(lines):
         doc = json.loads(line)

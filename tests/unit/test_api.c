@@ -341,14 +341,15 @@ static void test_document_host(void **state)
 
 	(void)state;
 	/* Exactly the top-level keys of the host scope. */
-	assert_int_equal(json_object_size(doc), 12);
-	jstr(doc, "api_version", "1.3");
+	assert_int_equal(json_object_size(doc), 13);
+	jstr(doc, "api_version", "1.4");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
 	jreal(doc, "interval_seconds", 2.5);
 	jint(doc, "intervals", 12);
 	jint(doc, "intervals_missed", 0);
+	jreal(doc, "collection_seconds", 0.001);
 	assert_true(json_is_true(jhas(doc, "up")));
 	jstr(doc, "pmu.name", "cpu");
 	jstr(doc, "pmu.pmu_name", "sapphire_rapids");
@@ -416,7 +417,7 @@ static void test_document_scopes(void **state)
 
 	(void)state;
 	doc = document(&f->snap, "package", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 13);
+	assert_int_equal(json_object_size(doc), 14);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	jabsent(doc, "cores");
 	jabsent(doc, "cpus");
@@ -929,8 +930,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"api_version\":\"1.3\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"api_version\":\"1.3\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.4\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.4\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));
