@@ -86,7 +86,7 @@ name, g = sys.argv[3], sys.argv[4]
 want = usage[g] * 1000.0
 err = abs(got.get(name, 0) - want) / want
 print("# %s: %.0f ms counted, cpu.stat %.0f ms, %.2f %%" % (name, got.get(name, 0) / 1e6, want / 1e6, err * 100))
-sys.exit(0 if want > 5e8 and err < 0.03 else 1)
+sys.exit(0 if want > 1e8 and err < 0.03 else 1)
 PY
 	ok $? "/$BASE/$g: its cpu-clock matches cpu.stat usage_usec within 3 %"
 done

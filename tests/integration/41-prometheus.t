@@ -267,8 +267,12 @@ else
 	hog_start "$CGB/hog" 0 120
 	HOG=$HOG_PID
 	kill -CONT "$HOG"
-	U0=$(awk '/^usage_usec/ {print $2}' "$CGB/hog/cpu.stat")
-	T0=$(date +%s%N)
+	# cpu.stat sampled in the background ("wall_seconds usage_usec"), so
+	# that the hog's CPU time is known over exactly the window of the
+	# samples the rule read, whatever else takes CPU 0 meanwhile.
+	( while :; do echo "$(date +%s.%N) $(awk '/^usage_usec/ {print $2}' "$CGB/hog/cpu.stat")"; sleep 0.1; done ) \
+		>"$TMP/usage.log" 2>/dev/null &
+	_TD_PIDS+=($!)
 	# The daemon under the fake PMU is stopped last (TopdowndDown below).
 	main=("$TD_PID" "$TD_URL" "$TD_LOG")
 	td_start_real "$TMP/cg.conf"
@@ -300,14 +304,27 @@ else
 	# The hog's share of the host's slots (cpu-clock here, on every CPU)
 	# against its CPU time in cpu.stat over the time it was scraped (the
 	# other processes of this test take CPU 0 too).
-	U1=$(awk '/^usage_usec/ {print $2}' "$CGB/hog/cpu.stat")
-	T1=$(date +%s%N)
 	ncpu=$(nproc --all)
-	want=$(awk -v u0="$U0" -v u1="$U1" -v t0="$T0" -v t1="$T1" -v n="$ncpu" \
-		'BEGIN {printf "%.4f", (u1 - u0) * 1000 / (t1 - t0) / n}')
-	share=$(q3 "cgroup:topdown_host_share:ratio_rate5m{cgroup=\"/${CGB##*/}/hog\"}" | awk '{print $2; exit}')
-	diag "cgroup:topdown_host_share:ratio_rate5m of the hog: ${share:-none}; its cpu.stat usage over the same time, per CPU of $ncpu: $want"
-	near "$share" "$want" 0.05 "the hog's share of the host's slots is its cpu.stat share within 0.05"
+	sel="{cgroup=\"/${CGB##*/}/hog\"}"
+	# The rule's newest evaluation, and the samples of the hog's counter it
+	# read then (rate over 5m: the first and the last in the range).
+	curl -sf --data-urlencode "query=cgroup:topdown_host_share:ratio_rate5m$sel[30s]" "$P3/api/v1/query" >"$TMP/rule.json"
+	read -r at share < <(jq -r '.data.result[0].values[-1] | "\(.[0]) \(.[1])"' "$TMP/rule.json")
+	curl -sf --data-urlencode "query=topdown_cgroup_slots_total$sel[5m]" --data-urlencode "time=$at" \
+		"$P3/api/v1/query" >"$TMP/raw.json"
+	read -r s0 s1 < <(jq -r '.data.result[0].values | "\(.[0][0]) \(.[-1][0])"' "$TMP/raw.json")
+	# A scrape serves the newest collection: the counts are of the moment
+	# the daemon collected them, which it exports.
+	coll_at() { curl -sf --data-urlencode "query=topdown_last_collection_timestamp_seconds{instance=\"$cginst\"}" \
+		--data-urlencode "time=$1" "$P3/api/v1/query" | jq -r '.data.result[0].value[1]'; }
+	t0=$(coll_at "$s0") t1=$(coll_at "$s1")
+	# cpu.stat at those two moments, interpolated between its samples.
+	want=$(awk -v a="$t0" -v b="$t1" -v n="$ncpu" '
+		function at(t,   i) { for (i = 2; i <= k; i++) if (T[i] >= t) return U[i - 1] + (U[i] - U[i - 1]) * (t - T[i - 1]) / (T[i] - T[i - 1]); return U[k] }
+		NF == 2 && $2 != "" {k++; T[k] = $1; U[k] = $2}
+		END {if (k > 1 && b > a) printf "%.4f", (at(b) - at(a)) / 1e6 / (b - a) / n}' "$TMP/usage.log")
+	diag "cgroup:topdown_host_share:ratio_rate5m of the hog at $at: ${share:-none}; its cpu.stat usage from $t0 to $t1 (the collections behind the rule's samples), per CPU of $ncpu: ${want:-none}"
+	near "$share" "${want:-none}" 0.02 "the hog's share of the host's slots is its cpu.stat share over the same samples within 0.02"
 	td_stop
 	TD_PID=${main[0]} TD_URL=${main[1]} TD_LOG=${main[2]}
 	cgroup_remove "$CGB"
