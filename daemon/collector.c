@@ -57,6 +57,10 @@ struct ccpu {
 	 * (another user holds what it needs; budget_evidence). */
 	uint64_t norun_ns[PLAN_GROUPS_MAX];
 	unsigned norun_reads[PLAN_GROUPS_MAX];
+	/* Enabled time and intervals in a row in which its PMU's work event
+	 * counted nothing while its cycles counted (silent_work). */
+	uint64_t silent_ns;
+	unsigned silent_reads;
 };
 
 /* The groups opened on the CPUs of one core PMU, after any fallback to
@@ -81,6 +85,11 @@ struct cpmu {
 	 * while one is pending the PMU's CPUs wait for the new plan. */
 	bool evidence_pending, evidence_taken;
 	bool fresh;           /* groups of a new plan, not yet seen to run */
+	/* The position of the cycles, -1 when the plan has none; once an event
+	 * that counts work (counts_work) is found counting nothing while
+	 * cycles count, the PMU's figures are not served (silent). */
+	int cycles_pos;
+	bool silent;
 	struct budget_evidence evidence;
 	/* What the plan asked for: a reload only reopens groups if it changes. */
 	unsigned planned_n_events;
@@ -928,6 +937,27 @@ int collector_start(struct collector *c)
 	return 0;
 }
 
+/* Events that count work a running CPU cannot help doing: ops issued or
+ * retired.  One of them counting nothing over a second in which cycles
+ * counted is not a workload but an event the CPU does not implement, or a
+ * hypervisor filters (both open and count 0): the figures built on it would
+ * look right and be wrong. */
+static bool counts_work(enum td_event v)
+{
+	switch (v) {
+	case TD_EV_ARM_OP_SPEC:
+	case TD_EV_ARM_OP_RETIRED:
+	case TD_EV_UOPS_ISSUED:
+	case TD_EV_RETIRE_SLOTS:
+	case TD_EV_ZEN_OPS_DISPATCHED:
+	case TD_EV_ZEN_OPS_RETIRED:
+	case TD_EV_ATOM_RETIRING:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct plan_pmu *pp)
 {
 	pm->pp = pp;
@@ -956,6 +986,11 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 	memset(&pm->input, 0, sizeof(pm->input));
 	str_printf(pm->reason, sizeof(pm->reason), "%s",
 		   pp->level_note[0] ? pp->level_note : pp->model_note[0] ? pp->model_note : pp->group_note);
+	pm->silent = false;
+	pm->cycles_pos = -1;
+	for (unsigned i = 0; i < pm->n_events && pm->cycles_pos < 0; i++)
+		if (pm->var[i] == TD_EV_CYCLES || pm->var[i] == TD_EV_CYCLES_ANY)
+			pm->cycles_pos = (int)i;
 }
 
 static bool same_groups(const struct cpmu *pm, const struct plan_pmu *pp)
@@ -1216,13 +1251,45 @@ static void commit(struct snap_counts *restrict out, const struct snap_counts *r
 	}
 }
 
+/* After a CPU's reads: one of its PMU's work events counted nothing while
+ * its cycles counted, with the work event's group running, for NORUN_NS
+ * and NORUN_READS intervals in a row: the PMU is silent (no figures) and
+ * says why. */
+static void check_work(struct collector *c, struct ccpu *cc, const double *ran, uint64_t enabled)
+{
+	struct cpmu *pm = &c->pmus[cc->pmu];
+	const struct tma_input *in = &pm->input;
+	int quiet = -1;
+
+	if (pm->cycles_pos < 0 || pm->silent || !(in->v[pm->var[pm->cycles_pos]] > 0))
+		return;
+	for (unsigned i = 0; i < pm->n_events && quiet < 0; i++)
+		if (counts_work(pm->var[i]) && ran[group_of(pm, i)] > 0 && in->v[pm->var[i]] == 0)
+			quiet = (int)i;
+	if (quiet < 0) {
+		cc->silent_ns = 0;
+		cc->silent_reads = 0;
+		return;
+	}
+	cc->silent_ns += enabled;
+	if (++cc->silent_reads < NORUN_READS || cc->silent_ns < NORUN_NS)
+		return;
+	pm->silent = true;
+	str_printf(pm->reason, sizeof(pm->reason),
+		   "%s counts nothing while cycles count (CPU %d, %.1f s): the CPU does not implement it or a "
+		   "hypervisor filters it; no TopDown figures from %s",
+		   event_name(pm, (unsigned)quiet), cc->cpu, (double)cc->silent_ns / 1e9, pm->pp->core->name);
+	log_warning("%s", pm->reason);
+	c->gen++;
+}
+
 static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
 		     const struct snap_counts *before)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	struct tma_input *in = &pm->input;
 	struct tma_result res;
-	double enabled = 0, running_share = 1;
+	double enabled = 0, running_share = 1, ran[PLAN_GROUPS_MAX] = { 0 };
 	bool ok = true, read_error = false;
 
 	for (unsigned g = 0; g < pm->n_groups && group_open(cc); g++) {
@@ -1233,6 +1300,7 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 			if (e <= 0)
 				continue;
 		}
+		ran[g] = r;
 		/* The CPU runs as much as its least scheduled group. */
 		if (g == 0)
 			enabled = e;
@@ -1255,8 +1323,10 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 			 cc->cpu, cc->read_failures);
 	}
 	cc->read_failures = 0;
+	if (ok)
+		check_work(c, cc, ran, (uint64_t)enabled);
 	commit(out, before, &pm->cols, enabled, enabled * running_share,
-	       ok && tma_compute(&pm->model, in, &res) == 0 ? &res : NULL);
+	       ok && !pm->silent && tma_compute(&pm->model, in, &res) == 0 ? &res : NULL);
 }
 
 /* A hybrid CPU that was offline when the plan was made: the PMU whose

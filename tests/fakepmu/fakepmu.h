@@ -92,6 +92,9 @@ struct scenario {
 	/* The hardware's general-purpose counters per CPU when the scenario
 	 * says (a virtual machine's PMU: PMCR_EL0.N, CPUID.0AH), else 0. */
 	int gp_counters;
+	/* perf's names of events a hypervisor filters: they open, count 0. */
+	char *filtered[FP_EVENTS_MAX];
+	int nfiltered;
 };
 
 struct pmu {

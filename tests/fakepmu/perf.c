@@ -814,6 +814,10 @@ static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
 	 * (armpmu_map_raw_event checks nothing) and it counts 0. */
 	if (fp_fix.arm && !fp_arm_event_listed(ev->pmu->name, ev->name))
 		return;
+	/* A hypervisor's PMU event filter: the event opens and counts 0. */
+	for (int i = 0; i < fp_scen.nfiltered; i++)
+		if (strcmp(fp_scen.filtered[i], ev->name) == 0)
+			return;
 	ev->sid = fp_scenario_event(ev->name);
 }
 

@@ -591,7 +591,8 @@ static void parse_fault(const char *path, json_t *o, struct fault *f)
 
 void fp_scenario_load(const char *path)
 {
-	static const char *const keys[] = {"cpus", "faults", "mediated_vpmu", "gp_counters", NULL};
+	static const char *const keys[] = {"cpus", "faults", "mediated_vpmu", "gp_counters", "filtered",
+					   NULL};
 	json_error_t jerr;
 	json_t *root, *v;
 
@@ -610,6 +611,17 @@ void fp_scenario_load(const char *path)
 	if (!v)
 		bad(NULL, "\"cpus\" is required");
 	parse_cpus(v);
+	if ((v = json_object_get(root, "filtered"))) {
+		if (!json_is_array(v) || json_array_size(v) > FP_EVENTS_MAX)
+			bad("filtered", "must be an array of perf event names");
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			json_t *e = json_array_get(v, i);
+
+			if (!json_is_string(e))
+				bad("filtered", "must be an array of perf event names");
+			fp_scen.filtered[fp_scen.nfiltered++] = strdup(json_string_value(e));
+		}
+	}
 	if ((v = json_object_get(root, "gp_counters"))) {
 		double n = number("gp_counters", v, "an integer in [1,16]");
 

@@ -7,7 +7,7 @@
 # and the reasons on the parts perf has no TopDown for.
 . "$(dirname "$0")/lib.sh"
 
-plan 24
+plan 26
 
 SCEN=$ROOT/tests/scenarios
 
@@ -68,6 +68,17 @@ like "$(grep '^topdown_pmu_info' "$TMP/v2.prom")" 'pmu="armv8_pmuv3_0",pmu_name=
 got=$(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -r '.selection.level1 | [.frontend_bound, .bad_speculation, .backend_bound, .retiring] | map(. * 1000 | round / 1000) | @tsv')
 is "$got" "$(printf '0.192\t0.122\t0.326\t0.36')" "neoverse-v2 API ?cpu=0: level 1 is the truth"
 is "$(curl -s "$TD_URL/api/v1/topdown" | jq -r '.cpus_by_state.monitored')" "64" "neoverse-v2: 64 CPUs monitored"
+td_stop
+# A hypervisor that filters OP_SPEC: it opens and counts 0.  The daemon
+# sees ops counting nothing while cycles count and serves no figures from
+# that PMU, saying why, rather than figures that look right.
+jq '.filtered = ["OP_SPEC"]' "$SCEN/parity-neoverse-v2.json" >"$TMP/filtered.json"
+td_start "$FIXTURES/neoverse-v2-64" "$TMP/filtered.json" -i 200ms || exit 1
+silent() { curl -s "$TD_URL/metrics" | grep -q 'OP_SPEC counts nothing while cycles count'; }
+wait_until 30 silent
+ok $? "neoverse-v2 with OP_SPEC filtered: topdown_pmu_info{reason} says OP_SPEC counts nothing while cycles count"
+wait_intervals 2
+is "$(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -c '.selection.level1')" "null" "... and CPU 0 has no level-1 figures"
 td_stop
 # A CPU (or hypervisor) without STALL_SLOT: the kernel leaves it out of
 # events/ (PMCEID) but would still open it, and it would count 0.  The
