@@ -8,6 +8,9 @@
 #                   make run and make demo install only what they need
 #   make check-arm64  cross-build the daemon and unit tests for arm64 and run
 #                   the unit tests under qemu-user (part of make check)
+#   make check-kernel the kernel lane: Debian's arm64 kernel under QEMU with a
+#                   real PMU driver judges the daemon and the fake PMU (part of
+#                   make check; tests/kernel/lane.t)
 #   make check      deps, lint, unit + integration tests, then the same under
 #                   AddressSanitizer + UndefinedBehaviorSanitizer, then the unit
 #                   tests and the threaded integration tests under ThreadSanitizer
@@ -107,7 +110,7 @@ DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-de
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
 	man-db mandoc openssl linux-perf chromium chromium-driver python3-selenium \
-	git libcap2-bin util-linux debootstrap
+	git libcap2-bin util-linux debootstrap qemu-system-arm cpio
 # make deb: the packaging tools (also tested by make check).
 DEB_PKG := dpkg-dev debhelper fakeroot lintian
 # The arm64 cross-build (make check-arm64): Debian's cross compiler, the
@@ -122,7 +125,7 @@ DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_CROSS) $(DEB_ARM64)
 # dpkg-buildpackage gains root through fakeroot unless it has it.
 DEB_ROOT_CMD = $(if $(filter 0,$(shell id -u)),,-rfakeroot)
 
-.PHONY: all run demo deps deps-build deps-demo check check-tests check-threads check-unit check-integration check-arm64 \
+.PHONY: all run demo deps deps-build deps-demo check check-tests check-threads check-unit check-integration check-arm64 check-kernel \
 	lint bench fuzz install uninstall deb clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
@@ -238,6 +241,7 @@ deps:
 		    apt-get download $(ARM64_UNPACK); }; } && \
 		for d in *.deb; do dpkg-deb -x $$d $(ARM64_ROOT); done && \
 		sed -i 's|^prefix=.*|prefix=$(ARM64_ROOT)/usr|' $(ARM64_LIBDIR)/pkgconfig/libisal.pc; }
+	@tests/kernel/fetch $(KERNEL_DIR)
 
 RUN_ADDR ?= 127.0.0.1:10412
 
@@ -266,7 +270,7 @@ demo: deps-demo
 # lacks one fails instead of skipping (TOPDOWND_STRICT, tests/integration/lib.sh).
 check: export TOPDOWND_STRICT := 1
 # Each pass says how long it took (the README's figures come from these).
-CHECK_PASSES := lint check-arm64 check-tests SAN=1:check-tests SAN=thread:check-threads
+CHECK_PASSES := lint check-arm64 check-kernel check-tests SAN=1:check-tests SAN=thread:check-threads
 check: deps
 	@set -e; sum=; for p in $(CHECK_PASSES); do \
 		t0=$$(date +%s); \
@@ -292,6 +296,20 @@ else
 check-arm64:
 	$(MAKE) CROSS=arm64 check-arm64
 endif
+
+# The kernel lane: Debian 12's arm64 kernel and busybox (make deps fetches
+# them into KERNEL_DIR), an initramfs with the arm64 daemon, its libraries,
+# a static perfprobe and the guest scripts; tests/kernel/lane.t boots it
+# once under qemu-system-aarch64 and checks what it printed.
+KERNEL_DIR := build/kernel
+KERNEL_LIBDIRS := $(ARM64_LIBDIR) /usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu
+check-kernel: $(FAKEPMU) build/tests/tools/perfprobe
+	$(MAKE) CROSS=arm64 build/arm64/topdownd
+	@tests/kernel/fetch $(KERNEL_DIR)
+	aarch64-linux-gnu-gcc -static -std=gnu11 $(WARNINGS) -O2 -o $(KERNEL_DIR)/perfprobe $(PERFPROBE_SRC)
+	tests/kernel/mkinitramfs $(KERNEL_DIR)/initramfs.cpio.gz $(KERNEL_DIR)/busybox build/arm64/topdownd \
+		$(KERNEL_DIR)/perfprobe $(KERNEL_LIBDIRS)
+	$(TEST_ENV) KERNEL_DIR=$(abspath $(KERNEL_DIR)) TOOL_DIR=$(abspath build/tests/tools) prove -f tests/kernel/lane.t
 
 TEST_ENV = TOPDOWND=$(abspath $(TOPDOWND)) FAKEPMU=$(abspath $(FAKEPMU)) \
 	TESTBIN_DIR=$(abspath build/tests/fakepmu) FIXTURES=$(abspath tests/fixtures) \

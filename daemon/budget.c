@@ -69,9 +69,10 @@ bool budget_learn(struct budget *b, const struct budget_evidence *ev, unsigned g
 	if (ev->uses_fixed1 && !fixed1_busy && !bp->fixed1_held) {
 		bp->fixed1_held = true;
 		str_printf(bp->learned, sizeof(bp->learned),
-			   "group %u never ran on CPU %d in %.1f s: another user holds fixed counter 1%s%s%s; "
+			   "group %u never ran on CPU %d in %.1f s: another user holds %s%s%s%s; "
 			   "cycles moved to a general-purpose counter",
-			   ev->group + 1, ev->cpu, ev->seconds, ev->holders[0] ? " (" : "", ev->holders,
+			   ev->group + 1, ev->cpu, ev->seconds, bp->arm64 ? "the cycle counter" : "fixed counter 1",
+			   ev->holders[0] ? " (" : "", ev->holders,
 			   ev->holders[0] ? ")" : "");
 		return true;
 	}
@@ -112,6 +113,7 @@ void budget_table(const struct pmu_info *pmu, const struct topo *topo,
 		const struct pmu_core *core = &pmu->core[i];
 
 		out->pmu[i].gp = core->ua ? ua_gp_counters(core->ua) : 0;
+		out->pmu[i].arm64 = core->ua && core->ua->arch && strcmp(core->ua->arch, "arm64") == 0;
 		if (core->ua && core->ua->gp_source)
 			str_printf(out->pmu[i].source, sizeof(out->pmu[i].source), "the kernel's driver: %s",
 				   core->ua->gp_source);

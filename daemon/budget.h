@@ -32,6 +32,7 @@ struct budget_pmu {
 	 * that no validation shows, and the largest group the kernel took. */
 	unsigned held;                    /* general-purpose counters held */
 	bool fixed1_held;                 /* fixed counter 1 (arm64: the cycle counter) */
+	bool arm64;                       /* for the messages: the cycle counter */
 	unsigned group_max;               /* 0: no limit seen */
 	char learned[BUDGET_NOTE_MAX];    /* what was learned and why, or "" */
 };

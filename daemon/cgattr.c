@@ -181,8 +181,30 @@ void cgattr_compute(const struct tma_model *model, const enum td_event *var, uns
 		frac_slots[k] = res.frac[k] * res.slots;
 }
 
+/* At debug level, what a bucket's slices counted on one core PMU since
+ * the last interval, scaled, as a CPU's read logs it (collector). */
+static void log_bucket(const struct cgattr *a, const char *name, unsigned pmu, unsigned n,
+		       const struct cga_bucket *delta)
+{
+	char line[LOG_LINE_MAX];
+	int len;
+
+	if (!log_level_enabled(LOG_LEVEL_DEBUG))
+		return;
+	len = snprintf(line, sizeof(line), "cgroup %s counts (PMU %u): enabled %.6f s, running %.6f s:", name, pmu,
+		       (double)delta->enabled[0] / 1e9, (double)delta->running[0] / 1e9);
+	for (unsigned ev = 0; ev < n && ev < CGA_EVENTS_MAX && len > 0 && (size_t)len < sizeof(line); ev++) {
+		double dr = (double)delta->running[ev];
+
+		len += snprintf(line + len, sizeof(line) - (size_t)len, " %s=%.0f",
+				collector_pmu_event_name(a->coll, pmu, ev),
+				dr > 0 ? (double)delta->value[ev] * (double)delta->enabled[ev] / dr : 0);
+	}
+	log_debug("%s", line);
+}
+
 /* Adds one bucket's counts since its last read to its totals. */
-static void account_bucket(struct cgattr *a, unsigned bucket)
+static void account_bucket(struct cgattr *a, unsigned bucket, const char *name)
 {
 	struct bucket *bk = &a->buckets[bucket];
 	struct cga_bucket now[PMU_CORE_MAX];
@@ -218,6 +240,7 @@ static void account_bucket(struct cgattr *a, unsigned bucket)
 		bk->last[pmu] = now[pmu];
 		if (!n)
 			continue;
+		log_bucket(a, name, pmu, n, &delta);
 		enabled += (double)delta.enabled[0];
 		running += (double)delta.running[0];
 		cgattr_compute(model, var, n, &delta, &s, fs);
@@ -282,10 +305,10 @@ void cgattr_collect(struct cgattr *a, uint64_t now_ns, struct snapshot *snap)
 					"stay tracked", a->p.root);
 		for (unsigned i = 0; i < n_online; i++)
 			cgbpf_flush(a->bpf, a->online[i]);
-		account_bucket(a, CGA_OTHER);
+		account_bucket(a, CGA_OTHER, "other");
 		for (unsigned s = 0; s < cgroups_slots(a->groups); s++)
 			if (cgroups_live(a->groups, s))
-				account_bucket(a, cgroups_get(a->groups, s)->bucket);
+				account_bucket(a, cgroups_get(a->groups, s)->bucket, cgroups_get(a->groups, s)->path);
 		guard(a, now_ns, n_online);
 	}
 	cgattr_fill(a, snap);

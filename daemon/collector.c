@@ -90,6 +90,9 @@ struct cpmu {
 	 * cycles count, the PMU's figures are not served (silent). */
 	int cycles_pos;
 	bool silent;
+	/* No smaller plan runs (collector_give_up): the reason says so until
+	 * a CPU's groups all run again. */
+	bool gave_up;
 	struct budget_evidence evidence;
 	/* What the plan asked for: a reload only reopens groups if it changes. */
 	unsigned planned_n_events;
@@ -784,13 +787,16 @@ bool collector_take_evidence(struct collector *c, struct budget_evidence *ev)
 	return false;
 }
 
-void collector_give_up(struct collector *c, unsigned core_idx, uint64_t now)
+void collector_give_up(struct collector *c, unsigned core_idx, uint64_t now, const char *why)
 {
 	for (unsigned i = 0; i < c->n_pmus; i++) {
 		struct cpmu *pm = &c->pmus[i];
 
 		if (pm->core_idx != core_idx || !pm->evidence_pending)
 			continue;
+		str_printf(pm->reason, sizeof(pm->reason), "%s", why);
+		pm->gave_up = true;
+		c->gen++;
 		/* Nothing left to give up: the CPUs that waited for a new plan
 		 * fail as the kernel answered; groups that never run stay open
 		 * and report no numbers. */
@@ -958,6 +964,12 @@ static bool counts_work(enum td_event v)
 	}
 }
 
+/* What a PMU's reason says while nothing is wrong: the plan's note. */
+static const char *plan_note(const struct plan_pmu *pp)
+{
+	return pp->level_note[0] ? pp->level_note : pp->model_note[0] ? pp->model_note : pp->group_note;
+}
+
 static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct plan_pmu *pp)
 {
 	pm->pp = pp;
@@ -984,9 +996,9 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 					.stall_minus_cycles = pp->core->stall_minus_cycles };
 	snap_cols_of(pp->cats, &pm->cols);
 	memset(&pm->input, 0, sizeof(pm->input));
-	str_printf(pm->reason, sizeof(pm->reason), "%s",
-		   pp->level_note[0] ? pp->level_note : pp->model_note[0] ? pp->model_note : pp->group_note);
+	str_printf(pm->reason, sizeof(pm->reason), "%s", plan_note(pp));
 	pm->silent = false;
+	pm->gave_up = false;
 	pm->cycles_pos = -1;
 	for (unsigned i = 0; i < pm->n_events && pm->cycles_pos < 0; i++)
 		if (pm->var[i] == TD_EV_CYCLES || pm->var[i] == TD_EV_CYCLES_ANY)
@@ -1251,29 +1263,34 @@ static void commit(struct snap_counts *restrict out, const struct snap_counts *r
 	}
 }
 
-/* After a CPU's reads: one of its PMU's work events counted nothing while
- * its cycles counted, with the work event's group running, for NORUN_NS
- * and NORUN_READS intervals in a row: the PMU is silent (no figures) and
- * says why. */
-static void check_work(struct collector *c, struct ccpu *cc, const double *ran, uint64_t enabled)
+/* After a CPU's reads: whether its figures of the interval can be
+ * trusted.  Not when one of its PMU's work events counted nothing while its
+ * cycles counted, with the work event's group running: no CPU runs cycles
+ * without issuing or retiring anything, so the formulas would divide
+ * nothing by nothing (a "100 % bad speculation" from OP_RETIRED / OP_SPEC
+ * = 0 / 0).  After NORUN_NS and NORUN_READS such intervals in a row the
+ * PMU is silent (no figures) and says why. */
+static bool check_work(struct collector *c, struct ccpu *cc, const double *ran, uint64_t enabled)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	const struct tma_input *in = &pm->input;
 	int quiet = -1;
 
-	if (pm->cycles_pos < 0 || pm->silent || !(in->v[pm->var[pm->cycles_pos]] > 0))
-		return;
+	if (pm->silent)
+		return false;
+	if (pm->cycles_pos < 0 || !(in->v[pm->var[pm->cycles_pos]] > 0))
+		return true;
 	for (unsigned i = 0; i < pm->n_events && quiet < 0; i++)
 		if (counts_work(pm->var[i]) && ran[group_of(pm, i)] > 0 && in->v[pm->var[i]] == 0)
 			quiet = (int)i;
 	if (quiet < 0) {
 		cc->silent_ns = 0;
 		cc->silent_reads = 0;
-		return;
+		return true;
 	}
 	cc->silent_ns += enabled;
 	if (++cc->silent_reads < NORUN_READS || cc->silent_ns < NORUN_NS)
-		return;
+		return false;
 	pm->silent = true;
 	str_printf(pm->reason, sizeof(pm->reason),
 		   "%s counts nothing while cycles count (CPU %d, %.1f s): the CPU does not implement it or a "
@@ -1281,6 +1298,33 @@ static void check_work(struct collector *c, struct ccpu *cc, const double *ran, 
 		   event_name(pm, (unsigned)quiet), cc->cpu, (double)cc->silent_ns / 1e9, pm->pp->core->name);
 	log_warning("%s", pm->reason);
 	c->gen++;
+	return false;
+}
+
+/* At debug level, each CPU's read: the scaled counts its figures come
+ * from, as perf stat -v prints them, so that a figure can be traced to its
+ * events (an event that counts nothing, a group that did not run). */
+static void log_counts(const struct cpmu *pm, const struct ccpu *cc, bool ok, double enabled,
+		       double running_share)
+{
+	char line[LOG_LINE_MAX];
+	int n;
+
+	if (!log_level_enabled(LOG_LEVEL_DEBUG))
+		return;
+	n = snprintf(line, sizeof(line), "CPU %d counts: enabled %.6f s, running %.1f %%%s:", cc->cpu,
+		     enabled / 1e9, running_share * 100, ok ? "" : " (a group did not run)");
+	for (unsigned i = 0; i < pm->n_events && n > 0 && (size_t)n < sizeof(line); i++) {
+		bool seen = false;
+
+		/* An event some groups share (cycles) is one variable. */
+		for (unsigned j = 0; j < i && !seen; j++)
+			seen = pm->var[j] == pm->var[i];
+		if (!seen)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s=%.0f", event_name(pm, i),
+				      pm->input.v[pm->var[i]]);
+	}
+	log_debug("%s", line);
 }
 
 static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
@@ -1323,10 +1367,17 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 			 cc->cpu, cc->read_failures);
 	}
 	cc->read_failures = 0;
-	if (ok)
-		check_work(c, cc, ran, (uint64_t)enabled);
+	log_counts(pm, cc, ok, enabled, running_share);
+	if (ok && pm->gave_up) {
+		/* The other user let go: what the plan says again. */
+		pm->gave_up = false;
+		str_printf(pm->reason, sizeof(pm->reason), "%s", plan_note(pm->pp));
+		log_info("%s: every group runs on CPU %d again", pm->pp->core->name, cc->cpu);
+		c->gen++;
+	}
+	ok = ok && check_work(c, cc, ran, (uint64_t)enabled);
 	commit(out, before, &pm->cols, enabled, enabled * running_share,
-	       ok && !pm->silent && tma_compute(&pm->model, in, &res) == 0 ? &res : NULL);
+	       ok && tma_compute(&pm->model, in, &res) == 0 ? &res : NULL);
 }
 
 /* A hybrid CPU that was offline when the plan was made: the PMU whose
@@ -1525,6 +1576,11 @@ unsigned collector_pmu_arith(const struct collector *c, unsigned pmu, const stru
 	*model = &c->pmus[pmu].model;
 	*var = c->pmus[pmu].var;
 	return c->pmus[pmu].n_events;
+}
+
+const char *collector_pmu_event_name(const struct collector *c, unsigned pmu, unsigned pos)
+{
+	return pmu < c->n_pmus && pos < c->pmus[pmu].n_events ? event_name(&c->pmus[pmu], pos) : "?";
 }
 
 unsigned collector_pmus(const struct collector *c)

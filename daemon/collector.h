@@ -73,7 +73,7 @@ int collector_reload(struct collector *c, const struct plan *plan, bool count_ke
 bool collector_take_evidence(struct collector *c, struct budget_evidence *ev);
 /* The budget could not give anything up for the evidence of core PMU
  * @core_idx: its waiting CPUs fail for good, as the kernel answered. */
-void collector_give_up(struct collector *c, unsigned core_idx, uint64_t now);
+void collector_give_up(struct collector *c, unsigned core_idx, uint64_t now, const char *why);
 
 /* Reads every group once and writes the interval into @snap (whose arrays
  * hold at least collector_capacity() entries): each CPU's totals continue
@@ -101,6 +101,8 @@ unsigned collector_cpu_events(const struct collector *c, unsigned i, int *cpu, c
  * variable; returns its events. */
 unsigned collector_pmu_arith(const struct collector *c, unsigned pmu, const struct tma_model **model,
 			     const enum td_event **var);
+/* The name of the event at @pos of @pmu's plan (perf's), for logs. */
+const char *collector_pmu_event_name(const struct collector *c, unsigned pmu, unsigned pos);
 unsigned collector_pmus(const struct collector *c);
 /* Possible CPUs (collector_cpu_events' indexes). */
 unsigned collector_cpus(const struct collector *c);

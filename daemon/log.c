@@ -104,7 +104,7 @@ static void vlog(enum log_level level, int error, const char *fmt, va_list ap)
 
 static void vlog(enum log_level level, int error, const char *fmt, va_list ap)
 {
-	char msg[1536];
+	char msg[LOG_LINE_MAX];
 	int saved = errno;
 
 	/* glibc expands %m from errno: make it describe @error. */

@@ -19,6 +19,9 @@ enum log_level {
 	LOG_LEVEL_DEBUG = 7,
 };
 
+/* The longest message a line carries (longer ones are cut). */
+#define LOG_LINE_MAX 1536
+
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 /* Chooses the journal format when JOURNAL_STREAM names our stderr. */

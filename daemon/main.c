@@ -225,12 +225,18 @@ static bool app_learn_budget(struct app *app)
 				    app->budget.pmu[ev.pmu].learned);
 			changed = true;
 		} else {
-			log_warning("%s: %s on CPU %d, and no smaller plan is possible",
-				    app->pmu.core[ev.pmu].name,
-				    ev.kind == BUDGET_TOO_BIG ? "the kernel refuses the smallest group"
-							      : "a group of the smallest plan never runs",
-				    ev.cpu);
-			collector_give_up(app->collector, ev.pmu, mono_ns());
+			char why[SNAP_REASON];
+
+			if (ev.kind == BUDGET_TOO_BIG)
+				str_printf(why, sizeof(why), "the kernel refuses the smallest group on CPU %d",
+					   ev.cpu);
+			else
+				str_printf(why, sizeof(why),
+					   "a group of the smallest plan never runs on CPU %d: another user holds "
+					   "the counters%s%s%s; no figures while it does",
+					   ev.cpu, ev.holders[0] ? " (" : "", ev.holders, ev.holders[0] ? ")" : "");
+			log_warning("%s: %s, and no smaller plan is possible", app->pmu.core[ev.pmu].name, why);
+			collector_give_up(app->collector, ev.pmu, mono_ns(), why);
 		}
 	}
 	if (changed)

@@ -957,8 +957,12 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 	 * PMU's cpus when it goes offline (intel_pmu_cpu_dead): an offline
 	 * hybrid CPU is ENOENT, before any ENODEV.  For a per-CPU event this
 	 * comes before the check of a mixed cpu_core/cpu_atom group
-	 * (validate_group), which is reached only when the masks overlap. */
-	if (!err && pmu && pmu->cpus && (!pmu->cpus[cpu] || !check_cpu(cpu, now)))
+	 * (validate_group), which is reached only when the masks overlap.
+	 * Arm's event_init refuses a CPU outside its PMU's supported_cpus
+	 * with ENOENT too (armpmu_event_init), but that mask never changes
+	 * with hotplug (arm_perf_teardown_cpu leaves it): an offline Arm CPU
+	 * is ENODEV, as the arm64 guest of tests/kernel shows. */
+	if (!err && pmu && pmu->cpus && (!pmu->cpus[cpu] || (!fp_fix.arm && !check_cpu(cpu, now))))
 		err = ENOENT;
 	/* Software events may join any group. */
 	if (!err && leader && pmu && leader->pmu && leader->pmu != pmu)

@@ -7,7 +7,7 @@
 # and the reasons on the parts perf has no TopDown for.
 . "$(dirname "$0")/lib.sh"
 
-plan 26
+plan 27
 
 SCEN=$ROOT/tests/scenarios
 
@@ -80,6 +80,14 @@ ok $? "neoverse-v2 with OP_SPEC filtered: topdown_pmu_info{reason} says OP_SPEC 
 wait_intervals 2
 is "$(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -c '.selection.level1')" "null" "... and CPU 0 has no level-1 figures"
 td_stop
+# Not even before the reason: the first interval of --once, in which
+# OP_RETIRED / OP_SPEC is 0 / 0, has no figures either (it was "100 %
+# bad speculation" before the arm64 guest of tests/kernel showed it).
+FAKEPMU_SYSFS="$FIXTURES/neoverse-v2-64" FAKEPMU_SCENARIO="$TMP/filtered.json" LD_PRELOAD="$FAKEPMU" \
+	"$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/neoverse-v2-64" --once --json -i 200ms \
+	>"$TMP/filtered-once.json" 2>/dev/null
+is "$(jq -c '[.host.level1, .host.level1_slots_total.bad_speculation]' "$TMP/filtered-once.json")" "[null,0]" \
+	"... and --once's single interval has no figures (no 100 % bad speculation from 0 / 0)"
 # A CPU (or hypervisor) without STALL_SLOT: the kernel leaves it out of
 # events/ (PMCEID) but would still open it, and it would count 0.  The
 # reason instead of wrong figures.

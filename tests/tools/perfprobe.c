@@ -26,6 +26,20 @@
  *       after MS milliseconds (rotation):
  *           pair running1/enabled1 running2/enabled2
  *
+ *   perfprobe count TYPE CPU MS CONFIG...
+ *       Each event alone (its own group), enabled together, read after MS
+ *       milliseconds: what the PMU counts for it:
+ *           count CONFIG VALUE ENABLED_NS RUNNING_NS
+ *   perfprobe hotplug TYPE CONFIG CPU N
+ *       A group of N copies on CPU, running; then CPU taken offline by
+ *       writing 0 to SYSFS_ROOT/devices/system/cpu/cpuCPU/online, and
+ *       online again; what the group reads and what a new open gets:
+ *           hotplug online NR RUNNING(0/1)
+ *           hotplug offline NR FROZEN(0/1)    (times unchanged over 50 ms)
+ *           hotplug open_offline ERRNO
+ *           hotplug back NR FROZEN(0/1)
+ *           hotplug reopen ERRNO RUNNING(0/1)
+ *
  * TYPE is a number or a PMU name under /sys/bus/event_source/devices
  * (SYSFS_ROOT overrides /sys); CONFIG is a number (0x...). */
 #define _GNU_SOURCE
@@ -224,6 +238,106 @@ static int cmd_hold(uint32_t type, uint64_t config, int k, double seconds, char 
 	return 0;
 }
 
+static int cmd_count(uint32_t type, int cpu, long ms, char **cfg, int n)
+{
+	uint64_t buf[3 + MAXN];
+	int fd[MAXN];
+
+	if (n > MAXN)
+		n = MAXN;
+	for (int i = 0; i < n; i++)
+		fd[i] = open_one(type, strtoull(cfg[i], NULL, 0), cpu, -1, 1, 0);
+	for (int i = 0; i < n; i++)
+		if (fd[i] >= 0)
+			ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+	sleep_ms(ms);
+	for (int i = 0; i < n; i++) {
+		if (fd[i] < 0)
+			printf("count %s open_failed\n", cfg[i]);
+		else if (read_group(fd[i], buf, 4) < 0)
+			printf("count %s read_failed\n", cfg[i]);
+		else
+			printf("count %s %llu %llu %llu\n", cfg[i], (unsigned long long)buf[3],
+			       (unsigned long long)buf[1], (unsigned long long)buf[2]);
+	}
+	for (int i = 0; i < n; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	return 0;
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[512];
+	const char *root = getenv("SYSFS_ROOT");
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/online", root ? root : "/sys", cpu);
+	f = fopen(path, "we");
+	if (!f)
+		return -1;
+	r = fprintf(f, "%d\n", on) < 0;
+	return fclose(f) || r ? -1 : 0;
+}
+
+/* Two reads 50 ms apart with the same enabled and running times: the
+ * group no longer counts (detached). */
+static int frozen(int fd, uint64_t *nr)
+{
+	uint64_t a[3 + MAXN], b[3 + MAXN];
+
+	if (read_group(fd, a, 3 + MAXN) < 0)
+		return -1;
+	sleep_ms(50);
+	if (read_group(fd, b, 3 + MAXN) < 0)
+		return -1;
+	*nr = b[0];
+	return a[1] == b[1] && a[2] == b[2];
+}
+
+static int cmd_hotplug(uint32_t type, uint64_t config, int cpu, int n)
+{
+	uint64_t buf[3 + MAXN], nr = 0;
+	int fd[MAXN], f2[MAXN], err, got, z;
+
+	got = group_of(type, config, cpu, n, 0, 0, fd, &err);
+	if (got < n) {
+		printf("hotplug open_failed %s\n", err_name(err));
+		close_all(fd, got);
+		return 0;
+	}
+	sleep_ms(50);
+	if (read_group(fd[0], buf, 3 + MAXN) < 0)
+		return printf("hotplug read_failed\n"), 0;
+	printf("hotplug online %llu %d\n", (unsigned long long)buf[0], buf[2] > 0);
+	if (set_online(cpu, 0) < 0)
+		return printf("hotplug offline_failed %s\n", err_name(errno)), 1;
+	sleep_ms(50);
+	z = frozen(fd[0], &nr);
+	printf("hotplug offline %llu %d\n", (unsigned long long)nr, z);
+	f2[0] = open_one(type, config, cpu, -1, 0, 0);
+	printf("hotplug open_offline %s\n", err_name(f2[0] < 0 ? errno : 0));
+	if (f2[0] >= 0)
+		close(f2[0]);
+	if (set_online(cpu, 1) < 0)
+		return printf("hotplug online_failed %s\n", err_name(errno)), 1;
+	sleep_ms(50);
+	z = frozen(fd[0], &nr);
+	printf("hotplug back %llu %d\n", (unsigned long long)nr, z);
+	close_all(fd, n);
+	got = group_of(type, config, cpu, n, 0, 0, f2, &err);
+	if (got == n) {
+		sleep_ms(50);
+		z = read_group(f2[0], buf, 3 + MAXN) == 0 && buf[2] > 0;
+	} else {
+		z = 0;
+	}
+	printf("hotplug reopen %s %d\n", err_name(err), z);
+	close_all(f2, got);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 5 && !strcmp(argv[1], "groups"))
@@ -238,6 +352,10 @@ int main(int argc, char **argv)
 	if (argc >= 7 && !strcmp(argv[1], "hold"))
 		return cmd_hold(type_of(argv[2]), strtoull(argv[3], NULL, 0), atoi(argv[4]), atof(argv[5]),
 				argv + 6, argc - 6);
-	fprintf(stderr, "usage: perfprobe groups|run|pair|hold ... (see the source)\n");
+	if (argc >= 6 && !strcmp(argv[1], "count"))
+		return cmd_count(type_of(argv[2]), atoi(argv[3]), atol(argv[4]), argv + 5, argc - 5);
+	if (argc == 6 && !strcmp(argv[1], "hotplug"))
+		return cmd_hotplug(type_of(argv[2]), strtoull(argv[3], NULL, 0), atoi(argv[4]), atoi(argv[5]));
+	fprintf(stderr, "usage: perfprobe groups|run|pair|hold|count|hotplug ... (see the source)\n");
 	return 2;
 }
