@@ -72,6 +72,7 @@ P=armv8_pmuv3_0
 	fakeprobe "$SC" pair $P 0x08 3 4 4 400 | sed 's/^/4+4 /'
 	fakeprobe "$SC" pair $P 0x08 3 3 3 400 | sed 's/^/3+3 /'
 	fakeprobe "$SC" hotplug $P 0x08 2 3
+	fakeprobe "$SC" run $P 0x08 0 7 300 | sed 's/^/over7 /'
 	fakeprobe "$TMP/held2.json" run $P 0x08 0 4 300 | sed 's/^/held2 /'
 	fakeprobe "$TMP/held2.json" run $P 0x08 0 5 300 | sed 's/^/held2 /'
 } >"$TMP/fake.probe" 2>&1
@@ -98,9 +99,9 @@ pairs_agree 4+4
 ok $? "two groups of 4 that do not fit together rotate: running fractions within 0.1 of the kernel's ($(awk '$1 == "4+4" { print $3 "/" $4 }' "$G/probe" | tr '\n' ' '))"
 pairs_agree 3+3
 ok $? "two groups of 3 that fit together both run all the time, as on the kernel"
-runs() { awk '$1 == "held2" { print $3, ($5 > 0) }' "$1"; }
+runs() { awk '$1 == "held2" || $1 == "over7" { print $1, $3, ($5 > 0) }' "$1"; }
 [ -n "$(runs "$G/probe")" ] && [ "$(runs "$G/probe")" = "$(runs "$TMP/fake.probe")" ]
-ok $? "with 2 counters held by another user, a group of 4 runs and a group of 5 never does: the fake as the kernel ($(runs "$G/probe" | tr '\n' ' '))"
+ok $? "with 2 counters held by another user, a group of 4 runs and a group of 5 never does; the group of 7 that validation let through (leader disabled) never runs: the fake as the kernel ($(runs "$G/probe" | tr '\n' ' '))"
 
 # ---- what the PMU counts: cycles at QEMU's 1 GHz of virtual time
 ghz=$(awk '$1 == "count" && $2 == "0x11" && $5 > 0 { printf "%.4f", $3 / $5 }' "$G/count" 2>/dev/null)

@@ -130,6 +130,7 @@ emit kernel $T/kernel
 	perfprobe pair $PMU 0x08 3 4 4 400 | sed 's/^/4+4 /'
 	perfprobe pair $PMU 0x08 3 3 3 400 | sed 's/^/3+3 /'
 	perfprobe hotplug $PMU 0x08 2 3
+	perfprobe run $PMU 0x08 0 7 300 | sed 's/^/over7 /'
 	if hold 2 0; then
 		perfprobe run $PMU 0x08 0 4 300 | sed 's/^/held2 /'
 		perfprobe run $PMU 0x08 0 5 300 | sed 's/^/held2 /'
