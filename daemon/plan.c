@@ -200,7 +200,7 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 	}
 	if (pp->n_groups > 1)
 		str_printf(pp->group_note, sizeof(pp->group_note),
-			   "%u groups rotate: %u general-purpose counters needed, %u per CPU%s%s%s%s; each group is scaled by its own enabled/running time, as perf does",
+			   "%u groups rotate: %u general-purpose counters needed, %u per CPU%s%s%s%s; each group is scaled to the interval by its running time, as perf does",
 			   pp->n_groups, pp->gp_needed, pp->gp_available,
 			   !pp->watchdog ? "" :
 			   ua->watchdog_takes_gp ? " (the NMI watchdog holds one more)" :

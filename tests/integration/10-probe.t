@@ -115,7 +115,7 @@ expect_lines "icx-1s: level 2, Ice Lake formulas, groups and counters" \
 	"Formulas:     icelakex (perf's x86/icelakex tables)" \
 	"Model:        perf (refinement events: INT_MISC.UOP_DROPPING, INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1)" \
 	"Counters:     15 general-purpose needed, 8 per CPU (probed on CPU 0 with INT_MISC.UOP_DROPPING)" \
-	"              3 groups rotate: 15 general-purpose counters needed, 8 per CPU; events perf's tables keep on counters 0-3 (IDQ.MS_UOPS) go in groups of at most 4; each group is scaled by its own enabled/running time, as perf does" \
+	"              3 groups rotate: 15 general-purpose counters needed, 8 per CPU; events perf's tables keep on counters 0-3 (IDQ.MS_UOPS) go in groups of at most 4; each group is scaled to the interval by its running time, as perf does" \
 	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
 	"TopDown:      usable"
 
@@ -173,7 +173,7 @@ expect_lines "skx-1s: Skylake-SP tables, SMT shares, level 1 in the first group"
 	"Group 1:      UOPS_ISSUED.ANY, UOPS_RETIRED.RETIRE_SLOTS," \
 	"              IDQ_UOPS_NOT_DELIVERED.CORE, INT_MISC.RECOVERY_CYCLES_ANY," \
 	"              CPU_CLK_UNHALTED.THREAD_ANY, INST_RETIRED.ANY" \
-	"              4 groups rotate: 13 general-purpose counters needed, 4 per CPU; each group is scaled by its own enabled/running time, as perf does" \
+	"              4 groups rotate: 13 general-purpose counters needed, 4 per CPU; each group is scaled to the interval by its running time, as perf does" \
 	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
 	"TopDown:      usable"
 printf '[collect]\ncpus = 0-1\nlevel = 1\n' >"$tmp/half.conf"
@@ -359,7 +359,7 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount --propagation private true 2>/dev/nul
 	wd "$FIXTURES/skx-2s" "$PWD/tests/scenarios/parity-skx.json" --probe >"$tmp/out" 2>"$tmp/err"
 	expect_lines "skx-2s, watchdog on: cycles take a general-purpose counter, level 1 in two groups" \
 		"Counters:     5 general-purpose needed, 4 per CPU (probed on CPU 0 with UOPS_ISSUED.ANY); fixed counter 1 held by the NMI watchdog" \
-		"              2 groups rotate: 5 general-purpose counters needed, 4 per CPU (the NMI watchdog holds fixed counter 1: cycles take one of them); each group is scaled by its own enabled/running time, as perf does"
+		"              2 groups rotate: 5 general-purpose counters needed, 4 per CPU (the NMI watchdog holds fixed counter 1: cycles take one of them); each group is scaled to the interval by its running time, as perf does"
 	# Had the plan put cycles on fixed counter 1, that group would never
 	# run; split, each runs half the time and the figures are the truth
 	# (parity-skx.json, CPU 0: retiring 0.30, bad speculation 0.10).
@@ -376,7 +376,7 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount --propagation private true 2>/dev/nul
 	wd "$FIXTURES/genoa-2s" "$PWD/tests/scenarios/parity-zen4.json" --probe >"$tmp/out" 2>"$tmp/err"
 	expect_lines "genoa-2s, watchdog on: 5 of 6 counters left, level 1 in two groups" \
 		"Counters:     6 general-purpose needed, 5 per CPU (probed on CPU 0 with ls_not_halted_cyc); one more held by the NMI watchdog" \
-		"              2 groups rotate: 6 general-purpose counters needed, 5 per CPU (the NMI watchdog holds one more); each group is scaled by its own enabled/running time, as perf does"
+		"              2 groups rotate: 6 general-purpose counters needed, 5 per CPU (the NMI watchdog holds one more); each group is scaled to the interval by its running time, as perf does"
 	# parity-zen4.json, CPU 0: retiring 0.32, smt_contention 0.10.
 	wd "$FIXTURES/genoa-2s" "$PWD/tests/scenarios/parity-zen4.json" --once --json >"$tmp/wd.json" 2>"$tmp/err"
 	got=$(jq -r '[.cpus[0].level1.retiring, .cpus[0].level1.smt_contention, .cpus[0].running_ratio] | @tsv' "$tmp/wd.json")

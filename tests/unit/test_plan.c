@@ -207,7 +207,7 @@ static void test_icx_default(void **state)
 	assert_int_equal(pp->ua->events[pp->events[19]].var, TD_EV_RECOVERY_CYCLES);
 	assert_true(pp->cats == (TD_CATSET_L1 | TD_CATSET_L2_INTEL));
 	assert_string_equal(pp->group_note,
-			    "3 groups rotate: 15 general-purpose counters needed, 8 per CPU; events perf's tables keep on counters 0-3 (IDQ.MS_UOPS) go in groups of at most 4; each group is scaled by its own enabled/running time, as perf does");
+			    "3 groups rotate: 15 general-purpose counters needed, 8 per CPU; events perf's tables keep on counters 0-3 (IDQ.MS_UOPS) go in groups of at most 4; each group is scaled to the interval by its running time, as perf does");
 	assert_string_equal(list(&e->plan.monitor), "0-7");
 	assert_string_equal(list(&e->plan.unsupported), "");
 	unload(e);
@@ -405,7 +405,7 @@ static void test_skx_watchdog(void **state)
 	assert_int_equal(pp->gp_needed, 5);
 	assert_int_equal(pp->n_groups, 2);
 	assert_string_equal(pp->group_note,
-			    "2 groups rotate: 5 general-purpose counters needed, 4 per CPU (the NMI watchdog holds fixed counter 1: cycles take one of them); each group is scaled by its own enabled/running time, as perf does");
+			    "2 groups rotate: 5 general-purpose counters needed, 4 per CPU (the NMI watchdog holds fixed counter 1: cycles take one of them); each group is scaled to the interval by its running time, as perf does");
 	/* Without it, level 1 is one group. */
 	b.watchdog = false;
 	plan_make(&e->pmu, e->topo, &e->cfg, &b, &e->plan);
@@ -455,7 +455,7 @@ static void test_zen4(void **state)
 	assert_int_equal(pp->gp_needed, 6);
 	assert_int_equal(pp->n_groups, 2);
 	assert_string_equal(pp->group_note,
-			    "2 groups rotate: 6 general-purpose counters needed, 5 per CPU (the NMI watchdog holds one more); each group is scaled by its own enabled/running time, as perf does");
+			    "2 groups rotate: 6 general-purpose counters needed, 5 per CPU (the NMI watchdog holds one more); each group is scaled to the interval by its running time, as perf does");
 	unload(e);
 }
 
