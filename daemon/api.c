@@ -257,6 +257,14 @@ static json_t *pmu_object(const struct snapshot *snap, const struct snap_pmu *p)
 	json_object_set_new(o, "model", str_or_null(p ? p->model : NULL));
 	if (p && p->reason[0])
 		json_object_set_new(o, "reason", json_string(p->reason));
+	if (p && p->level) {
+		json_t *d = json_object();
+
+		for (int k = 0; k < TMA_DEP_COUNT; k++)
+			json_object_set_new(d, tma_departure_name((enum tma_departure)k),
+					    json_integer((json_int_t)p->departures[k]));
+		json_object_set_new(o, "departures", d);
+	}
 	return o;
 }
 

@@ -49,6 +49,8 @@ struct ccpu {
 	uint64_t id[UA_EVENTS_MAX];
 	uint64_t prev[UA_EVENTS_MAX];
 	uint64_t prev_enabled[PLAN_GROUPS_MAX], prev_running[PLAN_GROUPS_MAX];
+	/* The start of the collection that last read each group (read_group). */
+	uint64_t read_at[PLAN_GROUPS_MAX];
 	uint64_t retry_at_ns;
 	uint64_t backoff_ns;    /* the next retry's wait after a transient error */
 	unsigned read_failures; /* in a row */
@@ -90,6 +92,8 @@ struct cpmu {
 	 * cycles count, the PMU's figures are not served (silent). */
 	int cycles_pos;
 	bool silent;
+	/* CPU intervals whose figures departed from perf's (tma.h). */
+	uint64_t departures[TMA_DEP_COUNT];
 	/* No smaller plan runs (collector_give_up): the reason says so until
 	 * a CPU's groups all run again. */
 	bool gave_up;
@@ -400,6 +404,7 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 	 * read is a full delta, nothing is lost after a reopen. */
 	memset(cc->prev, 0, sizeof(cc->prev));
 	memset(cc->prev_enabled, 0, sizeof(cc->prev_enabled));
+	memset(cc->read_at, 0, sizeof(cc->read_at));
 	memset(cc->prev_running, 0, sizeof(cc->prev_running));
 	return 0;
 }
@@ -1126,14 +1131,14 @@ static void did_not_run(struct collector *c, struct ccpu *cc, unsigned g, uint64
 /* Reads group @g of @cc, adding its scaled deltas to @in; false when the
  * CPU has nothing to report this interval (the reason is counted). */
 static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_t now,
-		       double span_ns, struct tma_input *in, double *enabled_ns, double *running_ns,
+		       struct tma_input *in, double *enabled_ns, double *running_ns,
 		       bool *read_error)
 {
 	const struct cpmu *pm = &c->pmus[cc->pmu];
 	unsigned lead = pm->group_start[g], n = pm->group_start[g + 1] - lead;
 	const size_t want = (3 + 2 * (size_t)n) * sizeof(uint64_t);
 	uint64_t *b = c->buf, enabled, running;
-	double scale;
+	double scale, span_ns;
 	ssize_t r;
 	int tries = 0;
 	bool bad = false, norun, counted = false;
@@ -1180,20 +1185,26 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	}
 	*enabled_ns = (double)(enabled - cc->prev_enabled[g]);
 	*running_ns = (double)(running - cc->prev_running[g]);
+	/* Since the collection that last read it: the same for every group
+	 * read then (0 for a group opened since, which counted only since). */
+	span_ns = cc->read_at[g] && now > cc->read_at[g] ? (double)(now - cc->read_at[g]) : 0;
 	cc->prev_enabled[g] = enabled;
 	cc->prev_running[g] = running;
+	cc->read_at[g] = now;
 	/* A group that did not run has no numbers: no running time, or a
 	 * sliver of it with nothing counted (arm64 reports one for a group
 	 * that cannot be scheduled; scaled, it would be garbage). */
 	norun = *running_ns == 0 || *running_ns * 100 < *enabled_ns;
-	/* Multiplexed: each group's counts stand for the CPU's interval, the
-	 * first group's enabled time (@span_ns; its own for the first).  perf
+	/* Each group's counts stand for span_ns, the time between the starts
+	 * of the two collections that read it, the same for every group of
+	 * every CPU read in both, or its own enabled time (span_ns 0).  perf
 	 * scales by each group's own enabled/running; the two agree when the
-	 * groups are read together, and where the reader is preempted between
-	 * two reads (a loaded machine), each group's own enabled time spans a
-	 * different stretch and a ratio of two groups' counts moves by the
-	 * preemption's share of the interval (1.6 % seen); counts per running
-	 * second times one span do not. */
+	 * reads are taken together.  Where the reader is preempted between two
+	 * reads (a loaded machine), each group's own enabled time spans a
+	 * different stretch: a ratio of two groups' counts moves by the
+	 * preemption's share of the interval (1.6 % seen), and so does a CPU's
+	 * weight in its core, package and host (19 % seen); counts per
+	 * running second times one span do not. */
 	scale = *running_ns > 0 ? (span_ns > 0 ? span_ns : *enabled_ns) / *running_ns : 0;
 	/* One pass over the values: the kernel returns them in group order
 	 * (the ids say so), each at least its previous value.  A read that
@@ -1344,8 +1355,7 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 
 	for (unsigned g = 0; g < pm->n_groups && group_open(cc); g++) {
 		double e = 0, r = 0;
-
-		if (!read_group(c, cc, g, now, enabled, in, &e, &r, &read_error)) {
+		if (!read_group(c, cc, g, now, in, &e, &r, &read_error)) {
 			ok = false;
 			if (e <= 0)
 				continue;
@@ -1381,9 +1391,11 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 		log_info("%s: every group runs on CPU %d again", pm->pp->core->name, cc->cpu);
 		c->gen++;
 	}
-	ok = ok && check_work(c, cc, ran, (uint64_t)enabled);
-	commit(out, before, &pm->cols, enabled, enabled * running_share,
-	       ok && tma_compute(&pm->model, in, &res) == 0 ? &res : NULL);
+	ok = ok && check_work(c, cc, ran, (uint64_t)enabled) && tma_compute(&pm->model, in, &res) == 0;
+	if (ok)
+		for (unsigned d = 0; d < TMA_DEP_COUNT; d++)
+			pm->departures[d] += (res.departures >> d) & 1;
+	commit(out, before, &pm->cols, enabled, enabled * running_share, ok ? &res : NULL);
 }
 
 /* A hybrid CPU that was offline when the plan was made: the PMU whose
@@ -1635,7 +1647,9 @@ static void fill_pmus(const struct collector *c, struct snapshot *snap, int *pmu
 			str_printf(row->model, sizeof(row->model), "%s",
 				   pm->model.refine ? "perf" : "hardware");
 			str_printf(row->reason, sizeof(row->reason), "%s", pm->reason);
+			memcpy(row->departures, pm->departures, sizeof(row->departures));
 		} else {
+			memset(row->departures, 0, sizeof(row->departures));
 			row->level = 0;
 			row->core_share = false;
 			row->model[0] = '\0';

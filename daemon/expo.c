@@ -509,6 +509,19 @@ static void self_families(struct render *r)
 		buf_u64(b, s->errors[k]);
 		buf_putc(b, '\n');
 	}
+	family(r, "topdown_departures_total", "counter",
+	       "CPU intervals whose figures depart from perf's, by core PMU and departure: negative (a value perf prints below 0 is 0), no_value (a level-2 value perf has none for, a division by 0, is 0).");
+	for (unsigned i = 0; i < s->n_pmus; i++)
+		for (int d = 0; d < TMA_DEP_COUNT; d++) {
+			bool first = true;
+
+			buf_puts(b, "topdown_departures_total");
+			put_label(b, &first, "pmu", s->pmus[i].name);
+			put_label(b, &first, "reason", tma_departure_name((enum tma_departure)d));
+			buf_puts(b, "} ");
+			buf_u64(b, s->pmus[i].departures[d]);
+			buf_putc(b, '\n');
+		}
 	family(r, "topdown_collection_interval_seconds", "gauge",
 	       "The configured collection interval.");
 	buf_puts(b, "topdown_collection_interval_seconds ");

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tma.h"
 #include "topdown.h"
 
 /* Layout of a counter vector: slots, the enabled/running nanoseconds,
@@ -98,6 +99,9 @@ struct snap_pmu {
 	 * Skylake-family AnyThread counts), not the thread's own. */
 	bool core_share;
 	char reason[SNAP_REASON];
+	/* CPU intervals whose figures departed from perf's values, by
+	 * departure (tma.h), since start. */
+	uint64_t departures[TMA_DEP_COUNT];
 };
 
 #define SNAP_CGROUP_NAME 256

@@ -68,76 +68,81 @@
  *   N2, V2:           frontend = SSF/SLOTS - B, bad_speculation = (1 - r)(1 - SS/SLOTS) + 4B,
  *                     backend = STALL_SLOT_BACKEND/SLOTS - 3B, retiring = r(1 - SS/SLOTS)
  *
- * Beyond perf, so that slot counters partition the slots exactly (the L1
- * categories sum to 1 and every L2 pair sums to its parent):
- *   - PERF_METRICS: frontend_bound and fetch_latency are clamped at 0 (the
- *     refinement term can exceed the 8-bit metric); on Ice Lake, when the
- *     recovery-cycles term pushes frontend + backend + retiring above 1,
- *     backend_bound is capped at 1 - retiring - frontend (perf would print
- *     more than 100% in total);
- *   - general-purpose formulas: a negative level-1 category (perf prints
- *     one when counts disagree) is 0, and the four (five on AMD) are
- *     scaled to sum to 1 (on Crestmont, AMD and Arm, whose categories are
- *     measured independently, always);
- *   - the measured L2 child is clamped to [0, parent] before the other
- *     child is taken as parent - child (8-bit rounding can make
- *     topdown-heavy-ops exceed topdown-retiring by 1/255; independent
- *     events can disagree with their parent); a ratio whose denominator is
- *     0 (no branch mispredicts or machine clears, no uops from the legacy
- *     decoders) makes its child 0.
- * These only act where perf's output is itself inconsistent. */
+ * Each node is perf's expression on perf's own values of the nodes it
+ * reads: children of a parent read perf's parent, bad_speculation reads
+ * perf's frontend_bound, nothing is rescaled, and where perf writes
+ * max(0, ...) or min(...) so does this.  The departures (README,
+ * "Compared with perf"; counted in topdown_departures_total):
+ *   - a node below 0 (perf prints one when independently counted events
+ *     disagree, or a refinement term exceeds its 8-bit metric) is 0;
+ *   - a level-2 node perf has no value for (its '/' divides by 0: no
+ *     branch mispredicts nor machine clears, no uops from the legacy
+ *     decoders) is 0, as is every node that reads it;
+ *   - a level-1 node perf has no value for, or no slots, is no figure for
+ *     the interval (-ENODATA), where AMD's d_ratio would print 0.
+ * So the level-1 fractions need not sum to 1, nor a parent's children to
+ * it: they do where the counts are consistent, and perf's do not either
+ * where they are not. */
 #include "tma.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static double clamp(double v, double lo, double hi)
+/* perf's '/' (tools/perf/util/expr.y): no value when dividing by 0.  No
+ * value is NaN here, and propagates through every node that reads it. */
+static double divide(double num, double den)
 {
-	return v < lo ? lo : v > hi ? hi : v;
+	return den != 0 ? num / den : NAN;
 }
 
-static double ratio(double num, double den)
+/* perf's d_ratio(): 0 when dividing by 0. */
+static double d_ratio(double num, double den)
 {
-	return den > 0 ? num / den : 0;
+	return den != 0 ? num / den : 0;
 }
 
-/* Level 1 of the general-purpose formulas: negatives to 0, then scaled to
- * a sum of 1.  @smt is AMD's fifth category (0 elsewhere). */
-static void level1_smt(double *f, double ret, double bad, double fe, double be, double smt)
+/* perf's max(0, x) and min(x, y), which keep a missing value missing
+ * (fmax and fmin would drop it). */
+static double max0(double v)
 {
-	double sum;
+	return isnan(v) || v > 0 ? v : 0;
+}
 
-	ret = ret > 0 ? ret : 0;
-	bad = bad > 0 ? bad : 0;
-	fe = fe > 0 ? fe : 0;
-	be = be > 0 ? be : 0;
-	smt = smt > 0 ? smt : 0;
-	sum = ret + bad + fe + be + smt;
-	if (sum <= 0) {
-		/* Nothing attributed: the slots were all backend stalls as far
-		 * as anything can tell; keep the sum at 1. */
-		be = sum = 1;
+static double min2(double a, double b)
+{
+	return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
+}
+
+static void put(struct tma_result *out, td_catset *set, enum td_cat cat, double v)
+{
+	out->frac[cat] = v;
+	*set |= (td_catset)1 << cat;
+}
+
+/* The departures: every node of @set that is not a share becomes 0. */
+static int finish(struct tma_result *out, td_catset set)
+{
+	for (int c = 0; c < TD_CAT_COUNT; c++) {
+		double v = out->frac[c];
+		enum tma_departure d;
+
+		if (!td_catset_has(set, (enum td_cat)c) || v >= 0)
+			continue;
+		if (isnan(v)) {
+			if (td_cat[c].level == 1)
+				return -ENODATA;
+			d = TMA_DEP_NO_VALUE;
+		} else {
+			d = TMA_DEP_NEGATIVE;
+			if (-v > out->departure_size)
+				out->departure_size = -v;
+		}
+		out->departures |= 1u << d;
+		out->frac[c] = 0;
 	}
-	f[TD_CAT_RETIRING] = ret / sum;
-	f[TD_CAT_BAD_SPECULATION] = bad / sum;
-	f[TD_CAT_FRONTEND_BOUND] = fe / sum;
-	f[TD_CAT_BACKEND_BOUND] = be / sum;
-	f[TD_CAT_SMT_CONTENTION] = smt / sum;
-}
-
-static void level1(double *f, double ret, double bad, double fe, double be)
-{
-	level1_smt(f, ret, bad, fe, be, 0);
-}
-
-/* A level-2 pair: @child measured, @other = parent - child. */
-static void split(double *f, enum td_cat parent, enum td_cat child, enum td_cat other, double value)
-{
-	double p = f[parent], c = clamp(value, 0, p);
-
-	f[child] = c;
-	f[other] = p - c;
+	return 0;
 }
 
 /* perf's tma_memory_bound of Skylake and Ice Lake. */
@@ -147,20 +152,20 @@ static double memory_bound(const double *v, double retiring, double backend)
 	double den = v[TD_EV_STALLS_TOTAL] + v[TD_EV_PORTS_UTIL_1] +
 		     retiring * v[TD_EV_PORTS_UTIL_2] + v[TD_EV_BOUND_ON_STORES];
 
-	return ratio(stalls, den) * backend;
+	return divide(stalls, den) * backend;
 }
 
 static double branch_mispredicts(const double *v, double bad)
 {
-	return ratio(v[TD_EV_BR_MISP_RETIRED], v[TD_EV_BR_MISP_RETIRED] + v[TD_EV_MACHINE_CLEARS]) * bad;
+	return divide(v[TD_EV_BR_MISP_RETIRED], v[TD_EV_BR_MISP_RETIRED] + v[TD_EV_MACHINE_CLEARS]) * bad;
 }
 
 static int perf_metrics(const struct tma_model *model, const double *v, struct tma_result *out)
 {
 	double slots = v[TD_EV_SLOTS];
 	double s = v[TD_EV_RETIRING] + v[TD_EV_BAD_SPEC] + v[TD_EV_FE_BOUND] + v[TD_EV_BE_BOUND];
-	double ud = 0, rc = 0;
-	double ret, fe, be, bad, *f = out->frac;
+	double ud = 0, rc = 0, ret, fe, be, bad;
+	td_catset set = 0;
 
 	if (slots <= 0 || s <= 0)
 		return -ENODATA;
@@ -171,40 +176,40 @@ static int perf_metrics(const struct tma_model *model, const double *v, struct t
 	}
 	out->slots = slots;
 	ret = v[TD_EV_RETIRING] / s;
-	fe = clamp(v[TD_EV_FE_BOUND] / s - ud, 0, 1);
+	fe = v[TD_EV_FE_BOUND] / s - ud;
 	be = v[TD_EV_BE_BOUND] / s + rc;
-	if (ret + fe + be > 1)
-		be = clamp(1 - ret - fe, 0, 1);
-	bad = 1 - (fe + be + ret);
-	if (bad < 0)
-		bad = 0;
-	f[TD_CAT_RETIRING] = ret;
-	f[TD_CAT_BAD_SPECULATION] = bad;
-	f[TD_CAT_FRONTEND_BOUND] = fe;
-	f[TD_CAT_BACKEND_BOUND] = be;
-	if (model->level < 2)
-		return 0;
+	bad = max0(1 - (fe + be + ret));
+	put(out, &set, TD_CAT_RETIRING, ret);
+	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
+	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
+	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	if (model->level >= 2) {
+		double heavy, brm, fl, mb;
 
-	if (model->formulas == UA_FORMULAS_ICL) {
-		double ms = ratio(ret * v[TD_EV_IDQ_MS_UOPS], v[TD_EV_UOPS_ISSUED]);
-		double dec = ratio(v[TD_EV_DEC0] - v[TD_EV_DEC0_CYCLES], v[TD_EV_IDQ_MITE_UOPS]);
-
-		split(f, TD_CAT_RETIRING, TD_CAT_HEAVY_OPERATIONS, TD_CAT_LIGHT_OPERATIONS, ms + ret * dec);
-		split(f, TD_CAT_BAD_SPECULATION, TD_CAT_BRANCH_MISPREDICTS, TD_CAT_MACHINE_CLEARS,
-		      branch_mispredicts(v, bad));
-		split(f, TD_CAT_FRONTEND_BOUND, TD_CAT_FETCH_LATENCY, TD_CAT_FETCH_BANDWIDTH,
-		      model->width * v[TD_EV_IDQ_0_UOPS_CYCLES] / slots - ud);
-		split(f, TD_CAT_BACKEND_BOUND, TD_CAT_MEMORY_BOUND, TD_CAT_CORE_BOUND,
-		      memory_bound(v, ret, be));
-		return 0;
+		if (model->formulas == UA_FORMULAS_ICL) {
+			/* tma_microcode_sequencer = ((tma_retiring * SLOTS) /
+			 * UOPS_ISSUED.ANY) * IDQ.MS_UOPS / SLOTS */
+			heavy = divide(ret * slots, v[TD_EV_UOPS_ISSUED]) * v[TD_EV_IDQ_MS_UOPS] / slots +
+				divide(ret * (v[TD_EV_DEC0] - v[TD_EV_DEC0_CYCLES]), v[TD_EV_IDQ_MITE_UOPS]);
+			brm = branch_mispredicts(v, bad);
+			fl = model->width * v[TD_EV_IDQ_0_UOPS_CYCLES] / slots - ud;
+			mb = memory_bound(v, ret, be);
+		} else {
+			heavy = v[TD_EV_HEAVY_OPS] / s;
+			brm = v[TD_EV_BR_MISPREDICT] / s;
+			fl = v[TD_EV_FETCH_LAT] / s - ud;
+			mb = v[TD_EV_MEM_BOUND] / s;
+		}
+		put(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
+		put(out, &set, TD_CAT_LIGHT_OPERATIONS, max0(ret - heavy));
+		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, brm);
+		put(out, &set, TD_CAT_MACHINE_CLEARS, max0(bad - brm));
+		put(out, &set, TD_CAT_FETCH_LATENCY, fl);
+		put(out, &set, TD_CAT_FETCH_BANDWIDTH, max0(fe - fl));
+		put(out, &set, TD_CAT_MEMORY_BOUND, mb);
+		put(out, &set, TD_CAT_CORE_BOUND, max0(be - mb));
 	}
-	split(f, TD_CAT_RETIRING, TD_CAT_HEAVY_OPERATIONS, TD_CAT_LIGHT_OPERATIONS, v[TD_EV_HEAVY_OPS] / s);
-	split(f, TD_CAT_BAD_SPECULATION, TD_CAT_BRANCH_MISPREDICTS, TD_CAT_MACHINE_CLEARS,
-	      v[TD_EV_BR_MISPREDICT] / s);
-	split(f, TD_CAT_FRONTEND_BOUND, TD_CAT_FETCH_LATENCY, TD_CAT_FETCH_BANDWIDTH,
-	      v[TD_EV_FETCH_LAT] / s - ud);
-	split(f, TD_CAT_BACKEND_BOUND, TD_CAT_MEMORY_BOUND, TD_CAT_CORE_BOUND, v[TD_EV_MEM_BOUND] / s);
-	return 0;
+	return finish(out, set);
 }
 
 /* Skylake's CORE_CLKS and recovery term by how SMT threads are counted
@@ -217,7 +222,7 @@ static void skl_clocks(const struct tma_model *model, const double *v, double *c
 		*rc = v[TD_EV_RECOVERY_ANY] / 2;
 		break;
 	case UA_MODE_EBS:
-		*clks = v[TD_EV_CYCLES] / 2 * (1 + ratio(v[TD_EV_ONE_THREAD_ACTIVE], v[TD_EV_REF_XCLK]));
+		*clks = v[TD_EV_CYCLES] / 2 * (1 + divide(v[TD_EV_ONE_THREAD_ACTIVE], v[TD_EV_REF_XCLK]));
 		*rc = v[TD_EV_RECOVERY_ANY] / 2;
 		break;
 	default:
@@ -229,36 +234,47 @@ static void skl_clocks(const struct tma_model *model, const double *v, double *c
 
 static int skylake(const struct tma_model *model, const double *v, struct tma_result *out)
 {
-	double clks, rc, slots, w = model->width, *f = out->frac;
-	double fe, ret, issued = v[TD_EV_UOPS_ISSUED], retired = v[TD_EV_RETIRE_SLOTS];
+	double clks, rc, slots, w = model->width;
+	double fe, ret, bad, be, issued = v[TD_EV_UOPS_ISSUED], retired = v[TD_EV_RETIRE_SLOTS];
+	td_catset set = 0;
 
 	skl_clocks(model, v, &clks, &rc);
 	slots = w * clks;
-	if (slots <= 0)
+	if (!(slots > 0))
 		return -ENODATA;
 	out->slots = slots;
 	fe = v[TD_EV_IDQ_NOT_DELIVERED] / slots;
 	ret = retired / slots;
-	level1(f, ret, (issued - retired + w * rc) / slots, fe, 1 - fe - (issued + w * rc) / slots);
-	if (model->level < 2)
-		return 0;
-	/* memory_bound weighs port utilisation by perf's own retiring (ret),
-	 * and scales topdownd's backend_bound. */
-	split(f, TD_CAT_RETIRING, TD_CAT_HEAVY_OPERATIONS, TD_CAT_LIGHT_OPERATIONS,
-	      (retired + v[TD_EV_MACRO_FUSED] - v[TD_EV_INST_RETIRED]) / slots);
-	split(f, TD_CAT_BAD_SPECULATION, TD_CAT_BRANCH_MISPREDICTS, TD_CAT_MACHINE_CLEARS,
-	      branch_mispredicts(v, f[TD_CAT_BAD_SPECULATION]));
-	split(f, TD_CAT_FRONTEND_BOUND, TD_CAT_FETCH_LATENCY, TD_CAT_FETCH_BANDWIDTH,
-	      w * v[TD_EV_IDQ_0_UOPS_CYCLES] / slots);
-	split(f, TD_CAT_BACKEND_BOUND, TD_CAT_MEMORY_BOUND, TD_CAT_CORE_BOUND,
-	      memory_bound(v, ret, f[TD_CAT_BACKEND_BOUND]));
-	return 0;
+	bad = (issued - retired + w * rc) / slots;
+	be = 1 - fe - (issued + w * rc) / slots;
+	put(out, &set, TD_CAT_RETIRING, ret);
+	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
+	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
+	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	if (model->level >= 2) {
+		double heavy = (retired + v[TD_EV_MACRO_FUSED] - v[TD_EV_INST_RETIRED]) / slots;
+		double brm = branch_mispredicts(v, bad), fl = w * v[TD_EV_IDQ_0_UOPS_CYCLES] / slots;
+		double mb = memory_bound(v, ret, be);
+
+		/* The other child of each pair is perf's "parent - child",
+		 * without max(0, ...) on these tables. */
+		put(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
+		put(out, &set, TD_CAT_LIGHT_OPERATIONS, ret - heavy);
+		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, brm);
+		put(out, &set, TD_CAT_MACHINE_CLEARS, bad - brm);
+		put(out, &set, TD_CAT_FETCH_LATENCY, fl);
+		put(out, &set, TD_CAT_FETCH_BANDWIDTH, fe - fl);
+		put(out, &set, TD_CAT_MEMORY_BOUND, mb);
+		put(out, &set, TD_CAT_CORE_BOUND, be - mb);
+	}
+	return finish(out, set);
 }
 
 static int gracemont(const struct tma_model *model, const double *v, struct tma_result *out)
 {
-	double cycles = v[TD_EV_CYCLES], slots = model->width * cycles, *f = out->frac;
-	double fe, be, ret, store_bound;
+	double cycles = v[TD_EV_CYCLES], slots = model->width * cycles;
+	double fe, be, ret, all;
+	td_catset set = 0;
 
 	if (slots <= 0)
 		return -ENODATA;
@@ -266,68 +282,91 @@ static int gracemont(const struct tma_model *model, const double *v, struct tma_
 	fe = v[TD_EV_ATOM_FE_BOUND] / slots;
 	be = v[TD_EV_ATOM_BE_BOUND] / slots;
 	ret = v[TD_EV_ATOM_RETIRING] / slots;
-	level1(f, ret, 1 - (fe + be + ret), fe, be);
-	if (model->level < 2)
-		return 0;
-	split(f, TD_CAT_RETIRING, TD_CAT_MS_UOPS, TD_CAT_BASE, v[TD_EV_UOPS_RETIRED_MS] / slots);
-	split(f, TD_CAT_BAD_SPECULATION, TD_CAT_BRANCH_MISPREDICTS, TD_CAT_MACHINE_CLEARS,
-	      v[TD_EV_ATOM_MISPREDICT] / slots);
-	split(f, TD_CAT_FRONTEND_BOUND, TD_CAT_FETCH_LATENCY, TD_CAT_FETCH_BANDWIDTH,
-	      v[TD_EV_ATOM_FE_LATENCY] / slots);
-	store_bound = v[TD_EV_ATOM_MEM_SCHEDULER] / slots *
-		      ratio(v[TD_EV_MEM_SCHED_ST_BUF], v[TD_EV_MEM_SCHED_ALL]);
-	split(f, TD_CAT_BACKEND_BOUND, TD_CAT_MEMORY_BOUND, TD_CAT_CORE_BOUND,
-	      v[TD_EV_LD_HEAD_ANY_AT_RET] / cycles + store_bound);
-	return 0;
+	all = v[TD_EV_ATOM_FE_BOUND] + v[TD_EV_ATOM_BE_BOUND] + v[TD_EV_ATOM_RETIRING];
+	put(out, &set, TD_CAT_RETIRING, ret);
+	put(out, &set, TD_CAT_BAD_SPECULATION, (slots - all) / slots);
+	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
+	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	if (model->level >= 2) {
+		/* tma_store_bound = tma_mem_scheduler * (ST_BUF / ALL) */
+		double store_bound = v[TD_EV_ATOM_MEM_SCHEDULER] / slots *
+				     divide(v[TD_EV_MEM_SCHED_ST_BUF], v[TD_EV_MEM_SCHED_ALL]);
+		double mb = min2(be, v[TD_EV_LD_HEAD_ANY_AT_RET] / cycles + store_bound);
+
+		put(out, &set, TD_CAT_MS_UOPS, v[TD_EV_UOPS_RETIRED_MS] / slots);
+		put(out, &set, TD_CAT_BASE, (v[TD_EV_ATOM_RETIRING] - v[TD_EV_UOPS_RETIRED_MS]) / slots);
+		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, v[TD_EV_ATOM_MISPREDICT] / slots);
+		put(out, &set, TD_CAT_MACHINE_CLEARS, v[TD_EV_ATOM_MACHINE_CLEARS] / slots);
+		put(out, &set, TD_CAT_FETCH_LATENCY, v[TD_EV_ATOM_FE_LATENCY] / slots);
+		put(out, &set, TD_CAT_FETCH_BANDWIDTH, v[TD_EV_ATOM_FE_BANDWIDTH] / slots);
+		put(out, &set, TD_CAT_MEMORY_BOUND, mb);
+		put(out, &set, TD_CAT_CORE_BOUND, max0(be - mb));
+	}
+	return finish(out, set);
 }
 
 static int crestmont(const struct tma_model *model, const double *v, struct tma_result *out)
 {
-	double slots = model->width * v[TD_EV_CYCLES], *f = out->frac;
+	double slots = model->width * v[TD_EV_CYCLES], be;
+	td_catset set = 0;
 
 	if (slots <= 0)
 		return -ENODATA;
 	out->slots = slots;
-	level1(f, v[TD_EV_ATOM_RETIRING] / slots, v[TD_EV_ATOM_BAD_SPEC] / slots,
-	       v[TD_EV_ATOM_FE_BOUND] / slots, v[TD_EV_ATOM_BE_BOUND] / slots);
-	if (model->level < 2)
-		return 0;
-	split(f, TD_CAT_BAD_SPECULATION, TD_CAT_BRANCH_MISPREDICTS, TD_CAT_MACHINE_CLEARS,
-	      v[TD_EV_ATOM_MISPREDICT] / slots);
-	split(f, TD_CAT_FRONTEND_BOUND, TD_CAT_IFETCH_LATENCY, TD_CAT_IFETCH_BANDWIDTH,
-	      v[TD_EV_ATOM_FE_LATENCY] / slots);
-	split(f, TD_CAT_BACKEND_BOUND, TD_CAT_CORE_BOUND, TD_CAT_RESOURCE_BOUND,
-	      v[TD_EV_ATOM_ALLOC_RESTRICTIONS] / slots);
-	return 0;
+	be = v[TD_EV_ATOM_BE_BOUND] / slots;
+	put(out, &set, TD_CAT_RETIRING, v[TD_EV_ATOM_RETIRING] / slots);
+	put(out, &set, TD_CAT_BAD_SPECULATION, v[TD_EV_ATOM_BAD_SPEC] / slots);
+	put(out, &set, TD_CAT_FRONTEND_BOUND, v[TD_EV_ATOM_FE_BOUND] / slots);
+	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	if (model->level >= 2) {
+		double core = v[TD_EV_ATOM_ALLOC_RESTRICTIONS] / slots;
+
+		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, v[TD_EV_ATOM_MISPREDICT] / slots);
+		put(out, &set, TD_CAT_MACHINE_CLEARS, v[TD_EV_ATOM_MACHINE_CLEARS] / slots);
+		put(out, &set, TD_CAT_IFETCH_LATENCY, v[TD_EV_ATOM_FE_LATENCY] / slots);
+		put(out, &set, TD_CAT_IFETCH_BANDWIDTH, v[TD_EV_ATOM_FE_BANDWIDTH] / slots);
+		put(out, &set, TD_CAT_CORE_BOUND, core);
+		put(out, &set, TD_CAT_RESOURCE_BOUND, be - core);
+	}
+	return finish(out, set);
 }
 
 static int zen(const struct tma_model *model, const double *v, struct tma_result *out)
 {
-	double w = model->width, slots = w * v[TD_EV_CYCLES], *f = out->frac;
-	double retired = v[TD_EV_ZEN_OPS_RETIRED];
+	double w = model->width, slots = w * v[TD_EV_CYCLES];
+	double retired = v[TD_EV_ZEN_OPS_RETIRED], ret, bad, be;
+	td_catset set = 0;
 
+	/* perf's d_ratio would print 0 for every category of a halted
+	 * thread: no figures instead. */
 	if (slots <= 0)
 		return -ENODATA;
 	out->slots = slots;
-	level1_smt(f, retired / slots, (v[TD_EV_ZEN_OPS_DISPATCHED] - retired) / slots,
-		   v[TD_EV_ZEN_NO_OPS_FRONTEND] / slots, v[TD_EV_ZEN_BACKEND_STALLS] / slots,
-		   v[TD_EV_ZEN_SMT_CONTENTION] / slots);
-	if (model->level < 2)
-		return 0;
-	/* perf's children are ratios of events times perf's parent: here
-	 * times topdownd's (the same unless level 1 was rescaled). */
-	split(f, TD_CAT_RETIRING, TD_CAT_RETIRING_MICROCODE, TD_CAT_RETIRING_FASTPATH,
-	      f[TD_CAT_RETIRING] * ratio(v[TD_EV_ZEN_UCODE_OPS], retired));
-	split(f, TD_CAT_BAD_SPECULATION, TD_CAT_BAD_SPECULATION_MISPREDICTS,
-	      TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS,
-	      f[TD_CAT_BAD_SPECULATION] *
-		      ratio(v[TD_EV_ZEN_BRANCH_MISP], v[TD_EV_ZEN_BRANCH_MISP] + v[TD_EV_ZEN_RESYNCS]));
-	split(f, TD_CAT_FRONTEND_BOUND, TD_CAT_FRONTEND_BOUND_LATENCY, TD_CAT_FRONTEND_BOUND_BANDWIDTH,
-	      w * v[TD_EV_ZEN_FRONTEND_CYCLES] / slots);
-	split(f, TD_CAT_BACKEND_BOUND, TD_CAT_BACKEND_BOUND_MEMORY, TD_CAT_BACKEND_BOUND_CPU,
-	      f[TD_CAT_BACKEND_BOUND] *
-		      ratio(v[TD_EV_ZEN_LOAD_NOT_COMPLETE], v[TD_EV_ZEN_NOT_COMPLETE]));
-	return 0;
+	ret = retired / slots;
+	bad = (v[TD_EV_ZEN_OPS_DISPATCHED] - retired) / slots;
+	be = v[TD_EV_ZEN_BACKEND_STALLS] / slots;
+	put(out, &set, TD_CAT_RETIRING, ret);
+	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
+	put(out, &set, TD_CAT_FRONTEND_BOUND, v[TD_EV_ZEN_NO_OPS_FRONTEND] / slots);
+	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	put(out, &set, TD_CAT_SMT_CONTENTION, v[TD_EV_ZEN_SMT_CONTENTION] / slots);
+	if (model->level >= 2) {
+		double misp = v[TD_EV_ZEN_BRANCH_MISP], resyncs = v[TD_EV_ZEN_RESYNCS];
+		double latency = w * v[TD_EV_ZEN_FRONTEND_CYCLES];
+		double ucode = d_ratio(v[TD_EV_ZEN_UCODE_OPS], retired);
+		double memory = d_ratio(v[TD_EV_ZEN_LOAD_NOT_COMPLETE], v[TD_EV_ZEN_NOT_COMPLETE]);
+
+		put(out, &set, TD_CAT_RETIRING_MICROCODE, ret * ucode);
+		put(out, &set, TD_CAT_RETIRING_FASTPATH, ret * (1 - ucode));
+		put(out, &set, TD_CAT_BAD_SPECULATION_MISPREDICTS, d_ratio(bad * misp, misp + resyncs));
+		put(out, &set, TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS, d_ratio(bad * resyncs, misp + resyncs));
+		put(out, &set, TD_CAT_FRONTEND_BOUND_LATENCY, latency / slots);
+		put(out, &set, TD_CAT_FRONTEND_BOUND_BANDWIDTH,
+		    (v[TD_EV_ZEN_NO_OPS_FRONTEND] - latency) / slots);
+		put(out, &set, TD_CAT_BACKEND_BOUND_MEMORY, be * memory);
+		put(out, &set, TD_CAT_BACKEND_BOUND_CPU, be * (1 - memory));
+	}
+	return finish(out, set);
 }
 
 static int neoverse(const struct tma_model *model, const double *v, struct tma_result *out)
@@ -335,22 +374,29 @@ static int neoverse(const struct tma_model *model, const double *v, struct tma_r
 	double cycles = v[TD_EV_CYCLES], slots = model->slots_per_cycle * cycles;
 	double fix = model->stall_minus_cycles ? cycles : 0;
 	double stall = v[TD_EV_ARM_STALL_SLOT] - fix, stall_fe = v[TD_EV_ARM_STALL_SLOT_FRONTEND] - fix;
-	double r = ratio(v[TD_EV_ARM_OP_RETIRED], v[TD_EV_ARM_OP_SPEC]);
-	double b = ratio(v[TD_EV_ARM_BR_MIS_PRED], cycles);
-	double be = ratio(v[TD_EV_ARM_STALL_SLOT_BACKEND], slots), ret = r * (1 - ratio(stall, slots));
-	double *f = out->frac;
+	double r, b, be, ret;
+	td_catset set = 0;
 
-	if (slots <= 0)
+	if (!(slots > 0))
 		return -ENODATA;
 	out->slots = slots;
+	r = divide(v[TD_EV_ARM_OP_RETIRED], v[TD_EV_ARM_OP_SPEC]);
+	b = v[TD_EV_ARM_BR_MIS_PRED] / cycles;
+	be = v[TD_EV_ARM_STALL_SLOT_BACKEND] / slots;
+	ret = r * (1 - stall / slots);
+	put(out, &set, TD_CAT_RETIRING, ret);
 	if (model->formulas == UA_FORMULAS_NEOVERSE_V1) {
 		double wide = model->width * cycles; /* V1's own 8 slots per cycle */
 
-		level1(f, ret, (1 - r) * (1 - ratio(stall, wide)) + 4 * b, ratio(stall_fe, wide) - 4 * b, be);
-		return 0;
+		put(out, &set, TD_CAT_BAD_SPECULATION, (1 - r) * (1 - stall / wide) + 4 * b);
+		put(out, &set, TD_CAT_FRONTEND_BOUND, stall_fe / wide - 4 * b);
+		put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	} else {
+		put(out, &set, TD_CAT_BAD_SPECULATION, (1 - r) * (1 - stall / slots) + 4 * b);
+		put(out, &set, TD_CAT_FRONTEND_BOUND, stall_fe / slots - b);
+		put(out, &set, TD_CAT_BACKEND_BOUND, be - 3 * b);
 	}
-	level1(f, ret, (1 - r) * (1 - ratio(stall, slots)) + 4 * b, ratio(stall_fe, slots) - b, be - 3 * b);
-	return 0;
+	return finish(out, set);
 }
 
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
@@ -375,6 +421,16 @@ int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		return neoverse(model, in->v, out);
 	}
 	return -EINVAL;
+}
+
+const char *tma_departure_name(enum tma_departure d)
+{
+	static const char *const names[TMA_DEP_COUNT] = {
+		[TMA_DEP_NEGATIVE] = "negative",
+		[TMA_DEP_NO_VALUE] = "no_value",
+	};
+
+	return (unsigned)d < TMA_DEP_COUNT ? names[d] : "?";
 }
 
 void tma_bottleneck(const double v[TD_CAT_COUNT], td_catset cats, bool with_l2,

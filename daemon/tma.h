@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* tma: the TopDown arithmetic.  From one interval's counts to the
- * category fractions, with the formulas of the perf metric tables each
- * microarchitecture follows (uarch.h names them) and the clamps that make
- * the categories partition the slots, plus the bottleneck.  Pure
- * functions: no state, no I/O, no allocation. */
+ * category fractions: perf's metric expressions, node by node, as the
+ * perf metric tables each microarchitecture follows give them (uarch.h
+ * names them), plus the bottleneck.  Where perf's value is not a share
+ * (negative, or none: a division by zero) the result departs from it as
+ * little as it can and says so.  Pure functions: no state, no I/O, no
+ * allocation. */
 #ifndef TOPDOWND_TMA_H
 #define TOPDOWND_TMA_H
 
@@ -20,9 +22,18 @@ struct tma_input {
 	double v[TD_EV_COUNT];
 };
 
+/* How a result departs from perf's values (README, "Compared with perf"). */
+enum tma_departure {
+	TMA_DEP_NEGATIVE,  /* a node perf prints below 0 is 0 */
+	TMA_DEP_NO_VALUE,  /* a level-2 node perf prints nothing for (a division by 0) is 0 */
+	TMA_DEP_COUNT,
+};
+
 struct tma_result {
 	double slots;              /* the slots the fractions are of */
 	double frac[TD_CAT_COUNT]; /* categories not yielded are 0 */
+	unsigned departures;       /* bits 1 << enum tma_departure */
+	double departure_size;     /* the largest |perf's value| replaced by 0 */
 };
 
 struct tma_model {
@@ -35,10 +46,13 @@ struct tma_model {
 	bool stall_minus_cycles;  /* arm64: STALL_SLOT* count a slot per cycle too many */
 };
 
-/* Computes the fractions.  The level-1 fractions (four, five on AMD) are
- * in [0,1] and sum to 1; the level-2 children of a parent sum to it.  Returns -ENODATA when
- * the interval has no slots (the CPU was halted throughout, or nothing
- * was counted), -EINVAL for formulas it does not know. */
+/* Computes the fractions: each perf's value for the same counts, except
+ * a negative one or a level-2 one perf has none for, which is 0 (counted
+ * in ->departures).  They are at least 0; the level-1 ones need not sum
+ * to 1, nor a parent's children to it, where the counts disagree (perf's
+ * do not either).  Returns -ENODATA when the interval has no slots (the
+ * CPU was halted throughout, or nothing was counted) or perf has no value
+ * for a level-1 node, -EINVAL for formulas it does not know. */
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		struct tma_result *out);
 
@@ -46,6 +60,9 @@ int tma_compute(const struct tma_model *model, const struct tma_input *in,
  * @with_l2, its largest child: "backend_bound.memory_bound".  @v holds
  * any per-category quantity (fractions or slots), indexed by enum td_cat.
  * Empty string when all are 0. */
+/* The name of a departure, for labels: "negative", "no_value". */
+const char *tma_departure_name(enum tma_departure d);
+
 void tma_bottleneck(const double v[TD_CAT_COUNT], td_catset cats, bool with_l2,
 		    char *buf, size_t len);
 

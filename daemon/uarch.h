@@ -125,11 +125,6 @@ struct uarch {
 	const struct ua_event *events;
 	unsigned n_metrics;
 	const struct ua_metric *metrics;
-	/* Categories topdownd takes as their parent minus their measured
-	 * sibling (a counter fewer) where perf counts them: the two agree
-	 * because the parent's event is the sum of both children's
-	 * (uarch_atom.c). */
-	td_catset complements;
 	/* For tables without Counter fields (AMD's): the general-purpose
 	 * counters of the core PMU, as the kernel's driver sets them, and
 	 * where that figure comes from. */

@@ -13,14 +13,11 @@
  * itself (an auxiliary tree), so it is not a child here.  Sierra Forest
  * and Grand Ridge are not in perf 6.1: the upstream tables are the only source.
  *
- * Of each level-2 pair one child is counted and the other is the rest of
- * its parent (the counters are few: 6 on Gracemont, 8 on Crestmont).
+ * Every level-2 node perf reports is counted with perf's own event,
  * TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH and
- * TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS, which perf counts for its
- * tma_fetch_bandwidth / tma_machine_clears, are the complements of
- * FRONTEND_LATENCY and MISPREDICT within the .ALL counts (their umasks
- * 0x8d | 0x72 and 0x03 | 0x04 cover the whole event), so the rest is
- * the same figure. */
+ * TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS included: on hardware they need
+ * not add up to their .ALL parent with their sibling, and perf's value is
+ * the event's, not the parent's remainder. */
 #include "uarch_tables.h"
 
 #define ADL_PIPE "perf-tables/x86/alderlake/pipeline.json"
@@ -47,7 +44,9 @@ static const struct ua_event adl_atom_events[] = {
 	EV(TD_EV_ATOM_BE_BOUND, "TOPDOWN_BE_BOUND.ALL", "event=0x74", ADL_PIPE, GP6, 1),
 	EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL", "event=0xc2", ADL_PIPE, GP6, 1),
 	EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", ADL_PIPE, GP6, 2),
+	EV(TD_EV_ATOM_FE_BANDWIDTH, "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH", "event=0x71,umask=0x8d", ADL_PIPE, GP6, 2),
 	EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", ADL_PIPE, GP6, 2),
+	EV(TD_EV_ATOM_MACHINE_CLEARS, "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x03", ADL_PIPE, GP6, 2),
 	EV(TD_EV_ATOM_MEM_SCHEDULER, "TOPDOWN_BE_BOUND.MEM_SCHEDULER", "event=0x74,umask=0x02", ADL_PIPE, GP6, 2),
 	/* memory.json here gives no Counter; perf 6.1's lists 0-5 */
 	EV(TD_EV_LD_HEAD_ANY_AT_RET, "LD_HEAD.ANY_AT_RET", "event=0x05,umask=0xff", ADL_MEM, NULL, 2),
@@ -101,7 +100,6 @@ static const struct uarch adl_atom = {
 	.events = adl_atom_events,
 	.n_metrics = sizeof(adl_atom_metrics) / sizeof(adl_atom_metrics[0]),
 	.metrics = adl_atom_metrics,
-	.complements = (1u << TD_CAT_MACHINE_CLEARS) | (1u << TD_CAT_FETCH_BANDWIDTH),
 };
 
 /* ---- Crestmont: Sierra Forest and Grand Ridge ----
@@ -116,7 +114,9 @@ static const struct uarch adl_atom = {
 	EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL_P", "event=0x72", PIPE, GP8, 1),             \
 	EV(TD_EV_ATOM_BAD_SPEC, "TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73", PIPE, GP8, 1),      \
 	EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", PIPE, GP8, 2), \
+	EV(TD_EV_ATOM_FE_BANDWIDTH, "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH", "event=0x71,umask=0x8d", PIPE, GP8, 2), \
 	EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", PIPE, GP8, 2), \
+	EV(TD_EV_ATOM_MACHINE_CLEARS, "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x03", PIPE, GP8, 2), \
 	EV(TD_EV_ATOM_ALLOC_RESTRICTIONS, "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x01", PIPE, GP8, 2)
 
 #define CMT_METRICS(FILE)                                                                         \
@@ -142,8 +142,7 @@ static const struct uarch adl_atom = {
 	  .models = { (model_) }, .pmu = "cpu", .formulas = UA_FORMULAS_CMT, .width = 6,            \
 	  .width_source = "tma_retiring = TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE), " file_, \
 	  .max_level = 2, .n_events = sizeof(events_) / sizeof(events_[0]), .events = (events_),    \
-	  .n_metrics = sizeof(metrics_) / sizeof(metrics_[0]), .metrics = (metrics_),               \
-	  .complements = (1u << TD_CAT_MACHINE_CLEARS) | (1u << TD_CAT_IFETCH_BANDWIDTH) }
+	  .n_metrics = sizeof(metrics_) / sizeof(metrics_[0]), .metrics = (metrics_) }
 
 static const struct ua_event srf_events[] = { CMT_EVENTS(SRF_PIPE) };
 static const struct ua_metric srf_metrics[] = { CMT_METRICS(SRF_METRICS) };

@@ -24,8 +24,14 @@
 # Scenarios (tests/scenarios/parity-*.json): mixed (halted CPUs, rates
 # and fractions differing by CPU, refinement events), multiplexed (every
 # CPU runs half the time), clamps (frontend below 0 in perf, Ice Lake's
-# total above 100 %: topdownd must differ by exactly its documented
-# clamps), phases (three phases of 2 s).
+# total above 100 %), phases (three phases of 2 s); and, made here from
+# them, counts that do not partition the slots, as independently counted
+# events on hardware seldom do: level-1 sums of 1.1 and 0.9, a category
+# at 0, children above their parent, a ratio whose denominator is 0, an
+# SMT sibling with a different load.  perf's values are compared raw;
+# where perf prints a value below 0, or none, topdownd's documented
+# departure (0) is asserted on its own, with its count and size, and its
+# topdown_departures_total must have counted it (parity.py).
 . "$(dirname "$0")/lib.sh"
 
 command -v perf >/dev/null || missing_all "perf is not installed (make deps installs linux-perf)"
@@ -47,28 +53,28 @@ cases=()
 # compared slot-weighted (parity.py, README "Aggregation").
 F61="--tables-fallback $ROOT/reference/perf-tables-6.1"
 for s in skx skx-multiplexed; do
-	cases+=("skx-2s $s (Skylake-SP, SMT, AnyThread)|skx-2s|--cpuid GenuineIntel-6-55-4 --gp --weight-event CPU_CLK_UNHALTED.THREAD_ANY $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
-	cases+=("clx-2s $s (Cascade Lake-SP, SMT off)|clx-2s|--cpuid GenuineIntel-6-55-7 --gp --weight-event CPU_CLK_UNHALTED.THREAD $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
+	cases+=("skx-2s $s (Skylake-SP, SMT, AnyThread)|skx-2s|--cpuid GenuineIntel-6-55-4 --weight-event CPU_CLK_UNHALTED.THREAD_ANY $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
+	cases+=("clx-2s $s (Cascade Lake-SP, SMT off)|clx-2s|--cpuid GenuineIntel-6-55-7 --weight-event CPU_CLK_UNHALTED.THREAD $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
 done
 for s in icl icl-multiplexed; do
 	cases+=("icx-1s $s levels 1-2 by perf -M|icx-1s|--cpuid GenuineIntel-6-6A-0 --icl --weight-event TOPDOWN.SLOTS $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
 	cases+=("icl-client $s levels 1-2 by perf -M|icl-client|--cpuid GenuineIntel-6-7E-5 --icl --weight-event TOPDOWN.SLOTS $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
 done
 for s in srf srf-multiplexed; do
-	cases+=("srf-2s $s (Crestmont; perf 6.1 does not know it: its table's expressions)|srf-2s|--cpuid GenuineIntel-6-AF-0 --gp --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/sierraforest/srf-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
+	cases+=("srf-2s $s (Crestmont; perf 6.1 does not know it: its table's expressions)|srf-2s|--cpuid GenuineIntel-6-AF-0 --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/sierraforest/srf-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
 done
 for s in grr grr-multiplexed; do
-	cases+=("grr-12 $s (Grand Ridge, Crestmont: its own table's expressions)|grr-12|--cpuid GenuineIntel-6-B6-0 --gp --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/grandridge/grr-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
+	cases+=("grr-12 $s (Grand Ridge, Crestmont: its own table's expressions)|grr-12|--cpuid GenuineIntel-6-B6-0 --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/grandridge/grr-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
 done
 for s in hybrid hybrid-multiplexed; do
-	cases+=("adl-hybrid E-cores $s (Gracemont: the upstream table's expressions)|adl-hybrid|--cpuid GenuineIntel-6-97-0 --gp --ungrouped --ignore resource_bound --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/alderlake/adl-metrics.json --table-dir x86/alderlake --unit cpu_atom --pmu cpu_atom --cpus 8-15 $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
+	cases+=("adl-hybrid E-cores $s (Gracemont: the upstream table's expressions)|adl-hybrid|--cpuid GenuineIntel-6-97-0 --ungrouped --ignore resource_bound --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/alderlake/adl-metrics.json --table-dir x86/alderlake --unit cpu_atom --pmu cpu_atom --cpus 8-15 $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
 	cases+=("adl-hybrid P-cores $s, E-cores counting beside them|adl-hybrid|--cpuid GenuineIntel-6-97-0 --events-from perf --table-dir x86/alderlake --unit cpu_core --pmu cpu_core --cpus 0-7 $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
 done
 # AMD (issue 13): perf 6.1 knows neither Zen 4's nor Zen 5's PipelineL1/L2;
 # perf counts the raw events ungrouped and the expressions of perf's
 # upstream pipeline.json are evaluated on its counts.  The ratio children
 # of packages and the host are compared slot-weighted.
-Z="--gp --ungrouped --weight-event ls_not_halted_cyc --intervals 3"
+Z="--ungrouped --weight-event ls_not_halted_cyc --intervals 3"
 for c in retiring_fastpath retiring_microcode bad_speculation_mispredicts \
 	bad_speculation_pipeline_restarts backend_bound_memory backend_bound_cpu; do
 	Z="$Z --weighted $c"
@@ -84,7 +90,7 @@ done
 # files (the core's overrides of sbsa.json) are evaluated with the
 # fixture's #slots and MIDR.  Retiring and bad speculation are products of
 # ratios: their packages and hosts are compared slot-weighted.
-A="--gp --ungrouped --weight-event CPU_CYCLES --pmu armv8_pmuv3_0 --weighted retiring --weighted bad_speculation --intervals 3"
+A="--ungrouped --weight-event CPU_CYCLES --pmu armv8_pmuv3_0 --weighted retiring --weighted bad_speculation --intervals 3"
 for s in neoverse-v2 neoverse-v2-multiplexed; do
 	cases+=("neoverse-v2-64 $s (Neoverse V2, 8 slots)|neoverse-v2-64|--cpuid 0x00000000410fd4f1 --events-from arm64/arm/neoverse-n2-v2/metrics.json $A --scenario $SCEN/parity-$s.json")
 done
@@ -97,6 +103,46 @@ for s in mixed multiplexed clamps; do
 	cases+=("emr-2s $s|emr-2s|--cpuid GenuineIntel-6-CF-0 --events-from x86/emeraldrapids/emr-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
 	cases+=("gnr-2s $s|gnr-2s|--cpuid GenuineIntel-6-AD-0 --events-from x86/graniterapids/gnr-metrics.json --intervals 3 --scenario $SCEN/parity-$s.json")
 done
+# Counts that do not partition the slots.  skew NAME SOURCE JQ [CPU JQ]:
+# scenario NAME is SOURCE with JQ applied to the default phase's events
+# (and, with CPU, that CPU given its own load: JQ on a copy of them).
+skew() {
+	local name=$1 src=$2 f=$3 cpu=${4:-} g=${5:-.}
+	jq --arg cpu "$cpu" "(.cpus.default.phases[0].events |= ($f))
+		| if \$cpu == \"\" then . else .cpus[\$cpu] = (.cpus.default | .phases[0].events |= ($f | $g)) end" \
+		"$SCEN/parity-$src.json" >"$TMP/np-$name.json"
+}
+np() { echo "--scenario $TMP/np-$1.json"; }
+skew zen4-110 zen4 '.["de_src_op_disp.all"] += 0.1'
+skew zen4-090 zen4 '.["de_no_dispatch_per_slot.backend_stalls"] -= 0.1 | .["de_no_dispatch_per_slot.smt_contention"] = 0'
+skew zen4-mux-neg zen4-multiplexed '.["ex_ret_ops"] = 0.45'
+skew zen5-110 zen5 '.["de_src_op_disp.all"] += 0.1 | .["ex_ret_brn_misp"] = 0 | .["bp_redirects.resync"] = 0'
+skew srf-110 srf '.["TOPDOWN_BE_BOUND.ALL_P"] += 0.1 | .["TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH"] = 0.12 | .["TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS"] = 0'
+skew srf-mux-090 srf-multiplexed '.["TOPDOWN_FE_BOUND.ALL_P"] -= 0.1 | .["TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS"] = 0.4'
+skew grr-110 grr '.["TOPDOWN_RETIRING.ALL_P"] += 0.1'
+jq '.cpus["8-11"].phases[0].events |= (.["TOPDOWN_BE_BOUND.ALL"] += 0.15 | .["TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS"] = 0 | .["TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH"] = 0.1)' \
+	"$SCEN/parity-hybrid.json" >"$TMP/np-hybrid-atom.json"
+skew skx-fe skx '.["IDQ_UOPS_NOT_DELIVERED.CORE"] += 0.3' 8 '.["UOPS_ISSUED.ANY"] = 0.1'
+skew skx-nobr skx '.["BR_MISP_RETIRED.ALL_BRANCHES"] = 0 | .["MACHINE_CLEARS.COUNT"] = 0 | .["CYCLE_ACTIVITY.STALLS_MEM_ANY"] = 0.2'
+skew icl-nobr icl '.["BR_MISP_RETIRED.ALL_BRANCHES"] = 0 | .["MACHINE_CLEARS.COUNT"] = 0 | .["IDQ.MITE_UOPS"] = 0'
+skew nv2-110 neoverse-v2 '.["STALL_SLOT_BACKEND"] += 0.1'
+skew nv2-mux-neg neoverse-v2-multiplexed '.["OP_RETIRED"] = 0.55 | .["STALL_SLOT_FRONTEND"] -= 0.1'
+skew nn2-090 neoverse-n2 '.["STALL_SLOT_BACKEND"] -= 0.1'
+cases+=("genoa-2s, level 1 sums to 1.1|genoa-2s|--cpuid AuthenticAMD-25-11-1 --events-from x86/amdzen4/pipeline.json $Z $(np zen4-110)")
+cases+=("genoa-2s, level 1 sums to 0.9, smt_contention 0|genoa-2s|--cpuid AuthenticAMD-25-11-1 --events-from x86/amdzen4/pipeline.json $Z $(np zen4-090)")
+cases+=("genoa-2s multiplexed, more ops retired than dispatched (each CPU 0-7 and its sibling 8-15 loaded differently)|genoa-2s|--cpuid AuthenticAMD-25-11-1 --events-from x86/amdzen4/pipeline.json $Z $(np zen4-mux-neg)")
+cases+=("turin-1s, level 1 sums to 1.1, no mispredicts nor resyncs|turin-1s|--cpuid AuthenticAMD-26-2-0 --events-from x86/amdzen5/pipeline.json $Z $(np zen5-110)")
+cases+=("srf-2s, level 1 sums to 1.1, children above frontend_bound, machine clears 0|srf-2s|--cpuid GenuineIntel-6-AF-0 --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/sierraforest/srf-metrics.json --intervals 3 $(np srf-110)")
+cases+=("srf-2s multiplexed, level 1 sums to 0.9, core_bound above backend_bound|srf-2s|--cpuid GenuineIntel-6-AF-0 --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/sierraforest/srf-metrics.json --intervals 3 $(np srf-mux-090)")
+cases+=("grr-12, level 1 sums to 1.1|grr-12|--cpuid GenuineIntel-6-B6-0 --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/grandridge/grr-metrics.json --intervals 3 $(np grr-110)")
+cases+=("adl-hybrid E-cores, bad speculation below 0, machine clears 0|adl-hybrid|--cpuid GenuineIntel-6-97-0 --ungrouped --ignore resource_bound --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/alderlake/adl-metrics.json --table-dir x86/alderlake --unit cpu_atom --pmu cpu_atom --cpus 8-15 $F61 --intervals 3 $(np hybrid-atom)")
+cases+=("skx-2s, frontend_bound 0.3 more, CPU 8 (CPU 0's sibling) issuing less|skx-2s|--cpuid GenuineIntel-6-55-4 --weight-event CPU_CLK_UNHALTED.THREAD_ANY $F61 --intervals 3 $(np skx-fe)")
+cases+=("clx-2s, no branch mispredicts nor machine clears, memory stalls above backend|clx-2s|--cpuid GenuineIntel-6-55-7 --weight-event CPU_CLK_UNHALTED.THREAD $F61 --intervals 3 $(np skx-nobr)")
+cases+=("icx-1s level 2, no mispredicts nor clears, no MITE uops|icx-1s|--cpuid GenuineIntel-6-6A-0 --icl --weight-event TOPDOWN.SLOTS $F61 --intervals 3 $(np icl-nobr)")
+cases+=("neoverse-v2-64, level 1 sums to 1.1|neoverse-v2-64|--cpuid 0x00000000410fd4f1 --events-from arm64/arm/neoverse-n2-v2/metrics.json $A $(np nv2-110)")
+cases+=("neoverse-v2-64 multiplexed, more ops retired than speculated|neoverse-v2-64|--cpuid 0x00000000410fd4f1 --events-from arm64/arm/neoverse-n2-v2/metrics.json $A $(np nv2-mux-neg)")
+cases+=("neoverse-n2-8, level 1 sums to 0.9|neoverse-n2-8|--cpuid 0x00000000410fd490 --events-from arm64/arm/neoverse-n2-v2/metrics.json $A $(np nn2-090)")
+
 ph="--intervals 9 --scenario $SCEN/parity-phases.json"
 cases+=("spr-2s phases, level 1 by perf -M|spr-2s|--cpuid GenuineIntel-6-8F-4 --metric-groups TopdownL1 $ph")
 cases+=("spr-2s phases, levels 1-2 by perf's expressions|spr-2s|--cpuid GenuineIntel-6-8F-4 --events-from perf --table-dir x86/sapphirerapids $ph")

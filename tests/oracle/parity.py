@@ -20,10 +20,13 @@ private mount namespace where the fixture stands in for sysfs
 
 topdownd runs `--watch --json --count N` on the same fixture and
 scenario.  Interval k of each is compared, for every tma_* value perf
-gives, per CPU, socket and host.  Where topdownd departs from perf on
-purpose (frontend below 0, Ice Lake's total above 100 %), perf's values
-are first put through the documented clamps, and the report says how
-often they acted.
+gives, per CPU, socket and host, raw: nothing of topdownd's arithmetic is
+applied to perf's values.  topdownd's two documented departures are
+asserted on their own, each with its count and size: a value perf prints
+below 0 is 0 in topdownd ("negative"); a value perf has none for (a
+division by 0) while it has its parent is 0 ("no_value"); and
+topdownd's topdown_departures_total (the JSON's pmus[].departures) has
+counted them.
 
 usage: parity.py --fixture DIR --scenario FILE --cpuid GenuineIntel-6-8F-4
                  [--events-from perf|TABLE.json] [--unit cpu_core] [--pmu cpu]
@@ -40,7 +43,6 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from clamps import PARENT, documented  # noqa: E402
 from perfexpr import Metrics, Tables, canonical_event  # noqa: E402
 
 L1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
@@ -442,6 +444,11 @@ def topdownd_values(a):
         raise SystemExit("topdownd failed, exit %d:\n%s" % (proc.returncode, proc.stderr[-2000:]))
     lines = proc.stdout.splitlines()
     start = enable_time(trace)
+    last = json.loads(lines[-1]) if lines else {}
+    a.departures_counted = {}
+    for p in last.get("pmus", []):
+        for kind, n in (p.get("departures") or {}).items():
+            a.departures_counted[kind] = a.departures_counted.get(kind, 0) + n
     # Each document's own timestamp (the wall clock when its interval was
     # read) places it: an interval read late, or merged with one whose
     # timer expiration came too late (intervals_missed), is where it was.
@@ -471,18 +478,6 @@ def topdownd_values(a):
                     out[cat] = v
             values.setdefault(k, {})[entity] = out
     return [(wins[k], values.get(k, {})) for k in range(len(lines))]
-
-
-def clamped(p, icl, gp=False):
-    """perf's values through topdownd's documented clamps (clamps.py)."""
-    if not all(c in p for c in L1):
-        return dict(p)
-    if gp:
-        formulas = "zen" if "smt_contention" in p else "cmt" if "ifetch_latency" in p else \
-            "grt" if "ms_uops" in p else "skl"
-    else:
-        formulas = "icl" if icl else "glc"
-    return documented(p, formulas, 2)
 
 
 def phase_bounds(scenario):
@@ -519,9 +514,7 @@ def main():
     ap.add_argument("--metric-groups", default="TopdownL1,TopdownL2")
     ap.add_argument("--tol", type=float, default=0.005)
     ap.add_argument("--cpus", help="compare these CPUs only")
-    ap.add_argument("--icl", action="store_true", help="Ice Lake formulas (documented cap)")
-    ap.add_argument("--gp", action="store_true",
-                    help="general-purpose formulas (Skylake family, E-cores): their clamps")
+    ap.add_argument("--icl", action="store_true", help="Ice Lake formulas (its ratio children)")
     ap.add_argument("--ignore", action="append", default=[],
                     help="a perf metric (tma_ name without tma_) topdownd does not export")
     ap.add_argument("--tables-fallback", help="a second tables root for events the first lacks")
@@ -572,7 +565,11 @@ def main():
 
     worst = {"cpu": 0.0, "core": 0.0, "package": 0.0, "host": 0.0}
     compared = {"cpu": 0, "core": 0, "package": 0, "host": 0}
-    clamps, errors = 0, []
+    errors = []
+    # Departures seen: kind -> [values, largest |perf value| replaced]
+    departures = {"negative": [0, 0.0], "no_value": [0, 0.0]}
+    known = {c for _, series in perf.items() for _, pvals in series for pv in pvals.values()
+             if pv for c in pv}
     for aggr, series in perf.items():
         for window, pvals in series[1:]:
             # perf stat -I prints a last, shorter interval when the command
@@ -611,15 +608,21 @@ def main():
                     pv = {c: v for c, v in pv.items() if c not in a.ignore}
                     if a.topdownd_level == 1:
                         pv = {c: v for c, v in pv.items() if c in L1_ALL}
-                    want = clamped(pv, a.icl, a.gp)
-                    if a.gp:
-                        # Rescaling perf's rounded output is not a clamp.
-                        acted = any(pv[c] < -2e-6 for c in L1_ALL if c in pv) or any(
-                            pv[ch] < -2e-6 or pv[ch] > pv[par] + 2e-6
-                            for ch, par in PARENT.items() if ch in pv and par in pv)
-                    else:
-                        acted = any(abs(want[c] - pv[c]) > 2e-6 for c in want if c in pv)
-                    clamps += acted
+                    want = {}
+                    for cat, v in pv.items():
+                        want[cat] = v
+                        if v < 0:
+                            want[cat] = 0.0
+                            if v < -2e-6:
+                                departures["negative"][0] += 1
+                                departures["negative"][1] = max(departures["negative"][1], -v)
+                    for cat, parent in L2.items():
+                        # perf knows the node, has its parent, and no
+                        # value for it here: a division by 0.
+                        if cat in known and cat not in pv and parent in pv and cat in got and \
+                                cat not in a.ignore and a.topdownd_level != 1:
+                            want[cat] = 0.0
+                            departures["no_value"][0] += 1
                     for cat, v in want.items():
                         if cat not in got:
                             errors.append("%s: no %s from topdownd" % (where, cat))
@@ -628,14 +631,22 @@ def main():
                         worst[entity[0]] = max(worst[entity[0]], d)
                         compared[entity[0]] += 1
                         if d > a.tol:
-                            errors.append("%s %s: perf %.4f (%.4f after the clamps), topdownd %.4f"
-                                          % (where, cat, pv[cat], v, got[cat]))
+                            errors.append("%s %s: perf %s, topdownd %.4f"
+                                          % (where, cat, "%.4f" % pv[cat] if cat in pv else "no value",
+                                             got[cat]))
     for kind in ("cpu", "core", "package", "host"):
         if kind == "core" and not compared[kind]:
             continue
         print("%-8s %5d values compared, largest difference %.4f pp" %
               (kind, compared[kind], 100 * worst[kind]))
-    print("documented clamps acted on %d perf values" % clamps)
+    counted = a.departures_counted
+    for kind, (n, size) in departures.items():
+        print("departure %s: %d perf values%s; topdownd counted %d CPU intervals" %
+              (kind, n, ", largest %.4f pp" % (100 * size) if kind == "negative" else "",
+               counted.get(kind, 0)))
+        if n and not counted.get(kind):
+            errors.append("perf's values departed (%s) %d times, topdownd's "
+                          "topdown_departures_total says none" % (kind, n))
     if getattr(a, "per_socket_perf", None):
         d = max(max(v.values()) for v in a.per_socket_perf.values())
         print("ratio children of packages and the host: perf's own aggregate (ratio of summed "

@@ -6,7 +6,8 @@
  *                         name, encoding terms, table), metrics
  *   uarch_dump eval       one JSON object per stdin line
  *                         {"uarch": ID, "level": L, "refine": B, "counts": {NAME: N}}
- *                         -> {"slots": S, "frac": {CATEGORY: F}} or {"nodata": true} */
+ *                         -> {"slots": S, "frac": {CATEGORY: F}, "negative": B,
+ *                             "no_value": B} or {"nodata": true} */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,9 +93,8 @@ static json_t *uarch_json(const struct uarch *ua)
 		const struct ua_metric *m = &ua->metrics[i];
 
 		json_array_append_new(metrics,
-				      json_pack("{s:s, s:s, s:s, s:s, s:b}", "category", td_cat[m->cat].name,
-						"perf_name", m->perf_name, "expr", m->expr, "table", m->table,
-						"complement", td_catset_has(ua->complements, m->cat)));
+				      json_pack("{s:s, s:s, s:s, s:s}", "category", td_cat[m->cat].name,
+						"perf_name", m->perf_name, "expr", m->expr, "table", m->table));
 	}
 	json_object_set_new(o, "metrics", metrics);
 	return o;
@@ -164,7 +164,9 @@ static int eval_line(const char *line)
 		frac = json_object();
 		for (int c = 0; c < TD_CAT_COUNT; c++)
 			json_object_set_new(frac, td_cat[c].name, json_real(res.frac[c]));
-		out = json_pack("{s:f, s:o}", "slots", res.slots, "frac", frac);
+		out = json_pack("{s:f, s:o, s:b, s:b}", "slots", res.slots, "frac", frac, "negative",
+				(res.departures >> TMA_DEP_NEGATIVE) & 1, "no_value",
+				(res.departures >> TMA_DEP_NO_VALUE) & 1);
 	}
 	text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	printf("%s\n", text);

@@ -342,7 +342,7 @@ static void test_document_host(void **state)
 	(void)state;
 	/* Exactly the top-level keys of the host scope. */
 	assert_int_equal(json_object_size(doc), 13);
-	jstr(doc, "api_version", "1.4");
+	jstr(doc, "api_version", "1.5");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
@@ -930,8 +930,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"api_version\":\"1.4\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"api_version\":\"1.4\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.5\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.5\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));

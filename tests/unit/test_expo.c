@@ -75,6 +75,8 @@ static struct fixture *tiny(void)
 	strcpy(s->pmus[0].uarch, "sapphirerapids");
 	s->pmus[0].level = 2;
 	strcpy(s->pmus[0].model, "perf");
+	s->pmus[0].departures[TMA_DEP_NEGATIVE] = 3;
+	s->pmus[0].departures[TMA_DEP_NO_VALUE] = 1;
 	s->level = 2;
 	s->cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
 	s->up = true;
@@ -217,6 +219,10 @@ static void no_text(const char *text, const char *what)
 	"topdown_collection_errors_total{reason=\"open\"} 0\n" \
 	"topdown_collection_errors_total{reason=\"read\"} 2\n" \
 	"topdown_collection_errors_total{reason=\"short_read\"} 0\n" \
+	"# HELP topdown_departures_total CPU intervals whose figures depart from perf's, by core PMU and departure: negative (a value perf prints below 0 is 0), no_value (a level-2 value perf has none for, a division by 0, is 0).\n" \
+	"# TYPE topdown_departures_total counter\n" \
+	"topdown_departures_total{pmu=\"cpu\",reason=\"negative\"} 3\n" \
+	"topdown_departures_total{pmu=\"cpu\",reason=\"no_value\"} 1\n" \
 	"# HELP topdown_collection_interval_seconds The configured collection interval.\n" \
 	"# TYPE topdown_collection_interval_seconds gauge\n" \
 	"topdown_collection_interval_seconds 1\n" \

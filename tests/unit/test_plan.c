@@ -247,8 +247,8 @@ static void test_adl_hybrid(void **state)
 	assert_int_equal(atom->model, MODEL_PERF);
 	assert_string_equal(atom->model_note, "");
 	assert_false(atom->core_share);
-	/* 10 general-purpose events on 6 counters, cycles on fixed counter 1 */
-	assert_int_equal(atom->gp_needed, 10);
+	/* 12 general-purpose events on 6 counters, cycles on fixed counter 1 */
+	assert_int_equal(atom->gp_needed, 12);
 	assert_int_equal(atom->gp_available, 6);
 	assert_int_equal(atom->n_groups, 2);
 	assert_true(atom->cats == (TD_CATSET_L1 | (1u << TD_CAT_BASE) | (1u << TD_CAT_MS_UOPS) |
@@ -482,7 +482,8 @@ static void test_clx_nosmt(void **state)
 	unload(e);
 }
 
-/* Sierra Forest: Crestmont, one group of 7 on 8 counters. */
+/* Sierra Forest: Crestmont, 9 general-purpose events (perf's own for
+ * every level-2 node) on 8 counters: two groups. */
 static void test_srf(void **state)
 {
 	struct env *e = load("srf-2s");
@@ -495,8 +496,8 @@ static void test_srf(void **state)
 	assert_string_equal(pp->ua->id, "sierraforest");
 	assert_int_equal(pp->ua->formulas, UA_FORMULAS_CMT);
 	assert_int_equal(pp->level, 2);
-	assert_int_equal(pp->n_groups, 1);
-	assert_int_equal(pp->gp_needed, 7);
+	assert_int_equal(pp->n_groups, 2);
+	assert_int_equal(pp->gp_needed, 9);
 	assert_true(pp->cats == (TD_CATSET_L1 | (1u << TD_CAT_BRANCH_MISPREDICTS) |
 				 (1u << TD_CAT_MACHINE_CLEARS) | (1u << TD_CAT_IFETCH_LATENCY) |
 				 (1u << TD_CAT_IFETCH_BANDWIDTH) | (1u << TD_CAT_CORE_BOUND) |
