@@ -3,6 +3,7 @@
 #include "collector.h"
 
 #include <dirent.h>
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <linux/perf_event.h>
@@ -131,6 +132,13 @@ struct collector {
 	struct layout_core *cores;
 	int *pkgs; /* package ids */
 	uint64_t layout;
+	/* This interval's scaled counts summed over each domain's CPUs, by
+	 * PMU, domain row and event position, and which rows hold any: a
+	 * core's, package's and the host's figures are perf's expressions on
+	 * them (aggregate). */
+	double *agg;
+	bool *agg_used;
+	unsigned agg_doms;
 
 	uint64_t errors[COLL_ERR_COUNT];
 	/* The snapshot written last, whose totals the next one continues, and
@@ -1344,6 +1352,179 @@ static void log_counts(const struct cpmu *pm, const struct ccpu *cc, bool ok, do
 	log_debug("%s", line);
 }
 
+/* ---- cores, packages and the host ----
+ *
+ * As perf's --per-core, --per-socket and -a: a domain's counts are the
+ * sums of its CPUs' (those with figures this interval), and its figures
+ * perf's expressions on those sums; a hybrid domain adds its PMUs' slots.
+ * A ratio of summed counts is not the slot-weighted mean of the CPUs'
+ * ratios (2.5 pp apart on AMD), and a CPU's departure (a value below 0
+ * made 0) is not its domain's. */
+
+/* Rows: core i, package i after the n_cpus cores' rows, the host last. */
+static unsigned agg_dom_pkg(const struct collector *c, unsigned i)
+{
+	return c->n_cpus + i;
+}
+
+static unsigned agg_dom_host(const struct collector *c)
+{
+	return 2 * c->n_cpus;
+}
+
+static double *agg_row(struct collector *c, unsigned pmu, unsigned dom)
+{
+	return &c->agg[((size_t)pmu * c->agg_doms + dom) * UA_EVENTS_MAX];
+}
+
+static void agg_add_to(struct collector *c, const struct ccpu *cc, unsigned dom)
+{
+	const struct cpmu *pm = &c->pmus[cc->pmu];
+	bool *used = &c->agg_used[(size_t)cc->pmu * c->agg_doms + dom];
+	double *row = agg_row(c, (unsigned)cc->pmu, dom);
+
+	if (!*used) {
+		memset(row, 0, pm->n_events * sizeof(*row));
+		*used = true;
+	}
+	for (unsigned pos = 0; pos < pm->n_events; pos++)
+		row[pos] += pm->input.v[pm->var[pos]];
+}
+
+/* A CPU with figures this interval: its counts into its domains. */
+static void agg_add(struct collector *c, const struct ccpu *cc)
+{
+	if (cc->core_idx >= 0)
+		agg_add_to(c, cc, (unsigned)cc->core_idx);
+	if (cc->pkg_idx >= 0)
+		agg_add_to(c, cc, agg_dom_pkg(c, (unsigned)cc->pkg_idx));
+	agg_add_to(c, cc, agg_dom_host(c));
+}
+
+/* Row @dom's figures of the interval into @out->last (zeroed but for the
+ * times); the rows are emptied for the next interval. */
+static void agg_compute(struct collector *c, unsigned dom, struct snap_counts *out)
+{
+	for (unsigned p = 0; p < c->n_pmus; p++) {
+		const struct cpmu *pm = &c->pmus[p];
+		bool *used = &c->agg_used[(size_t)p * c->agg_doms + dom];
+		const double *row = agg_row(c, p, dom);
+		struct tma_input in;
+		struct tma_result res;
+
+		if (!*used)
+			continue;
+		*used = false;
+		/* Assigned by position, as a CPU's read assigns them. */
+		memset(&in, 0, sizeof(in));
+		for (unsigned pos = 0; pos < pm->n_events; pos++)
+			in.v[pm->var[pos]] = row[pos];
+		if (tma_compute(&pm->model, &in, &res) < 0)
+			continue;
+		out->last[TD_C_SLOTS] += res.slots;
+		for (int k = 0; k < TD_CAT_COUNT; k++)
+			out->last[TD_C_CAT + k] += res.frac[k] * res.slots;
+	}
+}
+
+static void counts_shift(struct snap_counts *sc, double sign)
+{
+	for (int k = 0; k < TD_C_COUNT; k++)
+		sc->total[k] += sign * sc->last[k];
+}
+
+/* Clears a domain's last interval (its totals stay) and what its CPUs
+ * give it afresh. */
+static void dom_reset(struct snap_counts *sc, bool *covered)
+{
+	memset(sc->last, 0, sizeof(sc->last));
+	sc->cats = 0;
+	if (covered)
+		*covered = false;
+}
+
+enum agg_mode {
+	AGG_INTERVAL,  /* a collection: perf's figures on this interval's sums */
+	AGG_REPUBLISH, /* no reads: the last interval's figures stay */
+	AGG_CATCH_UP,  /* no reads, new CPU descriptions: no last interval */
+};
+
+/* The cores, packages and host of @snap.  Their totals continue the
+ * previous snapshot's (after a change of layout: the sums of their CPUs'
+ * totals until then). */
+static void aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mode)
+{
+	const struct snapshot *prev = c->prev;
+	bool same = prev && prev->layout == c->layout;
+
+	assert(prev != snap);
+	if (same) {
+		for (unsigned i = 0; i < c->n_cores; i++)
+			snap->cores[i].c = prev->cores[i].c;
+		for (unsigned i = 0; i < c->n_pkgs; i++)
+			snap->pkgs[i].c = prev->pkgs[i].c;
+		snap->host = prev->host;
+	} else {
+		snapshot_aggregate(snap);
+	}
+	if (mode == AGG_INTERVAL && !same) {
+		/* Sums of the CPUs' totals before this interval. */
+		for (unsigned i = 0; i < snap->n_cores; i++)
+			counts_shift(&snap->cores[i].c, -1);
+		for (unsigned i = 0; i < snap->n_pkgs; i++)
+			counts_shift(&snap->pkgs[i].c, -1);
+		counts_shift(&snap->host, -1);
+	}
+	if (mode == AGG_REPUBLISH)
+		return;
+	for (unsigned i = 0; i < snap->n_cores; i++)
+		dom_reset(&snap->cores[i].c, &snap->cores[i].covered);
+	for (unsigned i = 0; i < snap->n_pkgs; i++)
+		dom_reset(&snap->pkgs[i].c, &snap->pkgs[i].covered);
+	dom_reset(&snap->host, NULL);
+	/* The CPUs' times, categories and coverage. */
+	for (unsigned i = 0; i < snap->n_cpus; i++) {
+		const struct snap_cpu *cpu = &snap->cpus[i];
+		bool covered = cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
+		struct snap_counts *doms[3] = {
+			cpu->core_idx >= 0 ? &snap->cores[cpu->core_idx].c : NULL,
+			cpu->pkg_idx >= 0 ? &snap->pkgs[cpu->pkg_idx].c : NULL,
+			&snap->host,
+		};
+
+		for (int d = 0; d < 3; d++) {
+			if (!doms[d])
+				continue;
+			doms[d]->last[TD_C_ENABLED] += cpu->c.last[TD_C_ENABLED];
+			doms[d]->last[TD_C_RUNNING] += cpu->c.last[TD_C_RUNNING];
+			doms[d]->cats |= cpu->c.cats;
+		}
+		if (cpu->core_idx >= 0)
+			snap->cores[cpu->core_idx].covered |= covered;
+		if (cpu->pkg_idx >= 0)
+			snap->pkgs[cpu->pkg_idx].covered |= covered;
+	}
+	if (mode == AGG_CATCH_UP) {
+		/* No interval: the times too are 0, as the CPUs' are. */
+		for (unsigned i = 0; i < snap->n_cores; i++)
+			memset(snap->cores[i].c.last, 0, sizeof(snap->cores[i].c.last));
+		for (unsigned i = 0; i < snap->n_pkgs; i++)
+			memset(snap->pkgs[i].c.last, 0, sizeof(snap->pkgs[i].c.last));
+		memset(snap->host.last, 0, sizeof(snap->host.last));
+		return;
+	}
+	for (unsigned i = 0; i < snap->n_cores; i++)
+		agg_compute(c, i, &snap->cores[i].c);
+	for (unsigned i = 0; i < snap->n_pkgs; i++)
+		agg_compute(c, agg_dom_pkg(c, i), &snap->pkgs[i].c);
+	agg_compute(c, agg_dom_host(c), &snap->host);
+	for (unsigned i = 0; i < snap->n_cores; i++)
+		counts_shift(&snap->cores[i].c, 1);
+	for (unsigned i = 0; i < snap->n_pkgs; i++)
+		counts_shift(&snap->pkgs[i].c, 1);
+	counts_shift(&snap->host, 1);
+}
+
 static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
 		     const struct snap_counts *before)
 {
@@ -1392,9 +1573,11 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 		c->gen++;
 	}
 	ok = ok && check_work(c, cc, ran, (uint64_t)enabled) && tma_compute(&pm->model, in, &res) == 0;
-	if (ok)
+	if (ok) {
 		for (unsigned d = 0; d < TMA_DEP_COUNT; d++)
 			pm->departures[d] += (res.departures >> d) & 1;
+		agg_add(c, cc);
+	}
 	commit(out, before, &pm->cols, enabled, enabled * running_share, ok ? &res : NULL);
 }
 
@@ -1500,6 +1683,7 @@ void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *sn
 	/* States changed by this interval's reads. */
 	if (snap->fill_gen != c->gen)
 		describe(c, snap);
+	aggregate(c, snap, AGG_INTERVAL);
 	stamp(c, snap);
 }
 
@@ -1535,7 +1719,10 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->pkgs = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->pkgs));
 	c->buf_words = 3 + 2 * UA_EVENTS_MAX;
 	c->buf = calloc(c->buf_words, sizeof(uint64_t));
-	if (!c->cpus || !c->cores || !c->pkgs || !c->buf) {
+	c->agg_doms = 2 * c->n_cpus + 1;
+	c->agg = calloc((size_t)PMU_CORE_MAX * c->agg_doms * UA_EVENTS_MAX, sizeof(*c->agg));
+	c->agg_used = calloc((size_t)PMU_CORE_MAX * c->agg_doms, sizeof(*c->agg_used));
+	if (!c->cpus || !c->cores || !c->pkgs || !c->buf || !c->agg || !c->agg_used) {
 		collector_free(c);
 		return -ENOMEM;
 	}
@@ -1564,6 +1751,8 @@ void collector_free(struct collector *c)
 	free(c->cores);
 	free(c->pkgs);
 	free(c->buf);
+	free(c->agg);
+	free(c->agg_used);
 	free(c);
 }
 
@@ -1726,7 +1915,6 @@ static void stamp(struct collector *c, struct snapshot *snap)
 	snap->interval_s = (double)c->interval_ns / 1e9;
 	snap->duration_s = c->duration_s;
 	memcpy(snap->errors, c->errors, sizeof(snap->errors));
-	snap->packages_summed = snap->cores_summed = false;
 	c->prev = snap;
 }
 
@@ -1734,10 +1922,13 @@ void collector_fill(struct collector *c, struct snapshot *snap)
 {
 	/* No reads: the last interval's figures stay, unless the CPU
 	 * descriptions changed (catch_up). */
-	if (snap != c->prev && c->prev && snap->fill_gen == c->gen)
+	if (snap != c->prev && c->prev && snap->fill_gen == c->gen) {
 		for (unsigned i = 0; i < c->n_cpus; i++)
 			snap->cpus[i].c = c->prev->cpus[i].c;
-	else if (snap != c->prev)
+		aggregate(c, snap, AGG_REPUBLISH);
+	} else if (snap != c->prev) {
 		catch_up(c, snap);
+		aggregate(c, snap, AGG_CATCH_UP);
+	}
 	stamp(c, snap);
 }

@@ -38,8 +38,8 @@ size_t history_bytes(const struct history *h);
 /* Whether a sample at @timestamp is due: a resolution step has passed
  * since the last sample kept. */
 bool history_due(struct history *h, double timestamp);
-/* Records @snap's totals of packages and the host (summed: snapring_sum)
- * by its timestamp, if due. */
+/* Records @snap's totals of packages and the host by its timestamp, if
+ * due. */
 void history_record(struct history *h, const struct snapshot *snap);
 
 /* A sample: when, and the totals of the host and of each package (in the

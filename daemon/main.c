@@ -378,15 +378,13 @@ static void app_cgroups(struct app *app, uint64_t now, struct snapshot *snap, bo
 }
 
 /* A history sample: the newest interval published, its packages and host
- * summed and recorded, on the history worker (nice 5), so collection never
- * sums anything. */
+ * recorded, on the history worker (nice 5). */
 static void history_job(void *arg)
 {
 	struct app *app = arg;
 	const struct snapshot *snap = snapring_acquire(app->ring);
 
 	if (snap) {
-		snapring_sum(app->ring, snap);
 		history_record(app->history, snap);
 		snapring_release(app->ring, snap);
 	}
@@ -637,7 +635,6 @@ static int run_once(struct app *app)
 			;
 	app_collect(app, mono_ns());
 	snap = snapring_acquire(app->ring);
-	snapring_sum(app->ring, snap);
 	print_interval(app, snap, false);
 	snapring_release(app->ring, snap);
 	return oneshot_status(app);
@@ -683,7 +680,6 @@ static int run_watch(struct app *app)
 		while (app_learn(app))
 			;
 		snap = snapring_acquire(app->ring);
-		snapring_sum(app->ring, snap);
 		if (tty)
 			fputs("\033[H\033[2J", stdout);
 		else if (n > 0 && !app->cli->json)

@@ -293,7 +293,6 @@ static struct MHD_Response *page_response(struct http *h, struct req *req)
 	json_t *now, *hist;
 	struct buf b;
 
-	snapring_sum(h->p.ring, req->snap);
 	now = api_document(req->snap, &page_query, NULL, h->p.hostname, topdownd_version);
 	hist = history_document(h, req->snap, 0, 2);
 	buf_init(&b);
@@ -340,8 +339,6 @@ static void render_job(void *arg)
 		http_counts(h, &counts);
 		procstat_read(&proc);
 		counts.auth = req->s->auth != NULL;
-		if (snap)
-			snapring_sum(h->p.ring, snap);
 		req->response = snap ? render_response(h->render, snap, req->variant, &opt, req->s->gen)
 				     : NULL;
 		snapring_release(h->p.ring, snap);
@@ -354,7 +351,6 @@ static void render_job(void *arg)
 		if (req->history) {
 			doc = history_document(h, req->snap, req->since, req->query.level);
 		} else {
-			snapring_sum(h->p.ring, req->snap);
 			doc = api_document(req->snap, &req->query, req->then, h->p.hostname,
 					   topdownd_version);
 		}

@@ -3,7 +3,6 @@
 #include "snapshot.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +60,7 @@ static void add_counts(struct snap_counts *restrict dst, const struct snap_count
  * floating-point sums taken in a fixed order of non-decreasing terms never
  * decrease, so aggregates stay monotonic.  A CPU whose package is unknown
  * goes straight to the host. */
-void snapshot_sum_packages(struct snapshot *snap)
+static void sum_packages(struct snapshot *snap)
 {
 	struct snap_cols cols;
 
@@ -85,11 +84,10 @@ void snapshot_sum_packages(struct snapshot *snap)
 	}
 	for (unsigned i = 0; i < snap->n_pkgs; i++)
 		add_counts(&snap->host, &snap->pkgs[i].c, &cols);
-	snap->packages_summed = true;
 }
 
 
-void snapshot_sum_cores(struct snapshot *snap)
+static void sum_cores(struct snapshot *snap)
 {
 	struct snap_cols cols;
 
@@ -106,13 +104,12 @@ void snapshot_sum_cores(struct snapshot *snap)
 			snap->cores[cpu->core_idx].covered |= cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
 		}
 	}
-	snap->cores_summed = true;
 }
 
 void snapshot_aggregate(struct snapshot *snap)
 {
-	snapshot_sum_packages(snap);
-	snapshot_sum_cores(snap);
+	sum_packages(snap);
+	sum_cores(snap);
 }
 
 struct slots_key {
@@ -179,8 +176,6 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 struct snapring {
 	struct snapshot bufs[RING_SIZE + PRIVATE];
 	atomic_uint refs[RING_SIZE];
-	/* Held by a buffer's first reader while it sums (computation only). */
-	pthread_mutex_t sum_lock[RING_SIZE];
 	atomic_int current; /* published index, -1 before the first */
 	uint64_t published; /* publications so far (the writer's only) */
 	int last_written;   /* the writer's only */
@@ -195,10 +190,8 @@ int snapring_new(unsigned capacity, unsigned cg_capacity, struct snapring **ret)
 		return -ENOMEM;
 	atomic_init(&ring->current, -1);
 	ring->last_written = -1;
-	for (int i = 0; i < RING_SIZE; i++) {
+	for (int i = 0; i < RING_SIZE; i++)
 		atomic_init(&ring->refs[i], 0);
-		pthread_mutex_init(&ring->sum_lock[i], NULL);
-	}
 	for (int i = 0; i < RING_SIZE + PRIVATE; i++) {
 		struct snapshot *s = &ring->bufs[i];
 
@@ -219,8 +212,6 @@ void snapring_free(struct snapring *ring)
 {
 	if (!ring)
 		return;
-	for (int i = 0; i < RING_SIZE; i++)
-		pthread_mutex_destroy(&ring->sum_lock[i]);
 	for (int i = 0; i < RING_SIZE + PRIVATE; i++) {
 		free(ring->bufs[i].cpus);
 		free(ring->bufs[i].cores);
@@ -273,19 +264,6 @@ const struct snapshot *snapring_acquire(struct snapring *ring)
 		/* Published over meanwhile: the writer may be reusing it. */
 		atomic_fetch_sub(&ring->refs[i], 1);
 	}
-}
-
-void snapring_sum(struct snapring *ring, const struct snapshot *snap)
-{
-	int i = (int)(snap - ring->bufs);
-	struct snapshot *mine = &ring->bufs[i];
-
-	pthread_mutex_lock(&ring->sum_lock[i]);
-	if (!mine->packages_summed)
-		snapshot_sum_packages(mine);
-	if (!mine->cores_summed)
-		snapshot_sum_cores(mine);
-	pthread_mutex_unlock(&ring->sum_lock[i]);
 }
 
 void snapring_release(struct snapring *ring, const struct snapshot *snap)

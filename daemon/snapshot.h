@@ -7,10 +7,9 @@
  * then publishes it; readers acquire the latest published buffer, use it,
  * release it.  The collector never waits: if readers hold every shared
  * buffer, it writes into one of its own and that interval is not
- * published (the next one is, with totals that include it).  Cores,
- * packages and the host are summed when read: by the first reader that
- * renders a buffer or takes a history sample.  An unread interval costs no
- * aggregation. */
+ * published (the next one is, with totals that include it).  The
+ * collector writes cores, packages and the host too: perf's expressions on
+ * their CPUs' summed counts (collector.c, aggregate). */
 #ifndef TOPDOWND_SNAPSHOT_H
 #define TOPDOWND_SNAPSHOT_H
 
@@ -165,19 +164,14 @@ struct snapshot {
 	bool config_ok;
 	double config_loaded_at;
 
-	/* Whether packages and the host, and cores, hold their sums yet. */
-	bool packages_summed, cores_summed;
 	/* The collector's: which generation of its CPU descriptions
 	 * (topology, states, categories) the buffer holds. */
 	uint64_t fill_gen;
 };
 
-/* Sums the CPUs' counts into packages and the packages' into the host
- * (slot-weighted: counters are added, ratios are never averaged). */
-void snapshot_sum_packages(struct snapshot *snap);
-/* Sums the CPUs' counts into cores. */
-void snapshot_sum_cores(struct snapshot *snap);
-/* Both. */
+/* Sums the CPUs' counts into cores, packages and the host, with their
+ * coverage: the domains' starting totals after a change of layout (the
+ * collector computes their intervals from summed events). */
 void snapshot_aggregate(struct snapshot *snap);
 
 /* The columns of a counter vector that categories @cats use, with slots
@@ -215,11 +209,6 @@ uint64_t snapring_private_uses(const struct snapring *ring);
 
 /* Reader side (any thread).  NULL before the first publication. */
 const struct snapshot *snapring_acquire(struct snapring *ring);
-/* Cores, packages and the host of @snap (acquired) summed, once per
- * publication: by the readers that render (the render worker, --once and
- * --watch) and the history worker, never by the HTTP connection threads,
- * which then never wait for one another here. */
-void snapring_sum(struct snapring *ring, const struct snapshot *snap);
 void snapring_release(struct snapring *ring, const struct snapshot *snap);
 
 #endif

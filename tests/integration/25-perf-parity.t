@@ -49,8 +49,8 @@ P=(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU
 cases=()
 # General-purpose counters (issue 17).  The fake PMU takes events perf's
 # 6.1 files have and the upstream copy lacks from reference/perf-tables-6.1
-# (--tables-fallback); the ratio children of packages and the host are
-# compared slot-weighted (parity.py, README "Aggregation").
+# (--tables-fallback).  Packages and the host are perf's --per-socket and
+# -a figures (the expressions on summed counts), ratio children included.
 F61="--tables-fallback $ROOT/reference/perf-tables-6.1"
 for s in skx skx-multiplexed; do
 	cases+=("skx-2s $s (Skylake-SP, SMT, AnyThread)|skx-2s|--cpuid GenuineIntel-6-55-4 --weight-event CPU_CLK_UNHALTED.THREAD_ANY $F61 --intervals 3 --scenario $SCEN/parity-$s.json")
@@ -72,13 +72,8 @@ for s in hybrid hybrid-multiplexed; do
 done
 # AMD (issue 13): perf 6.1 knows neither Zen 4's nor Zen 5's PipelineL1/L2;
 # perf counts the raw events ungrouped and the expressions of perf's
-# upstream pipeline.json are evaluated on its counts.  The ratio children
-# of packages and the host are compared slot-weighted.
+# upstream pipeline.json are evaluated on its counts.
 Z="--ungrouped --weight-event ls_not_halted_cyc --intervals 3"
-for c in retiring_fastpath retiring_microcode bad_speculation_mispredicts \
-	bad_speculation_pipeline_restarts backend_bound_memory backend_bound_cpu; do
-	Z="$Z --weighted $c"
-done
 for s in zen4 zen4-multiplexed; do
 	cases+=("genoa-2s $s (Zen 4, SMT; perf's amdzen4 expressions)|genoa-2s|--cpuid AuthenticAMD-25-11-1 --events-from x86/amdzen4/pipeline.json $Z --scenario $SCEN/parity-$s.json")
 done
@@ -88,9 +83,8 @@ done
 # Arm Neoverse (issue 13): perf 6.1 x86 knows no arm64 tables; it counts
 # the PMUv3 events on armv8_pmuv3_0 and the expressions of perf's arm64
 # files (the core's overrides of sbsa.json) are evaluated with the
-# fixture's #slots and MIDR.  Retiring and bad speculation are products of
-# ratios: their packages and hosts are compared slot-weighted.
-A="--ungrouped --weight-event CPU_CYCLES --pmu armv8_pmuv3_0 --weighted retiring --weighted bad_speculation --intervals 3"
+# fixture's #slots and MIDR.
+A="--ungrouped --weight-event CPU_CYCLES --pmu armv8_pmuv3_0 --intervals 3"
 for s in neoverse-v2 neoverse-v2-multiplexed; do
 	cases+=("neoverse-v2-64 $s (Neoverse V2, 8 slots)|neoverse-v2-64|--cpuid 0x00000000410fd4f1 --events-from arm64/arm/neoverse-n2-v2/metrics.json $A --scenario $SCEN/parity-$s.json")
 done

@@ -36,7 +36,7 @@ echo 0 >"$SKXNOSMT/devices/system/cpu/smt/active"
 jq '.gp_counters = 5' "$SCEN/parity-neoverse-v2.json" >"$TMP/parity-neoverse-v2-5.json"
 
 # name|fixture dir|scenario|pmu event cpu for perfprobe (one or two)|parity options
-A="--ungrouped --weight-event CPU_CYCLES --pmu armv8_pmuv3_0 --weighted retiring --weighted bad_speculation"
+A="--ungrouped --weight-event CPU_CYCLES --pmu armv8_pmuv3_0"
 Z="--ungrouped --weight-event ls_not_halted_cyc"
 cases=(
 	"icx-1s|$FIXTURES/icx-1s|parity-icl.json|cpu 0x00c5 0|--cpuid GenuineIntel-6-6A-0 --icl --weight-event TOPDOWN.SLOTS $F61 --metric-groups TopdownL1"

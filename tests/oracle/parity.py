@@ -202,29 +202,6 @@ def entity_of(aggr, r):
     return ("host", 0)
 
 
-# Level-2 children that perf's general-purpose formulas (Skylake, Ice
-# Lake) take as a ratio of event counts times their parent.  perf's
-# --per-socket applies the ratio to the socket's summed counts; topdownd's
-# aggregates add the CPUs' slots (README, "Aggregation"): for these, the
-# expected package and host values are perf's per-CPU values weighted by
-# each CPU's slots, and perf's own aggregate is reported beside.
-RATIO_CHILDREN = {"branch_mispredicts", "machine_clears", "memory_bound", "core_bound"}
-# On Ice Lake heavy_operations is one too (IDQ.MS_UOPS / UOPS_ISSUED.ANY...).
-RATIO_CHILDREN_ICL = RATIO_CHILDREN | {"heavy_operations", "light_operations"}
-
-
-def slot_weighted(cpu_vals, weights, cpus, children):
-    out = {}
-    total = sum(weights.get(c, 0.0) for c in cpus if cpu_vals.get(c))
-    if total <= 0:
-        return None
-    for cat in children:
-        if all(cat in (cpu_vals.get(c) or {}) for c in cpus if cpu_vals.get(c)):
-            out[cat] = sum(cpu_vals[c][cat] * weights.get(c, 0.0)
-                           for c in cpus if cpu_vals.get(c)) / total
-    return out
-
-
 def perf_metrics_mode(a):
     """[(window, {entity: {category: fraction}})] from perf's -M output,
     per CPU, per socket and for the host (three perf processes at once,
@@ -264,39 +241,7 @@ def perf_metrics_mode(a):
         for k, ent in halted:
             vals[k].pop(ent, None)
             vals[k].setdefault(ent, None)
-        if aggr == "cpu" and a.weight_event:
-            weights = [dict() for _ in ends]
-            for r in recs:
-                if r.get("event") == a.weight_event and "cpu" in r:
-                    try:
-                        weights[idx[float(r["interval"])]][int(r["cpu"])] = float(r["counter-value"])
-                    except ValueError:
-                        pass
-            out["weights"] = weights
         out[aggr] = list(zip(wins, vals))
-    if a.weight_event:
-        # Package and host values of the ratio children, slot-weighted.
-        topo = topology(a.fixture)
-        cpu_series = out["cpu"]
-        a.per_socket_perf = {}
-        for aggr in ("socket", "host"):
-            for k, (win, vals) in enumerate(out[aggr]):
-                if k >= len(cpu_series):
-                    continue
-                per_cpu = {e[1]: v for e, v in cpu_series[k][1].items() if e[0] == "cpu"}
-                for ent, pv in vals.items():
-                    if not pv:
-                        continue
-                    cpus = [c for c in per_cpu if ent[0] == "host" or topo.get(c) == ent[1]]
-                    sw = slot_weighted(per_cpu, out["weights"][k], cpus,
-                                       RATIO_CHILDREN_ICL if a.icl else RATIO_CHILDREN)
-                    if sw is None:
-                        continue
-                    for cat, v in sw.items():
-                        a.per_socket_perf.setdefault(ent, {})[cat] = max(
-                            a.per_socket_perf.get(ent, {}).get(cat, 0.0), abs(pv[cat] - v))
-                        pv[cat] = v
-        del out["weights"]
     return out
 
 
@@ -408,23 +353,6 @@ def perf_events_mode(a, tables):
                 except ZeroDivisionError:
                     pass
             values.setdefault(k, {})[entity] = out
-        weighted = [c for c in cats if c in a.weighted]
-        if a.weight_event and weighted:
-            # The ratio children of packages and the host, slot-weighted
-            # (README, "Aggregation"); perf's ratio of summed counts is
-            # reported beside.
-            a.per_socket_perf = getattr(a, "per_socket_perf", None) or {}
-            weights = {cpu: per_cpu[cpu].get(a.weight_event, 0.0) for cpu in per_cpu}
-            cpu_vals = {e[1]: v for e, v in values.get(k, {}).items() if e[0] == "cpu"}
-            for entity, cpus in groups.items():
-                pv = values[k].get(entity)
-                if entity[0] == "cpu" or not pv:
-                    continue
-                sw = slot_weighted(cpu_vals, weights, cpus, weighted)
-                for cat, v in (sw or {}).items():
-                    a.per_socket_perf.setdefault(entity, {})[cat] = max(
-                        a.per_socket_perf.get(entity, {}).get(cat, 0.0), abs(pv[cat] - v))
-                    pv[cat] = v
     series = [(wins[k], values.get(k, {})) for k in range(len(ends))]
     return {"cpu": series, "core": series, "socket": series, "host": series}
 
@@ -518,16 +446,11 @@ def main():
     ap.add_argument("--ignore", action="append", default=[],
                     help="a perf metric (tma_ name without tma_) topdownd does not export")
     ap.add_argument("--tables-fallback", help="a second tables root for events the first lacks")
-    ap.add_argument("--weighted", action="append", default=[],
-                    help="events mode: a category perf computes as a ratio of events times "
-                         "its parent or as a product of ratios (AMD's level-2 children but the "
-                         "frontend's; Arm's retiring, bad_speculation), compared slot-weighted "
-                         "for packages, cores and the host")
     ap.add_argument("--ungrouped", action="store_true",
                     help="events mode: perf counts the events ungrouped")
     ap.add_argument("--weight-event",
-                    help="perf event whose per-CPU count weights the ratio children of "
-                         "packages and the host (CPU_CLK_UNHALTED.THREAD_ANY)")
+                    help="events mode: the event whose count is 0 on a halted CPU (its "
+                         "cycles; TOPDOWN.SLOTS by default)")
     ap.add_argument("--topdownd-scenario",
                     help="topdownd's own scenario: the same workload with a pinned holder of "
                          "counters (held), which perf does not meet")
@@ -647,10 +570,6 @@ def main():
         if n and not counted.get(kind):
             errors.append("perf's values departed (%s) %d times, topdownd's "
                           "topdown_departures_total says none" % (kind, n))
-    if getattr(a, "per_socket_perf", None):
-        d = max(max(v.values()) for v in a.per_socket_perf.values())
-        print("ratio children of packages and the host: perf's own aggregate (ratio of summed "
-              "counts) differs from the slot-weighted one by up to %.4f pp" % (100 * d))
     if sum(compared.values()) == 0:
         errors.append("nothing compared")
     for e in errors[:20]:

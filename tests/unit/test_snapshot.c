@@ -422,82 +422,6 @@ static void test_ring_basic(void **state)
 	snapring_free(NULL);
 }
 
-/* Cores, packages and the host are summed by the first reader that
- * renders a publication (or takes a history sample), once. */
-/* Publication @seq of 4 CPUs on 2 cores of 2 packages, CPU i counting
- * @slots(i) slots, not summed yet. */
-static void two_packages(struct snapshot *w, uint64_t seq, double (*slots)(unsigned))
-{
-	fill(w, 4, seq);
-	w->n_cores = w->n_pkgs = 2;
-	w->cats = ~(td_catset)0;
-	for (unsigned i = 0; i < 4; i++) {
-		w->cpus[i].core_idx = w->cpus[i].pkg_idx = (int)i / 2;
-		w->cpus[i].selected = true;
-		set_counts(&w->cpus[i].c, slots(i), slots(i) / 10, 1e9, 1e9);
-	}
-	w->packages_summed = w->cores_summed = false;
-}
-
-static double growing(unsigned i)
-{
-	return 1000.0 * (i + 1) + 0.1;
-}
-
-static double ten(unsigned i)
-{
-	(void)i;
-	return 10;
-}
-
-static void test_ring_sums_when_read(void **state)
-{
-	struct snapring *ring = NULL;
-	struct snapshot *w;
-	const struct snapshot *r;
-	double pkg_total[2] = { 1000.1 + 2000.1, 3000.1 + 4000.1 }, host_total;
-
-	(void)state;
-	assert_int_equal(snapring_new(4, 0, &ring), 0);
-	w = snapring_begin(ring);
-	two_packages(w, 1, growing);
-	host_total = pkg_total[0] + pkg_total[1];
-	snapring_publish(ring, w);
-
-	r = snapring_acquire(ring);
-	/* Acquiring alone sums nothing (the HTTP threads only acquire). */
-	assert_false(r->packages_summed || r->cores_summed);
-	assert_true(r->pkgs[0].c.last[TD_C_SLOTS] == 0);
-	snapring_sum(ring, r);
-	assert_true(r->packages_summed && r->cores_summed);
-	for (int p = 0; p < 2; p++) {
-		assert_true(r->pkgs[p].c.total[TD_C_SLOTS] == pkg_total[p]);
-		assert_true(r->pkgs[p].c.last[TD_C_SLOTS] == pkg_total[p] / 10);
-		assert_true(r->cores[p].c.total[TD_C_SLOTS] == pkg_total[p]);
-		assert_true(r->pkgs[p].covered);
-	}
-	assert_true(r->host.total[TD_C_SLOTS] == host_total);
-	snapring_release(ring, r);
-	/* Once per publication: a later reader of the same one finds the sums
-	 * done (the CPU's counts changed behind its back are not summed). */
-	w->cpus[0].c.total[TD_C_SLOTS] += 5;
-	r = snapring_acquire(ring);
-	snapring_sum(ring, r);
-	assert_true(r->host.total[TD_C_SLOTS] == host_total);
-	snapring_release(ring, r);
-
-	/* The next publication is summed afresh by its first reader. */
-	w = snapring_begin(ring);
-	two_packages(w, 2, ten);
-	snapring_publish(ring, w);
-	r = snapring_acquire(ring);
-	snapring_sum(ring, r);
-	assert_true(r->host.total[TD_C_SLOTS] == 40);
-	assert_true(r->cores[1].c.last[TD_C_SLOTS] == 2);
-	snapring_release(ring, r);
-	snapring_free(ring);
-}
-
 static void test_ring_held(void **state)
 {
 	struct snapring *ring = NULL;
@@ -613,7 +537,6 @@ static void *stress_reader(void *arg)
 
 		if (!s)
 			continue;
-		snapring_sum(st->ring, s);
 		seq = s->seq;
 		for (int i = 0; i < STRESS_CPUS; i++)
 			if (s->cpus[i].c.total[TD_C_SLOTS] != (double)seq)
@@ -641,7 +564,6 @@ static void test_ring_stress(void **state)
 
 		s->seq = k;
 		s->n_cpus = STRESS_CPUS;
-		s->packages_summed = s->cores_summed = false;
 		for (int i = 0; i < STRESS_CPUS; i++)
 			s->cpus[i].c.total[TD_C_SLOTS] = (double)k;
 		if (snapring_publish(st.ring, s))
@@ -671,7 +593,6 @@ int main(void)
 		cmocka_unit_test(test_aggregate_empty),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_ring_basic),
-		cmocka_unit_test(test_ring_sums_when_read),
 		cmocka_unit_test(test_ring_held),
 		cmocka_unit_test(test_ring_capacity_zero),
 	};
