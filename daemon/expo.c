@@ -300,12 +300,12 @@ static void category_families(struct render *r)
 	/* Entities have labels, or none does (the system granularity). */
 	cat_suffixes(r->n_ents && r->ents[0].len, suffix);
 	family(r, "topdown_level1_slots_total", "counter",
-	       "Pipeline slots attributed to each TopDown level-1 category; the categories sum to topdown_slots_total.");
+	       "Pipeline slots attributed to each TopDown level-1 category (perf's value times the slots); they sum to topdown_slots_total where the counts are consistent.");
 	category_family(r, suffix, 1);
 	if (r->snap->level < 2 || !td_catset_level(r->snap->cats, 2))
 		return;
 	family(r, "topdown_level2_slots_total", "counter",
-	       "Pipeline slots attributed to each TopDown level-2 category; the two children of a parent sum to it.");
+	       "Pipeline slots attributed to each TopDown level-2 category (perf's value times the slots); the children of a parent sum to it where the counts are consistent.");
 	category_family(r, suffix, 2);
 }
 

@@ -133,7 +133,7 @@ expect_lines "adl-hybrid: cpu_core 0-7 with PERF_METRICS, cpu_atom 8-15 with Gra
 	"Uarch:        Alder Lake / Raptor Lake E-core (Gracemont) (GenuineIntel-6-97)" \
 	"CPUs:         8 (8-15)" \
 	"Model:        perf (perf's formulas on general-purpose counters: nothing to refine)" \
-	"Counters:     10 general-purpose needed, 6 per CPU (probed on CPU 8 with TOPDOWN_FE_BOUND.ALL)" \
+	"Counters:     12 general-purpose needed, 6 per CPU (probed on CPU 8 with TOPDOWN_FE_BOUND.ALL)" \
 	"Monitored:    16 CPUs on 1 package, 12 cores (0-15)" \
 	"Unsupported:  none" \
 	"Counted:      cpu_core on CPU 0, model perf, cpu_atom on CPU 8, model perf" \
@@ -197,10 +197,11 @@ expect_lines "skx-1s with allow_tsx_force_abort=0: 3 counters probed" \
 # Sierra Forest: E-cores only, Crestmont.
 probe "$FIXTURES/srf-2s"
 expect_rc "srf-2s: --probe exits 0" 0
-expect_lines "srf-2s: Crestmont, one group of 7 general-purpose events" \
+expect_lines "srf-2s: Crestmont, 9 general-purpose events (perf's own for every level-2 node) in 2 groups" \
 	"Uarch:        Sierra Forest (Crestmont) (GenuineIntel-6-AF)" \
 	"Formulas:     sierraforest (perf's x86/sierraforest tables)" \
-	"Counters:     7 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN_FE_BOUND.ALL_P)" \
+	"Counters:     9 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN_FE_BOUND.ALL_P)" \
+	"              2 groups rotate: 9 general-purpose counters needed, 8 per CPU; each group is scaled to the interval by its running time, as perf does" \
 	"Monitored:    16 CPUs on 2 packages, 16 cores (0-15)" \
 	"TopDown:      usable"
 # Grand Ridge: the same core, its own model and tables.
@@ -209,7 +210,7 @@ expect_rc "grr-12: --probe exits 0" 0
 expect_lines "grr-12: Crestmont by model 0xB6, perf's grandridge tables" \
 	"Uarch:        Grand Ridge (Crestmont) (GenuineIntel-6-B6)" \
 	"Formulas:     grandridge (perf's x86/grandridge tables)" \
-	"Counters:     7 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN_FE_BOUND.ALL_P)" \
+	"Counters:     9 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN_FE_BOUND.ALL_P)" \
 	"Monitored:    12 CPUs on 1 package, 12 cores (0-11)" \
 	"TopDown:      usable"
 # AMD Genoa (Zen 4) and Turin (Zen 5): PipelineL1/L2 on six counters,

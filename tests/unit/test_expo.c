@@ -158,7 +158,7 @@ static void no_text(const char *text, const char *what)
 	"# TYPE topdown_slots_total counter\n" \
 	"topdown_slots_total{cpu=\"0\",core=\"0\",package=\"0\"} 12345678901234\n" \
 	"topdown_slots_total{cpu=\"1\",core=\"0\",package=\"0\"} 1000\n" \
-	"# HELP topdown_level1_slots_total Pipeline slots attributed to each TopDown level-1 category; the categories sum to topdown_slots_total.\n" \
+	"# HELP topdown_level1_slots_total Pipeline slots attributed to each TopDown level-1 category (perf's value times the slots); they sum to topdown_slots_total where the counts are consistent.\n" \
 	"# TYPE topdown_level1_slots_total counter\n" \
 	"topdown_level1_slots_total{cpu=\"0\",core=\"0\",package=\"0\",category=\"retiring\"} 4000000000000\n" \
 	"topdown_level1_slots_total{cpu=\"0\",core=\"0\",package=\"0\",category=\"bad_speculation\"} 1345678901234\n" \
@@ -168,7 +168,7 @@ static void no_text(const char *text, const char *what)
 	"topdown_level1_slots_total{cpu=\"1\",core=\"0\",package=\"0\",category=\"bad_speculation\"} 250\n" \
 	"topdown_level1_slots_total{cpu=\"1\",core=\"0\",package=\"0\",category=\"frontend_bound\"} 250\n" \
 	"topdown_level1_slots_total{cpu=\"1\",core=\"0\",package=\"0\",category=\"backend_bound\"} 250\n" \
-	"# HELP topdown_level2_slots_total Pipeline slots attributed to each TopDown level-2 category; the two children of a parent sum to it.\n" \
+	"# HELP topdown_level2_slots_total Pipeline slots attributed to each TopDown level-2 category (perf's value times the slots); the children of a parent sum to it where the counts are consistent.\n" \
 	"# TYPE topdown_level2_slots_total counter\n" \
 	"topdown_level2_slots_total{cpu=\"0\",core=\"0\",package=\"0\",category=\"heavy_operations\",parent=\"retiring\"} 1000000000000\n" \
 	"topdown_level2_slots_total{cpu=\"0\",core=\"0\",package=\"0\",category=\"light_operations\",parent=\"retiring\"} 3000000000000\n" \
