@@ -60,7 +60,7 @@ EOF
 td_start "$SPR" "$mixed" -i 100ms || exit 1
 wait_intervals 3
 api "scope=cpu" >"$TMP/mixed.json"
-check "mixed rates and fractions: CPUs, packages and host slot-weighted (truth)" \
+check "mixed rates and fractions: CPUs, packages and host (perf's expressions on summed counts: truth)" \
 	api "$mixed" "$SPR" "$TMP/mixed.json"
 # Make sure this test can tell weighting from averaging.
 plain=$(jq '[.cpus[].level1.retiring] | add / length' "$TMP/mixed.json")
