@@ -93,31 +93,72 @@ static unsigned long hexnum(json_t *v)
 	return s ? strtoul(s, NULL, 0) : 0;
 }
 
-/* perf's jevents.py (real_event) encodes these well-known events itself,
- * whatever the JSON says: they are what the fixed counters count. */
-static const struct {
+/* perf encodes these well-known events itself, whatever the JSON says:
+ * they are what the fixed counters count.  reference/jevents-fixed.json
+ * (jevents.py real_event()), beside the tables root, loaded once. */
+#define JEVENTS_FIXED_MAX 16
+static struct {
+	char name[64];
+	struct fp_enc enc;
+} jevents_fixed[JEVENTS_FIXED_MAX];
+static size_t n_jevents_fixed;
+static bool jevents_fixed_loaded;
+
+static void load_jevents_fixed(void)
+{
+	char path[8192], *slash;
+	json_error_t jerr;
+	json_t *root, *events, *v;
 	const char *name;
-	uint16_t event;
-	uint8_t umask;
-	bool any;
-} jevents_fixed[] = {
-	{ "inst_retired.any", 0xc0, 0, false },
-	{ "inst_retired.any_p", 0xc0, 0, false },
-	{ "cpu_clk_unhalted.ref", 0x00, 0x03, false },
-	{ "cpu_clk_unhalted.thread", 0x3c, 0, false },
-	{ "cpu_clk_unhalted.core", 0x3c, 0, false },
-	{ "cpu_clk_unhalted.thread_any", 0x3c, 0, true },
-};
+
+	if (jevents_fixed_loaded)
+		return;
+	snprintf(path, sizeof(path), "%s", tables_root);
+	slash = strrchr(path, '/');
+	snprintf(slash ? slash + 1 : path, sizeof(path) - (size_t)(slash ? slash + 1 - path : 0),
+		 "jevents-fixed.json");
+	root = json_load_file(path, 0, &jerr);
+	events = root ? json_object_get(root, "events") : NULL;
+	if (!json_is_object(events))
+		fp_fatal("fakepmu: cannot read %s: %s (beside the perf tables: set FAKEPMU_TABLES)", path,
+			 root ? "no \"events\" object" : jerr.text);
+	json_object_foreach(events, name, v) {
+		char terms[128], *save = NULL;
+
+		if (n_jevents_fixed == JEVENTS_FIXED_MAX || strlen(name) >= sizeof(jevents_fixed[0].name) ||
+		    !json_is_string(v) || strlen(json_string_value(v)) >= sizeof(terms))
+			fp_fatal("fakepmu: %s: entry %s too long, or too many", path, name);
+		strcpy(jevents_fixed[n_jevents_fixed].name, name);
+		strcpy(terms, json_string_value(v));
+		for (char *t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			struct fp_enc *e = &jevents_fixed[n_jevents_fixed].enc;
+			char *eq = strchr(t, '=');
+			unsigned long n = eq ? strtoul(eq + 1, NULL, 0) : 0;
+
+			if (eq)
+				*eq = '\0';
+			if (!strcmp(t, "event"))
+				e->event = (uint16_t)n;
+			else if (!strcmp(t, "umask"))
+				e->umask = (uint8_t)n;
+			else if (!strcmp(t, "any"))
+				e->any = n != 0;
+			else
+				fp_fatal("fakepmu: %s: %s: unknown term %s", path, name, t);
+		}
+		n_jevents_fixed++;
+	}
+	json_decref(root);
+	jevents_fixed_loaded = true;
+}
 
 static void apply_jevents_fixed(struct tevent *t)
 {
-	for (size_t i = 0; i < sizeof(jevents_fixed) / sizeof(jevents_fixed[0]); i++) {
+	load_jevents_fixed();
+	for (size_t i = 0; i < n_jevents_fixed; i++) {
 		if (strcasecmp(t->name, jevents_fixed[i].name) != 0)
 			continue;
-		memset(&t->enc, 0, sizeof(t->enc));
-		t->enc.event = jevents_fixed[i].event;
-		t->enc.umask = jevents_fixed[i].umask;
-		t->enc.any = jevents_fixed[i].any;
+		t->enc = jevents_fixed[i].enc;
 	}
 }
 

@@ -367,23 +367,33 @@ class Metrics:
         return ev(self.tree(name))
 
 
+def jevents_fixed(path):
+    """{name: encoding} of reference/jevents-fixed.json."""
+    with open(path) as f:
+        doc = json.load(f)
+    out = {}
+    for name, text in doc["events"].items():
+        enc = {}
+        for term in text.split(","):
+            k, _, v = term.partition("=")
+            enc[k] = int(v, 0)
+        out[name] = enc
+    return out
+
+
 class Tables:
     """reference/perf-tables: events (with perf's jevents encoding rules)
     and metrics per directory."""
 
-    # tools/perf/pmu-events/jevents.py real_event(): these names are
-    # encoded by perf itself, whatever the JSON says.
-    JEVENTS_FIXED = {
-        "inst_retired.any": {"event": 0xc0},
-        "inst_retired.any_p": {"event": 0xc0},
-        "cpu_clk_unhalted.ref": {"event": 0x0, "umask": 0x03},
-        "cpu_clk_unhalted.thread": {"event": 0x3c},
-        "cpu_clk_unhalted.core": {"event": 0x3c},
-        "cpu_clk_unhalted.thread_any": {"event": 0x3c, "any": 1},
-    }
+    # perf encodes these names itself, whatever the JSON says
+    # (reference/jevents-fixed.json: jevents.py real_event()).
+    JEVENTS_FIXED = {}
 
     def __init__(self, root, fallback=None):
         self.root = root
+        if not Tables.JEVENTS_FIXED:
+            Tables.JEVENTS_FIXED.update(jevents_fixed(os.path.join(
+                os.path.dirname(os.path.abspath(root)), "jevents-fixed.json")))
         # Another tables root whose files fill in events the first lacks
         # (perf 6.1's alderlake/cache.json, not in the upstream copy).
         self.fallback = fallback
