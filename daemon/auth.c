@@ -207,7 +207,7 @@ int auth_db_load(const char *path, struct auth_db **ret, struct config_diag *dia
 	if (r == -EFBIG)
 		config_diag_add(diag, false, path, 0, "basic_auth_file: larger than 1 MiB");
 	else if (r < 0)
-		config_diag_add(diag, false, path, 0, "basic_auth_file: cannot open: %s", strerror(-r));
+		config_diag_add(diag, false, path, 0, "basic_auth_file: cannot open: %s", read_file_strerror(r));
 	if (r < 0)
 		return r;
 	r = auth_db_parse(path, buf, len, ret, diag);

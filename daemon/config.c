@@ -76,6 +76,8 @@ static const struct key_desc keys[] = {
 	{ "http", "tls_key", KEY_PATH, OFF(tls_key), 0, 0, NULL, "" },
 	{ "http", "tls_client_ca", KEY_PATH, OFF(tls_client_ca), 0, 0, NULL, "" },
 	{ "http", "basic_auth_file", KEY_PATH, OFF(basic_auth_file), 0, 0, NULL, "" },
+	{ "http", "allow_plaintext", KEY_BOOL, OFF(allow_plaintext), 0, 0, NULL, "false" },
+	{ "http", "allow_unauthenticated", KEY_BOOL, OFF(allow_unauthenticated), 0, 0, NULL, "false" },
 	{ "http", "max_connections", KEY_UINT, OFF(max_connections), 1, 65536, NULL, "4096" },
 	{ "http", "timeout", KEY_DURATION, OFF(timeout_ns), 1 * SEC, 3600 * SEC, NULL, "10s" },
 	{ "log", "level", KEY_CHOICE, OFF(log_level), 0, 0, log_choices, "info" },
@@ -594,24 +596,41 @@ int config_validate(const struct config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-int config_load(const char *path, bool missing_ok, struct config *cfg,
-		struct config_diag *diag)
+static bool blank(const char *buf, size_t len)
 {
+	for (size_t i = 0; i < len; i++)
+		if (!isspace((unsigned char)buf[i]))
+			return false;
+	return true;
+}
+
+int config_load(const char *path, unsigned flags, struct config *cfg, struct config_diag *diag)
+{
+	bool reload = flags & CONFIG_LOAD_RELOAD;
 	char *buf = NULL;
 	size_t len = 0;
 	int r;
 
 	r = read_file(path, CONFIG_FILE_MAX, &buf, &len);
-	if (r == -ENOENT && missing_ok)
+	if (r == -ENOENT && (flags & CONFIG_LOAD_MISSING_OK) && !reload)
 		return 0;
 	if (r == -EISDIR)
 		config_diag_add(diag, false, path, 0, "is a directory, not a config file");
 	else if (r == -EFBIG)
 		config_diag_add(diag, false, path, 0, "larger than %d bytes", CONFIG_FILE_MAX);
 	else if (r < 0)
-		config_diag_add(diag, false, path, 0, "cannot open: %s", strerror(-r));
+		config_diag_add(diag, false, path, 0, "cannot open: %s%s", read_file_strerror(r),
+				r == -ENOENT && reload ? " (a reload needs the file: the configuration in force stays)" : "");
 	if (r < 0)
 		return r;
+	if (reload && blank(buf, len)) {
+		/* Most likely a file caught half-written, or truncated: its
+		 * defaults would turn TLS and authentication off. */
+		config_diag_add(diag, false, path, 0,
+				"is empty: a reload needs the settings written out (the configuration in force stays)");
+		free(buf);
+		return -ENODATA;
+	}
 	r = config_parse(path, buf, len, cfg, diag);
 	free(buf);
 	return r;

@@ -66,6 +66,10 @@ struct config {
 	char tls_key[PATH_MAX];
 	char tls_client_ca[PATH_MAX];
 	char basic_auth_file[PATH_MAX];
+	/* The operator's word that a reload may turn TLS, or basic auth, off
+	 * (a reload that would, without it, fails: reloads fail closed). */
+	bool allow_plaintext;
+	bool allow_unauthenticated;
 	uint64_t max_connections;
 	uint64_t timeout_ns;
 	/* [log] */
@@ -110,11 +114,14 @@ void config_defaults(struct config *cfg);
 int config_parse(const char *name, const char *text, size_t len,
 		 struct config *cfg, struct config_diag *diag);
 
-/* Reads and parses @path.  A missing file is not an error when
- * @missing_ok (the default path).  Returns 0, -EINVAL (see @diag) or the
- * -errno of reading the file (also recorded in @diag). */
-int config_load(const char *path, bool missing_ok, struct config *cfg,
-		struct config_diag *diag);
+enum {
+	CONFIG_LOAD_MISSING_OK = 1, /* a missing file is the defaults (the default path at start) */
+	CONFIG_LOAD_RELOAD = 2,     /* a missing or empty file is an error (-ENOENT, -ENODATA) */
+};
+
+/* Reads and parses @path (a regular file: read_file).  Returns 0, -EINVAL
+ * (see @diag) or the -errno of reading the file (also recorded in @diag). */
+int config_load(const char *path, unsigned flags, struct config *cfg, struct config_diag *diag);
 
 /* Checks what involves several keys (TLS key and cert go together...). */
 int config_validate(const struct config *cfg, char *err, size_t errlen);

@@ -74,7 +74,10 @@ static int load_config(const struct cli *cli, struct config *cfg, bool to_log,
 
 	memset(diag, 0, sizeof(*diag));
 	config_defaults(cfg);
-	r = config_load(cli->config_path, !cli->config_explicit, cfg, diag);
+	/* to_log: a reload, which needs a file with the settings in it. */
+	r = config_load(cli->config_path,
+			to_log ? CONFIG_LOAD_RELOAD : cli->config_explicit ? 0 : CONFIG_LOAD_MISSING_OK, cfg,
+			diag);
 	print_diag(diag, to_log);
 	if (r < 0)
 		return r;
@@ -935,6 +938,22 @@ static void reload(struct app *app)
 	if (load_config(app->cli, &cfg, true, &diag) < 0) {
 		str_printf(app->reload_error, sizeof(app->reload_error), "%s",
 			   diag.n ? diag.entries[0].text : "cannot read the file");
+		goto failed;
+	}
+	/* Fail closed: TLS or authentication in force goes only on the
+	 * operator's word, never because a file came out shorter. */
+	if (app->cfg.tls_cert[0] && !cfg.tls_cert[0] && !cfg.allow_plaintext) {
+		str_printf(app->reload_error, sizeof(app->reload_error),
+			   "%s turns TLS off; set [http] allow_plaintext = true to mean it",
+			   app->cli->config_path);
+		log_warning("%s", app->reload_error);
+		goto failed;
+	}
+	if (app->cfg.basic_auth_file[0] && !cfg.basic_auth_file[0] && !cfg.allow_unauthenticated) {
+		str_printf(app->reload_error, sizeof(app->reload_error),
+			   "%s turns basic authentication off; set [http] allow_unauthenticated = true to mean it",
+			   app->cli->config_path);
+		log_warning("%s", app->reload_error);
 		goto failed;
 	}
 	if (load_files(&cfg, true, &tls, &auth) < 0) {

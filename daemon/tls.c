@@ -20,7 +20,7 @@ static int read_pem(const char *what, const char *path, char **out, char *err, s
 	if (r == -EFBIG)
 		str_printf(err, errlen, "%s %s: larger than 1 MiB", what, path);
 	else if (r < 0)
-		str_printf(err, errlen, "%s %s: cannot open: %s", what, path, strerror(-r));
+		str_printf(err, errlen, "%s %s: cannot open: %s", what, path, read_file_strerror(r));
 	return r;
 }
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 uint64_t mono_ns(void)
@@ -93,9 +95,21 @@ int read_file(const char *path, size_t max, char **data, size_t *len)
 	char *buf;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+
+	/* O_NONBLOCK: opening a FIFO for reading waits for a writer. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENXIO;
+	}
 	buf = malloc(max + 1);
 	if (!buf) {
 		close(fd);
@@ -127,6 +141,13 @@ fail:
 	close(fd);
 	free(buf);
 	return r;
+}
+
+const char *read_file_strerror(int r)
+{
+	if (r == -ENXIO)
+		return "not a regular file (a FIFO, socket or device could block the daemon)";
+	return strerror(-r);
 }
 
 int thread_spawn(pthread_t *thread, bool detached, void *(*fn)(void *), void *arg)

@@ -22,9 +22,13 @@ uint64_t mono_ns(void);
  * NUL-terminates. */
 void str_printable(char *buf, size_t len, const char *src);
 
-/* Reads all of @path (to EOF: pipes and /dev/null work) into a new
- * NUL-terminated buffer.  -errno on failure, -EFBIG beyond @max bytes. */
+/* Reads all of @path into a new NUL-terminated buffer: a regular file
+ * (or /dev/null), opened without blocking.  -errno on failure, -EISDIR
+ * for a directory, -ENXIO for a FIFO, socket or other device (reading
+ * one could block the daemon for ever), -EFBIG beyond @max bytes. */
 int read_file(const char *path, size_t max, char **data, size_t *len);
+/* strerror() of read_file's error, saying what -ENXIO means there. */
+const char *read_file_strerror(int r);
 
 /* pthread_create() for every thread of the daemon but the collection:
  * always at normal priority (SCHED_OTHER), also when the collection runs

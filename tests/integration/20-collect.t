@@ -5,7 +5,7 @@
 # interrupted and short reads.
 . "$(dirname "$0")/lib.sh"
 
-plan 74
+plan 75
 
 SPR=$FIXTURES/spr-2s
 api() { curl -sf "$TD_URL/api/v1/topdown?$1"; }
@@ -108,7 +108,8 @@ refused=$(write_scenario refused <<'EOF'
  "faults": [{"op": "open", "event": "uop_dropping", "errno": "EINVAL"}]}
 EOF
 )
-td_start "$SPR" "$refused" -i 100ms || exit 1
+printf '[collect]\ninterval = 100ms\n' >"$TMP/same.conf"
+td_start "$SPR" "$refused" -c "$TMP/same.conf" || exit 1
 wait_intervals 3
 api "scope=cpu" >"$TMP/hw.json"
 is "$(jq -r '.pmu.model' "$TMP/hw.json")" "hardware" "refinement refused: model hardware"
@@ -118,7 +119,8 @@ like "$(jq -r '.pmu.reason' "$TMP/hw.json")" 'INT_MISC.UOP_DROPPING refused on C
 	"the fallback is explained in pmu.reason"
 like "$(curl -sf "$TD_URL/metrics" | grep '^topdown_pmu_info')" 'model="hardware"' "topdown_pmu_info says model hardware"
 # A reload with the same configuration keeps the groups and the fallback.
-kill -HUP "$TD_PID"
+td_reload
+is "$(metric topdown_config_last_reload_successful)" 1 "the reload with the same configuration worked"
 wait_intervals 3
 api "scope=cpu" >"$TMP/hw2.json"
 is "$(jq -r '.pmu.model' "$TMP/hw2.json")" "hardware" "after SIGHUP: still model hardware"

@@ -4,7 +4,7 @@
 # the request limits.
 . "$(dirname "$0")/lib.sh"
 
-plan 43
+plan 59
 
 SPR=$FIXTURES/spr-2s
 scen=$(write_scenario constant <<'EOF'
@@ -153,5 +153,78 @@ curl -s "$TD_URL/metrics" >"$TMP/lim.prom"
 is "$(sample "$TMP/lim.prom" 'topdown_http_rejected_total{reason="too_large"}')" 3 "431, 414 and the long query counted as too_large"
 is "$(sample "$TMP/lim.prom" 'topdown_http_rejected_total{reason="bad_request"}')" 2 "the 400s counted as bad_request"
 td_stop
+
+# --- 5. reloads fail closed, and never block ---
+# A daemon with TLS and basic auth; every reload below that would turn
+# either off, or that cannot be read at once, fails: HTTPS with
+# credentials keeps working, topdown_config_last_reload_successful is 0
+# and the log names the file.
+safe=$TMP/safe.conf
+printf '[http]\ntls_cert = %s\ntls_key = %s\nbasic_auth_file = %s\n' \
+	"$PKI/server.pem" "$PKI/server.key" "$TMP/htpasswd" >"$safe"
+cp "$safe" "$TMP/safe.good"
+td_start "$SPR" "$scen" -c "$safe" -i 100ms || exit 1
+url=$TD_URL
+sec=(--cacert "$PKI/ca.pem" -u 'prom:s3cret pass')
+still_closed() { # DESCRIPTION: HTTPS with credentials 200, without 401, reload flagged failed
+	local with without ok_flag
+	with=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "${sec[@]}" "$url/metrics")
+	without=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$PKI/ca.pem" "$url/metrics")
+	ok_flag=$(curl -s --max-time 5 "${sec[@]}" "$url/metrics" | awk '$1 == "topdown_config_last_reload_successful" {print $2}')
+	is "$with $without $ok_flag" "200 401 0" "$1: HTTPS and basic auth still in force, the reload failed (with credentials, without, ..._successful)"
+}
+: >"$safe"
+td_reload
+still_closed "an empty config file"
+grep -q "$safe: is empty: a reload needs the settings written out" "$TD_LOG"
+ok $? "the empty file is named in the log"
+rm -f "$safe"
+td_reload
+still_closed "the config file deleted"
+printf '[collect]\nlevel = 1\n' >"$safe"
+td_reload
+still_closed "a config without TLS nor auth"
+grep -q "$safe turns TLS off; set \[http\] allow_plaintext = true to mean it" "$TD_LOG"
+ok $? "the log says how to mean it"
+printf '[http]\ntls_cert = %s\ntls_key = %s\n' "$PKI/server.pem" "$PKI/server.key" >"$safe"
+td_reload
+still_closed "a config that keeps TLS and drops basic auth"
+grep -q "$safe turns basic authentication off; set \[http\] allow_unauthenticated = true to mean it" "$TD_LOG"
+ok $? "the log says so for basic auth"
+# FIFOs: the config, the auth file, the key.  Each read would wait for a
+# writer for ever; each reload fails at once and collection goes on.
+rm -f "$safe"
+mkfifo "$safe"
+t0=$(date +%s%N)
+td_reload 10
+t_fifo=$((($(date +%s%N) - t0) / 1000000))
+still_closed "the config file replaced by a FIFO"
+grep -q "$safe: cannot open: not a regular file (a FIFO, socket or device could block the daemon)" "$TD_LOG"
+ok $? "the FIFO is refused naming it (the reload took $t_fifo ms)"
+TD_CURL=("${sec[@]}")
+wait_intervals 3 "$url"
+ok $? "collection goes on after it"
+TD_CURL=()
+rm -f "$safe"
+mkfifo "$TMP/auth.fifo"
+printf '[http]\ntls_cert = %s\ntls_key = %s\nbasic_auth_file = %s\n' "$PKI/server.pem" "$PKI/server.key" "$TMP/auth.fifo" >"$safe"
+td_reload 10
+still_closed "basic_auth_file replaced by a FIFO"
+grep -q "$TMP/auth.fifo: basic_auth_file: cannot open: not a regular file" "$TD_LOG"
+ok $? "the FIFO auth file is named"
+mkfifo "$TMP/key.fifo"
+printf '[http]\ntls_cert = %s\ntls_key = %s\nbasic_auth_file = %s\n' "$PKI/server.pem" "$TMP/key.fifo" "$TMP/htpasswd" >"$safe"
+td_reload 10
+still_closed "tls_key replaced by a FIFO"
+grep -q "tls_key $TMP/key.fifo: cannot open: not a regular file" "$TD_LOG"
+ok $? "the FIFO key is named"
+# Meant: the new file says so, and the reload turns both off.
+printf '[http]\nallow_plaintext = true\nallow_unauthenticated = true\n' >"$safe"
+td_reload
+hp=${url#https://}
+is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$hp/metrics")" 200 \
+	"allow_plaintext and allow_unauthenticated: the reload turns TLS and auth off as asked"
+td_stop
+ok $([ "$TD_STOP_MS" -lt 2000 ]; echo $?) "SIGTERM after all that: exit in $TD_STOP_MS ms"
 
 done_testing

@@ -41,6 +41,8 @@
 	"tls_key =\n" \
 	"tls_client_ca =\n" \
 	"basic_auth_file =\n" \
+	"allow_plaintext = false\n" \
+	"allow_unauthenticated = false\n" \
 	"max_connections = 4096\n" \
 	"timeout = 10s\n" \
 	"\n" \
@@ -408,7 +410,7 @@ static void test_error_unknown_key(void **state)
 	expect_error("[metrics]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [metrics]: expected granularity, ratios");
 	expect_error("[http]\n\nfoo = 1\n", 3,
-		     "t.conf:3: unknown key \"foo\" in [http]: expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, max_connections, timeout");
+		     "t.conf:3: unknown key \"foo\" in [http]: expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout");
 	expect_error("[log]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [log]: expected level");
 	expect_error("[collect]\nInterval = 1s\n", 2,
@@ -417,7 +419,7 @@ static void test_error_unknown_key(void **state)
 	expect_error("[collect]\nlisten = [::1]:1\n", 2,
 		     "t.conf:2: unknown key \"listen\" in [collect] (it belongs in [http]); expected interval, cpus, level, model, count_kernel, count_guest, history");
 	expect_error("[http]\ninterval = 1s\n", 2,
-		     "t.conf:2: unknown key \"interval\" in [http] (it belongs in [collect]); expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, max_connections, timeout");
+		     "t.conf:2: unknown key \"interval\" in [http] (it belongs in [collect]); expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout");
 	expect_error("[log]\ngranularity = cpu\n", 2,
 		     "t.conf:2: unknown key \"granularity\" in [log] (it belongs in [metrics]); expected level");
 }
@@ -786,6 +788,49 @@ static void test_load_missing(void **state)
 	free(def);
 }
 
+/* A reload needs a file with settings in it: missing or empty, it fails
+ * (the configuration in force stays); a FIFO, which would block the
+ * reader until a writer came, is refused at once, at start as on reload. */
+static void test_load_reload(void **state)
+{
+	struct parsed *p = calloc(1, sizeof(*p));
+	char path[128], msg[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/missing.conf", tmpdir);
+	config_defaults(&p->cfg);
+	assert_int_equal(config_load(path, CONFIG_LOAD_MISSING_OK | CONFIG_LOAD_RELOAD, &p->cfg, &p->diag),
+			 -ENOENT);
+	snprintf(msg, sizeof(msg),
+		 "%s: cannot open: No such file or directory (a reload needs the file: the configuration in force stays)",
+		 path);
+	assert_string_equal(p->diag.entries[0].text, msg);
+
+	snprintf(path, sizeof(path), "%s/empty.conf", tmpdir);
+	write_file(path, " \n\t\n", 4);
+	memset(p, 0, sizeof(*p));
+	config_defaults(&p->cfg);
+	assert_int_equal(config_load(path, CONFIG_LOAD_RELOAD, &p->cfg, &p->diag), -ENODATA);
+	snprintf(msg, sizeof(msg),
+		 "%s: is empty: a reload needs the settings written out (the configuration in force stays)", path);
+	assert_string_equal(p->diag.entries[0].text, msg);
+	memset(p, 0, sizeof(*p));
+	config_defaults(&p->cfg);
+	assert_int_equal(config_load(path, 0, &p->cfg, &p->diag), 0); /* at start: the defaults */
+	assert_int_equal(config_load("/dev/null", 0, &p->cfg, &p->diag), 0);
+
+	snprintf(path, sizeof(path), "%s/fifo.conf", tmpdir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	memset(p, 0, sizeof(*p));
+	config_defaults(&p->cfg);
+	assert_int_equal(config_load(path, CONFIG_LOAD_RELOAD, &p->cfg, &p->diag), -ENXIO);
+	snprintf(msg, sizeof(msg),
+		 "%s: cannot open: not a regular file (a FIFO, socket or device could block the daemon)", path);
+	assert_string_equal(p->diag.entries[0].text, msg);
+	unlink(path);
+	free(p);
+}
+
 static void test_load_directory(void **state)
 {
 	struct parsed *p = calloc(1, sizeof(*p));
@@ -931,6 +976,8 @@ static const char modified_text[] =
 	"tls_key = /etc/topdownd/key.pem\n"
 	"tls_client_ca = /etc/topdownd/ca.pem\n"
 	"basic_auth_file = /etc/topdownd/htpasswd\n"
+	"allow_plaintext = false\n"
+	"allow_unauthenticated = true\n"
 	"max_connections = 1000\n"
 	"timeout = 2m\n"
 	"\n"
@@ -991,6 +1038,7 @@ static void test_print_modified(void **state)
 		     "listen = 127.0.0.1:9100 [::1]:9100 unix:/run/topdownd.sock metrics.example.com:80\n"
 		     "tls_cert = /etc/topdownd/cert.pem\ntls_key = /etc/topdownd/key.pem\n"
 		     "tls_client_ca = /etc/topdownd/ca.pem\nbasic_auth_file = /etc/topdownd/htpasswd\n"
+		     "allow_unauthenticated = yes\n"
 		     "[metrics]\nratios = off\ngranularity = system\n"
 		     "[collect]\ninterval = 1.5s\ncpus = 11,10,8,0-3\nlevel = 1\nmodel = hardware\n"
 		     "count_kernel = NO\ncount_guest = on\nhistory = 120m # two hours\n");
@@ -1068,6 +1116,7 @@ int main(void)
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_load_size_limit),
 		cmocka_unit_test(test_load_example_config),
+		cmocka_unit_test(test_load_reload),
 		cmocka_unit_test(test_print_defaults),
 		cmocka_unit_test(test_print_modified),
 		cmocka_unit_test(test_inline_hash_comment),
