@@ -312,6 +312,11 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	json_object_set_new(doc, "hostname", json_string(hostname));
 	json_object_set_new(doc, "timestamp", json_real(round(snap->timestamp * 1e3) / 1e3));
 	json_object_set_new(doc, "interval_seconds", json_real(snap->interval_s));
+	/* The configured interval above; the last one as it happened (a
+	 * stopped or overloaded daemon makes it longer). */
+	json_object_set_new(doc, "last_interval_seconds",
+			    snap->last_interval_s > 0 ? json_real(round(snap->last_interval_s * 1e3) / 1e3)
+						     : json_null());
 	json_object_set_new(doc, "intervals", json_integer((json_int_t)snap->seq));
 	json_object_set_new(doc, "intervals_missed", json_integer((json_int_t)snap->intervals_missed));
 	/* How long the last interval's reads took: every CPU's figures were

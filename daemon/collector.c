@@ -151,6 +151,9 @@ struct collector {
 	bool warned_permission, warned_fds;
 	double duration_s;
 	double timestamp;
+	uint64_t collected_ns; /* monotonic, at the end of the last collection */
+	uint64_t started_ns;   /* monotonic, at the start of the last collection */
+	double last_interval_s;
 	uint64_t seq;
 
 	uint64_t *buf;
@@ -1676,7 +1679,10 @@ void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *sn
 	/* After the reads: a group reopened now is first read next interval. */
 	if (c->n_waiting)
 		revisit_waiting(c, now_ns);
-	c->duration_s = (double)(mono_ns() - now_ns) / 1e9;
+	c->last_interval_s = c->started_ns && now_ns > c->started_ns ? (double)(now_ns - c->started_ns) / 1e9 : 0;
+	c->started_ns = now_ns;
+	c->collected_ns = mono_ns();
+	c->duration_s = (double)(c->collected_ns - now_ns) / 1e9;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	c->timestamp = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
 	c->seq++;
@@ -1912,6 +1918,8 @@ static void stamp(struct collector *c, struct snapshot *snap)
 	snap->seq = c->seq;
 	snap->layout = c->layout;
 	snap->timestamp = c->timestamp;
+	snap->collected_ns = c->collected_ns;
+	snap->last_interval_s = c->last_interval_s;
 	snap->interval_s = (double)c->interval_ns / 1e9;
 	snap->duration_s = c->duration_s;
 	memcpy(snap->errors, c->errors, sizeof(snap->errors));

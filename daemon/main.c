@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,6 +94,26 @@ static int load_config(const struct cli *cli, struct config *cfg, bool to_log,
 	return 0;
 }
 
+/* Whether the private key @path can be read by more than its owner: a
+ * warning in @msg (a group may be how the service reads it: that group
+ * is named). */
+static bool tls_key_exposed(const char *path, char *msg, size_t len)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || !(st.st_mode & (S_IRGRP | S_IROTH)))
+		return false;
+	if (st.st_mode & S_IROTH)
+		str_printf(msg, len,
+			   "tls_key %s can be read by every user (mode %04o): anyone on the host can read the private key; chmod o-r it",
+			   path, (unsigned)(st.st_mode & 07777));
+	else
+		str_printf(msg, len,
+			   "tls_key %s can be read by group %u (mode %04o): make sure only topdownd's own group can",
+			   path, (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777));
+	return true;
+}
+
 /* The files the configuration names: the TLS material and the basic-auth
  * file.  Errors name the file; at start they go to stderr, on reload to
  * the log. */
@@ -113,6 +134,11 @@ static int load_files(const struct config *cfg, bool to_log, struct tls_material
 				log_error("%s", err);
 			else
 				fprintf(stderr, "%s\n", err);
+		} else if (tls_key_exposed(cfg->tls_key, err, sizeof(err))) {
+			if (to_log)
+				log_warning("%s", err);
+			else
+				fprintf(stderr, "topdownd: warning: %s\n", err);
 		}
 	}
 	/* Checked even when the TLS files are not: every problem at once. */

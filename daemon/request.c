@@ -669,11 +669,26 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 			return MHD_YES;
 		}
 		break;
-	case EXPO_EP_READY:
-		req->status = snap->seq > 0 ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
-		ret = respond_text(conn, req->status, req->status == MHD_HTTP_OK
-					? "ready\n" : "not ready: no interval collected yet\n");
+	case EXPO_EP_READY: {
+		/* Collection that stopped (a read stuck in the kernel, a hung
+		 * thread) is not ready either: after five intervals, and at
+		 * least 5 s, without one. */
+		double late = snap->collected_ns ? (double)(mono_ns() - snap->collected_ns) / 1e9 : 0;
+		double limit = 5 * snap->interval_s > 5 ? 5 * snap->interval_s : 5;
+		char text[160];
+
+		req->status = snap->seq > 0 && late <= limit ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
+		if (snap->seq == 0)
+			str_printf(text, sizeof(text), "not ready: no interval collected yet\n");
+		else if (late > limit)
+			str_printf(text, sizeof(text),
+				   "not ready: no interval collected for %.1f s (the interval is %g s)\n", late,
+				   snap->interval_s);
+		else
+			str_printf(text, sizeof(text), "ready\n");
+		ret = respond_text(conn, req->status, text);
 		break;
+	}
 	default:
 		req->status = MHD_HTTP_NOT_FOUND;
 		ret = respond_text(conn, req->status, "404 not found\n");

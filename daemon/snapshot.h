@@ -132,7 +132,9 @@ struct snapshot {
 			     * (a reload), so caches keyed on it never go stale */
 	uint64_t layout;    /* changes whenever CPUs/cores/packages change */
 	double timestamp;   /* CLOCK_REALTIME seconds at the end of collection */
+	uint64_t collected_ns; /* CLOCK_MONOTONIC at the end of the last collection, 0: none */
 	double interval_s;  /* configured interval */
+	double last_interval_s; /* measured: from the previous collection's start to this one's, 0: none */
 	double duration_s;  /* time the last collection took */
 
 	/* What is being collected: the core PMUs (the first is the one

@@ -5,7 +5,7 @@
 # the JSON API, the other endpoints, listening, and a load of 50 clients.
 . "$(dirname "$0")/lib.sh"
 
-plan 157
+plan 162
 
 SPR=$FIXTURES/spr-2s
 constant=$(write_scenario constant <<'EOF'
@@ -228,6 +228,29 @@ td_start "$SPR" "$constant" -i 30s -c "$(gran_conf cpu false)" || exit 1
 is "$(curl -s -w '|%{http_code}' "$TD_URL/-/ready" | tr -d '\n')" "not ready: no interval collected yet|503" "/-/ready: 503 before the first interval"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/-/healthy")" 200 "/-/healthy: 200 at once"
 is "$(curl -sf "$TD_URL/metrics" | grep -c '_ratio')" 0 "ratios = false: no ratio gauges"
+td_stop
+
+# --- 4b. /-/ready when collection stops: a read of CPU 0 stuck in the
+# kernel for 9 s, from the second second on; 100 ms intervals.  Not ready
+# once five intervals, and at least 5 s, passed without one; ready again
+# when the read returns. ---
+stuck=$(write_scenario stuck <<'EOF'
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
+  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40}]}},
+ "faults": [{"cpus": "0", "op": "read", "delay_ms": 9000, "count": 1, "after_seconds": 1}]}
+EOF
+)
+td_start "$SPR" "$stuck" -i 100ms || exit 1
+ready_is() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$TD_URL/-/ready")" = "$1" ]; }
+wait_until 30 ready_is 200
+ok $? "/-/ready: 200 while collecting"
+wait_until 30 ready_is 503
+ok $? "/-/ready: 503 while collection is stuck"
+like "$(curl -s --max-time 5 "$TD_URL/-/ready")" '^not ready: no interval collected for [5-9]\.[0-9] s \(the interval is 0\.1 s\)$' \
+	"... saying for how long"
+is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$TD_URL/-/healthy")" 200 "/-/healthy: 200 meanwhile (the process serves)"
+wait_until 30 ready_is 200
+ok $? "/-/ready: 200 again once the read returned"
 td_stop
 
 # --- 5. sum by (package) of per-CPU counters = package granularity ---

@@ -4,7 +4,7 @@
 # the request limits.
 . "$(dirname "$0")/lib.sh"
 
-plan 59
+plan 60
 
 SPR=$FIXTURES/spr-2s
 scen=$(write_scenario constant <<'EOF'
@@ -163,8 +163,12 @@ safe=$TMP/safe.conf
 printf '[http]\ntls_cert = %s\ntls_key = %s\nbasic_auth_file = %s\n' \
 	"$PKI/server.pem" "$PKI/server.key" "$TMP/htpasswd" >"$safe"
 cp "$safe" "$TMP/safe.good"
+chmod 644 "$PKI/server.key"
 td_start "$SPR" "$scen" -c "$safe" -i 100ms || exit 1
 url=$TD_URL
+grep -q "warning: tls_key $PKI/server.key can be read by every user (mode 0644): anyone on the host can read the private key; chmod o-r it" "$TD_LOG"
+ok $? "a world-readable private key is warned about at start"
+chmod 600 "$PKI/server.key"
 sec=(--cacert "$PKI/ca.pem" -u 'prom:s3cret pass')
 still_closed() { # DESCRIPTION: HTTPS with credentials 200, without 401, reload flagged failed
 	local with without ok_flag

@@ -215,6 +215,7 @@ static struct fixture *fixture_new(void)
 	s->seq = 12;
 	s->timestamp = 1700000000.12345;
 	s->interval_s = 2.5;
+	s->last_interval_s = 12.50375;
 	s->duration_s = 0.001;
 	s->n_pmus = 1;
 	strcpy(s->pmus[0].name, "cpu");
@@ -341,12 +342,13 @@ static void test_document_host(void **state)
 
 	(void)state;
 	/* Exactly the top-level keys of the host scope. */
-	assert_int_equal(json_object_size(doc), 13);
+	assert_int_equal(json_object_size(doc), 14);
 	jstr(doc, "api_version", "1.5");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
 	jreal(doc, "interval_seconds", 2.5);
+	jreal(doc, "last_interval_seconds", 12.504); /* a stopped daemon's, rounded to 1 ms */
 	jint(doc, "intervals", 12);
 	jint(doc, "intervals_missed", 0);
 	jreal(doc, "collection_seconds", 0.001);
@@ -417,7 +419,7 @@ static void test_document_scopes(void **state)
 
 	(void)state;
 	doc = document(&f->snap, "package", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 14);
+	assert_int_equal(json_object_size(doc), 15);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	jabsent(doc, "cores");
 	jabsent(doc, "cpus");
@@ -435,7 +437,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "core", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 15);
+	assert_int_equal(json_object_size(doc), 16);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	assert_int_equal(json_array_size(jhas(doc, "cores")), 3);
 	jabsent(doc, "cpus");
@@ -457,7 +459,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "cpu", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 16);
+	assert_int_equal(json_object_size(doc), 17);
 	assert_int_equal(json_array_size(jhas(doc, "cpus")), 5);
 	jint(doc, "cpus.0.cpu", 0);
 	jint(doc, "cpus.0.core", 0);
