@@ -139,6 +139,8 @@ static void reset_bucket(struct cgattr *a, unsigned bucket)
 	a->buckets[bucket].c.cats = a->cats;
 }
 
+static struct log_ratelimit dropped_rl = LOG_RATELIMIT_INIT(600 * UINT64_C(1000000000), 1);
+
 static void apply_changes(struct cgattr *a, const struct cgroups_change *ch)
 {
 	for (unsigned i = 0; i < ch->n_gone; i++)
@@ -150,11 +152,14 @@ static void apply_changes(struct cgattr *a, const struct cgroups_change *ch)
 		if (cgbpf_zero(a->bpf, e->bucket) < 0 || cgbpf_track(a->bpf, e->id, e->bucket) < 0)
 			log_warning("Failed to track cgroup %s; its slices count as other", e->path);
 	}
-	/* Once when it starts: with churn the count changes every interval
-	 * (topdown_cgroups{state="dropped"} follows it). */
+	/* When it starts, at most every 10 minutes: under churn the count
+	 * leaves and comes back to 0 every few seconds (1,800 lines an hour
+	 * seen); topdown_cgroups{state="dropped"} follows it. */
 	if (ch->dropped && !a->dropped)
-		log_warning("%u cgroups match [cgroups] track beyond max_cgroups=%u; their slices count as "
-			    "other (raise max_cgroups or narrow track)", ch->dropped, a->p.cap);
+		log_ratelimited(&dropped_rl, LOG_LEVEL_WARNING, 0,
+				"%u cgroups match [cgroups] track beyond max_cgroups=%u; their slices count as "
+				"other (raise max_cgroups or narrow track)",
+				ch->dropped, a->p.cap);
 	a->dropped = ch->dropped;
 }
 
