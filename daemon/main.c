@@ -52,9 +52,11 @@ static void print_diag(const struct config_diag *diag, bool to_log)
 {
 	for (size_t i = 0; i < diag->n; i++) {
 		const struct config_diag_entry *e = &diag->entries[i];
+		char clean[sizeof(e->text) * 4];
 
+		log_escape(clean, sizeof(clean), e->text);
 		if (!to_log)
-			fprintf(stderr, "%s\n", e->text);
+			fprintf(stderr, "%s\n", clean);
 		else if (e->warning)
 			log_warning("%s", e->text);
 		else

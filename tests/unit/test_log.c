@@ -88,11 +88,35 @@ static void test_journal_format(void **state)
 	assert_string_equal(out, "<3>Failed to open x: No such file or directory\n");
 }
 
+static void escaped_line(void)
+{
+	log_warning("user \"%s\": not a bcrypt hash", "ev\x1b[31mil\nline\x7f");
+}
+
+/* Control bytes in what a line quotes come out as \xNN: no terminal
+ * escape, no forged second line. */
+static void test_escaped(void **state)
+{
+	char out[512], buf[8];
+
+	(void)state;
+	log_set_journal(true);
+	log_set_level(LOG_LEVEL_INFO);
+	capture(escaped_line, out, sizeof(out));
+	assert_string_equal(out, "<4>user \"ev\\x1b[31mil\\x0aline\\x7f\": not a bcrypt hash\n");
+	/* Cut whole, never in the middle of an escape. */
+	log_escape(buf, sizeof(buf), "ab\001cd");
+	assert_string_equal(buf, "ab\\x01c");
+	log_escape(buf, 5, "a\x01");
+	assert_string_equal(buf, "a");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ratelimit_threads),
 		cmocka_unit_test(test_journal_format),
+		cmocka_unit_test(test_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
