@@ -187,7 +187,13 @@ void *request_begins(void *cls, const char *uri, struct MHD_Connection *conn)
 	req->conn = info ? info->socket_context : NULL;
 	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	req->have_client = client_key_of(info ? info->client_addr : NULL, &req->client) == 0;
-	if (q) {
+	/* An encoded NUL would cut the decoded path: "/metrics%00.html"
+	 * served /metrics. */
+	if (strstr(uri, "%00")) {
+		req->refuse = MHD_HTTP_BAD_REQUEST;
+		req->refuse_text = "400 the path holds an encoded NUL (%00)\n";
+	}
+	if (q && !req->refuse) {
 		size_t params = 1, len = strlen(q + 1);
 
 		for (const char *p = q + 1; *p; p++)
@@ -711,9 +717,54 @@ static bool has_body(struct MHD_Connection *conn)
 }
 
 /* Everything decided before the endpoint: a response, or 0. */
-static unsigned screen(struct req *req, const char *method, enum MHD_Result *ret)
+struct framing {
+	unsigned hosts, lengths;
+	const char *length;
+	bool lengths_differ;
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
+{
+	struct framing *f = cls;
+
+	(void)kind;
+	if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
+		f->hosts++;
+	} else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+		if (f->lengths++ && strcmp(f->length, value ? value : "") != 0)
+			f->lengths_differ = true;
+		f->length = value ? value : "";
+	}
+	return MHD_YES;
+}
+
+/* RFC 9112: a request with two Hosts, or HTTP/1.1 without one (3.2), or
+ * two different Content-Lengths (6.3) is a 400, not a guess: a proxy in
+ * front may have read it otherwise. */
+static const char *bad_framing(struct MHD_Connection *conn, const char *version)
+{
+	struct framing f = { 0 };
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
+	if (f.hosts > 1)
+		return "400 more than one Host header\n";
+	if (f.hosts == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0)
+		return "400 an HTTP/1.1 request needs a Host header\n";
+	if (f.lengths_differ)
+		return "400 conflicting Content-Length headers\n";
+	return NULL;
+}
+
+static unsigned screen(struct req *req, const char *method, const char *version, enum MHD_Result *ret)
 {
 	struct MHD_Connection *conn = req->mc;
+	const char *framing = bad_framing(conn, version);
+
+	if (framing) {
+		*ret = respond_text(conn, MHD_HTTP_BAD_REQUEST, framing);
+		return MHD_HTTP_BAD_REQUEST;
+	}
 
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 		*ret = respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "405 method not allowed\n");
@@ -743,7 +794,6 @@ enum MHD_Result request_handle(void *cls, struct MHD_Connection *conn, const cha
 	bool suspended = false;
 	enum MHD_Result ret;
 
-	(void)version;
 	(void)upload_data;
 	if (!req)
 		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
@@ -761,7 +811,7 @@ enum MHD_Result request_handle(void *cls, struct MHD_Connection *conn, const cha
 		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, req->s->timeout_s);
 		req->ep = endpoint_of(url);
 		req->history = strcmp(url, "/api/v1/topdown/history") == 0;
-		refused = screen(req, method, &ret);
+		refused = screen(req, method, version, &ret);
 		if (refused) {
 			http_count(h, req->ep, refused);
 			return ret;

@@ -4,7 +4,7 @@
 # the request limits.
 . "$(dirname "$0")/lib.sh"
 
-plan 60
+plan 65
 
 SPR=$FIXTURES/spr-2s
 scen=$(write_scenario constant <<'EOF'
@@ -148,10 +148,17 @@ is "$(raw url 1048576)" "414" "1 MiB URL: 414"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/metrics?x=$(head -c 1500 /dev/zero | tr '\0' a)")" 414 "query string over 1 KiB: 414"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$TD_URL/api/v1/topdown?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9")" 400 "more than 8 query parameters: 400"
 is "$(raw send $'GET /metrics\r\n\r\n')" "400" "HTTP/0.9 request line: 400"
+# Strict framing (RFC 9112): each a 400, sent once.
+is "$(raw statuses $'GET /metrics HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n')" "400 1" "two Host headers: 400, once"
+is "$(raw statuses $'GET /metrics HTTP/1.1\r\n\r\n')" "400 1" "HTTP/1.1 without Host: 400, once"
+is "$(raw statuses $'GET /metrics HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n')" "400 1" \
+	"two different Content-Lengths: 400, once"
+is "$(raw statuses $'GET /metrics%00.html HTTP/1.1\r\nHost: a\r\n\r\n')" "400 1" "an encoded NUL in the path: 400, once (it served /metrics)"
+is "$(raw statuses $'GET /-/healthy HTTP/1.0\r\n\r\n')" "200 1" "HTTP/1.0 without Host: served"
 wait_intervals 2
 curl -s "$TD_URL/metrics" >"$TMP/lim.prom"
 is "$(sample "$TMP/lim.prom" 'topdown_http_rejected_total{reason="too_large"}')" 3 "431, 414 and the long query counted as too_large"
-is "$(sample "$TMP/lim.prom" 'topdown_http_rejected_total{reason="bad_request"}')" 2 "the 400s counted as bad_request"
+is "$(sample "$TMP/lim.prom" 'topdown_http_rejected_total{reason="bad_request"}')" 6 "the 400s counted as bad_request"
 td_stop
 
 # --- 5. reloads fail closed, and never block ---

@@ -4,6 +4,9 @@
 
   rawhttp.py PORT header N        GET with an N-byte header: prints the status
   rawhttp.py PORT url N           GET with an N-byte URL: prints the status
+  rawhttp.py PORT statuses DATA   sends DATA, reads to the end: prints the
+                                  first status and how many status lines
+                                  came ("400 1")
   rawhttp.py PORT send DATA       sends DATA (bash $'' escapes): prints the
                                   status, or "closed" if the server just closed
   rawhttp.py PORT pipelined N     N GET /-/healthy in one write: prints how
@@ -18,6 +21,7 @@
   rawhttp.py PORT garbage N       N connections sending random bytes
 """
 import os
+import re
 import socket
 import sys
 import time
@@ -105,6 +109,22 @@ def main():
         print(exchange(b"GET /metrics?x=" + b"b" * int(args[0]) + b" HTTP/1.1\r\nHost: x\r\n\r\n"))
     elif cmd == "send":
         print(exchange(args[0].encode("latin-1")))
+    elif cmd == "statuses":
+        s = connect()
+        s.sendall(args[0].encode("latin-1"))
+        s.shutdown(socket.SHUT_WR)
+        data = b""
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        except (socket.timeout, ConnectionResetError):
+            pass
+        s.close()
+        lines = re.findall(rb"(?:^|\r\n)HTTP/1\.[01] (\d{3})", data)
+        print("%s %d" % (lines[0].decode() if lines else "closed", len(lines)))
     elif cmd == "pipelined":
         n = int(args[0])
         s = connect()
