@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -29,7 +30,8 @@ struct conn {
  * entries closed up by shifting (no tombstones). */
 struct client_count {
 	struct client_key key;
-	unsigned n; /* 0: free */
+	unsigned n;    /* 0: free */
+	unsigned shut; /* of them, shut down and not yet closed */
 };
 
 struct conns {
@@ -37,15 +39,27 @@ struct conns {
 	pthread_cond_t wake;
 	bool stopping;
 	uint64_t timeout_ns;
-	unsigned per_client;
+	unsigned per_client, max_total;
 	uint64_t seed[2];
 	unsigned n_slots; /* a power of two, at least twice the connections */
 	struct client_count *clients;
 	struct conn *head;
-	unsigned count;
-	uint64_t expired;
+	unsigned count, shut;
+	uint64_t expired, evicted;
 	pthread_t reaper;
 };
+
+static struct client_count *slot_of(struct conns *c, const struct client_key *k);
+
+/* shutdown(), not close(): the descriptor stays libmicrohttpd's, which
+ * sees end of stream and closes the connection itself. */
+static void shut_down(struct conns *c, struct conn *k)
+{
+	shutdown(k->fd, SHUT_RDWR);
+	k->expired = true;
+	c->shut++;
+	slot_of(c, &k->key)->shut++;
+}
 
 static void *reap(void *arg)
 {
@@ -60,10 +74,7 @@ static void *reap(void *arg)
 		for (struct conn *k = c->head; k; k = k->next) {
 			if (k->expired || k->deadline_ns == 0 || k->deadline_ns > now)
 				continue;
-			/* shutdown(), not close(): the descriptor stays
-			 * libmicrohttpd's, which sees end of stream. */
-			shutdown(k->fd, SHUT_RDWR);
-			k->expired = true;
+			shut_down(c, k);
 			c->expired++;
 		}
 		pthread_cond_timedwait(&c->wake, &c->lock, &ts);
@@ -92,6 +103,7 @@ int conns_new(uint64_t timeout_ns, unsigned max_total, unsigned per_client, stru
 	}
 	c->timeout_ns = timeout_ns;
 	c->per_client = per_client;
+	c->max_total = max_total;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -153,7 +165,7 @@ static void slot_free(struct conns *c, struct client_count *s)
 {
 	unsigned mask = c->n_slots - 1, hole = (unsigned)(s - c->clients), i = hole;
 
-	c->clients[hole].n = 0;
+	memset(&c->clients[hole], 0, sizeof(c->clients[hole]));
 	for (;;) {
 		unsigned home;
 
@@ -164,18 +176,44 @@ static void slot_free(struct conns *c, struct client_count *s)
 		/* Movable when its home is not in (hole, i], cyclically. */
 		if ((i > hole && (home <= hole || home > i)) || (i < hole && home <= hole && home > i)) {
 			c->clients[hole] = c->clients[i];
-			c->clients[i].n = 0;
+			memset(&c->clients[i], 0, sizeof(c->clients[i]));
 			hole = i;
 		}
 	}
 }
 
+/* The connection waiting longest for a request head (of client @k, or of
+ * anyone when NULL): the earliest deadline; NULL when all are serving. */
+static struct conn *oldest_idle(struct conns *c, const struct client_key *k)
+{
+	struct conn *best = NULL;
+
+	for (struct conn *x = c->head; x; x = x->next)
+		if (!x->expired && x->deadline_ns && (!k || client_key_equal(&x->key, k)) &&
+		    (!best || x->deadline_ns < best->deadline_ns))
+			best = x;
+	return best;
+}
+
 bool conns_admit(struct conns *c, const struct client_key *k)
 {
-	bool ok;
+	struct client_count *s;
+	struct conn *victim = NULL;
+	bool ok = true;
 
 	pthread_mutex_lock(&c->lock);
-	ok = slot_of(c, k)->n < c->per_client;
+	s = slot_of(c, k);
+	/* A full share, or a full pool: the oldest idle connection (of the
+	 * client, or of anyone) makes room, so that idle connections cannot
+	 * keep a client with a request out. */
+	if (s->n - s->shut >= c->per_client)
+		ok = (victim = oldest_idle(c, k)) != NULL;
+	else if (c->count - c->shut >= c->max_total)
+		ok = (victim = oldest_idle(c, NULL)) != NULL;
+	if (victim) {
+		shut_down(c, victim);
+		c->evicted++;
+	}
 	pthread_mutex_unlock(&c->lock);
 	return ok;
 }
@@ -192,7 +230,8 @@ struct conn *conns_add(struct conns *c, int fd, const struct client_key *key, vo
 	k->data = data;
 	pthread_mutex_lock(&c->lock);
 	s = slot_of(c, key);
-	s->key = *key;
+	if (!s->n)
+		*s = (struct client_count){ .key = *key };
 	s->n++;
 	k->deadline_ns = mono_ns() + c->timeout_ns;
 	k->next = c->head;
@@ -244,6 +283,10 @@ void *conns_remove(struct conns *c, struct conn *k)
 	{
 		struct client_count *s = slot_of(c, &k->key);
 
+		if (k->expired) {
+			c->shut--;
+			s->shut--;
+		}
 		if (s->n && --s->n == 0)
 			slot_free(c, s);
 	}
@@ -259,6 +302,16 @@ unsigned conns_count(struct conns *c)
 
 	pthread_mutex_lock(&c->lock);
 	n = c->count;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+uint64_t conns_evicted(struct conns *c)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->evicted;
 	pthread_mutex_unlock(&c->lock);
 	return n;
 }

@@ -39,7 +39,10 @@ void conns_free(struct conns *c);
 /* For connections whose deadline is set from now on. */
 void conns_set_timeout(struct conns *c, uint64_t timeout_ns);
 
-/* Whether client @k may open one more connection. */
+/* Whether client @k may open one more connection.  When its share, or the
+ * pool, is full, the connection waiting longest for a request head (the
+ * client's own, or anyone's for the pool) is shut down to make room
+ * (conns_evicted); false only when every connection is being served. */
 bool conns_admit(struct conns *c, const struct client_key *k);
 /* Registers a new connection of client @k on socket @fd with the caller's
  * @data.  NULL without memory (the connection then has no deadline). */
@@ -55,5 +58,7 @@ void *conns_remove(struct conns *c, struct conn *k);
 unsigned conns_count(struct conns *c);
 /* Connections shut down for missing their deadline, since the start. */
 uint64_t conns_expired(struct conns *c);
+/* Idle connections shut down to make room for a new one, since the start. */
+uint64_t conns_evicted(struct conns *c);
 
 #endif

@@ -30,6 +30,7 @@ const char *const expo_reject_name[EXPO_REJ_COUNT] = {
 	[EXPO_REJ_BUSY] = "busy",
 	[EXPO_REJ_TIMEOUT] = "timeout",
 	[EXPO_REJ_CLIENT_LIMIT] = "client_limit",
+	[EXPO_REJ_EVICTED] = "evicted",
 };
 
 unsigned expo_http_code_index(unsigned code)
@@ -629,7 +630,7 @@ static void http_families(struct render *r)
 		}
 	}
 	family(r, "topdown_http_rejected_total", "counter",
-	       "HTTP requests and connections refused, by reason: unauthorized, method, not_found, bad_request, too_large, throttled (429, password guessing), busy (503, workers saturated), timeout (no complete request head in time), client_limit (one client's share of connections used up).");
+	       "HTTP requests and connections refused, by reason: unauthorized, method, not_found, bad_request, too_large, throttled (429, password guessing), busy (503, workers saturated), timeout (no complete request head in time), client_limit (one client's share of connections used up, every one of them busy), evicted (an idle connection closed to make room for a new one).");
 	for (int k = 0; k < EXPO_REJ_COUNT; k++) {
 		buf_puts(b, "topdown_http_rejected_total{reason=\"");
 		buf_puts(b, expo_reject_name[k]);

@@ -44,6 +44,7 @@ enum expo_reject {
 	EXPO_REJ_BUSY,         /* 503: the workers' queue is full */
 	EXPO_REJ_TIMEOUT,      /* no complete request head by the deadline */
 	EXPO_REJ_CLIENT_LIMIT, /* one client's share of connections is used up */
+	EXPO_REJ_EVICTED,      /* an idle connection closed to make room for a new one */
 	EXPO_REJ_COUNT,
 };
 

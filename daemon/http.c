@@ -134,6 +134,7 @@ void http_counts(struct http *h, struct expo_http *out)
 	for (int k = 0; k < EXPO_REJ_COUNT; k++)
 		out->rejected[k] = atomic_load(&s->rejected[k]);
 	out->rejected[EXPO_REJ_TIMEOUT] += conns_expired(h->conns);
+	out->rejected[EXPO_REJ_EVICTED] += conns_evicted(h->conns);
 	out->password_checks = atomic_load(&s->password_checks);
 	out->connections = conns_count(h->conns);
 }
@@ -253,6 +254,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* One client (a slowloris, a runaway script) may hold a sixteenth of the
  * connections, so it cannot lock Prometheus out. */
+/* Connections libmicrohttpd accepts beyond max_connections, each of
+ * which closes an idle one: evictions in flight at once. */
+#define EVICT_SLACK 64
+
 static unsigned per_client_limit(unsigned max_connections)
 {
 	return max_connections >= 32 ? max_connections / 16 : 2;
@@ -299,7 +304,9 @@ static void *start_daemons(void *arg)
 				     MHD_OPTION_URI_LOG_CALLBACK, request_begins, h,
 				     MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
 				     MHD_OPTION_ARRAY, tls_options,
-				     MHD_OPTION_CONNECTION_LIMIT, params->max_connections,
+				     /* Above the pool: a new connection is accepted
+				      * and an idle one makes room (conns_admit). */
+				     MHD_OPTION_CONNECTION_LIMIT, params->max_connections + EVICT_SLACK,
 				     MHD_OPTION_CONNECTION_TIMEOUT, params->timeout_s,
 				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
 				     MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
@@ -457,8 +464,10 @@ void http_free(struct http *h)
 		MHD_stop_daemon(h->daemons[i]);
 	jobs_free(h->auth_jobs);
 	jobs_free(h->render_jobs);
-	if (h->conns)
+	if (h->conns) {
 		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_TIMEOUT], conns_expired(h->conns));
+		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_EVICTED], conns_evicted(h->conns));
+	}
 	render_free(h->render);
 	throttle_free(h->throttle);
 	conns_free(h->conns);

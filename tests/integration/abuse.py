@@ -6,8 +6,9 @@ Many client hosts are simulated with loopback source addresses: Linux
 answers the whole of 127/8 on lo.  Attackers use 127.0.1.x and 127.0.2.x;
 the victim (a scraper) uses 127.0.3.1.
 
-  abuse.py PORT crowd N HOSTS SECONDS [slowloris] [tls] [accept=K] [ready=FILE]
-      N connections from HOSTS addresses, idle or trickling a header byte
+  abuse.py PORT crowd N HOSTS SECONDS [slowloris] [tls] [same] [accept=K] [ready=FILE]
+      N connections from HOSTS addresses (with same: from the victim's own
+      address, 127.0.3.1), idle or trickling a header byte
       every second (slowloris), held for SECONDS once the server holds K
       of them (default N; its topdown_http_connections gauge says so,
       FILE is then created); meanwhile 5 scrapes of /metrics from
@@ -140,12 +141,12 @@ def server_connections(tls):
     return -1
 
 
-def crowd(n, hosts, seconds, slowloris, tls, accept=None, ready=None):
-    addrs = host_addresses(hosts)
+def crowd(n, hosts, seconds, slowloris, tls, accept=None, ready=None, same=False):
+    addrs = [VICTIM] if same else host_addresses(hosts)
     conns = []
     for i in range(n):
         try:
-            s = connect(addrs[i % hosts])
+            s = connect(addrs[i % len(addrs)])
             if tls and slowloris:
                 # A complete handshake, then the request a byte at a time.
                 s = tls_context().wrap_socket(s)
@@ -382,7 +383,8 @@ def main():
     if cmd == "crowd":
         opts = dict(x.split("=", 1) for x in a[3:] if "=" in x)
         out = crowd(int(a[0]), int(a[1]), float(a[2]), "slowloris" in a[3:], "tls" in a[3:],
-                    int(opts["accept"]) if "accept" in opts else None, opts.get("ready"))
+                    int(opts["accept"]) if "accept" in opts else None, opts.get("ready"),
+                    "same" in a[3:])
     elif cmd == "tls-stall":
         out = tls_stall(int(a[0]), a[1], float(a[2]))
     elif cmd == "guess":

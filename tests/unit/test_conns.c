@@ -118,6 +118,8 @@ static void test_per_client(void **state)
 		for (int j = 0; j < 3; j++) {
 			assert_true(conns_admit(c, &keys[i]));
 			open[i][j] = conns_add(c, -1, &keys[i], NULL);
+			/* Busy: no idle connection to make room. */
+			conns_request_started(c, open[i][j]);
 		}
 		assert_false(conns_admit(c, &keys[i]));
 	}
@@ -139,12 +141,113 @@ static void test_per_client(void **state)
 	conns_free(c);
 }
 
+/* A full share, or a full pool, with idle connections: the one waiting
+ * longest for a request head is shut down to make room (the client's own
+ * for its share, anyone's for the pool), never one being served. */
+static void test_evict(void **state)
+{
+	static const struct client_key two = { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 2 } };
+	int sv[5][2];
+	struct conn *k[5];
+	struct conns *c;
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv[i]), 0);
+	/* A pool of 3, 3 per client. */
+	assert_int_equal(conns_new(3600 * 1000 * MS, 3, 3, &c), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_true(conns_admit(c, &one));
+		k[i] = conns_add(c, sv[i][0], &one, NULL);
+	}
+	conns_request_started(c, k[0]); /* the oldest is being served */
+	/* One's share is full: its oldest idle connection (1) makes room. */
+	assert_true(conns_admit(c, &one));
+	assert_true(peer_closed(sv[1][1], 1000));
+	assert_false(peer_closed(sv[0][1], 50));
+	assert_false(peer_closed(sv[2][1], 50));
+	assert_int_equal(conns_evicted(c), 1);
+	k[3] = conns_add(c, sv[3][0], &one, NULL);
+	conns_remove(c, k[1]); /* libmicrohttpd closes it */
+	/* The pool is full (0, 2, 3): another client's new connection takes
+	 * the place of the oldest idle one of anyone: 2. */
+	assert_true(conns_admit(c, &two));
+	assert_true(peer_closed(sv[2][1], 1000));
+	assert_int_equal(conns_evicted(c), 2);
+	k[4] = conns_add(c, sv[4][0], &two, NULL);
+	conns_remove(c, k[2]);
+	/* All busy: refused. */
+	conns_request_started(c, k[3]);
+	conns_request_started(c, k[4]);
+	assert_false(conns_admit(c, &two));
+	assert_int_equal(conns_evicted(c), 2);
+	conns_remove(c, k[0]);
+	conns_remove(c, k[3]);
+	conns_remove(c, k[4]);
+	conns_free(c);
+	for (int i = 0; i < 5; i++) {
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+}
+
+/* Evictions through many arrivals and departures: a client's count of
+ * shut-down connections moves with its entry when the table shifts, and
+ * a freed entry keeps none (a stale one let a later client's 4th
+ * connection in, or kept a client at 0 out). */
+static void test_evict_counts(void **state)
+{
+	static struct conn *open[300][4];
+	struct client_key keys[300];
+	struct conns *c;
+
+	(void)state;
+	assert_int_equal(conns_new(3600 * 1000 * MS, 900, 3, &c), 0);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 300; i++) {
+			memset(&keys[i], 0, sizeof(keys[i]));
+			keys[i].b[0] = 0x20;
+			keys[i].b[7] = (uint8_t)i;
+			keys[i].b[6] = (uint8_t)(i >> 8);
+			/* Three idle, then a fourth that shuts the first down. */
+			for (int j = 0; j < 4; j++) {
+				assert_true(conns_admit(c, &keys[i]));
+				open[i][j] = conns_add(c, -1, &keys[i], NULL);
+			}
+		}
+		assert_int_equal(conns_evicted(c), 300 * (round + 1));
+		/* libmicrohttpd closes them all, every other client first. */
+		for (int i = 0; i < 300; i += 2)
+			for (int j = 0; j < 4; j++)
+				conns_remove(c, open[i][j]);
+		for (int i = 1; i < 300; i += 2)
+			for (int j = 0; j < 4; j++)
+				conns_remove(c, open[i][j]);
+		assert_int_equal(conns_count(c), 0);
+	}
+	/* Every client's share is whole again: 3 busy, then refused. */
+	for (int i = 0; i < 300; i++) {
+		for (int j = 0; j < 3; j++) {
+			assert_true(conns_admit(c, &keys[i]));
+			open[i][j] = conns_add(c, -1, &keys[i], NULL);
+			conns_request_started(c, open[i][j]);
+		}
+		assert_false(conns_admit(c, &keys[i]));
+	}
+	for (int i = 0; i < 300; i++)
+		for (int j = 0; j < 3; j++)
+			conns_remove(c, open[i][j]);
+	conns_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deadlines),
 		cmocka_unit_test(test_timeout_change),
 		cmocka_unit_test(test_per_client),
+		cmocka_unit_test(test_evict),
+		cmocka_unit_test(test_evict_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
