@@ -31,6 +31,10 @@
 #define AUTH_QUEUE 64
 #define RENDER_WORKERS 1
 #define RENDER_QUEUE 256
+/* The JSON API, the history and the live page: one worker, a shorter
+ * queue (a request waits at most API_DEADLINE_NS in it, request.c). */
+#define API_WORKERS 1
+#define API_QUEUE 128
 #define WORKER_NICE 5
 #define THROTTLE_SLOTS 4096
 /* libmicrohttpd's threads inherit the nice value of the thread that
@@ -350,6 +354,8 @@ int http_new(const struct http_params *params, struct http **ret)
 		r = jobs_new("topdownd-auth", AUTH_WORKERS, AUTH_QUEUE, WORKER_NICE, &h->auth_jobs);
 	if (r == 0)
 		r = jobs_new("topdownd-render", RENDER_WORKERS, RENDER_QUEUE, WORKER_NICE, &h->render_jobs);
+	if (r == 0)
+		r = jobs_new("topdownd-api", API_WORKERS, API_QUEUE, WORKER_NICE, &h->api_jobs);
 	if (r == 0) {
 		/* libmicrohttpd's threads inherit this one's policy and nice. */
 		r = thread_spawn(&thread, false, start_daemons, &st);
@@ -455,15 +461,20 @@ void http_free(struct http *h)
 	quiesce(h);
 	/* Workers first: each resumes the connection it holds, and no new
 	 * job is taken, so none is left suspended when the daemons stop
-	 * (libmicrohttpd aborts the process otherwise). */
+	 * (libmicrohttpd aborts the process otherwise).  Queued API renders
+	 * answer 503 without rendering: shutdown does not wait for them. */
+	atomic_store(&h->stopping, true);
 	if (h->auth_jobs)
 		jobs_stop(h->auth_jobs);
 	if (h->render_jobs)
 		jobs_stop(h->render_jobs);
+	if (h->api_jobs)
+		jobs_stop(h->api_jobs);
 	for (size_t i = 0; i < h->n_daemons; i++)
 		MHD_stop_daemon(h->daemons[i]);
 	jobs_free(h->auth_jobs);
 	jobs_free(h->render_jobs);
+	jobs_free(h->api_jobs);
 	if (h->conns) {
 		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_TIMEOUT], conns_expired(h->conns));
 		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_EVICTED], conns_evicted(h->conns));

@@ -39,7 +39,11 @@ struct http {
 	uint64_t next_gen;
 	struct conns *conns;
 	struct throttle *throttle;
-	struct jobs *auth_jobs, *render_jobs;
+	/* render_jobs: /metrics only (cached per interval), so that scrapes
+	 * never wait behind the expensive JSON and page renders of api_jobs. */
+	struct jobs *auth_jobs, *render_jobs, *api_jobs;
+	/* Shutting down: queued API renders answer 503 at once. */
+	atomic_bool stopping;
 	struct render *render;
 };
 

@@ -68,7 +68,13 @@ struct req {
 	char page_error[256];        /* why its query is refused */
 	struct MHD_Response *response;
 	unsigned status;
+	uint64_t queued_ns; /* when it was handed to a worker */
 };
+
+/* An API render that waited this long in its queue is answered 503 with
+ * Retry-After instead: under a flood, an old request's answer is no use
+ * to anyone and rendering it keeps the newer ones waiting. */
+#define API_DEADLINE_NS (2 * UINT64_C(1000000000))
 
 /* ---- small responses ---- */
 
@@ -348,6 +354,18 @@ static void render_job(void *arg)
 		req->response = snap ? render_response(h->render, snap, req->variant, &opt, req->s->gen)
 				     : NULL;
 		snapring_release(h->p.ring, snap);
+	} else if (atomic_load(&h->stopping) || mono_ns() - req->queued_ns > API_DEADLINE_NS) {
+		static const char text[] = "503 busy, try again in a second\n";
+
+		req->status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_BUSY], 1);
+		req->response = MHD_create_response_from_buffer(sizeof(text) - 1, (void *)(uintptr_t)text,
+								MHD_RESPMEM_PERSISTENT);
+		if (req->response) {
+			MHD_add_response_header(req->response, MHD_HTTP_HEADER_CONTENT_TYPE,
+						"text/plain; charset=utf-8");
+			MHD_add_response_header(req->response, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+		}
 	} else if (req->ep == EXPO_EP_INDEX) {
 		req->response = page_response(h, req);
 	} else {
@@ -377,6 +395,7 @@ static void render_job(void *arg)
 static bool offload(struct jobs *pool, job_fn fn, struct req *req, enum phase phase)
 {
 	req->phase = phase;
+	req->queued_ns = mono_ns();
 	MHD_suspend_connection(req->mc);
 	if (jobs_submit(pool, fn, req) == 0)
 		return true;
@@ -398,7 +417,7 @@ static bool render_on_worker(struct http *h, struct req *req, const struct snaps
 			     enum MHD_Result *ret)
 {
 	req->snap = snap;
-	if (offload(h->render_jobs, render_job, req, PHASE_RENDER))
+	if (offload(req->ep == EXPO_EP_METRICS ? h->render_jobs : h->api_jobs, render_job, req, PHASE_RENDER))
 		return true;
 	req->snap = NULL;
 	*ret = busy(req);

@@ -15,6 +15,12 @@ the victim (a scraper) uses 127.0.3.1.
       127.0.3.1, one a second.  Prints how many connected, how many the
       server held, the scrapes' status and latency, and how many crowd
       connections the server had closed by the end.
+  abuse.py PORT flood N PATH [ready=FILE]
+      N clients (8 addresses) each asking PATH again as soon as answered,
+      while the victim scrapes /metrics 5 times, one a second; FILE is
+      created once the flood runs (for a test that stops the daemon in
+      it).  Prints the scrapes' status and latency and the flood's status
+      counts.
   abuse.py PORT tls-stall PID byte|hello SECONDS
       One TLS client that sends one byte of a record, or a whole
       ClientHello, then nothing.  Prints the daemon's CPU use (percent of
@@ -240,6 +246,40 @@ def tls_stall(pid, mode, seconds):
     return {"cpu_percent": round(100 * cpu / seconds, 1), "closed_after": closed_after}
 
 
+def flood(n, path, ready=None):
+    counts = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+    addrs = host_addresses(8, base=2)
+
+    def client(addr):
+        while not stop.is_set():
+            status, _, _ = request(path, addr, timeout=30)
+            with lock:
+                counts[str(status)] = counts.get(str(status), 0) + 1
+    threads = [threading.Thread(target=client, args=(addrs[k % 8],), daemon=True) for k in range(n)]
+    for t in threads:
+        t.start()
+    # Under way: the first answers are in.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with lock:
+            if sum(counts.values()) >= n:
+                break
+        time.sleep(0.05)
+    if ready:
+        open(ready, "w").close()
+    scrapes = []
+    for _ in range(5):
+        status, took, _ = request("/metrics", VICTIM, timeout=30)
+        scrapes.append({"status": status, "ms": round(took * 1000, 1)})
+        time.sleep(1.0)
+    stop.set()
+    for t in threads:
+        t.join(35)
+    return {"scrapes": scrapes, "flood": counts}
+
+
 def guess(clients, tries, user, password, tls):
     counts = {}
     lock = threading.Lock()
@@ -385,6 +425,9 @@ def main():
         out = crowd(int(a[0]), int(a[1]), float(a[2]), "slowloris" in a[3:], "tls" in a[3:],
                     int(opts["accept"]) if "accept" in opts else None, opts.get("ready"),
                     "same" in a[3:])
+    elif cmd == "flood":
+        opts = dict(x.split("=", 1) for x in a[2:] if "=" in x)
+        out = flood(int(a[0]), a[1], opts.get("ready"))
     elif cmd == "tls-stall":
         out = tls_stall(int(a[0]), a[1], float(a[2]))
     elif cmd == "guess":
