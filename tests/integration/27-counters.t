@@ -123,6 +123,7 @@ for i in "${!cases[@]}"; do
 		"$name: the log names what another user holds when a group never ran (or nothing needed re-planning)"
 	diag "$(grep -o 'warning: .*' "$TMP/held-once-$i.err" | head -2)"
 	ok "$(cat "$TMP/parity-$i.rc")" "$name, level 1 with the watchdog: perf's figures for the same workload within 0.5 pp"
+	diag "$name: $(awk -v p="$pmu" '$1 == "PMU:" {on = ($2 == p)} on && $1 == "Group" {n++} END {print n ? n : 1}' "$TMP/probe-$i") groups planned by default; level 1 with the watchdog against perf: $(grep 'largest difference' "$TMP/parity-$i.out" | awk '{printf "%s %s pp; ", $1, $(NF-1)}')"
 	[ "$(cat "$TMP/parity-$i.rc")" = 0 ] ||
 		diag "$(grep -m6 -e MISMATCH -e 'largest difference' -e Error "$TMP/parity-$i.out")"
 	sed 's/^/#   /' "$TMP/parity-$i.out"
