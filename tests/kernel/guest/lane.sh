@@ -37,7 +37,7 @@ collections_ge() {
 	c=$(metric topdown_collections_total)
 	[ -n "$c" ] && [ "${c%.*}" -ge "$1" ]
 }
-log_has() { grep -q "$1" "$2"; }
+log_has() { grep -q "$1" "$2" 2>/dev/null; }
 log_count_ge() { [ "$(grep -c "$1" "$2")" -ge "$3" ]; }
 
 # The mirror: every /sys entry is the live one (a symlink) but the core
