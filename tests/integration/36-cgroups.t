@@ -119,7 +119,10 @@ for c in d["cgroups"]:
         continue
     for k, v in c["level1_slots_total"].items():
         got, want = v / c["slots_total"], host[k] / hs
-        if abs(got - want) > 0.01:
+        # Relative: on swclock Ice Lake's backend reads 5 x RECOVERY_CYCLES
+        # per slot, perf's 5.25 (no cap), and a loaded machine skews its
+        # events' reads by a little of that.
+        if abs(got - want) > 0.01 * max(1.0, want):
             print("# %s: %s %.4f of its slots, the host's %.4f" % (c["cgroup"], k, got, want))
             sys.exit(1)
 names = [c["cgroup"] for c in d["cgroups"]]
@@ -225,6 +228,7 @@ enabled = true
 track = $BASE/*
 budget = 0.01%
 CONF
+cp "$TMP/guard.conf" "$TMP/guard.base"
 td_start_real "$TMP/guard.conf"
 wait_intervals 2
 "$HERE/pingpong.py" "$CG/c" "$CG/d" 1 3 >/dev/null
@@ -247,11 +251,22 @@ ok $? "scope=cgroup: attributing false, the reason"
 files() { awk '{print $1}' /proc/sys/fs/file-nr; }
 fds() { ls "/proc/$TD_PID/fd" | wc -l; }
 perf_fds() { find "/proc/$TD_PID/fd" -lname 'anon_inode:\[perf_event\]' | wc -l; }
+# Six reloads, each reopening every group (count_kernel toggled): without
+# the emptying each leaves its old set allocated, 6 x the events per set
+# in all; the count of the whole system also moves with whatever else
+# runs (a concurrent make check: up to ~100 files), which six sets
+# outweigh.
+RELOADS=6
 f0=$(files) d0=$(fds) p0=$(perf_fds)
-sed 's/^interval = 300ms$/interval = 300ms\ncount_kernel = false/' "$TMP/guard.conf" >"$TMP/guard2.conf"
-cp "$TMP/guard2.conf" "$TMP/guard.conf"
-td_reload
-wait_intervals 2
+for n in $(seq 1 $RELOADS); do
+	if [ $((n % 2)) = 1 ]; then
+		sed 's/^interval = 300ms$/interval = 300ms\ncount_kernel = false/' "$TMP/guard.base" >"$TMP/guard.conf"
+	else
+		cp "$TMP/guard.base" "$TMP/guard.conf"
+	fi
+	td_reload
+	wait_intervals 2
+done
 # Closing files is deferred (fput): settled once the count stops falling.
 prev=-1
 for _ in $(seq 1 50); do
@@ -261,11 +276,9 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 d1=$(fds) p1=$(perf_fds)
-diag "allocated files $f0 -> $f1, the daemon's descriptors $d0 -> $d1 ($p0 -> $p1 perf events) across the reload"
-# Without the emptying: +$p0 files (every old group kept); other
-# processes' files move by a few.
-ok $([ $(((f1 - f0) - (d1 - d0))) -lt $((p0 / 2)) ] && [ "$p1" -eq "$p0" ]; echo $?) \
-	"after attribution stopped, a reload that reopens the groups leaves no old event allocated ($(((f1 - f0) - (d1 - d0))) files beyond the daemon's own change, $p0 events per set)"
+diag "allocated files $f0 -> $f1, the daemon's descriptors $d0 -> $d1 ($p0 -> $p1 perf events) across $RELOADS reloads"
+ok $([ $(((f1 - f0) - (d1 - d0))) -lt $((RELOADS * p0 / 2)) ] && [ "$p1" -eq "$p0" ]; echo $?) \
+	"after attribution stopped, $RELOADS reloads that reopen the groups leave no old event allocated ($(((f1 - f0) - (d1 - d0))) files beyond the daemon's own change; without the emptying $((RELOADS * p0)), $p0 events per set)"
 td_stop
 
 # ---- without BPF's permission: the fix in the log, per-host figures ----
