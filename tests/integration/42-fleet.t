@@ -96,16 +96,26 @@ ok $ready "the central Prometheus has both hosts' series and the fleet rules hav
 is "$(q 'count by (site) (topdown_up{job="topdownd"})' | sed 's/ .*//')" '{site="site1"}' \
 	"series carry the agent's external label site"
 
-# The truth: each host's, weighted by its slots (b counts twice a's).
+# The truth: each host's, weighted by its slots (b counts twice a's) as
+# the central side's rates have them at the same instant: a window of a
+# minute over series younger than that weighs the two hosts by how much of
+# it each covers (a loaded machine starts them further apart), which the
+# fleet ratio must follow too.
 $CHECK truth "$scen_a" "$SPR" >"$TMP/ta.json"
 $CHECK truth "$scen_b" "$SPR" >"$TMP/tb.json"
-q 'job:topdown_level1:ratio_rate1m{job="topdownd"}' >"$TMP/fleet"
+at=$(($(date +%s) - 2))
+qt() { curl -sf --data-urlencode "query=$1" --data "time=$at" "$CENTRAL/api/v1/query" | $PC vector; }
+qt 'job:topdown_level1:ratio_rate1m{job="topdownd"}' >"$TMP/fleet"
+qt 'instance:topdown_slots:rate1m{job="topdownd"}' >"$TMP/rates"
+ra=$(awk -v i="instance=\"$A\"" 'index($1, i) {print $2; exit}' "$TMP/rates")
+rb=$(awk -v i="instance=\"$B\"" 'index($1, i) {print $2; exit}' "$TMP/rates")
+diag "slot rates at $at: host a $ra, host b $rb (the scenarios: 1 to 2)"
 for c in $L1; do
-	want=$(jq -n --slurpfile a "$TMP/ta.json" --slurpfile b "$TMP/tb.json" \
-		"(\$a[0].host.$c + 2 * \$b[0].host.$c) / 3")
+	want=$(jq -n --slurpfile a "$TMP/ta.json" --slurpfile b "$TMP/tb.json" --argjson ra "${ra:-0}" --argjson rb "${rb:-1}" \
+		"(\$ra * \$a[0].host.$c + \$rb * \$b[0].host.$c) / (\$ra + \$rb)")
 	got=$(awk -v c="category=\"$c\"" 'index($1, c) {print $2; exit}' "$TMP/fleet")
 	diag "$(printf 'job:topdown_level1:ratio_rate1m{category="%s"} = %.4f (truth %.4f)' "$c" "${got:-nan}" "$want")"
-	near "$got" "$want" 0.01 "central fleet $c within 0.01 of the slot-weighted truth of both hosts"
+	near "$got" "$want" 0.01 "central fleet $c within 0.01 of the truth of both hosts, weighted by their slot rates"
 done
 q 'instance:topdown_level1:ratio_rate1m{job="topdownd",category="retiring"}' >"$TMP/inst"
 near "$(awk -v i="instance=\"$A\"" 'index($1, i) {print $2; exit}' "$TMP/inst")" \
