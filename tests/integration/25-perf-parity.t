@@ -4,8 +4,14 @@
 # PMU in a private mount namespace where the fixture stands in for sysfs,
 # with PERF_CPUID set to the fixture's model; topdownd runs --watch --json
 # on the same fixture and scenario.  Every tma_* value perf gives is
-# compared per CPU, per socket and for the host, within 0.5 percentage
-# points (tests/oracle/parity.py).
+# compared per CPU, per socket and for the host, within 0.05 percentage
+# points (tests/oracle/parity.py).  The host is compared with perf's
+# --per-socket rule (each CPU's count scaled by its own times, summed over
+# every socket, perf's expressions on the sum), as topdownd computes it;
+# perf -a scales counts summed over the CPUs by times summed over them
+# (util/stat.c, AGGR_GLOBAL), which under uneven multiplexing moves the
+# host by up to ~0.1 pp: that departure is measured on its own
+# ("global_scaling", within 0.5 pp).
 #
 #   spr-2s, icx-1s: perf stat -M TopdownL1,TopdownL2 (icx: TopdownL1 with
 #     the PERF_METRICS scenarios, both levels with parity-icl).
@@ -165,7 +171,7 @@ wait
 for i in "${!cases[@]}"; do
 	name=${cases[$i]%%|*}
 	rc=$(cat "$TMP/case-$i.rc" 2>/dev/null || echo 1)
-	ok "$rc" "perf and topdownd agree within 0.5 pp: $name"
+	ok "$rc" "perf and topdownd agree within 0.05 pp: $name"
 	sed 's/^/#   /' "$TMP/case-$i.out"
 done
 done_testing

@@ -18,6 +18,13 @@ private mount namespace where the fixture stands in for sysfs
       those counts by tests/oracle/perfexpr.py, per CPU and summed per
       socket and host as perf aggregates.
 
+In metrics mode the host is compared with perf's --per-socket rule (each
+CPU's count scaled by its own times, the sockets' counts summed, perf's
+expressions on the sum: topdownd's rule too); perf -a's own figure scales
+counts summed over the CPUs by times summed over them (util/stat.c,
+AGGR_GLOBAL), which differs under uneven multiplexing: measured as the
+"global_scaling" departure, within --scaling-tol.
+
 topdownd runs `--watch --json --count N` on the same fixture and
 scenario.  Each tool's median over the intervals of a phase is compared, for every
 tma_* value perf gives, per CPU, socket and host, raw: nothing of topdownd's arithmetic is
@@ -31,7 +38,7 @@ counted them.
 usage: parity.py --fixture DIR --scenario FILE --cpuid GenuineIntel-6-8F-4
                  [--events-from perf|TABLE.json] [--unit cpu_core] [--pmu cpu]
                  [--interval-ms 500] [--intervals 4] [--skip-near SECONDS,...]
-                 [--tol 0.005] [--cpus LIST] --topdownd BIN --fakepmu SO --sysns SCRIPT
+                 [--tol 0.0005] [--scaling-tol 0.005] [--cpus LIST] --topdownd BIN --fakepmu SO --sysns SCRIPT
 Prints one line per entity kind with the largest difference, and exits 1
 when any is above the tolerance.
 """
@@ -43,7 +50,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perfexpr import Metrics, Tables, canonical_event  # noqa: E402
+from perfexpr import ExprError, Metrics, Tables, canonical_event  # noqa: E402
 
 L1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
 L2 = {"heavy_operations": "retiring", "light_operations": "retiring",
@@ -207,6 +214,7 @@ def perf_metrics_mode(a):
     per CPU, per socket and for the host (three perf processes at once,
     each with its own fake PMU)."""
     procs = {}
+    a.literals = fixture_literals(a)
     for aggr, args in (("cpu", ["-A"]), ("socket", ["--per-socket"]), ("host", [])):
         trace = os.path.join(a.tmp, "perf-%s.trace" % aggr)
         procs[aggr] = (subprocess.Popen(perf_cmd(a, args + ["-M", a.metric_groups]),
@@ -223,10 +231,20 @@ def perf_metrics_mode(a):
         idx = {t: i for i, t in enumerate(ends)}
         vals = [dict() for _ in ends]
         halted = set()
+        sums = [dict() for _ in ends]
         for r in recs:
             k = idx[float(r["interval"])]
             ent = entity_of(aggr, r)
             cv = r.get("counter-value")
+            if aggr == "socket" and cv is not None and "metric-unit" not in r:
+                try:
+                    # An event several metrics read is counted (and
+                    # printed) once per group: one of them per socket.
+                    # perf prints a modified event as cpu/NAME,cmask=1/.
+                    ev = re.sub(r"^(?:cpu|cpu_core|cpu_atom)/(.*)/$", r"\1", r.get("event", ""))
+                    sums[k][(ent, canonical_event(ev))] = float(cv)
+                except ValueError:
+                    pass
             if r.get("event") == "TOPDOWN.SLOTS" and cv is not None:
                 try:
                     if float(cv) == 0:
@@ -242,7 +260,42 @@ def perf_metrics_mode(a):
             vals[k].pop(ent, None)
             vals[k].setdefault(ent, None)
         out[aggr] = list(zip(wins, vals))
+        if aggr == "socket":
+            # perf -a scales each event's count summed over the CPUs by
+            # its enabled time summed over them (tools/perf/util/stat.c,
+            # process_counter_values, AGGR_GLOBAL), a rule of its own:
+            # --per-socket and -A scale each CPU's count by its own time,
+            # as topdownd does.  The host by perf's --per-socket rule:
+            # the sockets' counts summed, perf's expressions on the sum.
+            host = []
+            for sm in sums:
+                total = {}
+                for (_, ev), v in sm.items():
+                    total[ev] = total.get(ev, 0.0) + v
+                host.append(host_by_sum(a, total))
+            out["host_sum"] = list(zip(wins, host))
     return out
+
+
+def host_by_sum(a, summed):
+    """{("host", 0): {category: fraction}} from counts summed over every
+    socket, by perf's own expressions (perf list)."""
+    if a.metrics is None:
+        a.metrics = Metrics.from_perf_list(a.cpuid, a.unit)
+    names = {c: perf_name(a.metrics, c) for c in L1_ALL + list(L2)}
+    if not summed.get(a.weight_event or "TOPDOWN.SLOTS"):
+        return {("host", 0): None}
+    vals = {}
+    for c, n in names.items():
+        if not n:
+            continue
+        try:
+            vals[c] = a.metrics.fraction(n, a.metrics.evaluate(n, summed, a.literals))
+        except ZeroDivisionError:
+            pass
+        except ExprError:
+            pass    # a metric whose events -M's groups do not count
+    return {("host", 0): vals}
 
 
 def event_spec(tables, directory, unit, pmu, name):
@@ -276,6 +329,15 @@ def fixture_literals(a):
     if os.path.exists(slots):
         with open(slots) as f:
             out["#slots"] = int(f.read(), 16)
+    # #SMT_on: perf 6.1 reads devices/system/cpu/smt/active (util/smt.c,
+    # smt_on()), the fixture's under sysns.
+    smt = os.path.join(a.fixture, "devices/system/cpu/smt/active")
+    if os.path.exists(smt):
+        with open(smt) as f:
+            out["#SMT_on"] = int(f.read())
+    # #core_wide: every run here is system-wide (-a) with no CPU list,
+    # which perf's core_wide() (util/smt.c) takes as core-wide.
+    out["#core_wide"] = 1
     midr = os.path.join(a.fixture, "devices/system/cpu/cpu0/regs/identification/midr_el1")
     if os.path.exists(midr):
         with open(midr) as f:
@@ -446,7 +508,10 @@ def main():
     ap.add_argument("--interval-ms", type=int, default=500)
     ap.add_argument("--intervals", type=int, default=4)
     ap.add_argument("--metric-groups", default="TopdownL1,TopdownL2")
-    ap.add_argument("--tol", type=float, default=0.005)
+    ap.add_argument("--tol", type=float, default=0.0005)
+    ap.add_argument("--scaling-tol", type=float, default=0.005,
+                    help="metrics mode: the largest difference perf -a's own scaling of summed "
+                         "counts may make to the host")
     ap.add_argument("--cpus", help="compare these CPUs only")
     ap.add_argument("--icl", action="store_true", help="Ice Lake formulas (its ratio children)")
     ap.add_argument("--ignore", action="append", default=[],
@@ -473,6 +538,7 @@ def main():
         a.topdownd_scenario = os.path.abspath(a.topdownd_scenario)
     import tempfile
     a.tmp = tempfile.mkdtemp(prefix="parity.")
+    a.metrics = None
     tables = Tables(a.tables, a.tables_fallback)
     only = set(cpulist(a.cpus)) if a.cpus else None
 
@@ -518,7 +584,7 @@ def main():
                     continue
                 if aggr == "socket" and entity[0] != "package":
                     continue
-                if aggr == "host" and entity[0] != "host":
+                if aggr in ("host", "host_sum") and entity[0] != "host":
                     continue
                 if only is not None and (entity[0] != "cpu" or entity[1] not in only):
                     # A subset of the CPUs: perf's packages and host are
@@ -558,6 +624,10 @@ def main():
                             errors.append("%s: no %s from topdownd" % (where, cat))
                             continue
                         key = (ph, entity, cat)
+                        if aggr == "host" and "host_sum" in perf:
+                            # perf -a's own scaling rule: a departure,
+                            # its size measured on its own.
+                            key = ("global_scaling",) + key
                         pairs.setdefault(key, ([], []))
                         pairs[key][0].append(v)
                         pairs[key][1].append(got[cat])
@@ -565,9 +635,20 @@ def main():
     # machine delayed skews the one interval it falls in (perf scales each
     # group by its own enabled time, so a preempted perf is off for that
     # interval), not the phase.
-    for (ph, entity, cat), (pw, mg) in sorted(pairs.items(), key=str):
+    scaling = [0, 0.0]
+    for key, (pw, mg) in sorted(pairs.items(), key=str):
         v, g = median(pw), median(mg)
         d = abs(g - v)
+        if key[0] == "global_scaling":
+            ph, entity, cat = key[1:]
+            scaling[0] += len(pw)
+            scaling[1] = max(scaling[1], d)
+            if d > a.scaling_tol:
+                errors.append("phase %d host %s: perf -a %.4f, topdownd %.4f: %.4f pp apart, more "
+                              "than perf -a's own scaling explains (%.2f pp)"
+                              % (ph, cat, v, g, 100 * d, 100 * a.scaling_tol))
+            continue
+        ph, entity, cat = key
         worst[entity[0]] = max(worst[entity[0]], d)
         compared[entity[0]] += len(pw)
         if d > a.tol:
@@ -579,6 +660,9 @@ def main():
             continue
         print("%-8s %5d values compared, largest difference %.4f pp" %
               (kind, compared[kind], 100 * worst[kind]))
+    if "host_sum" in perf:
+        print("departure global_scaling: %d perf -a values, largest %.4f pp from topdownd's host "
+              "(compared above with perf's --per-socket rule)" % (scaling[0], 100 * scaling[1]))
     counted = a.departures_counted
     for kind, (n, size) in departures.items():
         print("departure %s: %d perf values%s; topdownd counted %d CPU intervals" %
