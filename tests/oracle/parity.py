@@ -25,7 +25,11 @@ counts summed over the CPUs by times summed over them (util/stat.c,
 AGGR_GLOBAL), which differs under uneven multiplexing: measured as the
 "global_scaling" departure, within --scaling-tol.
 
-topdownd runs `--watch --json --count N` on the same fixture and
+perf's fake PMU runs on a stepped clock (SteppedClock): its reads at an
+interval's end all see the same instant.
+
+topdownd runs `--watch --json --count N` (or, with --interface, its
+/api/v1/topdown or /metrics) on the same fixture and
 scenario.  Each tool's median over the intervals of a phase is compared, for every
 tma_* value perf gives, per CPU, socket and host, raw: nothing of topdownd's arithmetic is
 applied to perf's values.  topdownd's two documented departures are
@@ -135,6 +139,53 @@ def fake_env(a, trace, scenario=None):
     return env
 
 
+class SteppedClock:
+    """The fake PMU's time for one perf process (FAKEPMU_CLOCK_FILE):
+    frozen, and moved one interval on in the middle of each of perf's
+    intervals (from its enable, which the trace records).  perf reads
+    its events one after another, ungrouped or group by group, and a
+    loaded machine delays it between reads by milliseconds: with a moving
+    clock each count would span a slightly different stretch (~0.1 pp of
+    a ratio); with this one every read of an interval sees the same
+    instant, so perf's figures are its arithmetic on the scenario's
+    counts, not its own timing.  topdownd runs on the real clock."""
+
+    def __init__(self, a, trace):
+        import threading
+        self.path = os.path.join(a.tmp, os.path.basename(trace) + ".clock")
+        self.trace, self.step = trace, a.interval_ms / 1000.0
+        self.write(0.0)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def write(self, t):
+        with open(self.path + ".tmp", "w") as f:
+            f.write("%.6f\n" % t)
+        os.rename(self.path + ".tmp", self.path)
+
+    def run(self):
+        import time
+        wall0 = None
+        while wall0 is None and not self.done.wait(0.005):
+            if os.path.exists(self.trace):
+                with open(self.trace) as f:
+                    for line in f:
+                        if line.startswith("enable "):
+                            wall0 = int(line.split()[2]) / 1e9
+        k = 1
+        while wall0 is not None and not self.done.is_set():
+            wait = wall0 + (k - 0.5) * self.step - time.time()
+            if wait > 0 and self.done.wait(wait):
+                break
+            self.write(k * self.step)
+            k += 1
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+
+
 def enable_time(trace):
     """When the tool enabled its counters, in scenario seconds (the fake
     PMU's FAKEPMU_TRACE)."""
@@ -217,12 +268,16 @@ def perf_metrics_mode(a):
     a.literals = fixture_literals(a)
     for aggr, args in (("cpu", ["-A"]), ("socket", ["--per-socket"]), ("host", [])):
         trace = os.path.join(a.tmp, "perf-%s.trace" % aggr)
+        env = fake_env(a, trace)
+        clock = SteppedClock(a, trace)
+        env["FAKEPMU_CLOCK_FILE"] = clock.path
         procs[aggr] = (subprocess.Popen(perf_cmd(a, args + ["-M", a.metric_groups]),
-                                        env=fake_env(a, trace), stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True), trace)
+                                        env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True), trace, clock)
     out = {}
-    for aggr, (proc, trace) in procs.items():
+    for aggr, (proc, trace, clock) in procs.items():
         text, _ = proc.communicate(timeout=120)
+        clock.stop()
         if proc.returncode != 0:
             raise SystemExit("perf (%s) failed, exit %d:\n%s" % (aggr, proc.returncode, text[-2000:]))
         recs = perf_records(text)
@@ -369,8 +424,12 @@ def perf_events_mode(a, tables):
     # One group, as perf's metrics would; --ungrouped where the events
     # outnumber the counters (perf then rotates them one by one).
     group = ",".join(specs) if a.ungrouped else "{" + ",".join(specs) + "}"
+    env = fake_env(a, trace)
+    clock = SteppedClock(a, trace)
+    env["FAKEPMU_CLOCK_FILE"] = clock.path
     proc = subprocess.run(perf_cmd(a, ["-A", "-e", group]),
-                          env=fake_env(a, trace), capture_output=True, text=True, timeout=120)
+                          env=env, capture_output=True, text=True, timeout=120)
+    clock.stop()
     if proc.returncode != 0:
         raise SystemExit("perf failed, exit %d:\n%s" % (proc.returncode, proc.stderr[-2000:]))
     recs = perf_records(proc.stdout + proc.stderr)
@@ -451,23 +510,162 @@ def topdownd_values(a):
     # whose reads straddle a phase change is not taken for either phase.
     wins = [(w[0] - (docs[k - 1].get("collection_seconds", 0) if k else 0), w[1])
             for k, w in enumerate(wins)]
+    return [(wins[k], doc_values(doc)) for k, doc in enumerate(docs)]
+
+
+def doc_values(doc):
+    """{entity: {category: fraction} or None} of a JSON document (the
+    --watch line and /api/v1/topdown?scope=cpu have the same shape)."""
     values = {}
-    for k, line in enumerate(lines):
-        doc = json.loads(line)
-        ents = [(("host", 0), doc["host"])]
-        ents += [(("package", p["package"]), p) for p in doc.get("packages", [])]
-        ents += [(("core", (p["package"], p["core"])), p) for p in doc.get("cores", [])]
-        ents += [(("cpu", c["cpu"]), c) for c in doc.get("cpus", [])]
-        for entity, obj in ents:
-            if obj.get("level1") is None:
-                values.setdefault(k, {})[entity] = None
+    ents = [(("host", 0), doc["host"])]
+    ents += [(("package", p["package"]), p) for p in doc.get("packages", [])]
+    ents += [(("core", (p["package"], p["core"])), p) for p in doc.get("cores", [])]
+    ents += [(("cpu", c["cpu"]), c) for c in doc.get("cpus", [])]
+    for entity, obj in ents:
+        if obj.get("level1") is None:
+            values[entity] = None
+            continue
+        out = {}
+        for sec in ("level1", "level2"):
+            for cat, v in (obj.get(sec) or {}).items():
+                out[cat] = v
+        values[entity] = out
+    return values
+
+
+SAMPLE = re.compile(r'^(topdown_[a-z0-9_]+)(?:\{(.*)\})? (\S+)$')
+
+
+def exposition(text):
+    """{(name, frozenset(labels)): value} of a Prometheus text scrape."""
+    out = {}
+    for line in text.splitlines():
+        m = SAMPLE.match(line)
+        if not m:
+            continue
+        labels = frozenset(re.findall(r'([a-z_]+)="([^"]*)"', m.group(2) or ""))
+        out[(m.group(1), labels)] = float(m.group(3))
+    return out
+
+
+def metrics_values(prev, cur):
+    """{entity: {category: fraction}} from two scrapes (granularity cpu,
+    core, package and system) of consecutive intervals: each counter's increase
+    over the entity's slots' increase, as rate(...)/rate(...) gives it."""
+    values = {}
+    for (name, labels), v in cur.items():
+        if name not in ("topdown_level1_slots_total", "topdown_level2_slots_total"):
+            continue
+        lab = dict(labels)
+        # The slots counter of the same entity: the same labels but the
+        # category's (a hybrid part's have its PMU's too).
+        key = frozenset((k, x) for k, x in labels if k not in ("category", "parent"))
+        if "cpu" in lab:
+            entity = ("cpu", int(lab["cpu"]))
+        elif "core" in lab:
+            entity = ("core", (int(lab["package"]), int(lab["core"])))
+        elif "package" in lab:
+            entity = ("package", int(lab["package"]))
+        else:
+            entity = ("host", 0)
+        slots = cur.get(("topdown_slots_total", key), 0) - prev.get(("topdown_slots_total", key), 0)
+        if slots <= 0:
+            values[entity] = None
+            continue
+        d = v - prev.get((name, labels), 0)
+        if values.get(entity, {}) is not None:
+            values.setdefault(entity, {})[lab["category"]] = d / slots
+    # The host's ratio gauges are perf's values themselves.
+    gauges = {}
+    for (name, labels), v in cur.items():
+        if name in ("topdown_level1_ratio", "topdown_level2_ratio"):
+            gauges[dict(labels)["category"]] = v
+    if gauges and values.get(("host", 0)):
+        for cat, v in gauges.items():
+            values[("host", 0)]["ratio:" + cat] = v
+    return values
+
+
+def topdownd_http_values(a):
+    """As topdownd_values, from the daemon's HTTP interfaces: each
+    interval's /api/v1/topdown?scope=cpu (interface api), or the counters
+    of /metrics at granularity cpu, core, package and system (interface
+    metrics: their increases between two intervals)."""
+    import signal
+    import time
+    import urllib.request
+    conf = os.path.join(a.tmp, "topdownd-http.conf")
+    with open(conf, "w") as f:
+        if a.topdownd_level:
+            f.write("[collect]\nlevel = %d\n" % a.topdownd_level)
+    trace = os.path.join(a.tmp, "topdownd.trace")
+    log = open(os.path.join(a.tmp, "topdownd.log"), "w+")
+    proc = subprocess.Popen([a.topdownd, "-c", conf, "--sysfs-root", a.fixture, "-l", "127.0.0.1:0",
+                             "-i", "%dms" % a.interval_ms],
+                            env=fake_env(a, trace, a.topdownd_scenario), stdout=log, stderr=log)
+    try:
+        url = None
+        deadline = time.monotonic() + 30
+        while url is None:
+            log.seek(0)
+            m = re.search(r"Listening on (http://127\.0\.0\.1:[0-9]+)/", log.read())
+            if m:
+                url = m.group(1)
+            elif proc.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise SystemExit("topdownd did not listen:\n%s" % log.read()[-2000:])
+            else:
+                time.sleep(0.02)
+
+        def get(path):
+            with urllib.request.urlopen(url + path, timeout=10) as r:
+                return r.read().decode()
+
+        def collections():
+            return exposition(get("/metrics?granularity=system")).get(
+                ("topdown_collections_total", frozenset()), 0)
+
+        snaps, seen = [], 0
+        deadline = time.monotonic() + 30 + 3 * a.interval_ms * (a.intervals + 2) / 1000.0
+        while len(snaps) < a.intervals + 2 and time.monotonic() < deadline:
+            n = collections()
+            if n == seen:
+                time.sleep(0.01)
                 continue
-            out = {}
-            for sec in ("level1", "level2"):
-                for cat, v in (obj.get(sec) or {}).items():
-                    out[cat] = v
-            values.setdefault(k, {})[entity] = out
-    return [(wins[k], values.get(k, {})) for k in range(len(lines))]
+            if a.interface == "api":
+                doc = json.loads(get("/api/v1/topdown?scope=cpu"))
+                if doc.get("intervals") != n:
+                    continue    # a collection in between: the next one
+                snaps.append((n, doc["timestamp"], doc))
+            else:
+                scrape = {}
+                for g in ("cpu", "core", "package", "system"):
+                    scrape.update(exposition(get("/metrics?granularity=" + g)))
+                if scrape.get(("topdown_collections_total", frozenset())) != n or collections() != n:
+                    continue
+                snaps.append((n, scrape[("topdown_last_collection_timestamp_seconds", frozenset())],
+                              scrape))
+            seen = n
+        last = get("/metrics?granularity=system")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    if len(snaps) < a.intervals + 2:
+        raise SystemExit("topdownd published %d intervals of %d" % (len(snaps), a.intervals + 2))
+    a.departures_counted = {}
+    for (name, labels), v in exposition(last).items():
+        if name == "topdown_departures_total":
+            kind = dict(labels)["reason"]
+            a.departures_counted[kind] = a.departures_counted.get(kind, 0) + v
+    start, wall = enable_time(trace), enable_wall(trace)
+    out = []
+    for k in range(1, len(snaps)):
+        (n0, t0, s0), (n1, t1, s1) = snaps[k - 1], snaps[k]
+        if n1 != n0 + 1:
+            continue    # intervals in between were not seen: no window
+        window = (start + t0 - wall, start + t1 - wall)
+        out.append((window, doc_values(s1) if a.interface == "api" else metrics_values(s0, s1)))
+    return out
 
 
 def median(values):
@@ -527,6 +725,9 @@ def main():
                          "counters (held), which perf does not meet")
     ap.add_argument("--topdownd-level", type=int,
                     help="topdownd at this level ([collect] level); compared on its categories")
+    ap.add_argument("--interface", choices=("watch", "api", "metrics"), default="watch",
+                    help="topdownd's figures from --watch --json, /api/v1/topdown, or the "
+                         "counters and ratio gauges of /metrics")
     ap.add_argument("--topdownd", required=True)
     ap.add_argument("--fakepmu", required=True)
     ap.add_argument("--sysns", required=True)
@@ -546,7 +747,7 @@ def main():
         perf = perf_events_mode(a, tables)
     else:
         perf = perf_metrics_mode(a)
-    mine = topdownd_values(a)
+    mine = topdownd_values(a) if a.interface == "watch" else topdownd_http_values(a)
     import shutil
     shutil.rmtree(a.tmp, ignore_errors=True)
 
@@ -623,6 +824,13 @@ def main():
                         if cat not in got:
                             errors.append("%s: no %s from topdownd" % (where, cat))
                             continue
+                        if "ratio:" + cat in got and aggr != "host":
+                            # /metrics: the host's ratio gauge beside its
+                            # counters' increases.
+                            rkey = (ph, entity, "ratio:" + cat)
+                            pairs.setdefault(rkey, ([], []))
+                            pairs[rkey][0].append(v)
+                            pairs[rkey][1].append(got["ratio:" + cat])
                         key = (ph, entity, cat)
                         if aggr == "host" and "host_sum" in perf:
                             # perf -a's own scaling rule: a departure,
