@@ -158,6 +158,28 @@ cases+=("adl-hybrid P-cores phases|adl-hybrid|--cpuid GenuineIntel-6-97-0 --even
 cases+=("emr-2s phases|emr-2s|--cpuid GenuineIntel-6-CF-0 --events-from x86/emeraldrapids/emr-metrics.json $ph")
 cases+=("gnr-2s phases|gnr-2s|--cpuid GenuineIntel-6-AD-0 --events-from x86/graniterapids/gnr-metrics.json $ph")
 
+# Phase changes inside an interval (--lockstep): topdownd's fake PMU steps
+# its clock like perf's, so both tools' k-th intervals span the same
+# stretch of the scenario; with 750 ms intervals the changes at 2 s and 4 s
+# fall inside intervals 2 and 5, which are compared like the others.  Each
+# tool counts in one group here: where a tool rotates groups, an interval a
+# change falls inside is sampled by each group in its own slices (perf's
+# four rotating groups on Sapphire Rapids: 0.5 pp from the time-weighted
+# mix; topdownd's two Ice Lake level-2 groups: 0.26 pp), a property of
+# multiplexing on hardware too.
+ml="--lockstep --interval-ms 750 --intervals 9 --scenario $SCEN/parity-phases.json"
+jq '(.cpus.default.phases) |= [(.[0] + {seconds: 2}),
+	(.[0] + {seconds: 2} | .events |= (.STALL_SLOT_BACKEND += 0.1 | .STALL_SLOT += 0.1 | .OP_RETIRED *= 0.7)),
+	(.[0] | .events |= (.STALL_SLOT_FRONTEND += 0.15 | .STALL_SLOT += 0.15 | .BR_MIS_PRED *= 3))]
+	| del(.cpus["4-7"], .cpus["9"])' "$SCEN/parity-neoverse-v2.json" >"$TMP/nv2-phases.json"
+cases+=("spr-2s, phase changes inside intervals, level 1 by perf -M|spr-2s|--cpuid GenuineIntel-6-8F-4 --metric-groups TopdownL1 $ml")
+cases+=("spr-2s, phase changes inside intervals, levels 1-2 by perf's expressions|spr-2s|--cpuid GenuineIntel-6-8F-4 --events-from perf --table-dir x86/sapphirerapids $ml")
+cases+=("icx-1s, phase changes inside intervals, level 1 (topdownd at level 1)|icx-1s|--cpuid GenuineIntel-6-6A-0 --icl --metric-groups TopdownL1 --topdownd-level 1 $ml")
+cases+=("adl-hybrid P-cores, phase changes inside intervals|adl-hybrid|--cpuid GenuineIntel-6-97-0 --events-from perf --table-dir x86/alderlake --unit cpu_core --pmu cpu_core --cpus 0-7 $ml")
+cases+=("emr-2s, phase changes inside intervals|emr-2s|--cpuid GenuineIntel-6-CF-0 --events-from x86/emeraldrapids/emr-metrics.json $ml")
+cases+=("gnr-2s, phase changes inside intervals|gnr-2s|--cpuid GenuineIntel-6-AD-0 --events-from x86/graniterapids/gnr-metrics.json $ml")
+cases+=("neoverse-v2-64, phase changes inside intervals|neoverse-v2-64|--cpuid 0x00000000410fd4f1 --events-from arm64/arm/neoverse-n2-v2/metrics.json --ungrouped --weight-event CPU_CYCLES --pmu armv8_pmuv3_0 --lockstep --interval-ms 750 --intervals 9 --scenario $TMP/nv2-phases.json")
+
 # Every interface: these cases again, topdownd's figures taken from each
 # interval's /api/v1/topdown?scope=cpu, and from /metrics (the increases of
 # the slot counters at granularity cpu, package and system between two

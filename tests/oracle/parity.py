@@ -487,8 +487,13 @@ def topdownd_values(a):
     cmd = [a.topdownd, "-c", conf, "--sysfs-root", a.fixture, "--watch", "--json",
            "--count", str(a.intervals + 1), "-i", "%dms" % a.interval_ms]
     trace = os.path.join(a.tmp, "topdownd.trace")
-    proc = subprocess.run(cmd, env=fake_env(a, trace, a.topdownd_scenario), capture_output=True,
-                          text=True, timeout=120)
+    env = fake_env(a, trace, a.topdownd_scenario)
+    clock = SteppedClock(a, trace) if a.lockstep else None
+    if clock:
+        env["FAKEPMU_CLOCK_FILE"] = clock.path
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    if clock:
+        clock.stop()
     if proc.returncode != 0:
         raise SystemExit("topdownd failed, exit %d:\n%s" % (proc.returncode, proc.stderr[-2000:]))
     lines = proc.stdout.splitlines()
@@ -728,6 +733,10 @@ def main():
     ap.add_argument("--interface", choices=("watch", "api", "metrics"), default="watch",
                     help="topdownd's figures from --watch --json, /api/v1/topdown, or the "
                          "counters and ratio gauges of /metrics")
+    ap.add_argument("--lockstep", action="store_true",
+                    help="topdownd on a stepped clock too: both tools' k-th intervals span the "
+                         "same stretch of the scenario, compared interval by interval, phase "
+                         "changes inside an interval included")
     ap.add_argument("--topdownd", required=True)
     ap.add_argument("--fakepmu", required=True)
     ap.add_argument("--sysns", required=True)
@@ -754,10 +763,16 @@ def main():
     bounds = phase_bounds(a.scenario)
     mine_by_phase = {}
     # The first interval of each tool includes its set-up: left out.
-    for window, vals in mine[1:]:
-        ph = phase_of(window, bounds)
+    for k, (window, vals) in enumerate(mine):
+        if k == 0:
+            continue
+        # In lockstep both tools' k-th intervals (from 0) span the same
+        # stretch of the scenario, [k, k+1] intervals: each interval is
+        # compared on its own, those a phase change falls inside included.
+        ph = k if a.lockstep else phase_of(window, bounds)
         if ph is not None:
             mine_by_phase.setdefault(ph, []).append(vals)
+    straddling = set()
 
     worst = {"cpu": 0.0, "core": 0.0, "package": 0.0, "host": 0.0}
     compared = {"cpu": 0, "core": 0, "package": 0, "host": 0}
@@ -768,16 +783,21 @@ def main():
     known = {c for _, series in perf.items() for _, pvals in series for pv in pvals.values()
              if pv for c in pv}
     for aggr, series in perf.items():
-        for window, pvals in series[1:]:
+        for k, (window, pvals) in enumerate(series):
+            if k == 0:
+                continue
             # perf stat -I prints a last, shorter interval when the command
             # it waits for exits; with rotating groups some of them barely
             # ran in it (perf printed -28 % bad speculation for a 0.1 s
             # tail once).  Whole intervals only.
             if window[1] - window[0] < 0.9 * a.interval_ms / 1000.0:
                 continue
-            ph = phase_of(window, bounds)
+            ph = k if a.lockstep else phase_of(window, bounds)
             if ph is None or ph not in mine_by_phase:
                 continue
+            step = a.interval_ms / 1000.0
+            if a.lockstep and any(k * step < b < (k + 1) * step for b in bounds[1:-1]):
+                straddling.add(k)
             for entity, pv in pvals.items():
                 if aggr == "cpu" and entity[0] != "cpu":
                     continue
@@ -868,6 +888,11 @@ def main():
             continue
         print("%-8s %5d values compared, largest difference %.4f pp" %
               (kind, compared[kind], 100 * worst[kind]))
+    if a.lockstep:
+        print("lockstep: %d intervals a phase change falls inside, compared like the others"
+              % len(straddling))
+        if not straddling:
+            errors.append("lockstep: no interval has a phase change inside it")
     if "host_sum" in perf:
         print("departure global_scaling: %d perf -a values, largest %.4f pp from topdownd's host "
               "(compared above with perf's --per-socket rule)" % (scaling[0], 100 * scaling[1]))
