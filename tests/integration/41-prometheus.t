@@ -270,8 +270,17 @@ else
 	# cpu.stat sampled in the background ("wall_seconds usage_usec"), so
 	# that the hog's CPU time is known over exactly the window of the
 	# samples the rule read, whatever else takes CPU 0 meanwhile.
-	( while :; do echo "$(date +%s.%N) $(awk '/^usage_usec/ {print $2}' "$CGB/hog/cpu.stat")"; sleep 0.1; done ) \
-		>"$TMP/usage.log" 2>/dev/null &
+	# One process reads the clock and the file together (a shell loop of
+	# date and awk forks is late by tens of ms on a loaded machine).
+	/usr/bin/python3 -c '
+import sys, time
+while True:
+    t0 = time.time()
+    with open(sys.argv[1]) as f:
+        use = next(l.split()[1] for l in f if l.startswith("usage_usec "))
+    t1 = time.time()
+    print("%.6f %s" % ((t0 + t1) / 2, use), flush=True)
+    time.sleep(0.05)' "$CGB/hog/cpu.stat" >"$TMP/usage.log" 2>/dev/null &
 	_TD_PIDS+=($!)
 	# The daemon under the fake PMU is stopped last (TopdowndDown below).
 	main=("$TD_PID" "$TD_URL" "$TD_LOG")
@@ -287,7 +296,8 @@ else
 	q4() { curl -sf --data-urlencode "query=$1" "$P4/api/v1/query" | $PC vector; }
 	for _ in $(seq 1 600); do
 		[ -n "$(q3 'cgroup:topdown_bottleneck:ratio_rate5m')" ] &&
-			[ "$(q4 'count_over_time(topdown_cgroup_slots_total[1m])' | awk '{print $2; exit}')" -ge 3 ] 2>/dev/null && break
+			[ "$(q4 'count_over_time(topdown_cgroup_slots_total[1m])' | awk '{print $2; exit}')" -ge 3 ] 2>/dev/null &&
+			[ "$(q3 'count_over_time(topdown_cgroup_slots_total[5m])' | awk '{print $2; exit}')" -ge 10 ] 2>/dev/null && break
 		sleep 0.1
 	done
 	$PC exprs "$DASH" job=topdownd "instance=$cginst" package=0 category=backend_bound datasource=prometheus |
