@@ -27,8 +27,9 @@ alike (then perf -a must agree within the tolerance), and differ when
 CPUs are multiplexed unevenly (--uneven-multiplexing: the "global_scaling"
 departure, its size printed).
 
-perf's fake PMU runs on a stepped clock (SteppedClock): its reads at an
-interval's end all see the same instant.
+perf's fake PMU runs on a stepped clock (SteppedClock, SteppedPerf): its
+reads at an interval's end all see the same instant, and the clock moves
+on only once perf has printed the interval before.
 
 topdownd runs `--watch --json --count N` (or, with --interface, its
 /api/v1/topdown or /metrics) on the same fixture and
@@ -199,6 +200,39 @@ class SteppedClock:
         self.thread.join()
 
 
+class SteppedPerf:
+    """perf under its fake PMU on a SteppedClock that follows perf's own
+    output: the clock moves to interval j+1 once perf has printed its
+    interval j-1 (the first step half an interval after its enable), so a
+    loaded machine that delays one of perf's reads cannot make the clock
+    move twice between two of them."""
+
+    def __init__(self, a, cmd, trace):
+        import threading
+        self.seen, self.chunks = set(), []
+        self.clock = SteppedClock(a, trace, lambda: len(self.seen))
+        env = fake_env(a, trace)
+        env["FAKEPMU_CLOCK_FILE"] = self.clock.path
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        self.reader = threading.Thread(target=self.read, daemon=True)
+        self.reader.start()
+
+    def read(self):
+        for line in self.proc.stdout:
+            self.chunks.append(line)
+            m = re.match(r'^\{"interval" : ([0-9.]+)', line)
+            if m:
+                self.seen.add(m.group(1))
+
+    def wait(self):
+        """(exit status, everything perf printed)"""
+        self.proc.wait(timeout=120)
+        self.reader.join()
+        self.clock.stop()
+        return self.proc.returncode, "".join(self.chunks)
+
+
 def enable_time(trace):
     """When the tool enabled its counters, in scenario seconds (the fake
     PMU's FAKEPMU_TRACE)."""
@@ -281,18 +315,12 @@ def perf_metrics_mode(a):
     a.literals = fixture_literals(a)
     for aggr, args in (("cpu", ["-A"]), ("socket", ["--per-socket"]), ("host", [])):
         trace = os.path.join(a.tmp, "perf-%s.trace" % aggr)
-        env = fake_env(a, trace)
-        clock = SteppedClock(a, trace)
-        env["FAKEPMU_CLOCK_FILE"] = clock.path
-        procs[aggr] = (subprocess.Popen(perf_cmd(a, args + ["-M", a.metric_groups]),
-                                        env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True), trace, clock)
+        procs[aggr] = (SteppedPerf(a, perf_cmd(a, args + ["-M", a.metric_groups]), trace), trace)
     out = {}
-    for aggr, (proc, trace, clock) in procs.items():
-        text, _ = proc.communicate(timeout=120)
-        clock.stop()
-        if proc.returncode != 0:
-            raise SystemExit("perf (%s) failed, exit %d:\n%s" % (aggr, proc.returncode, text[-2000:]))
+    for aggr, (perf, trace) in procs.items():
+        rc, text = perf.wait()
+        if rc != 0:
+            raise SystemExit("perf (%s) failed, exit %d:\n%s" % (aggr, rc, text[-2000:]))
         recs = perf_records(text)
         ends = sorted({float(r["interval"]) for r in recs})
         wins = windows(ends, enable_time(trace))
@@ -437,15 +465,10 @@ def perf_events_mode(a, tables):
     # One group, as perf's metrics would; --ungrouped where the events
     # outnumber the counters (perf then rotates them one by one).
     group = ",".join(specs) if a.ungrouped else "{" + ",".join(specs) + "}"
-    env = fake_env(a, trace)
-    clock = SteppedClock(a, trace)
-    env["FAKEPMU_CLOCK_FILE"] = clock.path
-    proc = subprocess.run(perf_cmd(a, ["-A", "-e", group]),
-                          env=env, capture_output=True, text=True, timeout=120)
-    clock.stop()
-    if proc.returncode != 0:
-        raise SystemExit("perf failed, exit %d:\n%s" % (proc.returncode, proc.stderr[-2000:]))
-    recs = perf_records(proc.stdout + proc.stderr)
+    rc, text = SteppedPerf(a, perf_cmd(a, ["-A", "-e", group]), trace).wait()
+    if rc != 0:
+        raise SystemExit("perf failed, exit %d:\n%s" % (rc, text[-2000:]))
+    recs = perf_records(text)
     ends = sorted({float(r["interval"]) for r in recs})
     wins = windows(ends, enable_time(trace))
     idx = {t: i for i, t in enumerate(ends)}
