@@ -35,6 +35,10 @@ struct render {
 	 * of its plain variant too (never the other way round). */
 	pthread_mutex_t render_lock[KEYS];
 	struct entry cache[KEYS];
+	/* The newest publication whose render a request has claimed, per
+	 * key (guarded by cache_lock): later requests for it are served the
+	 * previous interval's body meanwhile. */
+	uint64_t pending[KEYS];
 	struct body_pool *bodies; /* a slot per key */
 	atomic_uint_fast64_t renders;
 };
@@ -112,6 +116,35 @@ static struct MHD_Response *response_of(struct body *b, enum render_variant v)
 	return resp;
 }
 
+/* Called with cache_lock held. */
+static enum render_lookup lookup_locked(struct render *r, unsigned k, uint64_t seq, uint64_t gen)
+{
+	const struct entry *e = &r->cache[k];
+
+	if (!e->response || e->gen != gen)
+		return RENDER_MISS;
+	if (e->seq == seq)
+		return RENDER_HIT;
+	/* Only the interval just before: an older body is not served. */
+	if (e->seq + 1 != seq)
+		return RENDER_MISS;
+	if (r->pending[k] >= seq)
+		return RENDER_STALE;
+	r->pending[k] = seq;
+	return RENDER_MISS;
+}
+
+enum render_lookup render_lookup(struct render *r, enum render_variant v,
+				 enum config_granularity gran, uint64_t seq, uint64_t gen)
+{
+	enum render_lookup l;
+
+	pthread_mutex_lock(&r->cache_lock);
+	l = lookup_locked(r, key_of(v, gran), seq, gen);
+	pthread_mutex_unlock(&r->cache_lock);
+	return l;
+}
+
 bool render_queue_cached(struct render *r, struct MHD_Connection *conn, enum render_variant v,
 			 enum config_granularity gran, uint64_t seq, uint64_t gen,
 			 enum MHD_Result *ret)
@@ -122,7 +155,7 @@ bool render_queue_cached(struct render *r, struct MHD_Connection *conn, enum ren
 	/* Under the lock: the cache's reference keeps the response alive
 	 * until MHD holds its own. */
 	pthread_mutex_lock(&r->cache_lock);
-	if (r->cache[k].response && r->cache[k].seq == seq && r->cache[k].gen == gen) {
+	if (lookup_locked(r, k, seq, gen) != RENDER_MISS) {
 		*ret = MHD_queue_response(conn, MHD_HTTP_OK, r->cache[k].response);
 		hit = true;
 	}
@@ -141,12 +174,13 @@ static struct body *cached_body(struct render *r, unsigned k, uint64_t seq, uint
 	return b;
 }
 
-/* Drops the entries of intervals before publication @seq: no request can
- * be served them any more, and each holds a body (1.7 MB at a thousand
- * CPUs).  Scrapers that take turns with formats would otherwise keep one
- * stale body per format resident; their buffers go back to the spares or
- * to the system.  Connections still sending them hold their own
- * references. */
+/* Drops the entries of intervals older than the one before publication
+ * @seq: no request can be served them any more (render_lookup() serves
+ * the previous interval's while the newest renders), and each holds a
+ * body (1.7 MB at a thousand CPUs).  Scrapers that take turns with
+ * formats would otherwise keep one stale body per format resident; their
+ * buffers go back to the spares or to the system.  Connections still
+ * sending them hold their own references. */
 static void evict_stale(struct render *r, uint64_t seq)
 {
 	struct MHD_Response *resp[KEYS];
@@ -155,7 +189,7 @@ static void evict_stale(struct render *r, uint64_t seq)
 
 	pthread_mutex_lock(&r->cache_lock);
 	for (unsigned k = 0; k < KEYS; k++)
-		if (r->cache[k].body && r->cache[k].seq < seq) {
+		if (r->cache[k].body && r->cache[k].seq + 1 < seq) {
 			resp[n] = r->cache[k].response;
 			bodies[n++] = r->cache[k].body;
 			r->cache[k] = (struct entry){ 0 };

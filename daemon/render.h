@@ -35,9 +35,25 @@ struct render;
 int render_new(struct render **ret);
 void render_free(struct render *r);
 
+enum render_lookup {
+	RENDER_HIT,   /* the body of @seq is cached */
+	RENDER_STALE, /* @seq's is being rendered: the previous interval's is served */
+	RENDER_MISS,  /* nothing to serve at once: the caller renders (on a worker) */
+};
+
+/* What the cache can serve of @v at @gran for publication @seq and
+ * settings generation @gen.  The first miss of an interval whose
+ * predecessor's body is cached claims the render; the requests that come
+ * while it renders get RENDER_STALE, so that an interval's flip never
+ * makes every in-flight scrape wait for the render (the body is at most
+ * one interval older, and only for the render's few milliseconds). */
+enum render_lookup render_lookup(struct render *r, enum render_variant v,
+				 enum config_granularity gran, uint64_t seq, uint64_t gen);
+
 /* Queues the cached response of @v at granularity @gran for snapshot @seq
- * and settings generation @gen on @conn, if there is one: true, with MHD's
- * result in *@ret.  @seq is the snapshot's publication number. */
+ * and settings generation @gen on @conn, if there is one (render_lookup()'s
+ * HIT or STALE): true, with MHD's result in *@ret.  @seq is the
+ * snapshot's publication number. */
 bool render_queue_cached(struct render *r, struct MHD_Connection *conn, enum render_variant v,
 			 enum config_granularity gran, uint64_t seq, uint64_t gen,
 			 enum MHD_Result *ret);

@@ -90,25 +90,66 @@ static uint64_t render_one(struct render *r, const struct snapshot *snap, enum r
 	return render_count(r) - before;
 }
 
-/* Rendering a newer interval drops the bodies of older ones, whatever
- * their variant: a scraper taking turns with formats keeps no stale body
- * per format. */
+/* Rendering a newer interval drops the bodies of intervals before the one
+ * it follows, whatever their variant: a scraper taking turns with formats
+ * keeps no stale body per format.  The interval just before stays (it is
+ * served while its successor renders). */
 static void test_stale_dropped(void **state)
 {
-	static struct snapshot old, now;
+	static struct snapshot old, prev, now;
 	struct render *r;
 
 	(void)state;
 	old.published = 1;
-	now.published = 2;
+	prev.published = 2;
+	now.published = 3;
 	assert_int_equal(render_new(&r), 0);
 	assert_int_equal(render_one(r, &old, RENDER_TEXT), 1);
 	assert_int_equal(render_one(r, &old, RENDER_TEXT), 0);
-	assert_int_equal(render_one(r, &now, RENDER_OM), 1);
-	/* The text body of interval 1 went with it: rendered again. */
+	assert_int_equal(render_one(r, &prev, RENDER_OM), 1);
+	/* Interval 1's text body stays while 2 is the newest rendered ... */
+	assert_int_equal(render_one(r, &old, RENDER_TEXT), 0);
+	assert_int_equal(render_one(r, &now, RENDER_OM_GZIP), 2);
+	/* ... and went with interval 3's first render: rendered again. */
 	assert_int_equal(render_one(r, &old, RENDER_TEXT), 1);
-	/* ... which keeps interval 2's (newer) OpenMetrics body. */
-	assert_int_equal(render_one(r, &now, RENDER_OM), 0);
+	render_free(r);
+}
+
+/* An interval's flip: the first request for the new publication misses
+ * and claims its render; the ones after it are served the previous
+ * interval's body until the render is in the cache; then the new one.
+ * Never a body two intervals old, nor one of another settings generation. */
+static void test_lookup_flip(void **state)
+{
+	static struct snapshot one, two, four;
+	struct render *r;
+
+	(void)state;
+	one.published = 1;
+	two.published = 2;
+	four.published = 4;
+	assert_int_equal(render_new(&r), 0);
+	/* Nothing cached: every request renders (on a worker). */
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 1, 1), RENDER_MISS);
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 1, 1), RENDER_MISS);
+	assert_int_equal(render_one(r, &one, RENDER_TEXT), 1);
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 1, 1), RENDER_HIT);
+	/* Interval 2 is published: one claim, then the previous body. */
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 2, 1), RENDER_MISS);
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 2, 1), RENDER_STALE);
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 2, 1), RENDER_STALE);
+	/* Another variant or granularity has its own claim, and a reload's
+	 * generation nothing to serve. */
+	assert_int_equal(render_lookup(r, RENDER_OM, GRAN_CPU, 2, 1), RENDER_MISS);
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_PACKAGE, 2, 1), RENDER_MISS);
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 2, 2), RENDER_MISS);
+	assert_int_equal(render_one(r, &two, RENDER_TEXT), 1);
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 2, 1), RENDER_HIT);
+	/* Two intervals on: the cached body is too old to serve. */
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 4, 1), RENDER_MISS);
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 4, 1), RENDER_MISS);
+	assert_int_equal(render_one(r, &four, RENDER_TEXT), 1);
+	assert_int_equal(render_lookup(r, RENDER_TEXT, GRAN_CPU, 4, 1), RENDER_HIT);
 	render_free(r);
 }
 
@@ -127,6 +168,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_once_per_interval),
 		cmocka_unit_test(test_stale_dropped),
+		cmocka_unit_test(test_lookup_flip),
 		cmocka_unit_test(test_variant_of),
 	};
 
