@@ -11,7 +11,7 @@ fi
 if ! command -v valgrind >/dev/null; then
 	missing_all "valgrind is not installed (make deps installs it)"
 fi
-plan 9
+plan 10
 
 SPR=$FIXTURES/spr-2s
 scen=$(write_scenario constant <<'EOF'
@@ -43,8 +43,11 @@ for _ in $(seq 1 600); do
 	sleep 0.05
 done
 ok $([ -n "$TD_URL" ]; echo $?) "the daemon starts under valgrind"
-sleep 1.5
 u=(-u prom:pw)
+# Two intervals published (valgrind makes each one slow to come).
+collections() { curl -s --max-time 20 "${u[@]}" "$TD_URL/metrics" | awk '$1 == "topdown_collections_total" {print $2}'; }
+wait_until 120 eval '[ "$(collections)" -ge 2 ] 2>/dev/null'
+ok $? "two intervals collected under valgrind ($(collections))"
 codes=""
 for req in "/metrics" "/api/v1/topdown?scope=cpu" "/api/v1/topdown?level=1&cpu=0-3" "/" "/-/ready" \
 	"/api/v1/topdown?scope=nope" "/nope"; do
@@ -56,8 +59,9 @@ codes="$codes $(curl -s -o /dev/null -w '%{http_code}' --max-time 20 -X POST "$T
 is "$codes" " 200 200 200 200 200 400 404 200 401 405" "every endpoint answered under valgrind"
 printf '[collect]\nlevel = 1\n[http]\nbasic_auth_file = %s\n' "$TMP/htpasswd" >"$conf"
 kill -HUP "$TD_PID"
-sleep 2
-is "$(curl -s --max-time 20 "${u[@]}" "$TD_URL/api/v1/topdown" | jq .pmu.level)" 1 "a reload under valgrind"
+level() { curl -s --max-time 20 "${u[@]}" "$TD_URL/api/v1/topdown" | jq .pmu.level; }
+wait_until 120 eval '[ "$(level)" = 1 ]'
+is "$(level)" 1 "a reload under valgrind"
 kill -TERM "$TD_PID"
 wait "$TD_PID"
 st=$?
