@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -17,19 +18,75 @@
 struct job {
 	job_fn fn;
 	void *arg;
+	uint64_t client;
+};
+
+/* When a client's job last started (a tick of the pool's own clock). */
+struct turn {
+	uint64_t client, at;
 };
 
 struct jobs {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	struct job *queue; /* ring of queue_max */
-	unsigned queue_max, head, count, running;
+	struct job *queue; /* queue_max, in arrival order */
+	struct turn *turns; /* queue_max: the clients seen most recently */
+	unsigned queue_max, count, running, n_turns;
+	uint64_t tick;
 	bool stopping, stopped;
 	int nice;
 	char name[16];
 	unsigned n_threads;
 	pthread_t threads[THREADS_MAX];
 };
+
+static struct turn *turn_of(struct jobs *j, uint64_t client)
+{
+	for (unsigned i = 0; i < j->n_turns; i++)
+		if (j->turns[i].client == client)
+			return &j->turns[i];
+	return NULL;
+}
+
+/* The next job: the oldest of the client whose last turn is the oldest
+ * (a client unseen, or forgotten, has had none).  Round robin between
+ * clients, first come first served within one: a client with many
+ * queued requests delays another's by one job at most per turn.  Called
+ * with the lock held and count > 0. */
+static struct job take_next(struct jobs *j)
+{
+	unsigned best = 0, slot;
+	uint64_t best_at = UINT64_MAX;
+	struct turn *t;
+	struct job job;
+
+	for (unsigned i = 0; i < j->count; i++) {
+		t = turn_of(j, j->queue[i].client);
+		if ((t ? t->at : 0) < best_at) {
+			best_at = t ? t->at : 0;
+			best = i;
+		}
+	}
+	job = j->queue[best];
+	memmove(&j->queue[best], &j->queue[best + 1], (j->count - best - 1) * sizeof(*j->queue));
+	j->count--;
+	t = turn_of(j, job.client);
+	if (!t) {
+		/* Full: the client whose turn is the oldest is forgotten. */
+		if (j->n_turns < j->queue_max) {
+			slot = j->n_turns++;
+		} else {
+			slot = 0;
+			for (unsigned i = 1; i < j->n_turns; i++)
+				if (j->turns[i].at < j->turns[slot].at)
+					slot = i;
+		}
+		t = &j->turns[slot];
+		t->client = job.client;
+	}
+	t->at = ++j->tick;
+	return job;
+}
 
 static void *worker(void *arg)
 {
@@ -47,9 +104,7 @@ static void *worker(void *arg)
 			pthread_cond_wait(&j->wake, &j->lock);
 		if (j->count == 0)
 			break;
-		job = j->queue[j->head];
-		j->head = (j->head + 1) % j->queue_max;
-		j->count--;
+		job = take_next(j);
 		j->running++;
 		pthread_mutex_unlock(&j->lock);
 		job.fn(job.arg);
@@ -72,7 +127,10 @@ int jobs_new(const char *name, unsigned threads, unsigned queue_max, int nice,
 	if (!j)
 		return -ENOMEM;
 	j->queue = calloc(queue_max, sizeof(*j->queue));
-	if (!j->queue) {
+	j->turns = calloc(queue_max, sizeof(*j->turns));
+	if (!j->queue || !j->turns) {
+		free(j->queue);
+		free(j->turns);
 		free(j);
 		return -ENOMEM;
 	}
@@ -96,6 +154,11 @@ int jobs_new(const char *name, unsigned threads, unsigned queue_max, int nice,
 
 int jobs_submit(struct jobs *j, job_fn fn, void *arg)
 {
+	return jobs_submit_from(j, 0, fn, arg);
+}
+
+int jobs_submit_from(struct jobs *j, uint64_t client, job_fn fn, void *arg)
+{
 	int r = 0;
 
 	pthread_mutex_lock(&j->lock);
@@ -104,8 +167,7 @@ int jobs_submit(struct jobs *j, job_fn fn, void *arg)
 	else if (j->count == j->queue_max)
 		r = -EAGAIN;
 	else {
-		j->queue[(j->head + j->count) % j->queue_max] = (struct job){ fn, arg };
-		j->count++;
+		j->queue[j->count++] = (struct job){ fn, arg, client };
 		pthread_cond_signal(&j->wake);
 	}
 	pthread_mutex_unlock(&j->lock);
@@ -145,5 +207,6 @@ void jobs_free(struct jobs *j)
 	pthread_cond_destroy(&j->wake);
 	pthread_mutex_destroy(&j->lock);
 	free(j->queue);
+	free(j->turns);
 	free(j);
 }

@@ -4,13 +4,16 @@
  * threads that serve connections never do it and one client's slow work
  * delays nobody else.
  *
- * A bounded FIFO queue: submitting to a full pool fails at once instead of
- * piling up work.  Jobs run in submission order; each runs to completion
- * on one worker.  Thread-safe. */
+ * A bounded queue: submitting to a full pool fails at once instead of
+ * piling up work.  Jobs of one client run in submission order, clients take
+ * turns (the next job is the oldest of the client whose last turn is the
+ * oldest), so one client's many requests do not queue another's behind
+ * them; each job runs to completion on one worker.  Thread-safe. */
 #ifndef TOPDOWND_JOBS_H
 #define TOPDOWND_JOBS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct jobs;
 
@@ -23,6 +26,9 @@ int jobs_new(const char *name, unsigned threads, unsigned queue_max, int nice,
 /* Queues fn(arg).  -EAGAIN when the queue is full, -ESHUTDOWN once
  * jobs_free() has begun; fn is then not called. */
 int jobs_submit(struct jobs *j, job_fn fn, void *arg);
+/* The same for a job of @client (any number that tells clients apart;
+ * jobs_submit() is client 0). */
+int jobs_submit_from(struct jobs *j, uint64_t client, job_fn fn, void *arg);
 /* Jobs queued or running. */
 unsigned jobs_pending(struct jobs *j);
 /* Runs what is queued and stops the workers; later submissions fail with

@@ -394,10 +394,15 @@ static void render_job(void *arg)
  * suspended) when the pool is full or stopping. */
 static bool offload(struct jobs *pool, job_fn fn, struct req *req, enum phase phase)
 {
+	/* Any fixed key: where a client lands only decides which client it
+	 * shares its turns with, should two collide. */
+	static const uint64_t seed[2] = { 0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL };
+	uint64_t client = req->have_client ? client_key_hash(&req->client, seed) : 0;
+
 	req->phase = phase;
 	req->queued_ns = mono_ns();
 	MHD_suspend_connection(req->mc);
-	if (jobs_submit(pool, fn, req) == 0)
+	if (jobs_submit_from(pool, client, fn, req) == 0)
 		return true;
 	MHD_resume_connection(req->mc);
 	req->phase = PHASE_READY;

@@ -15,12 +15,12 @@ the victim (a scraper) uses 127.0.3.1.
       127.0.3.1, one a second.  Prints how many connected, how many the
       server held, the scrapes' status and latency, and how many crowd
       connections the server had closed by the end.
-  abuse.py PORT flood N PATH [ready=FILE]
+  abuse.py PORT flood N PATH [ready=FILE] [victim=PATH]
       N clients (8 addresses) each asking PATH again as soon as answered,
-      while the victim scrapes /metrics 5 times, one a second; FILE is
-      created once the flood runs (for a test that stops the daemon in
-      it).  Prints the scrapes' status and latency and the flood's status
-      counts.
+      while the victim asks its PATH (/metrics by default) 5 times, one a
+      second; FILE is created once the flood runs (for a test that stops
+      the daemon in it).  Prints the victim's status and latency, the
+      flood's status counts and the median latency of its 200s.
   abuse.py PORT tls-stall PID byte|hello SECONDS
       One TLS client that sends one byte of a record, or a whole
       ClientHello, then nothing.  Prints the daemon's CPU use (percent of
@@ -246,17 +246,21 @@ def tls_stall(pid, mode, seconds):
     return {"cpu_percent": round(100 * cpu / seconds, 1), "closed_after": closed_after}
 
 
-def flood(n, path, ready=None):
+def flood(n, path, ready=None, victim="/metrics"):
     counts = {}
+    took_ok = []
     lock = threading.Lock()
     stop = threading.Event()
     addrs = host_addresses(8, base=2)
 
     def client(addr):
         while not stop.is_set():
-            status, _, _ = request(path, addr, timeout=30)
+            status, took, _ = request(path, addr, timeout=30)
             with lock:
                 counts[str(status)] = counts.get(str(status), 0) + 1
+                if status == 200 and ready_seen.is_set():
+                    took_ok.append(took)
+    ready_seen = threading.Event()
     threads = [threading.Thread(target=client, args=(addrs[k % 8],), daemon=True) for k in range(n)]
     for t in threads:
         t.start()
@@ -269,15 +273,18 @@ def flood(n, path, ready=None):
         time.sleep(0.05)
     if ready:
         open(ready, "w").close()
+    ready_seen.set()
     scrapes = []
     for _ in range(5):
-        status, took, _ = request("/metrics", VICTIM, timeout=30)
+        status, took, _ = request(victim, VICTIM, timeout=30)
         scrapes.append({"status": status, "ms": round(took * 1000, 1)})
         time.sleep(1.0)
     stop.set()
     for t in threads:
         t.join(35)
-    return {"scrapes": scrapes, "flood": counts}
+    took_ok.sort()
+    median = round(took_ok[len(took_ok) // 2] * 1000, 1) if took_ok else None
+    return {"scrapes": scrapes, "flood": counts, "flood_ok_median_ms": median}
 
 
 def guess(clients, tries, user, password, tls):
@@ -427,7 +434,7 @@ def main():
                     "same" in a[3:])
     elif cmd == "flood":
         opts = dict(x.split("=", 1) for x in a[2:] if "=" in x)
-        out = flood(int(a[0]), a[1], opts.get("ready"))
+        out = flood(int(a[0]), a[1], opts.get("ready"), opts.get("victim", "/metrics"))
     elif cmd == "tls-stall":
         out = tls_stall(int(a[0]), a[1], float(a[2]))
     elif cmd == "guess":

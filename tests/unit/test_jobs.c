@@ -85,6 +85,34 @@ static void test_fifo_and_bound(void **state)
 		assert_int_equal(o.seen[i], i);
 }
 
+/* Clients take turns: while the only worker is held, client 1 queues four
+ * jobs, client 2 two, client 3 one; they run 1 2 3 1 2 1 1, each client's
+ * own in order. */
+static void test_clients_take_turns(void **state)
+{
+	struct gate g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0 };
+	struct order o = { { 0 }, 0 };
+	struct order_job oj[7];
+	static const uint64_t client[7] = { 1, 1, 1, 1, 2, 2, 3 };
+	static const int want[7] = { 0, 4, 6, 1, 5, 2, 3 };
+	struct jobs *j;
+
+	(void)state;
+	assert_int_equal(jobs_new("test", 1, 8, 0, &j), 0);
+	assert_int_equal(jobs_submit(j, wait_gate, &g), 0);
+	while (atomic_load(&g.entered) == 0)
+		usleep(1000);
+	for (int i = 0; i < 7; i++) {
+		oj[i] = (struct order_job){ &o, i };
+		assert_int_equal(jobs_submit_from(j, client[i], record, &oj[i]), 0);
+	}
+	open_gate(&g);
+	jobs_free(j);
+	assert_int_equal(atomic_load(&o.n), 7);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(o.seen[i], want[i]);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct jobs *j = NULL;
@@ -151,6 +179,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fifo_and_bound),
+		cmocka_unit_test(test_clients_take_turns),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_concurrent),
 	};
