@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || missing_all "per-cgroup attribution needs root (BPF, cgroups); CI runs as root"
-plan 31
+plan 32
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(swclock)
@@ -208,6 +208,11 @@ ok $? "topdown_cgroups{state=\"dropped\"} 994 ($(grep '^topdown_cgroups' "$TMP/c
 churn
 churn
 RSS2=$(rss)
+# Three times the count of cgroups beyond the cap went from 0 to 994 and
+# back: one warning (at most every 10 minutes; before, one each time,
+# 1,800 lines an hour under churn).
+is "$(grep -c 'cgroups match \[cgroups\] track beyond max_cgroups=10' "$TD_LOG")" 1 \
+	"three rounds over the cap: one warning ($(grep -o 'warning: [0-9]* cgroups match.*' "$TD_LOG" | head -1))"
 diag "RSS after one round of 1,000 cgroups: $RSS1 KiB, after three: $RSS2 KiB"
 if [ -n "${SAN:-}" ]; then
 	# ASan keeps freed memory in quarantine: its RSS measures that.
