@@ -320,9 +320,10 @@ TEST_ENV = TOPDOWND=$(abspath $(TOPDOWND)) FAKEPMU=$(abspath $(FAKEPMU)) \
 
 # Two at a time: every test must hold on a loaded machine anyway.  Those
 # that measure something system-wide run alone (36-cgroups.t counts the
-# system's allocated files).
+# system's allocated files; 74-scrape-tail.t compares the daemon's and
+# nginx's latency measured one after the other).
 PROVE_JOBS ?= 2
-SOLO_TESTS := tests/integration/36-cgroups.t
+SOLO_TESTS := tests/integration/36-cgroups.t tests/integration/74-scrape-tail.t
 PROVE = prove -f -j$(PROVE_JOBS)
 
 check-integration: all $(TOOL_BINS) $(FAKEPMU_TEST_BINS)

@@ -642,6 +642,11 @@ static void http_families(struct render *r)
 	buf_puts(b, "topdown_http_connections ");
 	buf_u64(b, h->connections);
 	buf_putc(b, '\n');
+	family(r, "topdown_http_api_renders_total", "counter",
+	       "JSON documents rendered for /api/v1/topdown and its history: requests for the same document of the same interval share one render.");
+	buf_puts(b, "topdown_http_api_renders_total ");
+	buf_u64(b, h->api_renders);
+	buf_putc(b, '\n');
 	if (!h->auth)
 		return;
 	family(r, "topdown_http_password_checks_total", "counter",

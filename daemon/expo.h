@@ -57,6 +57,7 @@ struct expo_http {
 	uint64_t requests[EXPO_EP_COUNT][EXPO_CODE_COUNT];
 	uint64_t rejected[EXPO_REJ_COUNT];
 	uint64_t password_checks;
+	uint64_t api_renders; /* JSON documents rendered (apicache) */
 	unsigned connections;  /* open now */
 	bool auth; /* basic auth on: export password_checks */
 };

@@ -35,6 +35,9 @@
  * queue (a request waits at most API_DEADLINE_NS in it, request.c). */
 #define API_WORKERS 1
 #define API_QUEUE 128
+/* JSON documents kept for sharing: the variants the clients of one or two
+ * intervals ask for (a live page asks for two; a dashboard a few). */
+#define APICACHE_SLOTS 8
 #define WORKER_NICE 5
 #define THROTTLE_SLOTS 4096
 /* libmicrohttpd's threads inherit the nice value of the thread that
@@ -140,6 +143,7 @@ void http_counts(struct http *h, struct expo_http *out)
 	out->rejected[EXPO_REJ_TIMEOUT] += conns_expired(h->conns);
 	out->rejected[EXPO_REJ_EVICTED] += conns_evicted(h->conns);
 	out->password_checks = atomic_load(&s->password_checks);
+	out->api_renders = apicache_renders(h->apicache);
 	out->connections = conns_count(h->conns);
 }
 
@@ -351,6 +355,8 @@ int http_new(const struct http_params *params, struct http **ret)
 	if (r == 0)
 		r = render_new(&h->render);
 	if (r == 0)
+		r = apicache_new(APICACHE_SLOTS, &h->apicache);
+	if (r == 0)
 		r = jobs_new("topdownd-auth", AUTH_WORKERS, AUTH_QUEUE, WORKER_NICE, &h->auth_jobs);
 	if (r == 0)
 		r = jobs_new("topdownd-render", RENDER_WORKERS, RENDER_QUEUE, WORKER_NICE, &h->render_jobs);
@@ -480,6 +486,7 @@ void http_free(struct http *h)
 		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_EVICTED], conns_evicted(h->conns));
 	}
 	render_free(h->render);
+	apicache_free(h->apicache);
 	throttle_free(h->throttle);
 	conns_free(h->conns);
 	http_settings_unref(h->settings);

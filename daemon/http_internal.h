@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "apicache.h"
 #include "conns.h"
 #include "http.h"
 #include "jobs.h"
@@ -45,6 +46,7 @@ struct http {
 	/* Shutting down: queued API renders answer 503 at once. */
 	atomic_bool stopping;
 	struct render *render;
+	struct apicache *apicache; /* the JSON documents, shared */
 };
 
 struct settings *http_settings_get(struct http *h);

@@ -262,6 +262,14 @@ static struct body *render_body(struct render *r, const struct snapshot *snap,
 	return gz;
 }
 
+struct MHD_Response *render_cached(struct render *r, enum render_variant v,
+				   enum config_granularity gran, uint64_t seq, uint64_t gen)
+{
+	struct body *b = cached_body(r, key_of(v, gran), seq, gen);
+
+	return b ? response_of(b, v) : NULL;
+}
+
 struct MHD_Response *render_response(struct render *r, const struct snapshot *snap,
 				      enum render_variant v, const struct expo_options *opt,
 				      uint64_t gen)

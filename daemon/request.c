@@ -255,33 +255,45 @@ static void auth_job(void *arg)
 	MHD_resume_connection(req->mc);
 }
 
-/* A response taking @text (malloc'd, @len bytes), compressed when the
- * client takes gzip and it is worth it: the core-scope document the live
- * page fetches every interval is 643 KB at a thousand CPUs, 60 KB as
- * gzip.  NULL without memory. */
+/* Compresses *@text (malloc'd, *@len bytes) in place when the client
+ * takes gzip and it is worth it: the core-scope document the live page
+ * fetches every interval is 643 KB at a thousand CPUs, 60 KB as gzip.
+ * True when it did. */
+static bool gzip_text(const struct req *req, char **text, size_t *len)
+{
+	char *gz;
+	size_t gz_len;
+
+	if (!req->gzip || *len < 1024 || body_gzip_once(*text, *len, &gz, &gz_len) < 0)
+		return false;
+	free(*text);
+	*text = gz;
+	*len = gz_len;
+	return true;
+}
+
+static void add_text_headers(struct MHD_Response *resp, const char *content_type, bool zipped)
+{
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	if (zipped)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+}
+
+/* A response taking @text (malloc'd, @len bytes), compressed when worth
+ * it (gzip_text).  NULL without memory. */
 static struct MHD_Response *rendered_response(struct req *req, char *text, size_t len,
 					      const char *content_type)
 {
 	struct MHD_Response *resp;
-	char *gz;
-	size_t gz_len;
-	bool zipped = false;
+	bool zipped = gzip_text(req, &text, &len);
 
-	if (req->gzip && len >= 1024 && body_gzip_once(text, len, &gz, &gz_len) == 0) {
-		free(text);
-		text = gz;
-		len = gz_len;
-		zipped = true;
-	}
 	resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(text);
 		return NULL;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
-	if (zipped)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	add_text_headers(resp, content_type, zipped);
 	return resp;
 }
 
@@ -329,6 +341,60 @@ static struct MHD_Response *page_response(struct http *h, struct req *req)
 	return resp;
 }
 
+/* Renders the JSON document @arg (a struct req) asks for (apicache). */
+static int api_text(void *arg, char **text, size_t *len, bool *gzipped)
+{
+	struct req *req = arg;
+	struct http *h = req->h;
+	json_t *doc;
+
+	if (req->history)
+		doc = history_document(h, req->snap, req->since, req->query.level);
+	else
+		doc = api_document(req->snap, &req->query, req->then, h->p.hostname, topdownd_version);
+	*text = doc ? api_dump(doc, false) : NULL;
+	json_decref(doc);
+	if (!*text)
+		return -ENOMEM;
+	*len = strlen(*text);
+	*gzipped = gzip_text(req, text, len);
+	return 0;
+}
+
+static void unref_doc(void *cls)
+{
+	apidoc_unref(cls);
+}
+
+/* The JSON document of @req, shared with every request for the same one
+ * of the same interval (one render however many ask). */
+static struct MHD_Response *api_response(struct http *h, struct req *req)
+{
+	struct apicache_key k;
+	const struct apidoc *d;
+	struct MHD_Response *resp;
+
+	apicache_key_init(&k, req->snap->published, req->s->gen, req->gzip);
+	k.history = req->history;
+	if (req->history) {
+		k.level = req->query.level;
+		k.since = req->since;
+	} else {
+		/* api_parse_query() zeroed its padding. */
+		memcpy(&k.query, &req->query, sizeof(k.query));
+	}
+	if (apicache_get(h->apicache, &k, api_text, req, &d) < 0)
+		return NULL;
+	resp = MHD_create_response_from_buffer_with_free_callback_cls(d->len, d->text, unref_doc,
+								      (void *)(uintptr_t)d);
+	if (!resp) {
+		apidoc_unref(d);
+		return NULL;
+	}
+	add_text_headers(resp, CT_JSON, d->gzip);
+	return resp;
+}
+
 static void render_job(void *arg)
 {
 	struct req *req = arg;
@@ -348,11 +414,15 @@ static void render_job(void *arg)
 			.proc = &proc,
 		};
 
-		http_counts(h, &counts);
-		procstat_read(&proc);
-		counts.auth = req->s->auth != NULL;
-		req->response = snap ? render_response(h->render, snap, req->variant, &opt, req->s->gen)
+		req->response = snap ? render_cached(h->render, req->variant, req->gran,
+						     snap->published, req->s->gen)
 				     : NULL;
+		if (snap && !req->response) {
+			http_counts(h, &counts);
+			procstat_read(&proc);
+			counts.auth = req->s->auth != NULL;
+			req->response = render_response(h->render, snap, req->variant, &opt, req->s->gen);
+		}
 		snapring_release(h->p.ring, snap);
 	} else if (atomic_load(&h->stopping) || mono_ns() - req->queued_ns > API_DEADLINE_NS) {
 		static const char text[] = "503 busy, try again in a second\n";
@@ -369,20 +439,7 @@ static void render_job(void *arg)
 	} else if (req->ep == EXPO_EP_INDEX) {
 		req->response = page_response(h, req);
 	} else {
-		json_t *doc;
-		char *text;
-
-		if (req->history) {
-			doc = history_document(h, req->snap, req->since, req->query.level);
-		} else {
-			doc = api_document(req->snap, &req->query, req->then, h->p.hostname,
-					   topdownd_version);
-		}
-		text = doc ? api_dump(doc, false) : NULL;
-
-		json_decref(doc);
-		if (text)
-			req->response = rendered_response(req, text, strlen(text), CT_JSON);
+		req->response = api_response(h, req);
 	}
 	snapring_release(h->p.ring, req->snap);
 	req->snap = NULL;

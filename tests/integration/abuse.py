@@ -16,7 +16,8 @@ the victim (a scraper) uses 127.0.3.1.
       server held, the scrapes' status and latency, and how many crowd
       connections the server had closed by the end.
   abuse.py PORT flood N PATH [ready=FILE] [victim=PATH]
-      N clients (8 addresses) each asking PATH again as soon as answered,
+      N clients (8 addresses) each asking PATH ({k} in it: the client's
+      number, 0 to N-1) again as soon as answered,
       while the victim asks its PATH (/metrics by default) 5 times, one a
       second; FILE is created once the flood runs (for a test that stops
       the daemon in it).  Prints the victim's status and latency, the
@@ -253,15 +254,17 @@ def flood(n, path, ready=None, victim="/metrics"):
     stop = threading.Event()
     addrs = host_addresses(8, base=2)
 
-    def client(addr):
+    def client(addr, k):
+        # {k}: the client's number, so that each asks its own document.
+        mine = path.replace("{k}", str(k))
         while not stop.is_set():
-            status, took, _ = request(path, addr, timeout=30)
+            status, took, _ = request(mine, addr, timeout=30)
             with lock:
                 counts[str(status)] = counts.get(str(status), 0) + 1
                 if status == 200 and ready_seen.is_set():
                     took_ok.append(took)
     ready_seen = threading.Event()
-    threads = [threading.Thread(target=client, args=(addrs[k % 8],), daemon=True) for k in range(n)]
+    threads = [threading.Thread(target=client, args=(addrs[k % 8], k), daemon=True) for k in range(n)]
     for t in threads:
         t.start()
     # Under way: the first answers are in.
