@@ -78,7 +78,11 @@ ALL_CFLAGS = -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(SANFLAGS) $(CFLAGS) $(PKG_CF
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lcrypt -lpthread -lm
 
-DAEMON_SRCS := $(wildcard daemon/*.c)
+# The daemon's subsystem folders (build-aux/check-layers ranks them; each
+# one's headers are included by name, so every folder is on the path).
+DAEMON_DIRS := daemon $(patsubst %/,%,$(sort $(dir $(wildcard daemon/*/*.c))))
+DAEMON_INC := $(addprefix -I,$(DAEMON_DIRS))
+DAEMON_SRCS := $(wildcard $(addsuffix /*.c,$(DAEMON_DIRS)))
 DAEMON_OBJS := $(patsubst daemon/%.c,$(BUILD)/daemon/%.o,$(DAEMON_SRCS))
 # Everything but main.o, for the unit tests to link against.
 LIB_OBJS := $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJS))
@@ -136,40 +140,40 @@ $(TOPDOWND): $(DAEMON_OBJS)
 
 $(BUILD)/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(DAEMON_INC) -c -o $@ $<
 
 # The live page's style and script, compiled into page.o.
-PAGE_ASSETS := daemon/page.css daemon/page.js
+PAGE_ASSETS := daemon/render/page.css daemon/render/page.js
 $(BUILD)/gen/page_assets.h: $(PAGE_ASSETS) build-aux/embed
 	@mkdir -p $(@D)
-	build-aux/embed page_style=daemon/page.css page_script=daemon/page.js >$@.tmp && mv $@.tmp $@
-$(BUILD)/daemon/page.o: $(BUILD)/gen/page_assets.h
-$(BUILD)/daemon/page.o: ALL_CFLAGS += -I$(BUILD)/gen
+	build-aux/embed page_style=daemon/render/page.css page_script=daemon/render/page.js >$@.tmp && mv $@.tmp $@
+$(BUILD)/daemon/render/page.o: $(BUILD)/gen/page_assets.h
+$(BUILD)/daemon/render/page.o: ALL_CFLAGS += -I$(BUILD)/gen
 
 # Per-cgroup attribution: the BPF program, compiled for the BPF target and
 # embedded as a libbpf skeleton (no compiler at run time).  Its object is
 # the same for every architecture; the host's uapi headers serve.
 BPF_CLANG ?= clang
 HOST_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null)
-$(BUILD)/gen/cgattr.bpf.o: daemon/bpf/cgattr.bpf.c daemon/cgacct.h
+$(BUILD)/gen/cgattr.bpf.o: daemon/cgroup/bpf/cgattr.bpf.c daemon/cgroup/cgacct.h
 	@mkdir -p $(@D)
 	$(BPF_CLANG) -g -O2 -target bpf -Wall -Werror -I/usr/include/$(HOST_MULTIARCH) -c -o $@ $<
 $(BUILD)/gen/cgattr.skel.h: $(BUILD)/gen/cgattr.bpf.o
 	bpftool gen skeleton $< name cgattr_bpf >$@.tmp && mv $@.tmp $@
-$(BUILD)/daemon/cgbpf.o: $(BUILD)/gen/cgattr.skel.h
-$(BUILD)/daemon/cgbpf.o: ALL_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/daemon/cgroup/cgbpf.o: $(BUILD)/gen/cgattr.skel.h
+$(BUILD)/daemon/cgroup/cgbpf.o: ALL_CFLAGS += -I$(BUILD)/gen
 
 # The revision is compiled into version.o only; rebuild it when it changes.
 $(BUILD)/revision.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(VERSION) $(REVISION)' | cmp -s - $@ || echo '$(VERSION) $(REVISION)' > $@
-$(BUILD)/daemon/version.o: $(BUILD)/revision.stamp
-$(BUILD)/daemon/version.o: ALL_CFLAGS += -DTOPDOWND_VERSION='"$(VERSION)"' \
+$(BUILD)/daemon/lib/version.o: $(BUILD)/revision.stamp
+$(BUILD)/daemon/lib/version.o: ALL_CFLAGS += -DTOPDOWND_VERSION='"$(VERSION)"' \
 	-DTOPDOWND_REVISION='"$(REVISION)"'
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Idaemon -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) \
+	$(CC) $(ALL_CFLAGS) $(DAEMON_INC) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) \
 		$(shell $(PKG_CONFIG) --cflags --libs cmocka) $(LIBS)
 
 # Test tools built against the daemon's objects (tests/tools/*.c), and
@@ -186,7 +190,7 @@ $(BUILD)/tests/tools/perfprobe: $(PERFPROBE_SRC)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Idaemon -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(DAEMON_INC) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) $(LIBS)
 
 # The fake PMU is test equipment: never sanitized (it is preloaded into
 # sanitized daemons), built from its own sources only.
@@ -347,8 +351,10 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
 lint:
+	build-aux/check-layers daemon
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem daemon/
+		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem \
+		$(DAEMON_INC) daemon/
 
 # The units name the installed paths; an existing config is never replaced.
 DOCS := README.md LICENSE

@@ -21,7 +21,9 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wcast-qual -Wformat=2
 LIBS := $(shell pkg-config --libs $(PKGS)) -lcrypt -lpthread -lm
 
-DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+DAEMON_DIRS := daemon $(patsubst %/,%,$(sort $(dir $(wildcard daemon/*/*.c))))
+DAEMON_INC := $(addprefix -I,$(DAEMON_DIRS))
+DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard $(addsuffix /*.c,$(DAEMON_DIRS))))
 DAEMON_OBJS := $(patsubst daemon/%.c,$(FUZZ_BUILD)/obj/%.o,$(DAEMON_SRCS))
 ARCHIVE := $(FUZZ_BUILD)/libtopdownd-fuzz.a
 HARNESS_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -34,24 +36,24 @@ all: $(HARNESS_BINS)
 $(FUZZ_BUILD)/obj/%.o: daemon/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(WARN) -MMD -MP -c -o $@ $< 2>$@.warn; \
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(DAEMON_INC) $(WARN) -MMD -MP -c -o $@ $< 2>$@.warn; \
 		st=$$?; cat $@.warn >&2; exit $$st
 
 # The live page's style and script (the Makefile's rule).
-$(FUZZ_BUILD)/gen/page_assets.h: daemon/page.css daemon/page.js build-aux/embed
+$(FUZZ_BUILD)/gen/page_assets.h: daemon/render/page.css daemon/render/page.js build-aux/embed
 	@mkdir -p $(@D)
-	@build-aux/embed page_style=daemon/page.css page_script=daemon/page.js >$@.tmp && mv $@.tmp $@
-$(FUZZ_BUILD)/obj/page.o: $(FUZZ_BUILD)/gen/page_assets.h
-$(FUZZ_BUILD)/obj/page.o: FUZZ_CFLAGS += -I$(FUZZ_BUILD)/gen
+	@build-aux/embed page_style=daemon/render/page.css page_script=daemon/render/page.js >$@.tmp && mv $@.tmp $@
+$(FUZZ_BUILD)/obj/render/page.o: $(FUZZ_BUILD)/gen/page_assets.h
+$(FUZZ_BUILD)/obj/render/page.o: FUZZ_CFLAGS += -I$(FUZZ_BUILD)/gen
 
 # The per-cgroup BPF program's skeleton (the Makefile's rule).
-$(FUZZ_BUILD)/gen/cgattr.bpf.o: daemon/bpf/cgattr.bpf.c daemon/cgacct.h
+$(FUZZ_BUILD)/gen/cgattr.bpf.o: daemon/cgroup/bpf/cgattr.bpf.c daemon/cgroup/cgacct.h
 	@mkdir -p $(@D)
 	@clang -g -O2 -target bpf -I/usr/include/$$(gcc -print-multiarch) -c -o $@ $<
 $(FUZZ_BUILD)/gen/cgattr.skel.h: $(FUZZ_BUILD)/gen/cgattr.bpf.o
 	@bpftool gen skeleton $< name cgattr_bpf >$@.tmp && mv $@.tmp $@
-$(FUZZ_BUILD)/obj/cgbpf.o: $(FUZZ_BUILD)/gen/cgattr.skel.h
-$(FUZZ_BUILD)/obj/cgbpf.o: FUZZ_CFLAGS += -I$(FUZZ_BUILD)/gen
+$(FUZZ_BUILD)/obj/cgroup/cgbpf.o: $(FUZZ_BUILD)/gen/cgattr.skel.h
+$(FUZZ_BUILD)/obj/cgroup/cgbpf.o: FUZZ_CFLAGS += -I$(FUZZ_BUILD)/gen
 
 $(ARCHIVE): $(DAEMON_OBJS)
 	@rm -f $@
@@ -60,7 +62,7 @@ $(ARCHIVE): $(DAEMON_OBJS)
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ARCHIVE)
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -Wall -Wextra -Idaemon -MMD -MP -MF $@.d \
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -Wall -Wextra $(DAEMON_INC) -MMD -MP -MF $@.d \
 		-DFUZZ_FIXTURES='"$(FIXTURES)"' -o $@ $< $(ARCHIVE) $(LIBS)
 
 -include $(DAEMON_OBJS:.o=.d) $(HARNESS_BINS:=.d)

@@ -34,8 +34,9 @@ like "$(cat "$TMP/uninstall.log")" 'keeping .*/etc/topdownd/topdownd.conf' "and 
 
 # --- license ---
 ok $(grep -q '^MIT License$' "$ROOT/LICENSE"; echo $?) "LICENSE: MIT"
-missing=$(cd "$ROOT" && for f in daemon/*.c daemon/*.h; do
-	head -1 "$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"; done | tr '\n' ' ')
+missing=$(cd "$ROOT" && for f in $(find daemon -name "*.[ch]" | sort); do
+	# The BPF program is MIT or GPL-2.0: the kernel's GPL-only helpers.
+	head -1 "$f" | grep -qE 'SPDX-License-Identifier: (MIT|\(MIT OR GPL-2.0\))( \*/)?$' || echo "$f"; done | tr '\n' ' ')
 is "$missing" "" "every daemon source starts with its SPDX-License-Identifier"
 
 # --- make deb ---

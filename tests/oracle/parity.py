@@ -78,7 +78,7 @@ L2 = {"heavy_operations": "retiring", "light_operations": "retiring",
 # AMD's level 1 has a fifth category.
 L1_ALL = L1 + ["smt_contention"]
 # Zen 5's tables name the level-2 metrics differently; topdownd exports
-# them under Zen 4's names (daemon/uarch_amd.c).
+# them under Zen 4's names (daemon/hw/uarch_amd.c).
 ZEN5_NAMES = {"frontend_bound_latency": "frontend_bound_by_latency",
               "frontend_bound_bandwidth": "frontend_bound_by_bandwidth",
               "bad_speculation_mispredicts": "bad_speculation_from_mispredicts",
