@@ -1034,7 +1034,7 @@ static bool same_groups(const struct cpmu *pm, const struct plan_pmu *pp)
 static void apply_plan(struct collector *c, bool reopen_all)
 {
 	const struct plan *plan = c->plan;
-	bool reopen[PMU_CORE_MAX] = { false, false };
+	bool reopen[PMU_CORE_MAX] = { false };
 	struct cpmu old[PMU_CORE_MAX];
 	unsigned n_old = c->n_pmus;
 
@@ -1818,9 +1818,13 @@ const char *collector_model(const struct collector *c)
 	return c->pmus[0].model.refine ? "perf" : "hardware";
 }
 
-/* One row per core PMU, in discovery order: what it runs, or why not. */
-static void fill_pmus(const struct collector *c, struct snapshot *snap, int *pmu_row)
+/* One row per core PMU, in discovery order: what it runs, or why not.
+ * pmu_row[k]: the row of the collector's PMU k, -1 for none. */
+static void fill_pmus(const struct collector *c, struct snapshot *snap, int pmu_row[PMU_CORE_MAX])
 {
+	assert(c->n_pmus <= PMU_CORE_MAX);
+	for (unsigned k = 0; k < PMU_CORE_MAX; k++)
+		pmu_row[k] = -1;
 	snap->n_pmus = 0;
 	for (unsigned i = 0; i < c->pmu->n_cores && i < SNAP_PMUS; i++) {
 		const struct pmu_core *core = &c->pmu->core[i];
@@ -1867,7 +1871,7 @@ unsigned collector_count(const struct collector *c, enum cpu_state state)
 /* The CPU descriptions, cores and packages: written when they change. */
 static void describe(const struct collector *c, struct snapshot *snap)
 {
-	int pmu_row[PMU_CORE_MAX] = { -1, -1 };
+	int pmu_row[PMU_CORE_MAX];
 
 	fill_pmus(c, snap, pmu_row); /* for pmu_row; stamp() writes them again */
 	memset(snap->cpus_by_state, 0, sizeof(snap->cpus_by_state));
@@ -1908,7 +1912,7 @@ static void describe(const struct collector *c, struct snapshot *snap)
 /* Everything but the CPUs, every publication. */
 static void stamp(struct collector *c, struct snapshot *snap)
 {
-	int pmu_row[PMU_CORE_MAX] = { -1, -1 };
+	int pmu_row[PMU_CORE_MAX];
 
 	fill_pmus(c, snap, pmu_row);
 	snap->level = c->plan->level;

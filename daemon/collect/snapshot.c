@@ -7,14 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const cpu_state_name[CPU_STATE_COUNT] = {
+#include "util.h"
+
+const char *const cpu_state_name[] = {
 	[CPU_STATE_MONITORED] = "monitored",
 	[CPU_STATE_FAILED] = "failed",
 	[CPU_STATE_OFFLINE] = "offline",
 	[CPU_STATE_UNSUPPORTED] = "unsupported",
 };
+TABLE_COVERS(cpu_state_name, CPU_STATE_COUNT);
 
-const char *const coll_error_name[COLL_ERR_COUNT] = {
+const char *const coll_error_name[] = {
 	[COLL_ERR_PERMISSION] = "permission",
 	[COLL_ERR_UNSUPPORTED] = "unsupported",
 	[COLL_ERR_OFFLINE] = "offline",
@@ -23,6 +26,7 @@ const char *const coll_error_name[COLL_ERR_COUNT] = {
 	[COLL_ERR_READ] = "read",
 	[COLL_ERR_SHORT_READ] = "short_read",
 };
+TABLE_COVERS(coll_error_name, COLL_ERR_COUNT);
 
 void snap_cols_of(td_catset cats, struct snap_cols *out)
 {

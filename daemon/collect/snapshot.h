@@ -49,8 +49,10 @@ enum coll_error {
 	COLL_ERR_COUNT,
 };
 
-extern const char *const cpu_state_name[CPU_STATE_COUNT];
-extern const char *const coll_error_name[COLL_ERR_COUNT];
+/* CPU_STATE_COUNT and COLL_ERR_COUNT long (no size here: the
+ * definitions' initialisers give it, which TABLE_COVERS checks). */
+extern const char *const cpu_state_name[];
+extern const char *const coll_error_name[];
 
 struct snap_counts {
 	double total[TD_C_COUNT]; /* since start */

@@ -90,6 +90,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
+
 /* perf's '/' (tools/perf/util/expr.y): no value when dividing by 0.  No
  * value is NaN here, and propagates through every node that reads it. */
 static double divide(double num, double den)
@@ -425,10 +427,11 @@ int tma_compute(const struct tma_model *model, const struct tma_input *in,
 
 const char *tma_departure_name(enum tma_departure d)
 {
-	static const char *const names[TMA_DEP_COUNT] = {
+	static const char *const names[] = {
 		[TMA_DEP_NEGATIVE] = "negative",
 		[TMA_DEP_NO_VALUE] = "no_value",
 	};
+	TABLE_COVERS(names, TMA_DEP_COUNT);
 
 	return (unsigned)d < TMA_DEP_COUNT ? names[d] : "?";
 }

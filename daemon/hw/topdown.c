@@ -2,7 +2,9 @@
 /* topdown: the category table. */
 #include "topdown.h"
 
-const struct td_cat_info td_cat[TD_CAT_COUNT] = {
+#include "util.h"
+
+const struct td_cat_info td_cat[] = {
 	[TD_CAT_RETIRING] = { "retiring", 1, TD_CAT_RETIRING },
 	[TD_CAT_BAD_SPECULATION] = { "bad_speculation", 1, TD_CAT_BAD_SPECULATION },
 	[TD_CAT_FRONTEND_BOUND] = { "frontend_bound", 1, TD_CAT_FRONTEND_BOUND },
@@ -31,6 +33,7 @@ const struct td_cat_info td_cat[TD_CAT_COUNT] = {
 	[TD_CAT_BACKEND_BOUND_MEMORY] = { "backend_bound_memory", 2, TD_CAT_BACKEND_BOUND },
 	[TD_CAT_BACKEND_BOUND_CPU] = { "backend_bound_cpu", 2, TD_CAT_BACKEND_BOUND },
 };
+TABLE_COVERS(td_cat, TD_CAT_COUNT);
 
 td_catset td_catset_level(td_catset set, unsigned level)
 {

@@ -3,10 +3,18 @@
 #ifndef TOPDOWND_UTIL_H
 #define TOPDOWND_UTIL_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* For a table indexed by an enum, after its definition (which takes its
+ * size from its initialiser): one entry per value up to the last, so that
+ * a value added before @count without an entry fails the build. */
+#define TABLE_COVERS(table, count)                                      \
+	static_assert(sizeof(table) / sizeof((table)[0]) == (count),    \
+		      #table ": one entry per value of its enum")
 
 /* snprintf for messages into fixed buffers, where cutting a long message
  * short is the intended behaviour.  Always NUL-terminates. */

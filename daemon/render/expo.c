@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const unsigned expo_http_codes[EXPO_CODE_COUNT] = {
+const unsigned expo_http_codes[] = {
 	200, 400, 401, 403, 404, 405, 406, 408, 413, 414, 429, 431, 500, 503, 0,
 };
+TABLE_COVERS(expo_http_codes, EXPO_CODE_COUNT);
 
-const char *const expo_endpoint_name[EXPO_EP_COUNT] = {
+const char *const expo_endpoint_name[] = {
 	[EXPO_EP_METRICS] = "metrics",
 	[EXPO_EP_API] = "api",
 	[EXPO_EP_INDEX] = "index",
@@ -19,8 +20,9 @@ const char *const expo_endpoint_name[EXPO_EP_COUNT] = {
 	[EXPO_EP_READY] = "ready",
 	[EXPO_EP_OTHER] = "other",
 };
+TABLE_COVERS(expo_endpoint_name, EXPO_EP_COUNT);
 
-const char *const expo_reject_name[EXPO_REJ_COUNT] = {
+const char *const expo_reject_name[] = {
 	[EXPO_REJ_UNAUTHORIZED] = "unauthorized",
 	[EXPO_REJ_METHOD] = "method",
 	[EXPO_REJ_NOT_FOUND] = "not_found",
@@ -32,6 +34,7 @@ const char *const expo_reject_name[EXPO_REJ_COUNT] = {
 	[EXPO_REJ_CLIENT_LIMIT] = "client_limit",
 	[EXPO_REJ_EVICTED] = "evicted",
 };
+TABLE_COVERS(expo_reject_name, EXPO_REJ_COUNT);
 
 unsigned expo_http_code_index(unsigned code)
 {

@@ -49,9 +49,13 @@ enum expo_reject {
 };
 
 #define EXPO_CODE_COUNT 15
-extern const unsigned expo_http_codes[EXPO_CODE_COUNT]; /* the last is "other" (0) */
-extern const char *const expo_endpoint_name[EXPO_EP_COUNT];
-extern const char *const expo_reject_name[EXPO_REJ_COUNT];
+/* Indexed by the enums above, EXPO_CODE_COUNT, EXPO_EP_COUNT and
+ * EXPO_REJ_COUNT long (declared without a size so that the definitions'
+ * initialisers give it, which TABLE_COVERS checks); the last code is
+ * "other" (0). */
+extern const unsigned expo_http_codes[];
+extern const char *const expo_endpoint_name[];
+extern const char *const expo_reject_name[];
 
 struct expo_http {
 	uint64_t requests[EXPO_EP_COUNT][EXPO_CODE_COUNT];
