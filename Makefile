@@ -375,6 +375,7 @@ install: $(TOPDOWND)
 	install -d $(DESTDIR)$(DOCDIR)/contrib/prometheus $(DESTDIR)$(DOCDIR)/contrib/grafana \
 		$(DESTDIR)$(DOCDIR)/contrib/systemd
 	install -m 0644 $(DOCS) config/topdownd.conf $(DESTDIR)$(DOCDIR)/
+	install -D -m 0644 docs/design.md $(DESTDIR)$(DOCDIR)/docs/design.md
 	for f in $(CONTRIB); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f; done
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf ]; then \
 		echo "install: keeping the existing $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf"; \

@@ -71,7 +71,7 @@
  * Each node is perf's expression on perf's own values of the nodes it
  * reads: children of a parent read perf's parent, bad_speculation reads
  * perf's frontend_bound, nothing is rescaled, and where perf writes
- * max(0, ...) or min(...) so does this.  The departures (README,
+ * max(0, ...) or min(...) so does this.  The departures (docs/design.md,
  * "Compared with perf"; counted in topdown_departures_total):
  *   - a node below 0 (perf prints one when independently counted events
  *     disagree, or a refinement term exceeds its 8-bit metric) is 0;

@@ -22,7 +22,7 @@ struct tma_input {
 	double v[TD_EV_COUNT];
 };
 
-/* How a result departs from perf's values (README, "Compared with perf"). */
+/* How a result departs from perf's values (docs/design.md, "Compared with perf"). */
 enum tma_departure {
 	TMA_DEP_NEGATIVE,  /* a node perf prints below 0 is 0 */
 	TMA_DEP_NO_VALUE,  /* a level-2 node perf prints nothing for (a division by 0) is 0 */

@@ -17,7 +17,7 @@ installed perf 6.1's own files, for the models it knows):
     in five inconsistent, as independently counted events can be), in
     every SMT mode perf's expressions know (#SMT_on, #core_wide): each
     node perf's expression from the table, evaluated by perfexpr.py,
-    except the two departures (README, "Compared with perf"), checked on
+    except the two departures (docs/design.md, "Compared with perf"), checked on
     their own: a negative node is 0 and flagged "negative"; a level-2
     node perf has no value for (a division by 0) is 0 and flagged
     "no_value"; a level-1 one is no figures.
