@@ -41,12 +41,15 @@ enum phase {
 	PHASE_RENDERED,
 };
 
+struct route;
+
 struct req {
 	struct http *h;
 	struct settings *s;
 	struct MHD_Connection *mc;
 	struct conn *conn;
-	enum expo_endpoint ep;
+	const struct route *route; /* from the path (routes[]) */
+	enum expo_endpoint ep;     /* the route's label */
 	bool history; /* /api/v1/topdown/history (counted as api) */
 	enum phase phase;
 	/* Refused before the handler ran (the query): status and text. */
@@ -154,21 +157,6 @@ static bool client_verified(const struct settings *s, struct MHD_Connection *con
 }
 
 /* ---- requests ---- */
-
-static enum expo_endpoint endpoint_of(const char *url)
-{
-	if (strcmp(url, "/metrics") == 0)
-		return EXPO_EP_METRICS;
-	if (strcmp(url, "/api/v1/topdown") == 0 || strcmp(url, "/api/v1/topdown/history") == 0)
-		return EXPO_EP_API;
-	if (strcmp(url, "/") == 0)
-		return EXPO_EP_INDEX;
-	if (strcmp(url, "/-/healthy") == 0)
-		return EXPO_EP_HEALTHY;
-	if (strcmp(url, "/-/ready") == 0)
-		return EXPO_EP_READY;
-	return EXPO_EP_OTHER;
-}
 
 /* Called with the request line, before libmicrohttpd splits the query into
  * parameters.  Each parameter takes a record in the connection's memory
@@ -309,6 +297,8 @@ static json_t *history_document(struct http *h, const struct snapshot *snap, dou
 	return doc;
 }
 
+static const struct page_link *page_links(size_t *n);
+
 /* The live page of the held snapshot: rendered from the documents its
  * script fetches. */
 static struct MHD_Response *page_response(struct http *h, struct req *req)
@@ -320,9 +310,14 @@ static struct MHD_Response *page_response(struct http *h, struct req *req)
 	now = api_document(req->snap, &page_query, NULL, h->p.hostname, topdownd_version);
 	hist = history_document(h, req->snap, 0, 2);
 	buf_init(&b);
-	if (now && hist)
+	if (now && hist) {
+		size_t n_links;
+		const struct page_link *links = page_links(&n_links);
+
 		page_live(&b, now, hist, req->heat[0] ? req->heat : NULL,
-			  (double)history_length_ns(h->p.history) / 1e9, topdownd_revision);
+			  (double)history_length_ns(h->p.history) / 1e9, topdownd_revision, links,
+			  n_links);
+	}
 	json_decref(now);
 	json_decref(hist);
 	if (now && hist && !buf_failed(&b)) {
@@ -655,133 +650,204 @@ static bool metrics_granularity(struct req *req, char *err, size_t errlen)
 	return true;
 }
 
-/* The endpoints that read a snapshot.  /metrics from the cache, or
- * rendered on the render worker like the JSON document. */
-static enum MHD_Result serve(struct req *req, bool *suspended)
+/* ---- the endpoints ---- */
+
+/* A route's handler, called with the newest snapshot in *@snap: it answers
+ * (*@ret), or hands the request to a worker (*@suspended; the worker
+ * then holds the snapshot, and *@snap is NULL). */
+typedef enum MHD_Result (*serve_fn)(struct req *req, const struct snapshot **snap,
+				    bool *suspended);
+
+/* On a worker with the snapshot, or the worker's refusal (busy). */
+static enum MHD_Result to_worker(struct req *req, const struct snapshot **snap, bool *suspended)
+{
+	enum MHD_Result ret;
+
+	if (render_on_worker(req->h, req, *snap, &ret)) {
+		*snap = NULL;
+		*suspended = true;
+		return MHD_YES;
+	}
+	return ret;
+}
+
+/* /metrics: from the cache, or rendered on the render worker. */
+static enum MHD_Result serve_metrics(struct req *req, const struct snapshot **snap,
+				     bool *suspended)
 {
 	struct http *h = req->h;
 	struct MHD_Connection *conn = req->mc;
+	enum MHD_Result ret;
+	char err[256];
+
+	if (!metrics_granularity(req, err, sizeof(err))) {
+		req->status = MHD_HTTP_BAD_REQUEST;
+		return respond_text(conn, req->status, err);
+	}
+	req->variant = render_variant_of(
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	if (render_queue_cached(h->render, conn, req->variant, req->gran, (*snap)->published,
+				req->s->gen, &ret))
+		return ret;
+	/* Requests waiting for the render worker hold no snapshot: a queue
+	 * of them would hold every buffer of the ring (and the collector
+	 * would write intervals nobody sees).  The worker takes the newest. */
+	snapring_release(h->p.ring, *snap);
+	*snap = NULL;
+	return to_worker(req, snap, suspended);
+}
+
+/* /api/v1/topdown/history */
+static enum MHD_Result serve_history(struct req *req, const struct snapshot **snap,
+				     bool *suspended)
+{
+	struct query_args args = { .history = true };
+	char err[256];
+
+	req->history = true;
+	MHD_get_connection_values(req->mc, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+	if (args.error[0] || api_parse_history_query(args.since, args.level, &req->since,
+						     &req->query.level, err, sizeof(err)) < 0) {
+		req->status = MHD_HTTP_BAD_REQUEST;
+		return respond_json_error(req->mc, req->status, args.error[0] ? args.error : err);
+	}
+	return to_worker(req, snap, suspended);
+}
+
+/* /api/v1/topdown */
+static enum MHD_Result serve_api(struct req *req, const struct snapshot **snap, bool *suspended)
+{
+	struct http *h = req->h;
+	struct query_args args = { .history = false };
+	char err[256];
+
+	MHD_get_connection_values(req->mc, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+	if (args.error[0] ||
+	    api_parse_query(args.scope, args.level, args.cpu, args.window, &req->query, err,
+			    sizeof(err)) < 0 ||
+	    api_check_query(*snap, &req->query, history_length_ns(h->p.history), err,
+			    sizeof(err)) < 0) {
+		req->status = MHD_HTTP_BAD_REQUEST;
+		return respond_json_error(req->mc, req->status, args.error[0] ? args.error : err);
+	}
+	if (req->query.window_ns) {
+		req->then = malloc(sizeof(*req->then));
+		if (!req->then ||
+		    history_at(h->p.history, (*snap)->timestamp - (double)req->query.window_ns / 1e9,
+			       req->then) < 0) {
+			free(req->then);
+			req->then = NULL;
+			req->status = MHD_HTTP_SERVICE_UNAVAILABLE;
+			return respond_json_error(req->mc, req->status, "no history yet");
+		}
+	}
+	return to_worker(req, snap, suspended);
+}
+
+/* /: the live page. */
+static enum MHD_Result serve_index(struct req *req, const struct snapshot **snap, bool *suspended)
+{
+	MHD_get_connection_values(req->mc, MHD_GET_ARGUMENT_KIND, collect_page_arg, req);
+	if (req->page_error[0]) {
+		req->status = MHD_HTTP_BAD_REQUEST;
+		return respond_text(req->mc, req->status, req->page_error);
+	}
+	return to_worker(req, snap, suspended);
+}
+
+/* /-/ready */
+static enum MHD_Result serve_ready(struct req *req, const struct snapshot **snap, bool *suspended)
+{
+	const struct snapshot *s = *snap;
+	/* Collection that stopped (a read stuck in the kernel, a hung
+	 * thread) is not ready either: after five intervals, and at least
+	 * 5 s, without one. */
+	double late = s->collected_ns ? (double)(mono_ns() - s->collected_ns) / 1e9 : 0;
+	double limit = 5 * s->interval_s > 5 ? 5 * s->interval_s : 5;
+	char text[160];
+
+	(void)suspended;
+	req->status = s->seq > 0 && late <= limit ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
+	if (s->seq == 0)
+		str_printf(text, sizeof(text), "not ready: no interval collected yet\n");
+	else if (late > limit)
+		str_printf(text, sizeof(text),
+			   "not ready: no interval collected for %.1f s (the interval is %g s)\n", late,
+			   s->interval_s);
+	else
+		str_printf(text, sizeof(text), "ready\n");
+	return respond_text(req->mc, req->status, text);
+}
+
+/* The endpoints: the one list the server routes by and counts by
+ * (topdown_http_requests_total{endpoint}), and whose links the live page's
+ * footer shows (61-manpages.t checks topdownd(8) describes each of those).
+ * Every one answers GET and HEAD (screen()). */
+struct route {
+	const char *path;
+	const char *link;      /* the live page's link to it, relative */
+	enum expo_endpoint ep; /* its label in the accounting */
+	bool open;             /* answered without authentication, and
+				* without a snapshot (liveness probes) */
+	serve_fn serve;        /* NULL for an open route: "OK" */
+};
+
+static const struct route routes[] = {
+	{ "/metrics", "metrics", EXPO_EP_METRICS, false, serve_metrics },
+	{ "/api/v1/topdown", "api/v1/topdown?scope=core", EXPO_EP_API, false, serve_api },
+	{ "/api/v1/topdown/history", "api/v1/topdown/history", EXPO_EP_API, false, serve_history },
+	{ "/", ".", EXPO_EP_INDEX, false, serve_index },
+	{ "/-/healthy", "-/healthy", EXPO_EP_HEALTHY, true, NULL },
+	{ "/-/ready", "-/ready", EXPO_EP_READY, false, serve_ready },
+};
+
+/* Anything else: 404, counted as "other". */
+static const struct route not_found = { NULL, NULL, EXPO_EP_OTHER, false, NULL };
+
+static const struct route *route_of(const char *url)
+{
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (strcmp(url, routes[i].path) == 0)
+			return &routes[i];
+	return &not_found;
+}
+
+/* The live page's footer: a link to every route. */
+static const struct page_link *page_links(size_t *n)
+{
+	static struct page_link links[sizeof(routes) / sizeof(routes[0])];
+
+	static_assert(sizeof(links) / sizeof(links[0]) == sizeof(routes) / sizeof(routes[0]),
+		      "one footer link per route");
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		links[i] = (struct page_link){ routes[i].link, routes[i].path };
+	*n = sizeof(links) / sizeof(links[0]);
+	return links;
+}
+
+/* A route that reads a snapshot: @req->route's handler with the newest. */
+static enum MHD_Result serve(struct req *req, bool *suspended)
+{
+	struct http *h = req->h;
 	const struct snapshot *snap;
 	enum MHD_Result ret;
 
+	if (!req->route->serve) {
+		req->status = MHD_HTTP_NOT_FOUND;
+		return respond_text(req->mc, req->status, "404 not found\n");
+	}
 	snap = snapring_acquire(h->p.ring);
 	if (!snap) {
 		req->status = MHD_HTTP_SERVICE_UNAVAILABLE;
-		return respond_text(conn, req->status, "starting\n");
+		return respond_text(req->mc, req->status, "starting\n");
 	}
 	req->status = MHD_HTTP_OK;
-	req->gzip = negotiate_gzip(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	req->gzip = negotiate_gzip(MHD_lookup_connection_value(req->mc, MHD_HEADER_KIND,
 							       MHD_HTTP_HEADER_ACCEPT_ENCODING));
-	switch (req->ep) {
-	case EXPO_EP_METRICS: {
-		char err[256];
-
-		if (!metrics_granularity(req, err, sizeof(err))) {
-			req->status = MHD_HTTP_BAD_REQUEST;
-			ret = respond_text(conn, req->status, err);
-			break;
-		}
-		req->variant = render_variant_of(
-			MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT),
-			MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
-		if (render_queue_cached(h->render, conn, req->variant, req->gran, snap->published,
-					req->s->gen, &ret))
-			break;
-		/* Requests waiting for the render worker hold no snapshot: a
-		 * queue of them would hold every buffer of the ring (and the
-		 * collector would write intervals nobody sees). */
+	ret = req->route->serve(req, &snap, suspended);
+	if (snap)
 		snapring_release(h->p.ring, snap);
-		snap = NULL;
-		if (render_on_worker(h, req, NULL, &ret)) {
-			*suspended = true;
-			return MHD_YES;
-		}
-		break;
-	}
-	case EXPO_EP_API: {
-		struct query_args args = { .history = req->history };
-		char err[256];
-
-		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
-		if (req->history) {
-			if (args.error[0] ||
-			    api_parse_history_query(args.since, args.level, &req->since,
-						    &req->query.level, err, sizeof(err)) < 0) {
-				req->status = MHD_HTTP_BAD_REQUEST;
-				ret = respond_json_error(conn, req->status, args.error[0] ? args.error : err);
-				break;
-			}
-			if (render_on_worker(h, req, snap, &ret)) {
-				*suspended = true;
-				return MHD_YES;
-			}
-			break;
-		}
-		if (args.error[0] ||
-		    api_parse_query(args.scope, args.level, args.cpu, args.window, &req->query, err,
-				    sizeof(err)) < 0 ||
-		    api_check_query(snap, &req->query, history_length_ns(h->p.history), err,
-				    sizeof(err)) < 0) {
-			req->status = MHD_HTTP_BAD_REQUEST;
-			ret = respond_json_error(conn, req->status, args.error[0] ? args.error : err);
-			break;
-		}
-		if (req->query.window_ns) {
-			req->then = malloc(sizeof(*req->then));
-			if (!req->then || history_at(h->p.history,
-						     snap->timestamp - (double)req->query.window_ns / 1e9,
-						     req->then) < 0) {
-				free(req->then);
-				req->then = NULL;
-				req->status = MHD_HTTP_SERVICE_UNAVAILABLE;
-				ret = respond_json_error(conn, req->status, "no history yet");
-				break;
-			}
-		}
-		if (render_on_worker(h, req, snap, &ret)) {
-			*suspended = true;
-			return MHD_YES;
-		}
-		break;
-	}
-	case EXPO_EP_INDEX:
-		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_page_arg, req);
-		if (req->page_error[0]) {
-			req->status = MHD_HTTP_BAD_REQUEST;
-			ret = respond_text(conn, req->status, req->page_error);
-			break;
-		}
-		if (render_on_worker(h, req, snap, &ret)) {
-			*suspended = true;
-			return MHD_YES;
-		}
-		break;
-	case EXPO_EP_READY: {
-		/* Collection that stopped (a read stuck in the kernel, a hung
-		 * thread) is not ready either: after five intervals, and at
-		 * least 5 s, without one. */
-		double late = snap->collected_ns ? (double)(mono_ns() - snap->collected_ns) / 1e9 : 0;
-		double limit = 5 * snap->interval_s > 5 ? 5 * snap->interval_s : 5;
-		char text[160];
-
-		req->status = snap->seq > 0 && late <= limit ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
-		if (snap->seq == 0)
-			str_printf(text, sizeof(text), "not ready: no interval collected yet\n");
-		else if (late > limit)
-			str_printf(text, sizeof(text),
-				   "not ready: no interval collected for %.1f s (the interval is %g s)\n", late,
-				   snap->interval_s);
-		else
-			str_printf(text, sizeof(text), "ready\n");
-		ret = respond_text(conn, req->status, text);
-		break;
-	}
-	default:
-		req->status = MHD_HTTP_NOT_FOUND;
-		ret = respond_text(conn, req->status, "404 not found\n");
-		break;
-	}
-	snapring_release(h->p.ring, snap);
 	return ret;
 }
 
@@ -890,8 +956,8 @@ enum MHD_Result request_handle(void *cls, struct MHD_Connection *conn, const cha
 		 * idle timeout of the settings in force. */
 		conns_request_started(h->conns, req->conn);
 		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, req->s->timeout_s);
-		req->ep = endpoint_of(url);
-		req->history = strcmp(url, "/api/v1/topdown/history") == 0;
+		req->route = route_of(url);
+		req->ep = req->route->ep;
 		refused = screen(req, method, version, &ret);
 		if (refused) {
 			http_count(h, req->ep, refused);
@@ -917,12 +983,12 @@ enum MHD_Result request_handle(void *cls, struct MHD_Connection *conn, const cha
 	case PHASE_AUTHED:
 		break;
 	}
-	if (req->s->auth && req->ep != EXPO_EP_HEALTHY && !authorized(req, &ret, &suspended)) {
+	if (req->s->auth && !req->route->open && !authorized(req, &ret, &suspended)) {
 		if (!suspended)
 			http_count(h, req->ep, req->status);
 		return suspended ? MHD_YES : ret;
 	}
-	if (req->ep == EXPO_EP_HEALTHY) {
+	if (req->route->open) {
 		http_count(h, req->ep, MHD_HTTP_OK);
 		return respond_text(conn, MHD_HTTP_OK, "OK\n");
 	}

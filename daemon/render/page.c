@@ -497,7 +497,8 @@ static void put_history(struct buf *b, const json_t *doc, const json_t *hist, do
 }
 
 void page_live(struct buf *b, const json_t *now, const json_t *history, const char *heat,
-	       double history_s, const char *revision)
+	       double history_s, const char *revision, const struct page_link *links,
+	       size_t n_links)
 {
 	const json_t *pkg;
 	size_t i;
@@ -540,11 +541,15 @@ void page_live(struct buf *b, const json_t *now, const json_t *history, const ch
 	}
 	buf_puts(b, "</section>\n");
 	put_history(b, now, history, history_s);
-	buf_puts(b, "</main>\n<footer><a href=\"metrics\">/metrics</a>"
-		    "<a href=\"api/v1/topdown?scope=core\">/api/v1/topdown</a>"
-		    "<a href=\"api/v1/topdown/history\">/api/v1/topdown/history</a>"
-		    "<a href=\"-/healthy\">/-/healthy</a><a href=\"-/ready\">/-/ready</a></footer>\n"
-		    "<script>");
+	buf_puts(b, "</main>\n<footer>");
+	for (size_t k = 0; k < n_links; k++) {
+		buf_puts(b, "<a href=\"");
+		put_html(b, links[k].href);
+		buf_puts(b, "\">");
+		put_html(b, links[k].text);
+		buf_puts(b, "</a>");
+	}
+	buf_puts(b, "</footer>\n<script>");
 	buf_puts(b, page_script);
 	buf_puts(b, "</script>\n</body></html>\n");
 }

@@ -18,13 +18,20 @@
  * microarchitecture's): the values ?heat= accepts. */
 bool page_heat_known(const char *name);
 
+/* A link of the page's footer: @href relative to the page, @text shown. */
+struct page_link {
+	const char *href;
+	const char *text;
+};
+
 /* Appends the page to @b (check buf_failed() after).  @now is the JSON
  * API's document at core scope (api_document), @history the history's
  * (api_history), @heat the category of the per-core heatmap (NULL, or one
  * not collected here: the host's bottleneck), @history_s the length of the
- * history kept. */
+ * history kept, @links the footer's (the server's endpoints). */
 void page_live(struct buf *b, const json_t *now, const json_t *history, const char *heat,
-	       double history_s, const char *revision);
+	       double history_s, const char *revision, const struct page_link *links,
+	       size_t n_links);
 
 /* The Content-Security-Policy of the page: the hashes of its inline style
  * and script, connections to the daemon only.  Computed once;

@@ -56,6 +56,9 @@ if td_start "$SPR" "$constant" -i 100ms -c "$TMP/auth.conf"; then
 	wait_intervals 2 "$url" || diag "no two intervals published within 20 s"
 	# Per-CPU families too (topdown_cpu_info is only at cpu granularity).
 	{ curl -sf "$url/metrics"; curl -sf "$url/metrics?granularity=cpu"; } >"$TMP/metrics"
+	# The live page's footer links every endpoint of the server's route
+	# table: those are the endpoints topdownd(8) must describe.
+	curl -sf "$url/" >"$TMP/page.html"
 	td_stop
 fi
 # The per-cgroup families: a daemon with [cgroups] enabled on the real
@@ -76,13 +79,15 @@ mapfile -t DOC < <(section "$TMP/8.txt" METRICS | grep -oE '^       topdown_[a-z
 
 SIGNALS="SIGHUP SIGTERM SIGINT"
 ENVS="JOURNAL_STREAM NOTIFY_SOCKET WATCHDOG_USEC LISTEN_FDS"
-ENDPOINTS="/metrics /api/v1/topdown /api/v1/topdown/history / /-/healthy /-/ready"
+ENDPOINTS=$(grep -o '<footer>.*</footer>' "$TMP/page.html" 2>/dev/null |
+	grep -oE '>/[^<]*</a>' | sed 's/^>//; s/<\/a>$//' | tr '\n' ' ')
+N_ENDPOINTS=$(wc -w <<<"$ENDPOINTS")
 
 N_EXITS=$(wc -w <<<"$EXITS")
 # 8 rendering, 1 defaults example, 1 live scrape, 3 signals, 4 variables,
-# 6 endpoints, 4 structure and examples; one per option, key, family, status.
+# 1 + the endpoints, 4 structure and examples; one per option, key, family, status.
 plan $((8 + ${#OPTS[@]} + ${#KEYS[@]} + 1 + 1 + ${#LIVE[@]} + ${#DOC[@]} + 3 + N_EXITS +
-	4 + 6 + 4 + 13))
+	4 + 1 + N_ENDPOINTS + 4 + 13))
 
 # ---- 1. rendering: no warning anywhere ----
 for page in "$MAN8" "$MAN5"; do
@@ -157,6 +162,8 @@ for var in $ENVS; do
 	has_tag "$TMP/8.txt" ENVIRONMENT "([A-Z_]+, )*$var( |,|\$)"
 	ok $? "topdownd.8: ENVIRONMENT describes $var"
 done
+ok $(echo "$ENDPOINTS" | grep -q '/metrics'; echo $?) \
+	"the live page's footer lists the server's endpoints: $ENDPOINTS"
 for ep in $ENDPOINTS; do
 	has_tag "$TMP/8.txt" "HTTP ENDPOINTS" "$ep( |\$)"
 	ok $? "topdownd.8: HTTP ENDPOINTS describes $ep"

@@ -45,6 +45,12 @@ static const char history_doc[] =
 	"  {\"start\": 1795435674.823, \"end\": 1795435684.823, \"host\": {\"level1\": null}, \"packages\": {}},"
 	"  {\"start\": 1795435684.823, \"end\": 1795435694.823, \"host\": {\"level1\": {\"retiring\": 0.5, \"backend_bound\": 0.5}}, \"packages\": {}}]}";
 
+/* Two of the server's links, one that needs escaping. */
+static const struct page_link links[] = {
+	{ "metrics", "/metrics" },
+	{ "api/v1/topdown?scope=core&level=2", "/api/v1/topdown" },
+};
+
 static char *render(const char *heat)
 {
 	json_t *now = json_loads(now_doc, 0, NULL), *hist = json_loads(history_doc, 0, NULL);
@@ -55,7 +61,7 @@ static char *render(const char *heat)
 	assert_non_null(now);
 	assert_non_null(hist);
 	buf_init(&b);
-	page_live(&b, now, hist, heat, 100, "abc");
+	page_live(&b, now, hist, heat, 100, "abc", links, sizeof(links) / sizeof(links[0]));
 	assert_false(buf_failed(&b));
 	text = buf_steal(&b, &len);
 	buf_free(&b);
@@ -104,6 +110,9 @@ static void test_escaping(void **state)
 
 	(void)state;
 	has(p, "<title>topdownd on &lt;b&gt;&amp;&quot;&#39;</title>");
+	/* The footer: the links given, in order, escaped. */
+	has(p, "<footer><a href=\"metrics\">/metrics</a>"
+	       "<a href=\"api/v1/topdown?scope=core&amp;level=2\">/api/v1/topdown</a></footer>");
 	assert_null(strstr(p, "<b>&\"'"));
 	free(p);
 }
