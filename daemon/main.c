@@ -880,21 +880,6 @@ static void on_timer(struct app *app)
 	update_status(app, now);
 }
 
-static bool same_listen(const struct config *a, const struct config *b)
-{
-	if (a->n_listen != b->n_listen)
-		return false;
-	for (size_t i = 0; i < a->n_listen; i++) {
-		char x[300], y[300];
-
-		format_listen_addr(&a->listen[i], x, sizeof(x));
-		format_listen_addr(&b->listen[i], y, sizeof(y));
-		if (strcmp(x, y) != 0)
-			return false;
-	}
-	return true;
-}
-
 /* The HTTP side of a reload: the running server takes the new settings
  * under its live connections, or, when only a new server can apply them,
  * a new one takes the sockets and the old one retires in the background. */
@@ -926,35 +911,9 @@ static int reload_http(struct app *app, const struct config *cfg, struct tls_mat
 /* SIGHUP: a bad file changes nothing; a good one takes effect at once
  * without touching the listening sockets, and counters carry on.
  * Nothing here waits: collection keeps its schedule. */
-/* [cgroups] sizes the snapshots and loads the BPF program: a restart
- * applies it. */
-static bool same_cgroups(const struct config *a, const struct config *b)
-{
-	if (a->cgroups_enabled != b->cgroups_enabled || a->cgroups_max != b->cgroups_max ||
-	    a->cgroups_level != b->cgroups_level || a->cgroups_budget != b->cgroups_budget ||
-	    a->cgroups_trigger != b->cgroups_trigger ||
-	    strcmp(a->cgroups_root, b->cgroups_root) != 0 || a->n_cgroups_track != b->n_cgroups_track)
-		return false;
-	for (unsigned i = 0; i < a->n_cgroups_track; i++)
-		if (strcmp(a->cgroups_track[i], b->cgroups_track[i]) != 0)
-			return false;
-	return true;
-}
-
-static void copy_cgroups(struct config *dst, const struct config *src)
-{
-	dst->cgroups_enabled = src->cgroups_enabled;
-	dst->cgroups_max = src->cgroups_max;
-	dst->cgroups_level = src->cgroups_level;
-	dst->cgroups_budget = src->cgroups_budget;
-	dst->cgroups_trigger = src->cgroups_trigger;
-	memcpy(dst->cgroups_root, src->cgroups_root, sizeof(dst->cgroups_root));
-	memcpy(dst->cgroups_track, src->cgroups_track, sizeof(dst->cgroups_track));
-	dst->n_cgroups_track = src->n_cgroups_track;
-}
-
 static void reload(struct app *app)
 {
+	char changed[256];
 	struct tls_material *tls;
 	struct config_diag diag;
 	struct auth_db *auth;
@@ -989,11 +948,14 @@ static void reload(struct app *app)
 			   "a file it names is unusable, see the journal");
 		goto failed;
 	}
-	if (!app->socket_activated && !same_listen(&cfg, &app->cfg))
+	if (!app->socket_activated && config_diff(&cfg, &app->cfg, "http", "listen", NULL, 0))
 		log_warning("[http] listen changed: restart topdownd to listen on the new addresses");
-	if (!same_cgroups(&cfg, &app->cfg)) {
-		log_warning("[cgroups] changed: restart topdownd to apply it (the previous [cgroups] stays in force)");
-		copy_cgroups(&cfg, &app->cfg);
+	/* [cgroups] sizes the snapshots and loads the BPF program: a restart
+	 * applies it. */
+	if (config_diff(&cfg, &app->cfg, "cgroups", NULL, changed, sizeof(changed))) {
+		log_warning("[cgroups] %s changed: restart topdownd to apply it (the previous [cgroups] "
+			    "stays in force)", changed);
+		config_copy_section(&cfg, &app->cfg, "cgroups");
 	}
 	r = reload_http(app, &cfg, tls, auth);
 	if (r < 0) {

@@ -33,7 +33,7 @@ struct key_desc {
 	const char *section;
 	const char *name;
 	enum key_type type;
-	size_t offset;
+	size_t offset, size; /* the field of struct config (FIELD) */
 	uint64_t min, max;
 	const struct choice *choices; /* NULL-name terminated */
 	const char *def;
@@ -56,40 +56,41 @@ static const struct choice log_choices[] = {
 };
 
 #define OFF(field) offsetof(struct config, field)
+#define FIELD(field) OFF(field), sizeof(((struct config *)0)->field)
 #define MS NSEC_PER_MSEC
 #define SEC NSEC_PER_SEC
 
 /* The single description of every key: defaults are text parsed by the
  * same code as the file, so the table cannot disagree with itself. */
 static const struct key_desc keys[] = {
-	{ "collect", "interval", KEY_DURATION, OFF(interval_ns), 10 * MS, 60 * SEC, NULL, "1s" },
-	{ "collect", "cpus", KEY_CPUS, OFF(cpus), 0, 0, NULL, "all" },
-	{ "collect", "level", KEY_UINT, OFF(level), 1, 2, NULL, "2" },
-	{ "collect", "model", KEY_CHOICE, OFF(model), 0, 0, model_choices, "perf" },
-	{ "collect", "count_kernel", KEY_BOOL, OFF(count_kernel), 0, 0, NULL, "true" },
-	{ "collect", "count_guest", KEY_BOOL, OFF(count_guest), 0, 0, NULL, "false" },
-	{ "collect", "history", KEY_DURATION, OFF(history_ns), 60 * SEC, 86400 * SEC, NULL, "15m" },
-	{ "metrics", "granularity", KEY_CHOICE, OFF(granularity), 0, 0, gran_choices, "package" },
-	{ "metrics", "ratios", KEY_BOOL, OFF(ratios), 0, 0, NULL, "true" },
-	{ "http", "listen", KEY_LISTEN, OFF(listen), 0, 0, NULL, "[::]:10412" },
-	{ "http", "tls_cert", KEY_PATH, OFF(tls_cert), 0, 0, NULL, "" },
-	{ "http", "tls_key", KEY_PATH, OFF(tls_key), 0, 0, NULL, "" },
-	{ "http", "tls_client_ca", KEY_PATH, OFF(tls_client_ca), 0, 0, NULL, "" },
-	{ "http", "basic_auth_file", KEY_PATH, OFF(basic_auth_file), 0, 0, NULL, "" },
-	{ "http", "allow_plaintext", KEY_BOOL, OFF(allow_plaintext), 0, 0, NULL, "false" },
-	{ "http", "allow_unauthenticated", KEY_BOOL, OFF(allow_unauthenticated), 0, 0, NULL, "false" },
-	{ "http", "max_connections", KEY_UINT, OFF(max_connections), 1, 65536, NULL, "4096" },
-	{ "http", "timeout", KEY_DURATION, OFF(timeout_ns), 1 * SEC, 3600 * SEC, NULL, "10s" },
-	{ "log", "level", KEY_CHOICE, OFF(log_level), 0, 0, log_choices, "info" },
-	{ "cgroups", "enabled", KEY_BOOL, OFF(cgroups_enabled), 0, 0, NULL, "false" },
-	{ "cgroups", "root", KEY_PATH, OFF(cgroups_root), 0, 0, NULL, "" },
-	{ "cgroups", "track", KEY_GLOBS, OFF(cgroups_track), 0, 0, NULL,
+	{ "collect", "interval", KEY_DURATION, FIELD(interval_ns), 10 * MS, 60 * SEC, NULL, "1s" },
+	{ "collect", "cpus", KEY_CPUS, FIELD(cpus), 0, 0, NULL, "all" },
+	{ "collect", "level", KEY_UINT, FIELD(level), 1, 2, NULL, "2" },
+	{ "collect", "model", KEY_CHOICE, FIELD(model), 0, 0, model_choices, "perf" },
+	{ "collect", "count_kernel", KEY_BOOL, FIELD(count_kernel), 0, 0, NULL, "true" },
+	{ "collect", "count_guest", KEY_BOOL, FIELD(count_guest), 0, 0, NULL, "false" },
+	{ "collect", "history", KEY_DURATION, FIELD(history_ns), 60 * SEC, 86400 * SEC, NULL, "15m" },
+	{ "metrics", "granularity", KEY_CHOICE, FIELD(granularity), 0, 0, gran_choices, "package" },
+	{ "metrics", "ratios", KEY_BOOL, FIELD(ratios), 0, 0, NULL, "true" },
+	{ "http", "listen", KEY_LISTEN, FIELD(listen), 0, 0, NULL, "[::]:10412" },
+	{ "http", "tls_cert", KEY_PATH, FIELD(tls_cert), 0, 0, NULL, "" },
+	{ "http", "tls_key", KEY_PATH, FIELD(tls_key), 0, 0, NULL, "" },
+	{ "http", "tls_client_ca", KEY_PATH, FIELD(tls_client_ca), 0, 0, NULL, "" },
+	{ "http", "basic_auth_file", KEY_PATH, FIELD(basic_auth_file), 0, 0, NULL, "" },
+	{ "http", "allow_plaintext", KEY_BOOL, FIELD(allow_plaintext), 0, 0, NULL, "false" },
+	{ "http", "allow_unauthenticated", KEY_BOOL, FIELD(allow_unauthenticated), 0, 0, NULL, "false" },
+	{ "http", "max_connections", KEY_UINT, FIELD(max_connections), 1, 65536, NULL, "4096" },
+	{ "http", "timeout", KEY_DURATION, FIELD(timeout_ns), 1 * SEC, 3600 * SEC, NULL, "10s" },
+	{ "log", "level", KEY_CHOICE, FIELD(log_level), 0, 0, log_choices, "info" },
+	{ "cgroups", "enabled", KEY_BOOL, FIELD(cgroups_enabled), 0, 0, NULL, "false" },
+	{ "cgroups", "root", KEY_PATH, FIELD(cgroups_root), 0, 0, NULL, "" },
+	{ "cgroups", "track", KEY_GLOBS, FIELD(cgroups_track), 0, 0, NULL,
 	  "system.slice/*.service kubepods.slice/*pod*.slice kubepods.slice/*/*pod*.slice "
 	  "kubepods/pod* kubepods/*/pod*" },
-	{ "cgroups", "max_cgroups", KEY_UINT, OFF(cgroups_max), 1, 4096, NULL, "200" },
-	{ "cgroups", "level", KEY_UINT, OFF(cgroups_level), 1, 2, NULL, "1" },
-	{ "cgroups", "budget", KEY_PERCENT, OFF(cgroups_budget), 0, 0, NULL, "1%" },
-	{ "cgroups", "trigger", KEY_CHOICE, OFF(cgroups_trigger), 0, 0, trigger_choices, "auto" },
+	{ "cgroups", "max_cgroups", KEY_UINT, FIELD(cgroups_max), 1, 4096, NULL, "200" },
+	{ "cgroups", "level", KEY_UINT, FIELD(cgroups_level), 1, 2, NULL, "1" },
+	{ "cgroups", "budget", KEY_PERCENT, FIELD(cgroups_budget), 0, 0, NULL, "1%" },
+	{ "cgroups", "trigger", KEY_CHOICE, FIELD(cgroups_trigger), 0, 0, trigger_choices, "auto" },
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -713,6 +714,82 @@ static void print_key(const struct config *cfg, const struct key_desc *k, FILE *
 	fprintf(out, "%s%s%s\n", k->name,
 		strlen(k->name) + 3 + len > INI_MAX_LINE - 2 ? "=" : " = ", value);
 	free(value);
+}
+
+/* @k's value as config_print() writes it, malloc'd; NULL without memory. */
+static char *value_text(const struct config *cfg, const struct key_desc *k)
+{
+	char *value = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&value, &len);
+
+	if (!mem)
+		return NULL;
+	print_value(cfg, k, mem);
+	if (fclose(mem) != 0) {
+		free(value);
+		return NULL;
+	}
+	return value;
+}
+
+unsigned config_diff(const struct config *a, const struct config *b, const char *section,
+		     const char *key, char *names, size_t len)
+{
+	unsigned n = 0;
+	size_t used = 0;
+
+	if (len)
+		names[0] = '\0';
+	for (size_t i = 0; i < N_KEYS; i++) {
+		const struct key_desc *k = &keys[i];
+		char *x, *y;
+		bool same;
+
+		if (strcmp(k->section, section) != 0 || (key && strcmp(k->name, key) != 0))
+			continue;
+		x = value_text(a, k);
+		y = value_text(b, k);
+		/* Without memory to tell: different, which costs a warning,
+		 * never a change missed. */
+		same = x && y && strcmp(x, y) == 0;
+		free(x);
+		free(y);
+		if (same)
+			continue;
+		n++;
+		if (used < len) {
+			int w = snprintf(names + used, len - used, "%s%s", used ? " " : "", k->name);
+
+			used += w > 0 ? (size_t)w : 0;
+		}
+	}
+	return n;
+}
+
+void config_copy_section(struct config *dst, const struct config *src, const char *section)
+{
+	for (size_t i = 0; i < N_KEYS; i++) {
+		const struct key_desc *k = &keys[i];
+
+		if (strcmp(k->section, section) != 0)
+			continue;
+		memcpy((char *)dst + k->offset, (const char *)src + k->offset, k->size);
+		/* The fields that go with the key's (print_value() reads them). */
+		switch (k->type) {
+		case KEY_CPUS:
+			dst->cpus_all = src->cpus_all;
+			break;
+		case KEY_LISTEN:
+			dst->n_listen = src->n_listen;
+			break;
+		case KEY_GLOBS:
+			dst->n_cgroups_track = src->n_cgroups_track;
+			break;
+		default:
+			break;
+		}
+	}
 }
 
 void config_print(const struct config *cfg, FILE *out)

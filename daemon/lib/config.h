@@ -129,6 +129,16 @@ int config_validate(const struct config *cfg, char *err, size_t errlen);
 /* Writes @cfg in the file format, every key present. */
 void config_print(const struct config *cfg, FILE *out);
 
+/* The keys of [@section] (only @key when not NULL) whose values differ
+ * between @a and @b, each compared as config_print() writes it: every key
+ * of the table, so a key added to it is compared without a line elsewhere.
+ * Returns how many differ; their names, space-separated, in @names. */
+unsigned config_diff(const struct config *a, const struct config *b, const char *section,
+		     const char *key, char *names, size_t len);
+
+/* Every key of [@section] from @src into @dst. */
+void config_copy_section(struct config *dst, const struct config *src, const char *section);
+
 const char *config_model_name(enum config_model model);
 const char *config_granularity_name(enum config_granularity gran);
 /* "cpu", "core", "package" or "system": 0, or -EINVAL. */

@@ -222,6 +222,57 @@ static void test_parse_empty(void **state)
 	free(def);
 }
 
+/* How many keys config_print() writes under [@section]. */
+static unsigned printed_keys(const struct config *cfg, const char *section)
+{
+	char *text = print_config(cfg), head[64], *line, *save = NULL;
+	unsigned n = 0;
+	bool in = false;
+
+	snprintf(head, sizeof(head), "[%s]", section);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '[')
+			in = strcmp(line, head) == 0;
+		else if (in && line[0])
+			n++;
+	}
+	free(text);
+	return n;
+}
+
+/* A reload compares [cgroups] and [http] listen with config_diff(), which
+ * compares every key of the table as --print-config writes it: here every
+ * key of [cgroups] differs from its default, and each is named (a key
+ * added to the section and not to this text fails the count). */
+static void test_diff_and_copy(void **state)
+{
+	struct parsed *a = parse_ok(""), *b;
+	char names[256];
+
+	(void)state;
+	b = parse_ok("[cgroups]\nenabled = true\nroot = /sys/fs/cgroup/x\ntrack = a/* b/*\n"
+		     "max_cgroups = 10\nlevel = 2\nbudget = 0.5%\ntrigger = sched_switch\n"
+		     "[http]\nlisten = 127.0.0.1:9\n");
+	assert_int_equal(config_diff(&a->cfg, &b->cfg, "cgroups", NULL, names, sizeof(names)),
+			 printed_keys(&a->cfg, "cgroups"));
+	assert_string_equal(names, "enabled root track max_cgroups level budget trigger");
+	assert_int_equal(config_diff(&a->cfg, &b->cfg, "http", "listen", names, sizeof(names)), 1);
+	assert_string_equal(names, "listen");
+	assert_int_equal(config_diff(&a->cfg, &b->cfg, "http", "timeout", names, sizeof(names)), 0);
+	assert_int_equal(config_diff(&a->cfg, &b->cfg, "collect", NULL, names, sizeof(names)), 0);
+	assert_string_equal(names, "");
+	/* Only the track list's length differs: still a change. */
+	config_copy_section(&a->cfg, &b->cfg, "cgroups");
+	assert_int_equal(config_diff(&a->cfg, &b->cfg, "cgroups", NULL, NULL, 0), 0);
+	a->cfg.n_cgroups_track = 1;
+	assert_int_equal(config_diff(&a->cfg, &b->cfg, "cgroups", NULL, names, sizeof(names)), 1);
+	assert_string_equal(names, "track");
+	/* The copy took [cgroups] only. */
+	assert_int_equal(config_diff(&a->cfg, &b->cfg, "http", "listen", NULL, 0), 1);
+	free(a);
+	free(b);
+}
+
 static void test_parse_every_key(void **state)
 {
 	struct parsed *p;
@@ -1122,6 +1173,7 @@ int main(void)
 		cmocka_unit_test(test_inline_hash_comment),
 		cmocka_unit_test(test_all_problems),
 		cmocka_unit_test(test_print_roundtrip),
+		cmocka_unit_test(test_diff_and_copy),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
