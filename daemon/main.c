@@ -309,24 +309,6 @@ static int app_make_collector(struct app *app)
 	return 0;
 }
 
-/* The cgroup v2 hierarchy: [cgroups] root, else where it is mounted. */
-static int cgroup_root(const struct config *cfg, char *root, size_t len)
-{
-	char *text = NULL;
-	size_t n;
-	int r;
-
-	if (cfg->cgroups_root[0]) {
-		str_printf(root, len, "%s", cfg->cgroups_root);
-		return 0;
-	}
-	r = read_file("/proc/self/mountinfo", 1 << 20, &text, &n);
-	if (r == 0)
-		r = cgroups_find_mount(text, root, len);
-	free(text);
-	return r;
-}
-
 /* Per-cgroup attribution, once the groups are open.  Nothing in it stops
  * the daemon: without BPF, permission or cgroup v2 it says why and the
  * per-host figures go on. */
@@ -350,20 +332,14 @@ static int app_start_cgroups(struct app *app)
 		return 0;
 	for (unsigned i = 0; i < app->cfg.n_cgroups_track; i++)
 		globs[i] = app->cfg.cgroups_track[i];
-	if (cgroup_root(&app->cfg, root, sizeof(root)) < 0)
+	if (cgroups_root(app->cfg.cgroups_root, root, sizeof(root)) < 0)
 		root[0] = '\0';
 	p.sched_switch = app->cfg.cgroups_trigger == CG_TRIGGER_SCHED_SWITCH;
-	if (app->cfg.cgroups_trigger == CG_TRIGGER_AUTO) {
-		char *text = NULL;
-		size_t n;
-
-		if (read_file("/proc/cgroups", 1 << 16, &text, &n) == 0 && cgroups_perf_event_v1(text)) {
-			p.sched_switch = true;
-			log_info("The perf_event controller is on a cgroup v1 hierarchy: per-cgroup attribution "
-				 "runs on every context switch (sched_switch), as cgroup-switches would miss "
-				 "cgroup v2 moves");
-		}
-		free(text);
+	if (app->cfg.cgroups_trigger == CG_TRIGGER_AUTO && cgroups_perf_event_on_v1()) {
+		p.sched_switch = true;
+		log_info("The perf_event controller is on a cgroup v1 hierarchy: per-cgroup attribution "
+			 "runs on every context switch (sched_switch), as cgroup-switches would miss "
+			 "cgroup v2 moves");
 	}
 	r = cgattr_new(&p, &app->cgattr);
 	if (r < 0)
@@ -491,23 +467,20 @@ static int app_listen(struct app *app)
  * fewer when RLIMIT_NOFILE leaves less room beside the perf groups. */
 static unsigned http_connections(const struct app *app, unsigned want)
 {
-	rlim_t used = collector_fds(app->collector) + FD_INTERNAL, room;
+	uint64_t used = (uint64_t)collector_fds(app->collector) + FD_INTERNAL, need;
 	struct rlimit rl;
+	unsigned fit;
 
-	if (app->n_listen_fds == 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return want;
-	room = rl.rlim_cur > used ? (rl.rlim_cur - used) / app->n_listen_fds : 0;
-	if (room >= want)
-		return want;
-	if (room == 0)
-		room = 1;
-	log_warning("RLIMIT_NOFILE is %llu: the perf groups hold %u descriptors, which leaves room for %llu HTTP "
-		    "connections per listening socket, not the %u of [http] max_connections; raise LimitNOFILE= "
-		    "(or ulimit -n) to %llu",
-		    (unsigned long long)rl.rlim_cur, collector_fds(app->collector),
-		    (unsigned long long)room, want,
-		    (unsigned long long)(used + (rlim_t)want * app->n_listen_fds));
-	return (unsigned)room;
+	fit = http_connections_fit(rl.rlim_cur, used, app->n_listen_fds, want, &need);
+	if (fit < want)
+		log_warning("RLIMIT_NOFILE is %llu: the perf groups hold %u descriptors, which leaves room for %u "
+			    "HTTP connections per listening socket, not the %u of [http] max_connections; raise "
+			    "LimitNOFILE= (or ulimit -n) to %llu",
+			    (unsigned long long)rl.rlim_cur, collector_fds(app->collector), fit, want,
+			    (unsigned long long)need);
+	return fit;
 }
 
 /* Hands @tls and @auth over to the HTTP server with the parameters. */

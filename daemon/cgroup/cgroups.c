@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroups.h"
+#include "util.h"
 
 #define GLOBS_MAX 32
 
@@ -317,4 +318,31 @@ unsigned cgroups_tracked(const struct cgroups *g)
 	for (unsigned i = 0; i < g->cap; i++)
 		n += g->state[i] == SLOT_LIVE;
 	return n;
+}
+
+int cgroups_root(const char *configured, char *out, size_t outlen)
+{
+	char *text = NULL;
+	size_t n;
+	int r;
+
+	if (configured[0]) {
+		str_printf(out, outlen, "%s", configured);
+		return 0;
+	}
+	r = read_file("/proc/self/mountinfo", 1 << 20, &text, &n);
+	if (r == 0)
+		r = cgroups_find_mount(text, out, outlen);
+	free(text);
+	return r;
+}
+
+bool cgroups_perf_event_on_v1(void)
+{
+	char *text = NULL;
+	size_t n;
+	bool v1 = read_file("/proc/cgroups", 1 << 16, &text, &n) == 0 && cgroups_perf_event_v1(text);
+
+	free(text);
+	return v1;
 }

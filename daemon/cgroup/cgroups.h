@@ -32,6 +32,15 @@ int cgroups_id(int dirfd, const char *path, uint64_t *id);
  * cgroup-switches event then compares v1 cgroups, blind to v2 moves. */
 bool cgroups_perf_event_v1(const char *proc_cgroups);
 
+/* The cgroup v2 hierarchy to walk: @configured ([cgroups] root) when it is
+ * set, else where /proc/self/mountinfo says cgroup2 is mounted.  0, or
+ * -ENOENT when none is, or read_file()'s error. */
+int cgroups_root(const char *configured, char *out, size_t outlen);
+
+/* Whether /proc/cgroups puts the perf_event controller on a cgroup v1
+ * hierarchy (false when it cannot be read). */
+bool cgroups_perf_event_on_v1(void);
+
 struct cgroup_entry {
 	char path[CGROUPS_PATH_MAX]; /* "/system.slice/nginx.service" */
 	uint64_t id;

@@ -266,6 +266,20 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
  * which closes an idle one: evictions in flight at once. */
 #define EVICT_SLACK 64
 
+unsigned http_connections_fit(uint64_t limit, uint64_t used, size_t n_listen, unsigned want,
+			      uint64_t *need)
+{
+	uint64_t room;
+
+	*need = used + (uint64_t)want * n_listen;
+	if (n_listen == 0)
+		return want;
+	room = limit > used ? (limit - used) / n_listen : 0;
+	if (room >= want)
+		return want;
+	return room ? (unsigned)room : 1;
+}
+
 static unsigned per_client_limit(unsigned max_connections)
 {
 	return max_connections >= 32 ? max_connections / 16 : 2;

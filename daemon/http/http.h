@@ -65,6 +65,13 @@ struct http_params {
 struct http;
 
 /* Takes @params->tls and ->auth over, also when it fails. */
+/* How many connections each of @n_listen listening sockets may hold under
+ * a descriptor limit of @limit of which @used are taken (the perf groups,
+ * the daemon's own): @want, or what fits, at least 1.  *@need: the limit
+ * that @want needs. */
+unsigned http_connections_fit(uint64_t limit, uint64_t used, size_t n_listen, unsigned want,
+			      uint64_t *need);
+
 int http_new(const struct http_params *params, struct http **ret);
 /* A reload.  Takes @params->tls and ->auth over and returns 0; or, when
  * only a new server can apply it (HTTPS turned on or off, another

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "conns.h"
+#include "http.h"
 
 static const struct client_key one = { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1 } };
 
@@ -240,6 +241,24 @@ static void test_evict_counts(void **state)
 	conns_free(c);
 }
 
+/* The connections that fit beside the perf groups under RLIMIT_NOFILE. */
+static void test_connections_fit(void **state)
+{
+	uint64_t need;
+
+	(void)state;
+	/* Room for all: 100,000 - 10,000 used, over 2 sockets. */
+	assert_int_equal(http_connections_fit(100000, 10000, 2, 4096, &need), 4096);
+	assert_int_equal(need, 10000 + 2 * 4096);
+	/* 1,024 left over 2 sockets: 512 each, and the limit that fits 4096. */
+	assert_int_equal(http_connections_fit(11024, 10000, 2, 4096, &need), 512);
+	assert_int_equal(need, 18192);
+	/* Nothing left: 1, so the daemon still answers. */
+	assert_int_equal(http_connections_fit(9000, 10000, 1, 64, &need), 1);
+	/* No listening socket (--once): what was asked. */
+	assert_int_equal(http_connections_fit(10, 10000, 0, 64, &need), 64);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_per_client),
 		cmocka_unit_test(test_evict),
 		cmocka_unit_test(test_evict_counts),
+		cmocka_unit_test(test_connections_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
