@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
+#include "app.h"
 #include "auth.h"
 #include "cgattr.h"
 #include "cgroups.h"
@@ -32,18 +32,16 @@
 #include "http.h"
 #include "listen.h"
 #include "log.h"
-#include "parse.h"
+#include "oneshot.h"
 #include "budget.h"
 #include "plan.h"
 #include "pmu.h"
-#include "report.h"
 #include "sd.h"
 #include "snapshot.h"
 #include "sysfs.h"
 #include "tls.h"
 #include "topo.h"
 #include "util.h"
-#include "version.h"
 
 
 /* At start the diagnostics go to stderr as FILE:LINE: message; on a
@@ -159,39 +157,6 @@ static int load_files(const struct config *cfg, bool to_log, struct tls_material
 	return r;
 }
 
-/* Everything the running daemon holds, in init order. */
-struct app {
-	const struct cli *cli;
-	uint64_t intervals_missed; /* timer expirations collection came too late for */
-	struct config cfg;
-	struct sysfs *sysfs;
-	struct topo *topo;
-	struct pmu_info pmu;
-	struct budget budget;
-	struct plan plan;
-	struct collector *collector;
-	struct cgattr *cgattr;      /* NULL unless [cgroups] enabled */
-	struct snapring *ring;
-	struct history *history;
-	struct jobs *history_jobs; /* takes the history's samples */
-	atomic_bool history_queued;
-	struct tls_material *tls;   /* until the HTTP server takes them */
-	struct auth_db *auth;
-	bool https;
-	struct http_stats http_stats;
-	struct http *http;
-	unsigned http_connections;  /* per listening socket, within RLIMIT_NOFILE */
-	int listen_fds[CONFIG_LISTEN_MAX * 4];
-	size_t n_listen_fds;
-	bool socket_activated;
-	char hostname[256];
-	int epoll_fd, timer_fd, signal_fd, watchdog_fd;
-	uint64_t last_tick_ns;      /* when the interval timer last fired */
-	double config_loaded_at;    /* Unix time: start, or the last good reload */
-	char status[640];
-	char reload_error[400]; /* why the last reload failed, until one works */
-	uint64_t status_at_ns;
-};
 
 /* STATUS= is refreshed at most this often, and only when it changes. */
 /* Where the kernel says whether the NMI watchdog holds a cycles counter. */
@@ -216,7 +181,7 @@ static double wall_now(void)
 }
 
 /* Discovery, topology, plan: what both --probe and a run need. */
-static int app_discover(struct app *app)
+int app_discover(struct app *app)
 {
 	int r;
 
@@ -240,7 +205,7 @@ static int app_discover(struct app *app)
  * when the budget changes, the plan is made again and the collector takes
  * it.  Each step gives something up, so the loop ends.  Returns whether
  * the plan changed. */
-static bool app_learn_budget(struct app *app)
+bool app_learn_budget(struct app *app)
 {
 	struct budget_evidence ev;
 	bool changed = false;
@@ -275,7 +240,7 @@ static bool app_learn_budget(struct app *app)
 	return changed;
 }
 
-static bool app_learn(struct app *app)
+bool app_learn(struct app *app)
 {
 	if (!app_learn_budget(app))
 		return false;
@@ -284,7 +249,7 @@ static bool app_learn(struct app *app)
 	return true;
 }
 
-static int app_make_collector(struct app *app)
+int app_make_collector(struct app *app)
 {
 	struct collector_params params = {
 		.sysfs = app->sysfs,
@@ -352,7 +317,7 @@ static int app_start_cgroups(struct app *app)
 	return 0;
 }
 
-static int app_start_collection(struct app *app)
+int app_start_collection(struct app *app)
 {
 	int r = app_make_collector(app);
 
@@ -409,7 +374,7 @@ static void app_record(struct app *app, const struct snapshot *snap)
 }
 
 /* One interval: the reads go straight into a free buffer of the ring. */
-static void app_collect(struct app *app, uint64_t now)
+void app_collect(struct app *app, uint64_t now)
 {
 	struct snapshot *snap = snapring_begin(app->ring);
 
@@ -548,153 +513,6 @@ static void app_free(struct app *app)
 	collector_free(app->collector);
 	topo_free(app->topo);
 	sysfs_free(app->sysfs);
-}
-
-/* --probe: what would be monitored, and proof that it counts: one group
- * opened, read and closed per core PMU. */
-static int run_probe(struct app *app)
-{
-	char counted[256], why[600];
-	int r;
-
-	if (app_discover(app) < 0)
-		return EXIT_RUNTIME;
-	if (!app->plan.usable) {
-		report_probe(stdout, &app->pmu, app->topo, &app->plan, NULL, NULL);
-		return EXIT_RUNTIME;
-	}
-	/* A group refused as too big, or one that never runs: the budget
-	 * learns it, and the probe tries the new plan with a new collector. */
-	for (;;) {
-		why[0] = '\0';
-		r = app_make_collector(app);
-		if (r < 0) {
-			str_printf(why, sizeof(why), "cannot set up the collector: %s", strerror(-r));
-			break;
-		}
-		r = collector_probe(app->collector, counted, sizeof(counted), why, sizeof(why));
-		if (r != -EAGAIN)
-			break;
-		if (!app_learn_budget(app)) {
-			str_printf(why, sizeof(why), "no plan fits the counters the kernel leaves free");
-			r = -ENOSPC;
-			break;
-		}
-		collector_free(app->collector);
-		app->collector = NULL;
-	}
-	report_probe(stdout, &app->pmu, app->topo, &app->plan, counted, r < 0 ? why : NULL);
-	return r < 0 ? EXIT_RUNTIME : EXIT_SUCCESS;
-}
-
-/* One interval's output of --once and --watch: the table, or the JSON
- * document of the API (pretty for --once, one line per interval for
- * --watch). */
-static void print_interval(struct app *app, const struct snapshot *snap, bool one_line)
-{
-	if (app->cli->json) {
-		struct api_query q;
-		char err[128], *text;
-		json_t *doc;
-
-		api_parse_query("cpu", NULL, NULL, NULL, &q, err, sizeof(err));
-		doc = api_document(snap, &q, NULL, app->hostname, topdownd_version);
-		text = doc ? api_dump(doc, !one_line) : NULL;
-		if (text)
-			printf("%s\n", text);
-		free(text);
-		json_decref(doc);
-	} else if (snap->up) {
-		report_once(stdout, snap);
-	}
-	fflush(stdout);
-}
-
-/* The exit status of --once and --watch once collection has run. */
-static int oneshot_status(const struct app *app)
-{
-	if (!app->plan.usable) {
-		fprintf(stderr, "topdownd: TopDown not available: %s\n", app->plan.reason);
-		return EXIT_RUNTIME;
-	}
-	if (!collector_up(app->collector)) {
-		fprintf(stderr, "topdownd: no CPU could be monitored (see the messages above)\n");
-		return EXIT_RUNTIME;
-	}
-	return EXIT_SUCCESS;
-}
-
-static int run_once(struct app *app)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(app->cfg.interval_ns / NSEC_PER_SEC),
-		.tv_nsec = (long)(app->cfg.interval_ns % NSEC_PER_SEC),
-	};
-	const struct snapshot *snap;
-
-	if (app_discover(app) < 0 || app_start_collection(app) < 0)
-		return EXIT_RUNTIME;
-	if (app->plan.usable)
-		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-			;
-	app_collect(app, mono_ns());
-	snap = snapring_acquire(app->ring);
-	print_interval(app, snap, false);
-	snapring_release(app->ring, snap);
-	return oneshot_status(app);
-}
-
-/* --watch: perf stat -I's repeating table, from the same groups the
- * daemon opens.  On a terminal each table replaces the previous one;
- * otherwise they follow one another.  SIGINT or SIGTERM ends it. */
-static int run_watch(struct app *app)
-{
-	bool tty = isatty(STDOUT_FILENO) && !app->cli->json;
-	uint64_t start, deadline;
-	sigset_t mask;
-	int sfd;
-
-	if (app_discover(app) < 0 || app_start_collection(app) < 0)
-		return EXIT_RUNTIME;
-	if (!app->plan.usable || !collector_up(app->collector))
-		return oneshot_status(app);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	if (pthread_sigmask(SIG_BLOCK, &mask, NULL) != 0)
-		return EXIT_RUNTIME;
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0)
-		return log_error_errno(-errno, "Failed to create a signalfd: %m"), EXIT_RUNTIME;
-	start = deadline = mono_ns();
-	for (uint64_t n = 0; !app->cli->count || n < app->cli->count; n++) {
-		struct timespec ts;
-		struct signalfd_siginfo si;
-		const struct snapshot *snap;
-
-		/* Absolute deadlines: printing does not shift the intervals. */
-		deadline += app->cfg.interval_ns;
-		ts.tv_sec = (time_t)(deadline / NSEC_PER_SEC);
-		ts.tv_nsec = (long)(deadline % NSEC_PER_SEC);
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
-		if (read(sfd, &si, sizeof(si)) == sizeof(si))
-			break;
-		app_collect(app, mono_ns());
-		while (app_learn(app))
-			;
-		snap = snapring_acquire(app->ring);
-		if (tty)
-			fputs("\033[H\033[2J", stdout);
-		else if (n > 0 && !app->cli->json)
-			fputc('\n', stdout);
-		if (!app->cli->json)
-			printf("# %.3f s\n", (double)(deadline - start) / 1e9);
-		print_interval(app, snap, true);
-		snapring_release(app->ring, snap);
-	}
-	close(sfd);
-	return EXIT_SUCCESS;
 }
 
 /* Fires first at @first (CLOCK_MONOTONIC), then every @period_ns. */
@@ -1096,11 +914,11 @@ int main(int argc, char **argv)
 	if (gethostname(app.hostname, sizeof(app.hostname) - 1) < 0)
 		strcpy(app.hostname, "unknown");
 	if (cli.probe)
-		r = run_probe(&app);
+		r = oneshot_probe(&app);
 	else if (cli.once)
-		r = run_once(&app);
+		r = oneshot_once(&app);
 	else if (cli.watch)
-		r = run_watch(&app);
+		r = oneshot_watch(&app);
 	else
 		r = run_daemon(&app);
 	app_free(&app);

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* app: what the running daemon holds (struct app), and the steps main.c
+ * (the daemon) and oneshot.c (--probe, --once, --watch) share: discovery,
+ * the collector, learning the counter budget, one interval's collection.
+ * Defined in main.c, the only place the subsystems are wired together. */
+#ifndef TOPDOWND_APP_H
+#define TOPDOWND_APP_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "auth.h"
+#include "budget.h"
+#include "cgattr.h"
+#include "cli.h"
+#include "collector.h"
+#include "config.h"
+#include "history.h"
+#include "http.h"
+#include "jobs.h"
+#include "plan.h"
+#include "pmu.h"
+#include "snapshot.h"
+#include "sysfs.h"
+#include "tls.h"
+#include "topo.h"
+
+/* Everything the running daemon holds, in init order. */
+struct app {
+	const struct cli *cli;
+	uint64_t intervals_missed; /* timer expirations collection came too late for */
+	struct config cfg;
+	struct sysfs *sysfs;
+	struct topo *topo;
+	struct pmu_info pmu;
+	struct budget budget;
+	struct plan plan;
+	struct collector *collector;
+	struct cgattr *cgattr;      /* NULL unless [cgroups] enabled */
+	struct snapring *ring;
+	struct history *history;
+	struct jobs *history_jobs; /* takes the history's samples */
+	atomic_bool history_queued;
+	struct tls_material *tls;   /* until the HTTP server takes them */
+	struct auth_db *auth;
+	bool https;
+	struct http_stats http_stats;
+	struct http *http;
+	unsigned http_connections;  /* per listening socket, within RLIMIT_NOFILE */
+	int listen_fds[CONFIG_LISTEN_MAX * 4];
+	size_t n_listen_fds;
+	bool socket_activated;
+	char hostname[256];
+	int epoll_fd, timer_fd, signal_fd, watchdog_fd;
+	uint64_t last_tick_ns;      /* when the interval timer last fired */
+	double config_loaded_at;    /* Unix time: start, or the last good reload */
+	char status[640];
+	char reload_error[400]; /* why the last reload failed, until one works */
+	uint64_t status_at_ns;
+};
+
+/* Discovery, topology, plan: what both --probe and a run need.  0, or
+ * -errno after saying why. */
+int app_discover(struct app *app);
+
+/* A collector for the plan in force.  0, or -errno after saying why. */
+int app_make_collector(struct app *app);
+
+/* What the collector found the kernel would not do goes into the budget;
+ * when the budget changes, the plan is made again.  Returns whether it
+ * changed. */
+bool app_learn_budget(struct app *app);
+
+/* app_learn_budget(), and the collector takes the new plan: call until
+ * false (each step gives something up, so the loop ends). */
+bool app_learn(struct app *app);
+
+/* The collector, the snapshot ring and, with [cgroups], per-cgroup
+ * attribution.  0, or -errno after saying why. */
+int app_start_collection(struct app *app);
+
+/* One interval, at @now (CLOCK_MONOTONIC): the reads go straight into a
+ * free buffer of the ring, which is then published. */
+void app_collect(struct app *app, uint64_t now);
+
+#endif
