@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "config.h"
 
 #define SECTIONS "[collect], [metrics], [http], [log] or [cgroups]"
@@ -788,24 +790,6 @@ static void test_many_errors(void **state)
 
 /* ---- loading ---- */
 
-static char tmpdir[64];
-
-static int make_tmpdir(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/test_config.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_tmpdir(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 static void write_file(const char *path, const char *data, size_t len)
 {
 	FILE *f = fopen(path, "w");
@@ -1176,5 +1160,5 @@ int main(void)
 		cmocka_unit_test(test_diff_and_copy),
 	};
 
-	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+	return cmocka_run_group_tests(tests, tmpdir_make, tmpdir_remove);
 }

@@ -14,14 +14,9 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "plan.h"
-
-static const char *fixtures(void)
-{
-	const char *f = getenv("FIXTURES");
-
-	return f && *f ? f : "tests/fixtures";
-}
 
 struct env {
 	struct sysfs *sysfs;

@@ -13,14 +13,9 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "pmu.h"
-
-static const char *fixtures(void)
-{
-	const char *f = getenv("FIXTURES");
-
-	return f && *f ? f : "tests/fixtures";
-}
 
 /* ---- pmu_parse_format ---- */
 
@@ -436,24 +431,6 @@ static void test_discover_skx(void **state)
 
 /* ---- discovery on edited copies of a fixture ---- */
 
-static char tmpdir[64];
-
-static int make_tmpdir(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/test_pmu.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_tmpdir(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 /* Copies @fixture to tmpdir/@name, runs the shell command @edit inside the
  * PMU directory of the copy, and discovers. */
 static struct pmu_info *discover_edited(const char *fixture, const char *name, const char *edit)
@@ -821,5 +798,5 @@ int main(void)
 		cmocka_unit_test(test_discover_hybrid_bad_cpus),
 	};
 
-	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+	return cmocka_run_group_tests(tests, tmpdir_make, tmpdir_remove);
 }

@@ -13,32 +13,9 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "topo.h"
-
-static const char *fixtures(void)
-{
-	const char *f = getenv("FIXTURES");
-
-	return f && *f ? f : "tests/fixtures";
-}
-
-static char tmpdir[64];
-
-static int make_tmpdir(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/test_topo.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_tmpdir(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -401,5 +378,5 @@ int main(void)
 		cmocka_unit_test(test_topo_new_errors),
 	};
 
-	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+	return cmocka_run_group_tests(tests, tmpdir_make, tmpdir_remove);
 }

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* testlib: what several unit tests share (include after <cmocka.h>): the
+ * fixture trees, and a temporary directory for a group of tests. */
+#ifndef TOPDOWND_TESTLIB_H
+#define TOPDOWND_TESTLIB_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The fixture trees: $FIXTURES (make check sets it), else the source
+ * tree's, for a test run from the repository root. */
+static inline const char *fixtures(void)
+{
+	const char *f = getenv("FIXTURES");
+
+	return f && *f ? f : "tests/fixtures";
+}
+
+/* The group's temporary directory, made by tmpdir_make() and removed with
+ * what is in it by tmpdir_remove() (cmocka's group setup and teardown). */
+static char tmpdir[64] __attribute__((unused));
+
+static inline int tmpdir_make(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/topdownd-unit.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static inline int tmpdir_remove(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+#endif
