@@ -38,8 +38,10 @@ static bool listen_equal(const struct listen_addr *a, const struct listen_addr *
 	       strcmp(a->path, b->path) == 0;
 }
 
-/* Field by field: which members are meaningful, not the padding. */
-static const char *config_diff(const struct config *a, const struct config *b)
+/* Field by field: which members are meaningful, not the padding.  Not
+ * the daemon's config_diff(), which compares what config_print() writes:
+ * the round trip under test. */
+static const char *field_differing(const struct config *a, const struct config *b)
 {
 	if (a->interval_ns != b->interval_ns)
 		return "interval";
@@ -126,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(r == 0, "the printed configuration does not parse (%zu errors): %s", diag->n_errors,
 		   diag->n ? diag->entries[0].text : "?");
-	diff = config_diff(cfg, again);
+	diff = field_differing(cfg, again);
 	if (diff)
 		fprintf(stderr, "config_print wrote:\n%s", text);
 	FUZZ_CHECK(!diff, "printed then parsed, %s differs", diff);
