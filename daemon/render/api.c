@@ -255,6 +255,7 @@ static json_t *pmu_object(const struct snapshot *snap, const struct snap_pmu *p)
 	json_object_set_new(o, "uarch", str_or_null(p ? p->uarch : NULL));
 	json_object_set_new(o, "level", json_integer(p ? p->level : 0));
 	json_object_set_new(o, "model", str_or_null(p ? p->model : NULL));
+	json_object_set_new(o, "per_cpu", json_string(p && p->core_share ? "core_share" : "thread"));
 	if (p && p->reason[0])
 		json_object_set_new(o, "reason", json_string(p->reason));
 	if (p && p->level) {
@@ -301,7 +302,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		     const struct history_sample *then, const char *hostname, const char *version)
 {
 	unsigned level = q->level < snap->level ? q->level : snap->level;
-	json_t *doc = json_object(), *pmu, *host, *states, *arr;
+	json_t *doc = json_object(), *pmu, *host, *states, *arr, *errors, *config;
 	bool window = q->window_ns && then;
 	struct snap_counts wc;
 
@@ -323,6 +324,14 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	 * read between timestamp - collection_seconds and timestamp. */
 	json_object_set_new(doc, "collection_seconds", json_real(round(snap->duration_s * 1e6) / 1e6));
 	json_object_set_new(doc, "up", json_boolean(snap->up));
+	errors = json_object();
+	for (int k = 0; k < COLL_ERR_COUNT; k++)
+		json_object_set_new(errors, coll_error_name[k], json_integer((json_int_t)snap->errors[k]));
+	json_object_set_new(doc, "collection_errors", errors);
+	config = json_object();
+	json_object_set_new(config, "last_reload_successful", json_boolean(snap->config_ok));
+	json_object_set_new(config, "loaded_timestamp", json_real(round(snap->config_loaded_at * 1e3) / 1e3));
+	json_object_set_new(doc, "config", config);
 
 	/* "pmu" is the first core PMU (the one monitored on a hybrid part);
 	 * "pmus" lists every core PMU. */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metric.h"
+
 const unsigned expo_http_codes[] = {
 	200, 400, 401, 403, 404, 405, 406, 408, 413, 414, 429, 431, 500, 503, 0,
 };
@@ -102,23 +104,40 @@ static void put_int_label(struct buf *b, bool *first, const char *name, long lon
 
 /* HELP and TYPE.  OpenMetrics names a counter family without its _total
  * suffix; the 0.0.4 text format names it like its samples. */
-static void family(struct render *r, const char *name, const char *type, const char *help)
+static void family(struct render *r, enum metric_id id)
 {
+	const struct metric *m = metric_get(id);
 	struct buf *b = r->out;
-	size_t len = strlen(name);
-	bool counter = strcmp(type, "counter") == 0;
+	size_t len = strlen(m->name);
+	bool counter = strcmp(m->type, "counter") == 0;
 
 	if (counter && r->format == EXPO_OPENMETRICS)
 		len -= strlen("_total");
 	buf_puts(b, "# HELP ");
-	buf_add(b, name, len);
+	buf_add(b, m->name, len);
 	buf_putc(b, ' ');
-	buf_puts(b, help);
+	buf_puts(b, m->help);
 	buf_puts(b, "\n# TYPE ");
-	buf_add(b, name, len);
+	buf_add(b, m->name, len);
 	buf_putc(b, ' ');
-	buf_puts(b, type);
+	buf_puts(b, m->type);
 	buf_putc(b, '\n');
+}
+
+/* A sample's name. */
+static void sample(struct render *r, enum metric_id id)
+{
+	buf_puts(r->out, metric_get(id)->name);
+}
+
+/* A family of one unlabelled sample: its header, then "NAME ", then the
+ * caller writes the value. */
+static struct buf *single(struct render *r, enum metric_id id)
+{
+	family(r, id);
+	sample(r, id);
+	buf_putc(r->out, ' ');
+	return r->out;
 }
 
 /* ---- entities of the configured granularity ---- */
@@ -236,12 +255,12 @@ static void put_sample(struct render *r, const char *name, size_t name_len, cons
 }
 
 /* A label-set-wide counter family: one sample per entity. */
-static void counter_family(struct render *r, const char *name, const char *help, int column,
-			   bool seconds)
+static void counter_family(struct render *r, enum metric_id id, int column, bool seconds)
 {
+	const char *name = metric_get(id)->name;
 	size_t name_len = strlen(name);
 
-	family(r, name, "counter", help);
+	family(r, id);
 	for (unsigned i = 0; i < r->n_ents; i++) {
 		const struct ent *e = &r->ents[i];
 
@@ -282,9 +301,8 @@ static void cat_suffixes(bool open, struct cat_suffix *out)
 
 static void category_family(struct render *r, const struct cat_suffix *suffix, unsigned level)
 {
-	static const char *const names[] = { "", "topdown_level1_slots_total",
-					     "topdown_level2_slots_total" };
-	size_t name_len = strlen(names[level]);
+	const char *name = metric_get(level == 1 ? MET_LEVEL1_SLOTS : MET_LEVEL2_SLOTS)->name;
+	size_t name_len = strlen(name);
 
 	for (unsigned i = 0; i < r->n_ents; i++) {
 		const struct ent *e = &r->ents[i];
@@ -292,7 +310,7 @@ static void category_family(struct render *r, const struct cat_suffix *suffix, u
 
 		for (int k = 0; k < TD_CAT_COUNT; k++)
 			if (td_catset_has(cats, (enum td_cat)k) && td_cat[k].level == level)
-				put_sample(r, names[level], name_len, e, suffix[k].text, suffix[k].len,
+				put_sample(r, name, name_len, e, suffix[k].text, suffix[k].len,
 					   e->c->total[TD_C_CAT + k], false);
 	}
 }
@@ -303,13 +321,11 @@ static void category_families(struct render *r)
 
 	/* Entities have labels, or none does (the system granularity). */
 	cat_suffixes(r->n_ents && r->ents[0].len, suffix);
-	family(r, "topdown_level1_slots_total", "counter",
-	       "Pipeline slots attributed to each TopDown level-1 category (perf's value times the slots); they sum to topdown_slots_total where the counts are consistent.");
+	family(r, MET_LEVEL1_SLOTS);
 	category_family(r, suffix, 1);
 	if (r->snap->level < 2 || !td_catset_level(r->snap->cats, 2))
 		return;
-	family(r, "topdown_level2_slots_total", "counter",
-	       "Pipeline slots attributed to each TopDown level-2 category (perf's value times the slots); the children of a parent sum to it where the counts are consistent.");
+	family(r, MET_LEVEL2_SLOTS);
 	category_family(r, suffix, 2);
 }
 
@@ -321,12 +337,12 @@ static void ratio_families(struct render *r)
 
 	if (!r->opt->ratios || slots <= 0)
 		return;
-	family(r, "topdown_level1_ratio", "gauge",
-	       "Share of the host's pipeline slots in each level-1 category over the last interval.");
+	family(r, MET_LEVEL1_RATIO);
 	for (int k = 0; k < TD_CAT_COUNT; k++) {
 		if (!td_catset_has(r->snap->cats, (enum td_cat)k) || td_cat[k].level != 1)
 			continue;
-		buf_puts(b, "topdown_level1_ratio{category=\"");
+		sample(r, MET_LEVEL1_RATIO);
+		buf_puts(b, "{category=\"");
 		buf_puts(b, td_cat[k].name);
 		buf_puts(b, "\"} ");
 		buf_double(b, last[TD_C_CAT + k] / slots);
@@ -334,12 +350,12 @@ static void ratio_families(struct render *r)
 	}
 	if (r->snap->level < 2 || !td_catset_level(r->snap->cats, 2))
 		return;
-	family(r, "topdown_level2_ratio", "gauge",
-	       "Share of the host's pipeline slots in each level-2 category over the last interval.");
+	family(r, MET_LEVEL2_RATIO);
 	for (int k = 0; k < TD_CAT_COUNT; k++) {
 		if (!td_catset_has(r->snap->cats, (enum td_cat)k) || td_cat[k].level != 2)
 			continue;
-		buf_puts(b, "topdown_level2_ratio{category=\"");
+		sample(r, MET_LEVEL2_RATIO);
+		buf_puts(b, "{category=\"");
 		buf_puts(b, td_cat[k].name);
 		buf_puts(b, "\",parent=\"");
 		buf_puts(b, td_cat[td_cat[k].parent].name);
@@ -364,15 +380,13 @@ static void info_families(struct render *r)
 	struct buf *b = r->out;
 	bool first, any = false;
 
-	family(r, "topdown_up", "gauge", "1 when TopDown counters are being collected on at least one CPU.");
-	buf_puts(b, s->up ? "topdown_up 1\n" : "topdown_up 0\n");
+	buf_puts(single(r, MET_UP), s->up ? "1\n" : "0\n");
 
-	family(r, "topdown_pmu_info", "gauge",
-	       "Each core PMU: its microarchitecture, the TopDown level and model in effect, whether a CPU's figures are its thread's own or its share of its core (per_cpu), and why anything is missing.");
+	family(r, MET_PMU_INFO);
 	for (unsigned i = 0; i < s->n_pmus || (i == 0 && s->n_pmus == 0); i++) {
 		const struct snap_pmu *p = s->n_pmus ? &s->pmus[i] : NULL;
 
-		buf_puts(b, "topdown_pmu_info");
+		sample(r, MET_PMU_INFO);
 		first = true;
 		put_label(b, &first, "pmu", p ? p->name : "");
 		put_label(b, &first, "pmu_name", p ? p->pmu_name : "");
@@ -384,16 +398,17 @@ static void info_families(struct render *r)
 		buf_puts(b, "} 1\n");
 	}
 
-	family(r, "topdown_build_info", "gauge", "The version and source revision of topdownd.");
-	buf_puts(b, "topdown_build_info");
+	family(r, MET_BUILD_INFO);
+	sample(r, MET_BUILD_INFO);
 	first = true;
 	put_label(b, &first, "version", r->opt->version);
 	put_label(b, &first, "revision", r->opt->revision);
 	buf_puts(b, "} 1\n");
 
-	family(r, "topdown_cpus", "gauge", "CPUs by collection state.");
+	family(r, MET_CPUS);
 	for (int k = 0; k < CPU_STATE_COUNT; k++) {
-		buf_puts(b, "topdown_cpus{state=\"");
+		sample(r, MET_CPUS);
+		buf_puts(b, "{state=\"");
 		buf_puts(b, cpu_state_name[k]);
 		buf_puts(b, "\"} ");
 		buf_u64(b, s->cpus_by_state[k]);
@@ -409,13 +424,13 @@ static void info_families(struct render *r)
 	 * host. */
 	if (r->opt->granularity != GRAN_CPU && r->opt->granularity != GRAN_CORE)
 		return;
-	family(r, "topdown_cpu_info", "gauge", "Topology of each CPU: core, package, die and NUMA node.");
+	family(r, MET_CPU_INFO);
 	for (unsigned i = 0; i < s->n_cpus; i++) {
 		const struct snap_cpu *c = &s->cpus[i];
 
 		if (!c->selected || !c->known)
 			continue;
-		buf_puts(b, "topdown_cpu_info");
+		sample(r, MET_CPU_INFO);
 		first = true;
 		put_int_label(b, &first, "cpu", c->cpu);
 		put_int_label(b, &first, "core", c->core_id);
@@ -427,10 +442,10 @@ static void info_families(struct render *r)
 }
 
 /* One sample per bucket: NAME{cgroup="..."SUFFIX VALUE. */
-static void put_cgroup(struct buf *b, const char *name, const struct snap_cgroup *cg,
+static void put_cgroup(struct buf *b, enum metric_id id, const struct snap_cgroup *cg,
 		       const char *suffix, double value)
 {
-	buf_puts(b, name);
+	buf_puts(b, metric_get(id)->name);
 	buf_puts(b, "{cgroup=\"");
 	put_label_value(b, cg->name);
 	buf_putc(b, '"');
@@ -441,21 +456,18 @@ static void put_cgroup(struct buf *b, const char *name, const struct snap_cgroup
 
 static void cgroup_category_family(struct render *r, unsigned level)
 {
-	static const char *const names[] = { "", "topdown_cgroup_level1_slots_total",
-					     "topdown_cgroup_level2_slots_total" };
+	enum metric_id id = level == 1 ? MET_CGROUP_LEVEL1_SLOTS : MET_CGROUP_LEVEL2_SLOTS;
 	const struct snapshot *s = r->snap;
 	struct cat_suffix suffix[TD_CAT_COUNT];
 
 	cat_suffixes(true, suffix);
-	family(r, names[level], "counter",
-	       level == 1 ? "Pipeline slots of each cgroup's tasks in each level-1 category; they sum to topdown_cgroup_slots_total."
-			  : "Pipeline slots of each cgroup's tasks in each level-2 category; the children of a parent sum to it.");
+	family(r, id);
 	for (unsigned i = 0; i < s->n_cgroups; i++) {
 		const struct snap_cgroup *cg = &s->cgroups[i];
 
 		for (int k = 0; k < TD_CAT_COUNT; k++)
 			if (td_catset_has(cg->c.cats, (enum td_cat)k) && td_cat[k].level == level)
-				put_cgroup(r->out, names[level], cg, suffix[k].text,
+				put_cgroup(r->out, id, cg, suffix[k].text,
 					   cg->c.total[TD_C_CAT + k]);
 	}
 }
@@ -468,29 +480,26 @@ static void cgroup_families(struct render *r)
 
 	if (!s->cg.enabled)
 		return;
-	family(r, "topdown_cgroups", "gauge",
-	       "Cgroups matching [cgroups] track: tracked have series of their own, dropped (beyond max_cgroups) count as other.");
-	buf_puts(b, "topdown_cgroups{state=\"tracked\"} ");
+	family(r, MET_CGROUPS);
+	sample(r, MET_CGROUPS);
+	buf_puts(b, "{state=\"tracked\"} ");
 	buf_u64(b, s->cg.tracked);
-	buf_puts(b, "\ntopdown_cgroups{state=\"dropped\"} ");
+	buf_putc(b, '\n');
+	sample(r, MET_CGROUPS);
+	buf_puts(b, "{state=\"dropped\"} ");
 	buf_u64(b, s->cg.dropped);
 	buf_putc(b, '\n');
-	family(r, "topdown_cgroup_switches_total", "counter",
-	       "Runs of the per-cgroup attribution program (cgroup switches) on all CPUs.");
-	buf_puts(b, "topdown_cgroup_switches_total ");
+	single(r, MET_CGROUP_SWITCHES);
 	buf_count(b, s->cg.switches);
 	buf_putc(b, '\n');
-	family(r, "topdown_cgroup_bpf_seconds_total", "counter",
-	       "CPU time the per-cgroup attribution program ran, on all CPUs (the kernel's BPF statistics).");
-	buf_puts(b, "topdown_cgroup_bpf_seconds_total ");
+	single(r, MET_CGROUP_BPF_SECONDS);
 	buf_double(b, s->cg.bpf_seconds);
 	buf_putc(b, '\n');
 	if (!s->n_cgroups)
 		return;
-	family(r, "topdown_cgroup_slots_total", "counter",
-	       "Pipeline slots counted while each cgroup's tasks ran (other: untracked cgroups, idle); the cgroups sum to the host's.");
+	family(r, MET_CGROUP_SLOTS);
 	for (unsigned i = 0; i < s->n_cgroups; i++)
-		put_cgroup(b, "topdown_cgroup_slots_total", &s->cgroups[i], "} ",
+		put_cgroup(b, MET_CGROUP_SLOTS, &s->cgroups[i], "} ",
 			   s->cgroups[i].c.total[TD_C_SLOTS]);
 	cgroup_category_family(r, 1);
 	for (unsigned i = 0; i < s->n_cgroups && !l2; i++)
@@ -504,69 +513,48 @@ static void self_families(struct render *r)
 	const struct snapshot *s = r->snap;
 	struct buf *b = r->out;
 
-	family(r, "topdown_collection_errors_total", "counter",
-	       "Failures opening or reading the counters, by reason; each is confined to its CPU.");
+	family(r, MET_COLLECTION_ERRORS);
 	for (int k = 0; k < COLL_ERR_COUNT; k++) {
-		buf_puts(b, "topdown_collection_errors_total{reason=\"");
+		sample(r, MET_COLLECTION_ERRORS);
+		buf_puts(b, "{reason=\"");
 		buf_puts(b, coll_error_name[k]);
 		buf_puts(b, "\"} ");
 		buf_u64(b, s->errors[k]);
 		buf_putc(b, '\n');
 	}
-	family(r, "topdown_departures_total", "counter",
-	       "CPU intervals whose figures depart from perf's, by core PMU and departure: negative (a value perf prints below 0 is 0), no_value (a level-2 value perf has none for, a division by 0, is 0).");
+	family(r, MET_DEPARTURES);
 	for (unsigned i = 0; i < s->n_pmus; i++)
 		for (int d = 0; d < TMA_DEP_COUNT; d++) {
 			bool first = true;
 
-			buf_puts(b, "topdown_departures_total");
+			sample(r, MET_DEPARTURES);
 			put_label(b, &first, "pmu", s->pmus[i].name);
 			put_label(b, &first, "reason", tma_departure_name((enum tma_departure)d));
 			buf_puts(b, "} ");
 			buf_u64(b, s->pmus[i].departures[d]);
 			buf_putc(b, '\n');
 		}
-	family(r, "topdown_collection_interval_seconds", "gauge",
-	       "The configured collection interval.");
-	buf_puts(b, "topdown_collection_interval_seconds ");
+	single(r, MET_INTERVAL_SECONDS);
 	buf_double(b, s->interval_s);
 	buf_putc(b, '\n');
-	family(r, "topdown_config_last_reload_successful", "gauge",
-	       "1 when the last configuration reload (SIGHUP) worked, or none was tried; 0 when the previous configuration stayed in force.");
-	buf_puts(b, s->config_ok ? "topdown_config_last_reload_successful 1\n"
-				 : "topdown_config_last_reload_successful 0\n");
-	family(r, "topdown_config_last_reload_success_timestamp_seconds", "gauge",
-	       "Unix time at which the configuration in force was loaded (start or reload).");
-	buf_puts(b, "topdown_config_last_reload_success_timestamp_seconds ");
+	buf_puts(single(r, MET_RELOAD_SUCCESSFUL), s->config_ok ? "1\n" : "0\n");
+	single(r, MET_RELOAD_TIMESTAMP);
 	buf_double(b, s->config_loaded_at);
 	buf_putc(b, '\n');
-	family(r, "topdown_collections_total", "counter",
-	       "Intervals collected since the daemon started.");
-	buf_puts(b, "topdown_collections_total ");
+	single(r, MET_COLLECTIONS);
 	buf_u64(b, s->seq);
+	buf_putc(b, '\n');
+	single(r, MET_INTERVALS_MISSED);
+	buf_u64(b, s->intervals_missed);
 	buf_putc(b, '\n');
 	if (s->seq == 0)
 		return;
-	family(r, "topdown_collection_duration_seconds", "gauge",
-	       "Time the last interval's reads and computations took.");
-	buf_puts(b, "topdown_collection_duration_seconds ");
+	single(r, MET_COLLECTION_DURATION);
 	buf_double(b, s->duration_s);
 	buf_putc(b, '\n');
-	family(r, "topdown_last_collection_timestamp_seconds", "gauge",
-	       "Unix time at which the last interval was collected.");
-	buf_puts(b, "topdown_last_collection_timestamp_seconds ");
+	single(r, MET_LAST_COLLECTION);
 	buf_double(b, s->timestamp);
 	buf_putc(b, '\n');
-}
-
-/* A family of one unlabelled sample: its header, then "NAME ", then the
- * caller writes the value. */
-static struct buf *single(struct render *r, const char *name, const char *type, const char *help)
-{
-	family(r, name, type, help);
-	buf_puts(r->out, name);
-	buf_putc(r->out, ' ');
-	return r->out;
 }
 
 /* The exporter convention (the Prometheus client libraries). */
@@ -576,27 +564,20 @@ static void process_families(struct render *r)
 
 	if (!p || !p->valid)
 		return;
-	buf_double(single(r, "process_cpu_seconds_total", "counter",
-			  "Total user and system CPU time spent in seconds."), p->cpu_seconds);
+	buf_double(single(r, MET_PROCESS_CPU_SECONDS), p->cpu_seconds);
 	buf_putc(r->out, '\n');
-	buf_u64(single(r, "process_open_fds", "gauge", "Number of open file descriptors."),
-		p->open_fds);
+	buf_u64(single(r, MET_PROCESS_OPEN_FDS), p->open_fds);
 	buf_putc(r->out, '\n');
 	if (p->max_fds) {
-		buf_u64(single(r, "process_max_fds", "gauge", "Maximum number of open file descriptors."),
-			p->max_fds);
+		buf_u64(single(r, MET_PROCESS_MAX_FDS), p->max_fds);
 		buf_putc(r->out, '\n');
 	}
-	buf_count(single(r, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes."),
-		  p->virtual_bytes);
+	buf_count(single(r, MET_PROCESS_VIRTUAL_BYTES), p->virtual_bytes);
 	buf_putc(r->out, '\n');
-	buf_count(single(r, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes."),
-		  p->resident_bytes);
+	buf_count(single(r, MET_PROCESS_RESIDENT_BYTES), p->resident_bytes);
 	buf_putc(r->out, '\n');
 	if (p->start_time > 0) {
-		buf_double(single(r, "process_start_time_seconds", "gauge",
-				  "Start time of the process since unix epoch in seconds."),
-			   p->start_time);
+		buf_double(single(r, MET_PROCESS_START_TIME), p->start_time);
 		buf_putc(r->out, '\n');
 	}
 }
@@ -613,13 +594,13 @@ static void http_families(struct render *r)
 		for (int c = 0; c < EXPO_CODE_COUNT; c++)
 			any |= h->requests[e][c] > 0;
 	if (any) {
-		family(r, "topdown_http_requests_total", "counter",
-		       "HTTP requests answered, by endpoint and status code.");
+		family(r, MET_HTTP_REQUESTS);
 		for (int e = 0; e < EXPO_EP_COUNT; e++) {
 			for (int c = 0; c < EXPO_CODE_COUNT; c++) {
 				if (!h->requests[e][c])
 					continue;
-				buf_puts(b, "topdown_http_requests_total{endpoint=\"");
+				sample(r, MET_HTTP_REQUESTS);
+				buf_puts(b, "{endpoint=\"");
 				buf_puts(b, expo_endpoint_name[e]);
 				buf_puts(b, "\",code=\"");
 				if (expo_http_codes[c])
@@ -632,29 +613,24 @@ static void http_families(struct render *r)
 			}
 		}
 	}
-	family(r, "topdown_http_rejected_total", "counter",
-	       "HTTP requests and connections refused, by reason: unauthorized, method, not_found, bad_request, too_large, throttled (429, password guessing), busy (503, workers saturated), timeout (no complete request head in time), client_limit (one client's share of connections used up, every one of them busy), evicted (an idle connection closed to make room for a new one).");
+	family(r, MET_HTTP_REJECTED);
 	for (int k = 0; k < EXPO_REJ_COUNT; k++) {
-		buf_puts(b, "topdown_http_rejected_total{reason=\"");
+		sample(r, MET_HTTP_REJECTED);
+		buf_puts(b, "{reason=\"");
 		buf_puts(b, expo_reject_name[k]);
 		buf_puts(b, "\"} ");
 		buf_u64(b, h->rejected[k]);
 		buf_putc(b, '\n');
 	}
-	family(r, "topdown_http_connections", "gauge", "HTTP connections open now.");
-	buf_puts(b, "topdown_http_connections ");
+	single(r, MET_HTTP_CONNECTIONS);
 	buf_u64(b, h->connections);
 	buf_putc(b, '\n');
-	family(r, "topdown_http_api_renders_total", "counter",
-	       "JSON documents rendered for /api/v1/topdown and its history: requests for the same document of the same interval share one render.");
-	buf_puts(b, "topdown_http_api_renders_total ");
+	single(r, MET_HTTP_API_RENDERS);
 	buf_u64(b, h->api_renders);
 	buf_putc(b, '\n');
 	if (!h->auth)
 		return;
-	family(r, "topdown_http_password_checks_total", "counter",
-	       "bcrypt verifications of basic-auth passwords (verified credentials are cached).");
-	buf_puts(b, "topdown_http_password_checks_total ");
+	single(r, MET_HTTP_PASSWORD_CHECKS);
 	buf_u64(b, h->password_checks);
 	buf_putc(b, '\n');
 }
@@ -670,14 +646,10 @@ int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 		return -ENOMEM;
 	info_families(&r);
 	if (r.n_ents) {
-		counter_family(&r, "topdown_slots_total",
-			       "Pipeline slots counted (TOPDOWN.SLOTS), scaled to the enabled time when the counters were multiplexed, as perf does.", TD_C_SLOTS, false);
+		counter_family(&r, MET_SLOTS, TD_C_SLOTS, false);
 		category_families(&r);
-		counter_family(&r, "topdown_enabled_seconds_total",
-			       "Time the counters were enabled.", TD_C_ENABLED, true);
-		counter_family(&r, "topdown_running_seconds_total",
-			       "Time the counters were running; less than enabled when multiplexed.",
-			       TD_C_RUNNING, true);
+		counter_family(&r, MET_ENABLED_SECONDS, TD_C_ENABLED, true);
+		counter_family(&r, MET_RUNNING_SECONDS, TD_C_RUNNING, true);
 	}
 	ratio_families(&r);
 	cgroup_families(&r);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* expo: renders a snapshot as Prometheus text 0.0.4 or OpenMetrics 1.0.
  *
- * Owns the metric names, HELP texts, label sets per granularity and the
+ * Owns the label sets per granularity (the families are metric.h's) and the
  * rules of both formats (counter family names, `# EOF`, escaping).  A pure
  * function of the snapshot and the options into a buffer. */
 #ifndef TOPDOWND_EXPO_H

@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "api.h"
+#include "expo.h"
+#include "metric.h"
 
 /* ---- api_parse_query ---- */
 
@@ -338,12 +340,21 @@ static json_t *document(const struct snapshot *s, const char *scope, const char 
 static void test_document_host(void **state)
 {
 	struct fixture *f = fixture_new();
-	json_t *doc = document(&f->snap, NULL, NULL, NULL);
+	json_t *doc;
 
 	(void)state;
+	f->snap.errors[COLL_ERR_READ] = 3;
+	f->snap.config_ok = false;
+	f->snap.config_loaded_at = 1699999000.25;
+	doc = document(&f->snap, NULL, NULL, NULL);
 	/* Exactly the top-level keys of the host scope. */
-	assert_int_equal(json_object_size(doc), 14);
-	jstr(doc, "api_version", "1.5");
+	assert_int_equal(json_object_size(doc), 16);
+	jint(doc, "collection_errors.read", 3);
+	jint(doc, "collection_errors.open", 0);
+	assert_true(json_is_false(jhas(doc, "config.last_reload_successful")));
+	jreal(doc, "config.loaded_timestamp", 1699999000.25);
+	jstr(doc, "pmus.0.per_cpu", "thread");
+	jstr(doc, "api_version", "1.6");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
@@ -419,7 +430,7 @@ static void test_document_scopes(void **state)
 
 	(void)state;
 	doc = document(&f->snap, "package", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 15);
+	assert_int_equal(json_object_size(doc), 17);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	jabsent(doc, "cores");
 	jabsent(doc, "cpus");
@@ -437,7 +448,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "core", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 16);
+	assert_int_equal(json_object_size(doc), 18);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	assert_int_equal(json_array_size(jhas(doc, "cores")), 3);
 	jabsent(doc, "cpus");
@@ -459,7 +470,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "cpu", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 17);
+	assert_int_equal(json_object_size(doc), 19);
 	assert_int_equal(json_array_size(jhas(doc, "cpus")), 5);
 	jint(doc, "cpus.0.cpu", 0);
 	jint(doc, "cpus.0.core", 0);
@@ -932,8 +943,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"api_version\":\"1.5\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"api_version\":\"1.5\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.6\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.6\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));
@@ -957,6 +968,253 @@ static void test_dump(void **state)
 	free(f);
 }
 
+/* ---- the metric families and the document carry the same figures ---- */
+
+#define PATHS_MAX 512
+
+struct paths {
+	char *p[PATHS_MAX];
+	unsigned n;
+};
+
+static void paths_add(struct paths *ps, const char *path)
+{
+	for (unsigned i = 0; i < ps->n; i++)
+		if (strcmp(ps->p[i], path) == 0)
+			return;
+	assert_true(ps->n < PATHS_MAX);
+	ps->p[ps->n++] = strdup(path);
+}
+
+static void paths_free(struct paths *ps)
+{
+	for (unsigned i = 0; i < ps->n; i++)
+		free(ps->p[i]);
+	ps->n = 0;
+}
+
+/* Every leaf of @j as a path of keys, "[]" for an array's elements. */
+static void leaves(json_t *j, const char *path, struct paths *out)
+{
+	char sub[256];
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_object(j) && json_object_size(j)) {
+		json_object_foreach(j, key, v) {
+			snprintf(sub, sizeof(sub), "%s%s%s", path, path[0] ? "." : "", key);
+			leaves(v, sub, out);
+		}
+	} else if (json_is_array(j) && json_array_size(j) && json_is_object(json_array_get(j, 0))) {
+		snprintf(sub, sizeof(sub), "%s[]", path);
+		json_array_foreach(j, i, v)
+			leaves(v, sub, out);
+	} else {
+		paths_add(out, path);
+	}
+}
+
+/* "*.slots_total" for each entity; the others as they are. */
+static void expand(const char *paths, struct paths *out)
+{
+	static const char *const entities[] = { "host", "packages[]", "cores[]", "cpus[]" };
+	char buf[512], *save = NULL, one[256];
+
+	snprintf(buf, sizeof(buf), "%s", paths);
+	for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (strncmp(tok, "*.", 2) != 0) {
+			paths_add(out, tok);
+			continue;
+		}
+		for (size_t e = 0; e < sizeof(entities) / sizeof(entities[0]); e++) {
+			snprintf(one, sizeof(one), "%s%s", entities[e], tok + 1);
+			paths_add(out, one);
+		}
+	}
+}
+
+/* @prefix is @path or names an object above it. */
+static bool covers(const char *prefix, const char *path)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(prefix, path, n) == 0 && (path[n] == '\0' || path[n] == '.');
+}
+
+static bool any_covers(const struct paths *prefixes, const char *path)
+{
+	for (unsigned i = 0; i < prefixes->n; i++)
+		if (covers(prefixes->p[i], path))
+			return true;
+	return false;
+}
+
+/* A word of a space-separated list. */
+static bool has_word(const char *list, const char *word, size_t len)
+{
+	for (const char *p = list; (p = strstr(p, "")) && *p;) {
+		size_t n = strcspn(p, " ");
+
+		if (n == len && strncmp(p, word, len) == 0)
+			return true;
+		p += n;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+/* Each sample's labels are its family's (ENTITY: the cpu granularity's). */
+static void labels_declared(const char *text)
+{
+	for (const char *line = text; *line; line = strchr(line, '\n') + 1) {
+		const char *brace = strchr(line, '{'), *end = strchr(line, '\n');
+		const struct metric *m = NULL;
+
+		if (line[0] == '#')
+			continue;
+		for (int id = 0; id < MET_COUNT; id++) {
+			size_t n = strlen(metric_get(id)->name);
+
+			if (strncmp(line, metric_get(id)->name, n) == 0 && (line[n] == '{' || line[n] == ' '))
+				m = metric_get(id);
+		}
+		if (!m)
+			fail_msg("a sample of no declared family: %.*s", (int)(end - line), line);
+		if (!brace || brace > end)
+			continue;
+		for (const char *l = brace + 1; *l != '}';) {
+			size_t n = strcspn(l, "=");
+			bool entity = has_word(m->labels, "ENTITY", 6) && has_word("cpu core package", l, n);
+
+			if (!entity && !has_word(m->labels, l, n))
+				fail_msg("%s: label %.*s is not declared (\"%s\")", m->name, (int)n, l, m->labels);
+			l = strchr(l + n + 2, '"') + 1; /* past ="value" (no quote inside here) */
+			if (*l == ',')
+				l++;
+		}
+	}
+}
+
+static void test_metric_sets(void **state)
+{
+	static const double web[4] = { 100, 0, 100, 200 };
+	static const double l2[8] = { 10, 90, 0, 0, 50, 50, 100, 100 };
+	struct fixture *f = fixture_new();
+	struct snapshot *s = &f->snap;
+	struct snap_cgroup cg[1];
+	struct expo_options opt = { .granularity = GRAN_CPU, .ratios = true,
+				    .version = "9.8.7", .revision = "abc" };
+	struct expo_http http = { .auth = true, .connections = 2 };
+	struct procstat proc = { .valid = true, .max_fds = 1024, .start_time = 1.7e9 };
+	struct history_sample then;
+	struct paths families = { .n = 0 }, declared = { .n = 0 }, json_only = { .n = 0 },
+		     doc_leaves = { .n = 0 };
+	static const char *const scopes[] = { NULL, "package", "core", "cpu", "cgroup" };
+	struct api_query q;
+	char err[256];
+	struct buf text;
+	json_t *doc;
+
+	(void)state;
+	/* Everything a family can show: attribution with a level-2 bucket,
+	 * a PMU with a reason, HTTP with authentication, the process. */
+	set_cgroup(&cg[0], "/system.slice/web.service", web, 400);
+	cg[0].c.cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
+	for (int i = 0; i < 8; i++)
+		cg[0].c.total[TD_C_CAT + TD_CAT_HEAVY_OPERATIONS + i] = l2[i];
+	s->cgroups = cg;
+	s->n_cgroups = 1;
+	s->cg.enabled = s->cg.attributing = true;
+	s->cg.level = 2;
+	strcpy(s->pmus[0].reason, "level 2 multiplexed");
+	http.requests[EXPO_EP_METRICS][expo_http_code_index(200)] = 1;
+	opt.http = &http;
+	opt.proc = &proc;
+
+	/* The families /metrics shows: every declared one. */
+	buf_init(&text);
+	assert_int_equal(expo_render(s, &opt, EXPO_TEXT, &text), 0);
+	buf_putc(&text, '\0');
+	for (const char *l = text.data; (l = strstr(l, "# TYPE ")); l++) {
+		char name[128];
+
+		assert_int_equal(sscanf(l, "# TYPE %127s", name), 1);
+		paths_add(&families, name);
+	}
+	for (int id = 0; id < MET_COUNT; id++) {
+		bool found = false;
+
+		for (unsigned i = 0; i < families.n; i++)
+			found |= strcmp(families.p[i], metric_get(id)->name) == 0;
+		if (!found)
+			fail_msg("%s is declared but /metrics does not show it", metric_get(id)->name);
+	}
+	assert_int_equal(families.n, MET_COUNT);
+	labels_declared(text.data);
+	buf_free(&text);
+
+	/* Every field of the document, at every scope, with a window and a
+	 * cpu= selection. */
+	for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++) {
+		doc = document(s, scopes[i], NULL, i == 3 ? "0-1" : NULL);
+		leaves(doc, "", &doc_leaves);
+		json_decref(doc);
+	}
+	memset(&then, 0, sizeof(then));
+	then.timestamp = s->timestamp - 60;
+	assert_int_equal(api_parse_query(NULL, NULL, NULL, "1m", &q, err, sizeof(err)), 0);
+	doc = api_document(s, &q, &then, "node1", "9.8.7");
+	assert_non_null(doc);
+	leaves(doc, "", &doc_leaves);
+	json_decref(doc);
+
+	/* Where the declarations say the document carries a family, it does. */
+	for (int id = 0; id < MET_COUNT; id++) {
+		const struct metric *m = metric_get(id);
+		struct paths one = { .n = 0 };
+
+		if (!m->json) {
+			if (!m->json_absent || !m->json_absent[0])
+				fail_msg("%s: neither in the document nor saying why not", m->name);
+			continue;
+		}
+		expand(m->json, &one);
+		for (unsigned i = 0; i < one.n; i++) {
+			bool found = false;
+
+			for (unsigned k = 0; k < doc_leaves.n && !found; k++)
+				found = covers(one.p[i], doc_leaves.p[k]);
+			if (!found)
+				fail_msg("%s: the document has no %s", m->name, one.p[i]);
+			paths_add(&declared, one.p[i]);
+		}
+		paths_free(&one);
+	}
+	for (size_t i = 0; i < metric_json_only_count; i++) {
+		bool found = false;
+
+		expand(metric_json_only[i].path, &json_only);
+		for (unsigned k = 0; k < doc_leaves.n && !found; k++)
+			found = strncmp(metric_json_only[i].path, "*.", 2) == 0 ||
+				covers(metric_json_only[i].path, doc_leaves.p[k]);
+		if (!found)
+			fail_msg("metric_json_only lists %s, which the document does not have",
+				 metric_json_only[i].path);
+	}
+	/* And every field of the document is a family's, or says why not. */
+	for (unsigned k = 0; k < doc_leaves.n; k++)
+		if (!any_covers(&declared, doc_leaves.p[k]) && !any_covers(&json_only, doc_leaves.p[k]))
+			fail_msg("the document's %s is no family's: declare it in metric.c "
+				 "(or list it in metric_json_only with the reason)", doc_leaves.p[k]);
+	paths_free(&families);
+	paths_free(&declared);
+	paths_free(&json_only);
+	paths_free(&doc_leaves);
+	s->cgroups = NULL;
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -974,6 +1232,7 @@ int main(void)
 		cmocka_unit_test(test_document_no_bottleneck),
 		cmocka_unit_test(test_document_cgroups),
 		cmocka_unit_test(test_dump),
+		cmocka_unit_test(test_metric_sets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

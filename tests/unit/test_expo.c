@@ -64,6 +64,7 @@ static struct fixture *tiny(void)
 	s->cores = f->cores;
 	s->pkgs = f->pkgs;
 	s->seq = 3;
+	s->intervals_missed = 2;
 	s->timestamp = 1700000000.25;
 	s->interval_s = 1;
 	s->duration_s = 0.0015;
@@ -235,6 +236,9 @@ static void no_text(const char *text, const char *what)
 	"# HELP topdown_collections_total Intervals collected since the daemon started.\n" \
 	"# TYPE topdown_collections_total counter\n" \
 	"topdown_collections_total 3\n" \
+	"# HELP topdown_intervals_missed_total Timer expirations the collection came too late for (the next interval then covered both): the collection falling behind.\n" \
+	"# TYPE topdown_intervals_missed_total counter\n" \
+	"topdown_intervals_missed_total 2\n" \
 	"# HELP topdown_collection_duration_seconds Time the last interval's reads and computations took.\n" \
 	"# TYPE topdown_collection_duration_seconds gauge\n" \
 	"topdown_collection_duration_seconds 0.0015\n" \
