@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* plan: from discovery + topology + config to the groups to open. */
 #include "plan.h"
+#include "tma.h"
 #include "util.h"
 
 #include <errno.h>
@@ -210,12 +211,6 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 		str_printf(pp->group_note, sizeof(pp->group_note), "re-planned: %s", bp->learned);
 }
 
-static bool perf_metrics_formulas(const struct uarch *ua)
-{
-	return ua->formulas == UA_FORMULAS_GLC || ua->formulas == UA_FORMULAS_ICL ||
-	       ua->formulas == UA_FORMULAS_METRICS;
-}
-
 static void plan_one(const struct pmu_core *core, const struct config *cfg, const struct topo *topo,
 		     const struct budget *budget, unsigned idx, const struct cpuset *selected,
 		     struct plan_pmu *pp)
@@ -256,7 +251,7 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg, cons
 			n_refine++;
 			refine_ok &= core->have[i];
 		}
-		if (n_refine == 0 && !perf_metrics_formulas(ua)) {
+		if (n_refine == 0 && !tma_uses_perf_metrics(ua->formulas)) {
 			/* Formulas of general-purpose events are perf's
 			 * whatever the model: nothing to refine. */
 		} else if (n_refine == 0 || !refine_ok) {

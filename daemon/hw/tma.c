@@ -401,28 +401,39 @@ static int neoverse(const struct tma_model *model, const double *v, struct tma_r
 	return finish(out, set);
 }
 
+/* One row per set of formulas (enum ua_formulas): its arithmetic, and
+ * whether its counts are PERF_METRICS' (slots and the topdown-* events
+ * share fixed counter 3, which the planner must know).  A new family
+ * whose formulas are new is one row here, its function above and its
+ * uarch table entry. */
+static const struct {
+	int (*compute)(const struct tma_model *model, const double *v, struct tma_result *out);
+	bool perf_metrics;
+} formulas[] = {
+	[UA_FORMULAS_GLC] = { perf_metrics, true },
+	[UA_FORMULAS_ICL] = { perf_metrics, true },
+	[UA_FORMULAS_METRICS] = { perf_metrics, true },
+	[UA_FORMULAS_SKL] = { skylake, false },
+	[UA_FORMULAS_GRT] = { gracemont, false },
+	[UA_FORMULAS_CMT] = { crestmont, false },
+	[UA_FORMULAS_ZEN] = { zen, false },
+	[UA_FORMULAS_NEOVERSE_V1] = { neoverse, false },
+	[UA_FORMULAS_NEOVERSE_N2V2] = { neoverse, false },
+};
+TABLE_COVERS(formulas, UA_FORMULAS_COUNT);
+
+bool tma_uses_perf_metrics(enum ua_formulas f)
+{
+	return (unsigned)f < UA_FORMULAS_COUNT && formulas[f].perf_metrics;
+}
+
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		struct tma_result *out)
 {
 	memset(out, 0, sizeof(*out));
-	switch (model->formulas) {
-	case UA_FORMULAS_GLC:
-	case UA_FORMULAS_ICL:
-	case UA_FORMULAS_METRICS:
-		return perf_metrics(model, in->v, out);
-	case UA_FORMULAS_SKL:
-		return skylake(model, in->v, out);
-	case UA_FORMULAS_GRT:
-		return gracemont(model, in->v, out);
-	case UA_FORMULAS_CMT:
-		return crestmont(model, in->v, out);
-	case UA_FORMULAS_ZEN:
-		return zen(model, in->v, out);
-	case UA_FORMULAS_NEOVERSE_V1:
-	case UA_FORMULAS_NEOVERSE_N2V2:
-		return neoverse(model, in->v, out);
-	}
-	return -EINVAL;
+	if ((unsigned)model->formulas >= UA_FORMULAS_COUNT)
+		return -EINVAL;
+	return formulas[model->formulas].compute(model, in->v, out);
 }
 
 const char *tma_departure_name(enum tma_departure d)

@@ -56,13 +56,17 @@ struct tma_model {
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		struct tma_result *out);
 
+/* Whether @f's counts are PERF_METRICS' (slots and topdown-* on fixed
+ * counter 3). */
+bool tma_uses_perf_metrics(enum ua_formulas f);
+
+/* The name of a departure, for labels: "negative", "no_value". */
+const char *tma_departure_name(enum tma_departure d);
+
 /* The largest non-retiring level-1 category among @cats and, if
  * @with_l2, its largest child: "backend_bound.memory_bound".  @v holds
  * any per-category quantity (fractions or slots), indexed by enum td_cat.
  * Empty string when all are 0. */
-/* The name of a departure, for labels: "negative", "no_value". */
-const char *tma_departure_name(enum tma_departure d);
-
 void tma_bottleneck(const double v[TD_CAT_COUNT], td_catset cats, bool with_l2,
 		    char *buf, size_t len);
 

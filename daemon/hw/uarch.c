@@ -270,37 +270,62 @@ unsigned ua_event_counters(const struct ua_event *ev, enum ua_mode mode)
 	return highest_plus_one(c);
 }
 
+/* Every vendor file's table, in the order lookups try them (Intel's
+ * P-cores before the Skylake family and E-cores, as perf's mapfile.csv):
+ * a new vendor file is one row here and one in uarch_tables.h. */
+static const struct {
+	const struct uarch *const *list;
+	const size_t *count;
+} tables[] = {
+	{ ua_intel, &ua_intel_count },
+	{ ua_skl, &ua_skl_count },
+	{ ua_atom, &ua_atom_count },
+	{ ua_amd, &ua_amd_count },
+	{ ua_arm, &ua_arm_count },
+};
+
+static const struct {
+	const struct ua_without *list;
+	const size_t *count;
+} withouts[] = {
+	{ ua_amd_without, &ua_amd_without_count },
+	{ ua_arm_without, &ua_arm_without_count },
+};
+
 size_t ua_count(void)
 {
-	return ua_intel_count + ua_skl_count + ua_atom_count + ua_amd_count + ua_arm_count;
+	size_t n = 0;
+
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		n += *tables[t].count;
+	return n;
 }
 
 const struct uarch *ua_get(size_t i)
 {
-	if (i < ua_intel_count)
-		return ua_intel[i];
-	i -= ua_intel_count;
-	if (i < ua_skl_count)
-		return ua_skl[i];
-	i -= ua_skl_count;
-	if (i < ua_atom_count)
-		return ua_atom[i];
-	i -= ua_atom_count;
-	if (i < ua_amd_count)
-		return ua_amd[i];
-	i -= ua_amd_count;
-	return i < ua_arm_count ? ua_arm[i] : NULL;
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		if (i < *tables[t].count)
+			return tables[t].list[i];
+		i -= *tables[t].count;
+	}
+	return NULL;
 }
 
 size_t ua_without_count(void)
 {
-	return ua_amd_without_count + ua_arm_without_count;
+	size_t n = 0;
+
+	for (size_t t = 0; t < sizeof(withouts) / sizeof(withouts[0]); t++)
+		n += *withouts[t].count;
+	return n;
 }
 
 const struct ua_without *ua_without_get(size_t i)
 {
-	if (i < ua_amd_without_count)
-		return &ua_amd_without[i];
-	i -= ua_amd_without_count;
-	return i < ua_arm_without_count ? &ua_arm_without[i] : NULL;
+	for (size_t t = 0; t < sizeof(withouts) / sizeof(withouts[0]); t++) {
+		if (i < *withouts[t].count)
+			return &withouts[t].list[i];
+		i -= *withouts[t].count;
+	}
+	return NULL;
 }

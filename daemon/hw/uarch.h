@@ -43,6 +43,7 @@ enum ua_formulas {
 				  * bad speculation, BR_MIS_PRED corrections */
 	UA_FORMULAS_NEOVERSE_N2V2, /* Neoverse N2/V2: sbsa.json over #slots, the N2
 				    * stall-slot fix, BR_MIS_PRED corrections */
+	UA_FORMULAS_COUNT,
 };
 
 /* How the SMT threads of a core are counted (perf's #SMT_on and
