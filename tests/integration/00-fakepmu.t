@@ -9,10 +9,9 @@
 # Run from the repository root with prove.  Environment:
 #   FAKEPMU      the library (default tests/fakepmu/libfakepmu.so)
 #   TESTBIN_DIR  the test programs (default build/tests/fakepmu)
-set -u
+. "$(dirname "$0")/lib.sh"
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-FAKEPMU=${FAKEPMU:-$root/tests/fakepmu/libfakepmu.so}
+root=$ROOT
 TESTBIN_DIR=${TESTBIN_DIR:-$root/build/tests/fakepmu}
 case $FAKEPMU in /*) ;; *) FAKEPMU=$PWD/$FAKEPMU ;; esac
 case $TESTBIN_DIR in /*) ;; *) TESTBIN_DIR=$PWD/$TESTBIN_DIR ;; esac
@@ -25,22 +24,7 @@ for f in "$FAKEPMU" "$TESTBIN_DIR"/test_{open,count,hotplug,faults,scale}; do
 	fi
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fakepmu-t.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -s "$2" ] && sed 's/^/#   /' "$2"
-}
+tmp=$TMP
 
 # run DESC FIXTURE_DIR SCENARIO CLOCK(0|1) PROGRAM CASE
 run() {
@@ -54,10 +38,10 @@ run() {
 	if timeout 30 env LD_PRELOAD="$FAKEPMU" FAKEPMU_SCENARIO="$scenario" \
 		FAKEPMU_SYSFS="$fixture" SET_ONLINE="$fixtures/set-online" "${extra[@]}" \
 		"$TESTBIN_DIR/$prog" "$case" >"$tmp/out" 2>&1; then
-		ok "$desc"
+		pass "$desc"
 		grep '^# ' "$tmp/out" || true
 	else
-		not_ok "$desc ($prog $case, exit $?)" "$tmp/out"
+		fail "$desc ($prog $case, exit $?)" "$tmp/out"
 	fi
 }
 
@@ -71,10 +55,10 @@ bad() {
 		FAKEPMU_SYSFS="$fixture" "$TESTBIN_DIR/test_open" noop >"$tmp/out" 2>"$tmp/err")
 	rc=$?
 	if [ "$rc" = 70 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = "$want" ]; then
-		ok "invalid scenario: $desc"
+		pass "invalid scenario: $desc"
 	else
 		{ echo "exit $rc, want 70"; echo "stderr: $(cat "$tmp/err")"; echo "want:   $want"; } >"$tmp/why"
-		not_ok "invalid scenario: $desc" "$tmp/why"
+		fail "invalid scenario: $desc" "$tmp/why"
 	fi
 }
 
@@ -233,7 +217,7 @@ if python3 "$fixtures/gen-fixture" --kind spr --cpus 1024 --packages 2 --smt 2 "
 	run "1024 CPUs x 12 events = 12288 fake fds" "$tmp/fx1024" "$tmp/basic.json" 0 test_scale many_fds
 	rm -rf "$tmp/fx1024"
 else
-	not_ok "generate the 1024-CPU fixture" "$tmp/out"
+	fail "generate the 1024-CPU fixture" "$tmp/out"
 fi
 
 # ---- example scenario shipped in tests/scenarios ----
@@ -247,17 +231,17 @@ env -u FAKEPMU_SCENARIO LD_PRELOAD="$FAKEPMU" FAKEPMU_SYSFS="$spr" \
 	"$TESTBIN_DIR/test_open" noop >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc = 70 ] && [ "$(cat "$tmp/err")" = "fakepmu: FAKEPMU_SCENARIO is not set (path of the JSON scenario)" ]; then
-	ok "FAKEPMU_SCENARIO unset: exit 70"
+	pass "FAKEPMU_SCENARIO unset: exit 70"
 else
-	not_ok "FAKEPMU_SCENARIO unset: exit 70 (got $rc)" "$tmp/err"
+	fail "FAKEPMU_SCENARIO unset: exit 70 (got $rc)" "$tmp/err"
 fi
 env -u FAKEPMU_SYSFS LD_PRELOAD="$FAKEPMU" FAKEPMU_SCENARIO="$tmp/basic.json" \
 	"$TESTBIN_DIR/test_open" noop >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc = 70 ] && [ "$(cat "$tmp/err")" = "fakepmu: FAKEPMU_SYSFS is not set (fixture tree standing in for /sys)" ]; then
-	ok "FAKEPMU_SYSFS unset: exit 70"
+	pass "FAKEPMU_SYSFS unset: exit 70"
 else
-	not_ok "FAKEPMU_SYSFS unset: exit 70 (got $rc)" "$tmp/err"
+	fail "FAKEPMU_SYSFS unset: exit 70 (got $rc)" "$tmp/err"
 fi
 bad "FAKEPMU_SYSFS without a cpu tree" \
 	'fakepmu: FAKEPMU_SYSFS=/nonexistent: cannot read devices/system/cpu/possible: No such file or directory' \
@@ -267,9 +251,9 @@ rm -f "$tmp/bad/scen.json"
 	"$TESTBIN_DIR/test_open" noop >"$tmp/out" 2>"$tmp/err")
 rc=$?
 if [ $rc = 70 ] && [ "$(cat "$tmp/err")" = "fakepmu: missing.json: cannot load: unable to open missing.json: No such file or directory" ]; then
-	ok "invalid scenario: missing file"
+	pass "invalid scenario: missing file"
 else
-	not_ok "invalid scenario: missing file (got $rc)" "$tmp/err"
+	fail "invalid scenario: missing file (got $rc)" "$tmp/err"
 fi
 bad "not JSON" \
 	"fakepmu: scen.json:1:13: invalid JSON: invalid token near 'cpus'" \
@@ -362,5 +346,5 @@ bad "fault: count 0" 'fakepmu: scen.json: faults[0].count: must be an integer >=
 bad "fault: negative after_seconds" 'fakepmu: scen.json: faults[0].after_seconds: must be a number >= 0' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"open\", \"errno\": \"EIO\", \"after_seconds\": -1}]}"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+plan "$_T_NUM"
+done_testing

@@ -5,28 +5,14 @@
 # no core PMU.
 # Environment: TOPDOWND (the binary, default ./daemon/topdownd), FIXTURES
 # (default tests/fixtures).  Run from the repository root by prove.
-set -u
+. "$(dirname "$0")/lib.sh"
 
-TOPDOWND=${TOPDOWND:-./daemon/topdownd}
-FIXTURES=${FIXTURES:-tests/fixtures}
-FAKEPMU=${FAKEPMU:-$PWD/tests/fakepmu/libfakepmu.so}
-SCENARIO=$PWD/tests/scenarios/constant.json
-export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:abort_on_error=1}
+SCENARIO=$ROOT/tests/scenarios/constant.json
+tmp=$TMP
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/10-probe.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-echo "1..62"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	for line in "$@"; do echo "# $line"; done
-	if [ -s "$tmp/out" ]; then sed 's/^/#   stdout: /' "$tmp/out"; fi
-	if [ -s "$tmp/err" ]; then sed 's/^/#   stderr: /' "$tmp/err"; fi
-}
+plan 62
+# A failure shows the command's output.
+not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
 # probe ROOT [options...]: runs --probe with the defaults (-c /dev/null keeps
 # an /etc/topdownd/topdownd.conf of the machine out of it); sets $rc.
@@ -40,7 +26,7 @@ probe() {
 }
 
 expect_rc() { # DESC WANT
-	if [ "$rc" -eq "$2" ]; then ok "$1"; else not_ok "$1" "exit status $rc, expected $2"; fi
+	if [ "$rc" -eq "$2" ]; then pass "$1"; else not_ok "$1" "exit status $rc, expected $2"; fi
 }
 
 # expect_lines DESC LINE...: each LINE is a whole line of the output.
@@ -50,7 +36,7 @@ expect_lines() {
 	for line in "$@"; do
 		grep -qxF -- "$line" "$tmp/out" || missing+=("missing line: '$line'")
 	done
-	if [ ${#missing[@]} -eq 0 ]; then ok "$desc"; else not_ok "$desc" "${missing[@]}"; fi
+	if [ ${#missing[@]} -eq 0 ]; then pass "$desc"; else not_ok "$desc" "${missing[@]}"; fi
 }
 
 # expect_not_usable DESC REASON: exactly one "TopDown:" line, saying
@@ -60,7 +46,7 @@ expect_not_usable() {
 	count=$(grep -c '^TopDown:' "$tmp/out")
 	got=$(grep '^TopDown:' "$tmp/out")
 	if [ "$count" -eq 1 ] && [ "$got" = "$want" ] && ! grep -q '^Monitored:' "$tmp/out"; then
-		ok "$desc"
+		pass "$desc"
 	else
 		not_ok "$desc" "expected exactly one line '$want' and no Monitored: line"
 	fi
@@ -84,7 +70,7 @@ expect_lines "spr-2s: PMU, microarchitecture, level 2, its perf table, model, 16
 	"Counted:      cpu on CPU 0, model perf" \
 	"TopDown:      usable"
 if ! grep -q 'not usable\|requested but' "$tmp/out"; then
-	ok "spr-2s: no level note, nothing unusable"
+	pass "spr-2s: no level note, nothing unusable"
 else
 	not_ok "spr-2s: no level note, nothing unusable"
 fi
@@ -278,7 +264,7 @@ Counted:      armv8_pmuv3_0 on CPU 0, model perf
 TopDown:      usable
 EOF
 if diff -u "$tmp/n2.want" "$tmp/out" >"$tmp/n2.diff"; then
-	ok "neoverse-n2-8: the whole --probe report"
+	pass "neoverse-n2-8: the whole --probe report"
 else
 	not_ok "neoverse-n2-8: the whole --probe report" "$(cat "$tmp/n2.diff")"
 fi
@@ -304,7 +290,7 @@ arm_truth() { # FIXTURE SCENARIO FE BAD BE RET
 	got=$(jq -r '.cpus[0].level1 | [.frontend_bound, .bad_speculation, .backend_bound, .retiring] | @tsv' "$tmp/arm.json")
 	if awk -v g="$got" -v w="$3 $4 $5 $6" 'BEGIN { split(g, v, "\t"); split(w, t, " ");
 		for (i = 1; i <= 4; i++) { d = v[i] - t[i]; if (d * d > 1e-6) exit 1 } }'; then
-		ok "$1: CPU 0 is the scenario's truth ($3 $4 $5 $6)"
+		pass "$1: CPU 0 is the scenario's truth ($3 $4 $5 $6)"
 	else
 		not_ok "$1: CPU 0 is the scenario's truth ($3 $4 $5 $6)" "got $got"
 	fi
@@ -368,7 +354,7 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount --propagation private true 2>/dev/nul
 	got=$(jq -r '[.cpus[0].level1.retiring, .cpus[0].level1.bad_speculation, .cpus[0].running_ratio] | @tsv' "$tmp/wd.json")
 	if awk -v g="$got" 'BEGIN { split(g, v, "\t"); d = v[1] - 0.3; e = v[2] - 0.1; f = v[3] - 0.5;
 		exit !(d * d < 4e-6 && e * e < 4e-6 && f * f < 4e-4) }'; then
-		ok "skx-2s, watchdog on: CPU 0 retiring 0.30, bad speculation 0.10, running half the time"
+		pass "skx-2s, watchdog on: CPU 0 retiring 0.30, bad speculation 0.10, running half the time"
 	else
 		not_ok "skx-2s, watchdog on: CPU 0 retiring 0.30, bad speculation 0.10, running half the time" "got $got"
 	fi
@@ -383,19 +369,12 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount --propagation private true 2>/dev/nul
 	got=$(jq -r '[.cpus[0].level1.retiring, .cpus[0].level1.smt_contention, .cpus[0].running_ratio] | @tsv' "$tmp/wd.json")
 	if awk -v g="$got" 'BEGIN { split(g, v, "\t"); d = v[1] - 0.32; e = v[2] - 0.1; f = v[3] - 0.5;
 		exit !(d * d < 4e-6 && e * e < 4e-6 && f * f < 4e-4) }'; then
-		ok "genoa-2s, watchdog on: CPU 0 retiring 0.32, smt_contention 0.10, running half the time"
+		pass "genoa-2s, watchdog on: CPU 0 retiring 0.32, smt_contention 0.10, running half the time"
 	else
 		not_ok "genoa-2s, watchdog on: CPU 0 retiring 0.32, smt_contention 0.10, running half the time" "got $got"
 	fi
 else
-	for i in 1 2 3 4; do
-		if [ "${TOPDOWND_STRICT:-0}" = 1 ]; then
-			not_ok "missing prerequisite under make check: root and unshare --mount for the watchdog's file"
-		else
-			n=$((n + 1))
-			echo "ok $n # SKIP needs root and unshare --mount for the watchdog's file"
-		fi
-	done
+	missing "root and unshare --mount for the watchdog's file" 4
 fi
 
 # ---- configuration shapes the probe ----
@@ -431,7 +410,7 @@ timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/spr-2s" --probe >"$t
 rc=$?
 expect_rc "a sysfs tree that is not this machine: --probe exits 1" 1
 if grep -q '^TopDown:      not usable: opening TOPDOWN.SLOTS on CPU 0 (cpu) failed: .*is that tree this machine?)$' "$tmp/out"; then
-	ok "... saying the kernel refused the event"
+	pass "... saying the kernel refused the event"
 else
 	not_ok "... saying the kernel refused the event"
 fi
@@ -452,27 +431,26 @@ plain_probe() {
 }
 plain_probe "$tmp/does-not-exist"
 if [ "$rc" -eq 1 ] && grep -qF "$tmp/does-not-exist" "$tmp/err"; then
-	ok "missing --sysfs-root: exit 1 naming the directory"
+	pass "missing --sysfs-root: exit 1 naming the directory"
 else
 	not_ok "missing --sysfs-root: exit 1 naming the directory" "exit status $rc"
 fi
 mkdir -p "$tmp/empty-root"
 plain_probe "$tmp/empty-root"
 if [ "$rc" -eq 1 ] && [ -s "$tmp/err" ] && [ ! -s "$tmp/out" ]; then
-	ok "--sysfs-root without devices/system/cpu: exit 1 with an error"
+	pass "--sysfs-root without devices/system/cpu: exit 1 with an error"
 else
 	not_ok "--sysfs-root without devices/system/cpu: exit 1 with an error" "exit status $rc"
 fi
 
 # ---- the real /sys ----
 if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
-	n=$((n + 1))
-	echo "ok $n # SKIP this machine has a core PMU: --probe of /sys is not predictable"
+	skip "this machine has a core PMU: --probe of /sys is not predictable"
 else
 	timeout 20 "$TOPDOWND" -c /dev/null --probe >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" -eq 1 ] && grep -q '^TopDown:      not usable: no core PMU registered by the kernel' "$tmp/out"; then
-		ok "/sys without a core PMU: --probe exits 1, 'no core PMU registered by the kernel'"
+		pass "/sys without a core PMU: --probe exits 1, 'no core PMU registered by the kernel'"
 	else
 		not_ok "/sys without a core PMU: --probe exits 1, 'no core PMU registered by the kernel'" \
 			"exit status $rc"

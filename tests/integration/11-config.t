@@ -4,28 +4,16 @@
 # --check-config, --print-config, overrides, usage errors (64), -V, -h.
 # Environment: TOPDOWND (the binary, default ./daemon/topdownd), FIXTURES
 # (default tests/fixtures).  Run from the repository root by prove.
-set -u
+. "$(dirname "$0")/lib.sh"
 
-TOPDOWND=${TOPDOWND:-./daemon/topdownd}
-FIXTURES=${FIXTURES:-tests/fixtures}
 case $TOPDOWND in /*) ;; *) TOPDOWND=$PWD/$TOPDOWND ;; esac
 case $FIXTURES in /*) ;; *) FIXTURES=$PWD/$FIXTURES ;; esac
-EXAMPLE=$PWD/config/topdownd.conf
+EXAMPLE=$ROOT/config/topdownd.conf
+tmp=$TMP
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/11-config.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-echo "1..55"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	for line in "$@"; do echo "# $line"; done
-	if [ -s "$tmp/out" ]; then head -n 40 "$tmp/out" | sed 's/^/#   stdout: /'; fi
-	if [ -s "$tmp/err" ]; then head -n 40 "$tmp/err" | sed 's/^/#   stderr: /'; fi
-}
+plan 55
+# A failure shows the command's output.
+not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
 # td ARGS...: runs topdownd inside $tmp (so that relative config paths show
 # up as given); sets $rc, output in $tmp/out and $tmp/err.  Every call but
@@ -44,7 +32,7 @@ expect() {
 	[ "$rc" -eq "$want_rc" ] || problems+=("exit status $rc, expected $want_rc")
 	[ "$(cat "$tmp/err")" = "$want_err" ] || problems+=("expected stderr: $want_err")
 	[ "$(cat "$tmp/out")" = "$want_out" ] || problems+=("unexpected stdout")
-	if [ ${#problems[@]} -eq 0 ]; then ok "$desc"; else not_ok "$desc" "${problems[@]}"; fi
+	if [ ${#problems[@]} -eq 0 ]; then pass "$desc"; else not_ok "$desc" "${problems[@]}"; fi
 }
 
 # bad_config DESC CONTENT EXPECTED-LINE: `topdownd -c bad.conf` alone must
@@ -148,7 +136,7 @@ tls_cert /nonexistent/cert.pem: cannot open: No such file or directory
 printf '[collect]\ninterval = 2s # every two seconds\nlevel = 1	# tab before\n' >"$tmp/hash.conf"
 td -c hash.conf --print-config
 if [ "$rc" -eq 0 ] && grep -qx 'interval = 2s' "$tmp/out" && grep -qx 'level = 1' "$tmp/out"; then
-	ok "\"value # comment\": the comment is cut, as with ;"
+	pass "\"value # comment\": the comment is cut, as with ;"
 else
 	not_ok "\"value # comment\": the comment is cut, as with ;" "rc $rc"
 fi
@@ -287,7 +275,7 @@ td -c mod.conf -i 20ms -l unix:/run/other.sock --print-config
 if [ "$rc" -eq 0 ] && grep -qx 'interval = 20ms' "$tmp/out" &&
 	grep -qx 'listen = unix:/run/other.sock' "$tmp/out" &&
 	grep -qx 'cpus = 0-3,8' "$tmp/out"; then
-	ok "command-line overrides win over the file's values, the rest stays"
+	pass "command-line overrides win over the file's values, the rest stays"
 else
 	not_ok "command-line overrides win over the file's values, the rest stays"
 fi
@@ -325,26 +313,26 @@ version=$(sed -n 's/^VERSION := *//p' Makefile 2>/dev/null)
 td -V
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
 	grep -q "^topdownd $version\\( \\|\$\\)" "$tmp/out"; then
-	ok "-V: exit 0, 'topdownd $version'"
+	pass "-V: exit 0, 'topdownd $version'"
 else
 	not_ok "-V: exit 0, 'topdownd $version'" "exit status $rc"
 fi
 td --version
 if [ "$rc" -eq 0 ] && grep -q "^topdownd $version\\( \\|\$\\)" "$tmp/out"; then
-	ok "--version: exit 0"
+	pass "--version: exit 0"
 else
 	not_ok "--version: exit 0" "exit status $rc"
 fi
 td -h
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && head -n 1 "$tmp/out" | grep -q '^Usage: topdownd' &&
 	grep -q -- '--check-config' "$tmp/out" && grep -q -- '--sysfs-root' "$tmp/out"; then
-	ok "-h: exit 0, usage on stdout"
+	pass "-h: exit 0, usage on stdout"
 else
 	not_ok "-h: exit 0, usage on stdout" "exit status $rc"
 fi
 td --help
 if [ "$rc" -eq 0 ] && head -n 1 "$tmp/out" | grep -q '^Usage: topdownd'; then
-	ok "--help: exit 0"
+	pass "--help: exit 0"
 else
 	not_ok "--help: exit 0" "exit status $rc"
 fi

@@ -87,6 +87,28 @@ near() { # near GOT EXPECTED TOLERANCE DESCRIPTION
 	fi
 }
 
+pass() { # pass DESCRIPTION
+	_T_NUM=$((_T_NUM + 1))
+	echo "ok $_T_NUM - $1"
+}
+
+# fail DESCRIPTION [DIAGNOSTIC...]: each diagnostic a line, or a file whose
+# first 40 lines are shown.
+fail() {
+	local d
+	_T_NUM=$((_T_NUM + 1))
+	_T_FAILED=$((_T_FAILED + 1))
+	echo "not ok $_T_NUM - $1"
+	shift
+	for d in "$@"; do
+		if [ -f "$d" ]; then
+			[ -s "$d" ] && head -n 40 "$d" | sed "s|^|#   ${d##*/}: |"
+		else
+			echo "#   $d"
+		fi
+	done
+}
+
 skip() { # skip REASON
 	_T_NUM=$((_T_NUM + 1))
 	echo "ok $_T_NUM # SKIP $1"
