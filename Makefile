@@ -84,9 +84,8 @@ DAEMON_DIRS := daemon $(patsubst %/,%,$(sort $(dir $(wildcard daemon/*/*.c))))
 DAEMON_INC := $(addprefix -I,$(DAEMON_DIRS))
 DAEMON_SRCS := $(wildcard $(addsuffix /*.c,$(DAEMON_DIRS)))
 DAEMON_OBJS := $(patsubst daemon/%.c,$(BUILD)/daemon/%.o,$(DAEMON_SRCS))
-# Everything but the daemon's top (main.c and oneshot.c, which share
-# main.c's struct app), for the unit tests to link against.
-LIB_OBJS := $(filter-out $(BUILD)/daemon/main.o $(BUILD)/daemon/oneshot.o,$(DAEMON_OBJS))
+# Everything but main(), for the unit tests to link against.
+LIB_OBJS := $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* app: what the running daemon holds (struct app), and the steps main.c
- * (the daemon) and oneshot.c (--probe, --once, --watch) share: discovery,
- * the collector, learning the counter budget, one interval's collection.
- * Defined in main.c, the only place the subsystems are wired together. */
+/* app: what the running daemon holds (struct app), and its lifecycle:
+ * the steps loop.c (the daemon), oneshot.c (--probe, --once, --watch) and
+ * main.c share.  Defined in app.c, the only place the subsystems are wired
+ * together. */
 #ifndef TOPDOWND_APP_H
 #define TOPDOWND_APP_H
 
@@ -83,5 +83,40 @@ int app_start_collection(struct app *app);
 /* One interval, at @now (CLOCK_MONOTONIC): the reads go straight into a
  * free buffer of the ring, which is then published. */
 void app_collect(struct app *app, uint64_t now);
+
+/* Loads the file and applies the command-line overrides.  @diag keeps the
+ * problems for the caller (a failed reload reports the first one).  At
+ * start (!@to_log) they go to stderr as FILE:LINE: message, on a reload
+ * to the log.  0, or -errno. */
+int app_load_config(const struct cli *cli, struct config *cfg, bool to_log,
+		    struct config_diag *diag);
+
+/* The files the configuration names: the TLS material and the basic-auth
+ * file.  Errors name the file.  0, or -errno (nothing is kept). */
+int app_load_files(const struct config *cfg, bool to_log, struct tls_material **tls,
+		   struct auth_db **auth);
+
+/* Unix time now (the configuration's load time, for its gauge). */
+double app_wall_now(void);
+
+/* The same figures again with the state in force (start, a reload). */
+void app_publish(struct app *app);
+
+/* The listening sockets: systemd's, or bound from the configuration.
+ * 0, or -errno after saying why. */
+int app_listen(struct app *app);
+
+/* The HTTP server's parameters for @cfg, handing @tls and @auth over. */
+void app_http_params(struct app *app, const struct config *cfg, struct tls_material *tls,
+		     struct auth_db *auth, struct http_params *params);
+
+/* The HTTP server on the listening sockets.  0, or -errno after saying why. */
+int app_start_http(struct app *app);
+
+/* One line for `systemctl status`. */
+void app_status(const struct app *app, char *buf, size_t len);
+
+/* Everything app holds, in reverse order of init; any part may be unset. */
+void app_free(struct app *app);
 
 #endif

@@ -23,7 +23,7 @@ LIBS := $(shell pkg-config --libs $(PKGS)) -lcrypt -lpthread -lm
 
 DAEMON_DIRS := daemon $(patsubst %/,%,$(sort $(dir $(wildcard daemon/*/*.c))))
 DAEMON_INC := $(addprefix -I,$(DAEMON_DIRS))
-DAEMON_SRCS := $(filter-out daemon/main.c daemon/oneshot.c,$(wildcard $(addsuffix /*.c,$(DAEMON_DIRS))))
+DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard $(addsuffix /*.c,$(DAEMON_DIRS))))
 DAEMON_OBJS := $(patsubst daemon/%.c,$(FUZZ_BUILD)/obj/%.o,$(DAEMON_SRCS))
 ARCHIVE := $(FUZZ_BUILD)/libtopdownd-fuzz.a
 HARNESS_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
