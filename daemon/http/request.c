@@ -6,6 +6,7 @@
  * document on the render worker.  While a worker has it, the connection
  * is suspended; the worker resumes it as its last act. */
 #include <errno.h>
+#include <pthread.h>
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <stdatomic.h>
@@ -390,6 +391,22 @@ static struct MHD_Response *api_response(struct http *h, struct req *req)
 	return resp;
 }
 
+/* The daemon's own figures for a /metrics render (render_prepare_fn). */
+struct own_figures {
+	struct req *req;
+	struct expo_http *counts;
+	struct procstat *proc;
+};
+
+static void gather_own(void *arg)
+{
+	struct own_figures *o = arg;
+
+	http_counts(o->req->h, o->counts);
+	procstat_read(o->proc);
+	o->counts->auth = o->req->s->auth != NULL;
+}
+
 static void render_job(void *arg)
 {
 	struct req *req = arg;
@@ -409,15 +426,11 @@ static void render_job(void *arg)
 			.proc = &proc,
 		};
 
-		req->response = snap ? render_cached(h->render, req->variant, req->gran,
-						     snap->published, req->s->gen)
+		struct own_figures own = { req, &counts, &proc };
+
+		req->response = snap ? render_response(h->render, snap, req->variant, &opt,
+						       req->s->gen, gather_own, &own)
 				     : NULL;
-		if (snap && !req->response) {
-			http_counts(h, &counts);
-			procstat_read(&proc);
-			counts.auth = req->s->auth != NULL;
-			req->response = render_response(h->render, snap, req->variant, &opt, req->s->gen);
-		}
 		snapring_release(h->p.ring, snap);
 	} else if (atomic_load(&h->stopping) || mono_ns() - req->queued_ns > API_DEADLINE_NS) {
 		static const char text[] = "503 busy, try again in a second\n";
@@ -813,17 +826,22 @@ static const struct route *route_of(const char *url)
 	return &not_found;
 }
 
-/* The live page's footer: a link to every route. */
+/* The live page's footer: a link to every route, built once (the page
+ * renders on any HTTP thread). */
+static struct page_link footer_links[sizeof(routes) / sizeof(routes[0])];
+static pthread_once_t footer_once = PTHREAD_ONCE_INIT;
+
+static void footer_build(void)
+{
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		footer_links[i] = (struct page_link){ routes[i].link, routes[i].path };
+}
+
 static const struct page_link *page_links(size_t *n)
 {
-	static struct page_link links[sizeof(routes) / sizeof(routes[0])];
-
-	static_assert(sizeof(links) / sizeof(links[0]) == sizeof(routes) / sizeof(routes[0]),
-		      "one footer link per route");
-	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
-		links[i] = (struct page_link){ routes[i].link, routes[i].path };
-	*n = sizeof(links) / sizeof(links[0]);
-	return links;
+	pthread_once(&footer_once, footer_build);
+	*n = sizeof(footer_links) / sizeof(footer_links[0]);
+	return footer_links;
 }
 
 /* A route that reads a snapshot: @req->route's handler with the newest. */

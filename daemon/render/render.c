@@ -207,10 +207,11 @@ static struct body *render_body(struct render *r, const struct snapshot *snap,
 				    enum render_variant v, const struct expo_options *opt,
 				    uint64_t gen);
 
-/* The body of @v for @snap and @gen, from the cache or rendered now; a
- * new reference.  NULL without memory. */
+/* The body of @v for @snap and @gen, from the cache or rendered now
+ * (after @prepare); a new reference.  NULL without memory. */
 static struct body *body_for(struct render *r, const struct snapshot *snap,
-				 enum render_variant v, const struct expo_options *opt, uint64_t gen)
+			     enum render_variant v, const struct expo_options *opt, uint64_t gen,
+			     render_prepare_fn *prepare, void *arg)
 {
 	unsigned k = key_of(v, opt->granularity);
 	struct MHD_Response *resp, *old_resp = NULL;
@@ -221,6 +222,8 @@ static struct body *body_for(struct render *r, const struct snapshot *snap,
 	if (b)
 		goto out;
 	evict_stale(r, snap->published);
+	if (prepare)
+		prepare(arg);
 	b = render_body(r, snap, v, opt, gen);
 	if (!b)
 		goto out;
@@ -253,8 +256,8 @@ static struct body *render_body(struct render *r, const struct snapshot *snap,
 	if (!is_gzip(v))
 		return body_render(r->bodies, k, snap, opt, is_om(v) ? EXPO_OPENMETRICS : EXPO_TEXT);
 	/* The gzip variant compresses the plain one of the same interval:
-	 * both always carry the same bytes. */
-	plain = body_for(r, snap, is_om(v) ? RENDER_OM : RENDER_TEXT, opt, gen);
+	 * both always carry the same bytes (and the caller prepared already). */
+	plain = body_for(r, snap, is_om(v) ? RENDER_OM : RENDER_TEXT, opt, gen, NULL, NULL);
 	if (!plain)
 		return NULL;
 	gz = body_gzip(r->bodies, k, plain);
@@ -262,19 +265,11 @@ static struct body *render_body(struct render *r, const struct snapshot *snap,
 	return gz;
 }
 
-struct MHD_Response *render_cached(struct render *r, enum render_variant v,
-				   enum config_granularity gran, uint64_t seq, uint64_t gen)
-{
-	struct body *b = cached_body(r, key_of(v, gran), seq, gen);
-
-	return b ? response_of(b, v) : NULL;
-}
-
 struct MHD_Response *render_response(struct render *r, const struct snapshot *snap,
 				      enum render_variant v, const struct expo_options *opt,
-				      uint64_t gen)
+				      uint64_t gen, render_prepare_fn *prepare, void *arg)
 {
-	struct body *b = body_for(r, snap, v, opt, gen);
+	struct body *b = body_for(r, snap, v, opt, gen, prepare, arg);
 
 	return b ? response_of(b, v) : NULL;
 }

@@ -58,21 +58,21 @@ bool render_queue_cached(struct render *r, struct MHD_Connection *conn, enum ren
 			 enum config_granularity gran, uint64_t seq, uint64_t gen,
 			 enum MHD_Result *ret);
 
-/* The response of @v at granularity @gran for publication @seq and
- * settings @gen if it is cached, else NULL: a worker asks this before it
- * gathers what a render needs (the daemon's own figures: counting its
- * descriptors takes 15 ms at a thousand CPUs), so that a hundred scrapes
- * of one interval cost one render and one count, not a hundred counts. */
-struct MHD_Response *render_cached(struct render *r, enum render_variant v,
-				   enum config_granularity gran, uint64_t seq, uint64_t gen);
+/* What a render needs that only a render should pay for: called with
+ * @arg just before a body is rendered, never when it is cached (the
+ * daemon's own figures, which @opt points at: counting its descriptors
+ * takes 15 ms at a thousand CPUs, so a hundred scrapes of one interval
+ * cost one render and one count, not a hundred counts). */
+typedef void render_prepare_fn(void *arg);
 
 /* The response of @v for @snap, rendered with @opt (its granularity says
- * which one) unless it is cached for (@snap->published, @gen); the cache then
- * holds it too.  The caller owns the result (MHD_destroy_response after
- * queueing).  NULL without memory. */
+ * which one) after @prepare(@arg) (NULL: nothing to prepare) unless it is
+ * cached for (@snap->published, @gen); the cache then holds it too.  The
+ * caller owns the result (MHD_destroy_response after queueing).  NULL
+ * without memory. */
 struct MHD_Response *render_response(struct render *r, const struct snapshot *snap,
 				      enum render_variant v, const struct expo_options *opt,
-				      uint64_t gen);
+				      uint64_t gen, render_prepare_fn *prepare, void *arg);
 
 /* Bodies rendered or compressed so far (each at most once per snapshot,
  * variant and generation). */

@@ -29,7 +29,7 @@ static void *ask(void *arg)
 	struct asker *a = arg;
 
 	for (int i = 0; i < 20; i++) {
-		struct MHD_Response *resp = render_response(a->r, a->snap, a->v, &OPTS, a->gen);
+		struct MHD_Response *resp = render_response(a->r, a->snap, a->v, &OPTS, a->gen, NULL, NULL);
 
 		if (!resp)
 			a->failures++;
@@ -83,7 +83,7 @@ static void test_once_per_interval(void **state)
 static uint64_t render_one(struct render *r, const struct snapshot *snap, enum render_variant v)
 {
 	uint64_t before = render_count(r);
-	struct MHD_Response *resp = render_response(r, snap, v, &OPTS, 1);
+	struct MHD_Response *resp = render_response(r, snap, v, &OPTS, 1, NULL, NULL);
 
 	assert_non_null(resp);
 	MHD_destroy_response(resp);
@@ -112,6 +112,43 @@ static void test_stale_dropped(void **state)
 	assert_int_equal(render_one(r, &now, RENDER_OM_GZIP), 2);
 	/* ... and went with interval 3's first render: rendered again. */
 	assert_int_equal(render_one(r, &old, RENDER_TEXT), 1);
+	render_free(r);
+}
+
+static void count_call(void *arg)
+{
+	(*(unsigned *)arg)++;
+}
+
+/* What only a render should pay for (the daemon's own figures) is
+ * gathered once per render, before it, and never for a cached body: also
+ * not twice for a gzip variant, which renders its plain one too. */
+static void test_prepare_once(void **state)
+{
+	static struct snapshot one, two;
+	struct MHD_Response *resp;
+	unsigned calls = 0;
+	struct render *r;
+
+	(void)state;
+	one.published = 1;
+	two.published = 2;
+	assert_int_equal(render_new(&r), 0);
+	for (int i = 0; i < 3; i++) {
+		resp = render_response(r, &one, RENDER_TEXT, &OPTS, 1, count_call, &calls);
+		assert_non_null(resp);
+		MHD_destroy_response(resp);
+	}
+	assert_int_equal(calls, 1);
+	resp = render_response(r, &two, RENDER_TEXT_GZIP, &OPTS, 1, count_call, &calls);
+	assert_non_null(resp);
+	MHD_destroy_response(resp);
+	assert_int_equal(calls, 2);
+	assert_int_equal(render_count(r), 3);
+	resp = render_response(r, &two, RENDER_TEXT, &OPTS, 1, count_call, &calls);
+	assert_non_null(resp);
+	MHD_destroy_response(resp);
+	assert_int_equal(calls, 2);
 	render_free(r);
 }
 
@@ -168,6 +205,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_once_per_interval),
 		cmocka_unit_test(test_stale_dropped),
+		cmocka_unit_test(test_prepare_once),
 		cmocka_unit_test(test_lookup_flip),
 		cmocka_unit_test(test_variant_of),
 	};
