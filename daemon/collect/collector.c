@@ -805,6 +805,7 @@ bool collector_take_evidence(struct collector *c, struct budget_evidence *ev)
 
 void collector_give_up(struct collector *c, unsigned core_idx, uint64_t now, const char *why)
 {
+	assert(core_idx < PMU_CORE_MAX); /* the budget's evidence names a core PMU */
 	for (unsigned i = 0; i < c->n_pmus; i++) {
 		struct cpmu *pm = &c->pmus[i];
 

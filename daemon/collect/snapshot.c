@@ -2,6 +2,7 @@
 /* snapshot: aggregation and the publication ring. */
 #include "snapshot.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -272,6 +273,11 @@ const struct snapshot *snapring_acquire(struct snapring *ring)
 
 void snapring_release(struct snapring *ring, const struct snapshot *snap)
 {
-	if (snap)
-		atomic_fetch_sub(&ring->refs[snap - ring->bufs], 1);
+	if (!snap)
+		return;
+	/* Only a snapshot this ring handed out, once: anything else would
+	 * free a buffer the collector then overwrites while it is read. */
+	assert(snap >= ring->bufs && snap < ring->bufs + RING_SIZE);
+	assert(atomic_load(&ring->refs[snap - ring->bufs]) > 0);
+	atomic_fetch_sub(&ring->refs[snap - ring->bufs], 1);
 }

@@ -66,6 +66,7 @@ const struct apidoc *apidoc_ref(const struct apidoc *d)
 {
 	struct doc *doc = (struct doc *)(uintptr_t)d;
 
+	assert(atomic_load(&doc->refs) > 0); /* only from a live reference */
 	atomic_fetch_add(&doc->refs, 1);
 	return d;
 }

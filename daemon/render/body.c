@@ -2,6 +2,7 @@
 /* body: reusable body buffers and the gzip compressors. */
 #include "body.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <isa-l/igzip_lib.h>
 #include <pthread.h>
@@ -146,6 +147,9 @@ static struct body *wrap(struct body_pool *p, struct spares *home, char *data, s
 
 struct body *body_ref(struct body *b)
 {
+	/* A reference is only taken from a live one (a body at 0 is back in
+	 * its pool, its buffer another body's). */
+	assert(atomic_load(&b->refs) > 0);
 	atomic_fetch_add(&b->refs, 1);
 	return b;
 }

@@ -13,6 +13,7 @@
 #ifndef TOPDOWND_METRIC_H
 #define TOPDOWND_METRIC_H
 
+#include <assert.h>
 #include <stddef.h>
 
 enum metric_id {
@@ -85,6 +86,7 @@ extern const struct metric metric_table[];
 
 static inline const struct metric *metric_get(enum metric_id id)
 {
+	assert((unsigned)id < MET_COUNT);
 	return &metric_table[id];
 }
 
