@@ -189,7 +189,7 @@ static int reload_http(struct app *app, const struct config *cfg, struct tls_mat
  * Nothing here waits: collection keeps its schedule. */
 static void reload(struct app *app)
 {
-	char changed[256];
+	char changed[256], why[128];
 	struct tls_material *tls;
 	struct config_diag diag;
 	struct auth_db *auth;
@@ -203,19 +203,9 @@ static void reload(struct app *app)
 			   diag.n ? diag.entries[0].text : "cannot read the file");
 		goto failed;
 	}
-	/* Fail closed: TLS or authentication in force goes only on the
-	 * operator's word, never because a file came out shorter. */
-	if (app->cfg.tls_cert[0] && !cfg.tls_cert[0] && !cfg.allow_plaintext) {
-		str_printf(app->reload_error, sizeof(app->reload_error),
-			   "%s turns TLS off; set [http] allow_plaintext = true to mean it",
-			   app->cli->config_path);
-		log_warning("%s", app->reload_error);
-		goto failed;
-	}
-	if (app->cfg.basic_auth_file[0] && !cfg.basic_auth_file[0] && !cfg.allow_unauthenticated) {
-		str_printf(app->reload_error, sizeof(app->reload_error),
-			   "%s turns basic authentication off; set [http] allow_unauthenticated = true to mean it",
-			   app->cli->config_path);
+	if (config_turns_protection_off(&app->cfg, &cfg, why, sizeof(why))) {
+		str_printf(app->reload_error, sizeof(app->reload_error), "%s %s",
+			   app->cli->config_path, why);
 		log_warning("%s", app->reload_error);
 		goto failed;
 	}

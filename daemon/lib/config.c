@@ -792,6 +792,35 @@ void config_copy_section(struct config *dst, const struct config *src, const cha
 	}
 }
 
+/* What a reload may turn off only on the operator's word. */
+static const struct {
+	size_t path;    /* the file that turns it on (its path: empty when off) */
+	size_t consent; /* the key that says the operator means it off */
+	const char *what, *key;
+} protections[] = {
+	{ offsetof(struct config, tls_cert), offsetof(struct config, allow_plaintext), "TLS",
+	  "allow_plaintext" },
+	{ offsetof(struct config, basic_auth_file), offsetof(struct config, allow_unauthenticated),
+	  "basic authentication", "allow_unauthenticated" },
+};
+
+bool config_turns_protection_off(const struct config *in_force, const struct config *next,
+				 char *why, size_t len)
+{
+	for (size_t i = 0; i < sizeof(protections) / sizeof(protections[0]); i++) {
+		const char *was = (const char *)in_force + protections[i].path;
+		const char *now = (const char *)next + protections[i].path;
+		bool consent = *(const bool *)(const void *)((const char *)next + protections[i].consent);
+
+		if (was[0] && !now[0] && !consent) {
+			str_printf(why, len, "turns %s off; set [http] %s = true to mean it",
+				   protections[i].what, protections[i].key);
+			return true;
+		}
+	}
+	return false;
+}
+
 void config_print(const struct config *cfg, FILE *out)
 {
 	const char *section = NULL;

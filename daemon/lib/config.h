@@ -139,6 +139,14 @@ unsigned config_diff(const struct config *a, const struct config *b, const char 
 /* Every key of [@section] from @src into @dst. */
 void config_copy_section(struct config *dst, const struct config *src, const char *section);
 
+/* Whether replacing @in_force by @next would turn TLS or authentication
+ * off without the operator's word for it ([http] allow_plaintext,
+ * allow_unauthenticated): a reload fails closed, never because a file came
+ * out shorter.  True with what it would do and the fix in @why ("turns TLS
+ * off; set [http] allow_plaintext = true to mean it"). */
+bool config_turns_protection_off(const struct config *in_force, const struct config *next,
+				 char *why, size_t len);
+
 const char *config_model_name(enum config_model model);
 const char *config_granularity_name(enum config_granularity gran);
 /* "cpu", "core", "package" or "system": 0, or -EINVAL. */

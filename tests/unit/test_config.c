@@ -275,6 +275,35 @@ static void test_diff_and_copy(void **state)
 	free(b);
 }
 
+/* A reload fails closed: TLS or authentication in force goes only with
+ * the operator's word; adding them, keeping them or consenting is fine. */
+static void test_protection_off(void **state)
+{
+	struct parsed *none = parse_ok(""),
+		      *both = parse_ok("[http]\ntls_cert = /c\ntls_key = /k\nbasic_auth_file = /a\n"),
+		      *plain = parse_ok("[http]\nbasic_auth_file = /a\nallow_plaintext = true\n"),
+		      *open = parse_ok("[http]\ntls_cert = /c\ntls_key = /k\nallow_unauthenticated = true\n");
+	char why[128] = "";
+
+	(void)state;
+	assert_true(config_turns_protection_off(&both->cfg, &none->cfg, why, sizeof(why)));
+	assert_string_equal(why, "turns TLS off; set [http] allow_plaintext = true to mean it");
+	assert_false(config_turns_protection_off(&both->cfg, &plain->cfg, why, sizeof(why)));
+	assert_false(config_turns_protection_off(&both->cfg, &open->cfg, why, sizeof(why)));
+	assert_true(config_turns_protection_off(&plain->cfg, &none->cfg, why, sizeof(why)));
+	assert_string_equal(why, "turns basic authentication off; set [http] allow_unauthenticated = true to mean it");
+	assert_false(config_turns_protection_off(&plain->cfg, &open->cfg, why, sizeof(why)));
+	assert_true(config_turns_protection_off(&open->cfg, &none->cfg, why, sizeof(why)));
+	assert_string_equal(why, "turns TLS off; set [http] allow_plaintext = true to mean it");
+	assert_false(config_turns_protection_off(&open->cfg, &plain->cfg, why, sizeof(why)));
+	assert_false(config_turns_protection_off(&none->cfg, &both->cfg, why, sizeof(why)));
+	assert_false(config_turns_protection_off(&both->cfg, &both->cfg, why, sizeof(why)));
+	free(none);
+	free(both);
+	free(plain);
+	free(open);
+}
+
 static void test_parse_every_key(void **state)
 {
 	struct parsed *p;
@@ -1158,6 +1187,7 @@ int main(void)
 		cmocka_unit_test(test_all_problems),
 		cmocka_unit_test(test_print_roundtrip),
 		cmocka_unit_test(test_diff_and_copy),
+		cmocka_unit_test(test_protection_off),
 	};
 
 	return cmocka_run_group_tests(tests, tmpdir_make, tmpdir_remove);
