@@ -306,22 +306,12 @@ unsigned conns_count(struct conns *c)
 	return n;
 }
 
-uint64_t conns_evicted(struct conns *c)
+struct conns_stats conns_stats(struct conns *c)
 {
-	uint64_t n;
+	struct conns_stats st;
 
 	pthread_mutex_lock(&c->lock);
-	n = c->evicted;
+	st = (struct conns_stats){ .expired = c->expired, .evicted = c->evicted };
 	pthread_mutex_unlock(&c->lock);
-	return n;
-}
-
-uint64_t conns_expired(struct conns *c)
-{
-	uint64_t n;
-
-	pthread_mutex_lock(&c->lock);
-	n = c->expired;
-	pthread_mutex_unlock(&c->lock);
-	return n;
+	return st;
 }

@@ -56,9 +56,12 @@ void conns_request_done(struct conns *c, struct conn *k);
 void *conns_remove(struct conns *c, struct conn *k);
 
 unsigned conns_count(struct conns *c);
-/* Connections shut down for missing their deadline, since the start. */
-uint64_t conns_expired(struct conns *c);
-/* Idle connections shut down to make room for a new one, since the start. */
-uint64_t conns_evicted(struct conns *c);
+/* Connections shut down since the start, read under one lock. */
+struct conns_stats {
+	uint64_t expired; /* for missing their deadline */
+	uint64_t evicted; /* idle, to make room for a new one */
+};
+
+struct conns_stats conns_stats(struct conns *c);
 
 #endif

@@ -134,14 +134,16 @@ void http_count(struct http *h, enum expo_endpoint ep, unsigned status)
 void http_counts(struct http *h, struct expo_http *out)
 {
 	const struct http_stats *s = h->p.stats;
+	struct conns_stats cs;
 
 	for (int e = 0; e < EXPO_EP_COUNT; e++)
 		for (int k = 0; k < EXPO_CODE_COUNT; k++)
 			out->requests[e][k] = atomic_load(&s->requests[e][k]);
 	for (int k = 0; k < EXPO_REJ_COUNT; k++)
 		out->rejected[k] = atomic_load(&s->rejected[k]);
-	out->rejected[EXPO_REJ_TIMEOUT] += conns_expired(h->conns);
-	out->rejected[EXPO_REJ_EVICTED] += conns_evicted(h->conns);
+	cs = conns_stats(h->conns);
+	out->rejected[EXPO_REJ_TIMEOUT] += cs.expired;
+	out->rejected[EXPO_REJ_EVICTED] += cs.evicted;
 	out->password_checks = atomic_load(&s->password_checks);
 	out->api_renders = apicache_renders(h->apicache);
 	out->connections = conns_count(h->conns);
@@ -496,8 +498,10 @@ void http_free(struct http *h)
 	jobs_free(h->render_jobs);
 	jobs_free(h->api_jobs);
 	if (h->conns) {
-		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_TIMEOUT], conns_expired(h->conns));
-		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_EVICTED], conns_evicted(h->conns));
+		struct conns_stats cs = conns_stats(h->conns);
+
+		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_TIMEOUT], cs.expired);
+		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_EVICTED], cs.evicted);
 	}
 	render_free(h->render);
 	apicache_free(h->apicache);

@@ -60,11 +60,11 @@ static void test_deadlines(void **state)
 	assert_true(peer_closed(idle[1], 3000));
 	assert_true(peer_closed(trickle[1], 3000));
 	assert_false(peer_closed(busy[1], 700));
-	assert_int_equal(conns_expired(c), 2);
+	assert_int_equal(conns_stats(c).expired, 2);
 	/* Its response done, the next head is due within the timeout. */
 	conns_request_done(c, b);
 	assert_true(peer_closed(busy[1], 3000));
-	assert_int_equal(conns_expired(c), 3);
+	assert_int_equal(conns_stats(c).expired, 3);
 	assert_ptr_equal(conns_remove(c, a), &data);
 	assert_null(conns_remove(c, b));
 	assert_null(conns_remove(c, NULL));
@@ -167,21 +167,21 @@ static void test_evict(void **state)
 	assert_true(peer_closed(sv[1][1], 1000));
 	assert_false(peer_closed(sv[0][1], 50));
 	assert_false(peer_closed(sv[2][1], 50));
-	assert_int_equal(conns_evicted(c), 1);
+	assert_int_equal(conns_stats(c).evicted, 1);
 	k[3] = conns_add(c, sv[3][0], &one, NULL);
 	conns_remove(c, k[1]); /* libmicrohttpd closes it */
 	/* The pool is full (0, 2, 3): another client's new connection takes
 	 * the place of the oldest idle one of anyone: 2. */
 	assert_true(conns_admit(c, &two));
 	assert_true(peer_closed(sv[2][1], 1000));
-	assert_int_equal(conns_evicted(c), 2);
+	assert_int_equal(conns_stats(c).evicted, 2);
 	k[4] = conns_add(c, sv[4][0], &two, NULL);
 	conns_remove(c, k[2]);
 	/* All busy: refused. */
 	conns_request_started(c, k[3]);
 	conns_request_started(c, k[4]);
 	assert_false(conns_admit(c, &two));
-	assert_int_equal(conns_evicted(c), 2);
+	assert_int_equal(conns_stats(c).evicted, 2);
 	conns_remove(c, k[0]);
 	conns_remove(c, k[3]);
 	conns_remove(c, k[4]);
@@ -216,7 +216,7 @@ static void test_evict_counts(void **state)
 				open[i][j] = conns_add(c, -1, &keys[i], NULL);
 			}
 		}
-		assert_int_equal(conns_evicted(c), 300 * (round + 1));
+		assert_int_equal(conns_stats(c).evicted, 300 * (round + 1));
 		/* libmicrohttpd closes them all, every other client first. */
 		for (int i = 0; i < 300; i += 2)
 			for (int j = 0; j < 4; j++)
