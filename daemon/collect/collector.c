@@ -1456,8 +1456,40 @@ enum agg_mode {
 /* The cores, packages and host of @snap.  Their totals continue the
  * previous snapshot's (after a change of layout: the sums of their CPUs'
  * totals until then). */
+/* The aggregates of @snap in one walk, from position *@pos (start at 0):
+ * the cores, the packages, then the host.  *@covered is the domain's
+ * coverage flag (NULL for the host); *@agg its index among the collector's
+ * aggregation domains.  NULL after the host. */
+static struct snap_counts *dom_next(const struct collector *c, struct snapshot *snap, unsigned *pos,
+				    bool **covered, unsigned *agg)
+{
+	unsigned k = (*pos)++;
+
+	if (k < snap->n_cores) {
+		*covered = &snap->cores[k].covered;
+		*agg = k;
+		return &snap->cores[k].c;
+	}
+	k -= snap->n_cores;
+	if (k < snap->n_pkgs) {
+		*covered = &snap->pkgs[k].covered;
+		*agg = agg_dom_pkg(c, k);
+		return &snap->pkgs[k].c;
+	}
+	if (k == snap->n_pkgs) {
+		*covered = NULL;
+		*agg = agg_dom_host(c);
+		return &snap->host;
+	}
+	return NULL;
+}
+
 static void aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mode)
 {
+	struct snap_counts *dom;
+	unsigned pos, agg;
+	bool *dom_covered;
+
 	const struct snapshot *prev = c->prev;
 	bool same = prev && prev->layout == c->layout;
 
@@ -1471,21 +1503,14 @@ static void aggregate(struct collector *c, struct snapshot *snap, enum agg_mode 
 	} else {
 		snapshot_aggregate(snap);
 	}
-	if (mode == AGG_INTERVAL && !same) {
+	if (mode == AGG_INTERVAL && !same)
 		/* Sums of the CPUs' totals before this interval. */
-		for (unsigned i = 0; i < snap->n_cores; i++)
-			counts_shift(&snap->cores[i].c, -1);
-		for (unsigned i = 0; i < snap->n_pkgs; i++)
-			counts_shift(&snap->pkgs[i].c, -1);
-		counts_shift(&snap->host, -1);
-	}
+		for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));)
+			counts_shift(dom, -1);
 	if (mode == AGG_REPUBLISH)
 		return;
-	for (unsigned i = 0; i < snap->n_cores; i++)
-		dom_reset(&snap->cores[i].c, &snap->cores[i].covered);
-	for (unsigned i = 0; i < snap->n_pkgs; i++)
-		dom_reset(&snap->pkgs[i].c, &snap->pkgs[i].covered);
-	dom_reset(&snap->host, NULL);
+	for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));)
+		dom_reset(dom, dom_covered);
 	/* The CPUs' times, categories and coverage. */
 	for (unsigned i = 0; i < snap->n_cpus; i++) {
 		const struct snap_cpu *cpu = &snap->cpus[i];
@@ -1508,25 +1533,15 @@ static void aggregate(struct collector *c, struct snapshot *snap, enum agg_mode 
 		if (cpu->pkg_idx >= 0)
 			snap->pkgs[cpu->pkg_idx].covered |= covered;
 	}
-	if (mode == AGG_CATCH_UP) {
-		/* No interval: the times too are 0, as the CPUs' are. */
-		for (unsigned i = 0; i < snap->n_cores; i++)
-			memset(snap->cores[i].c.last, 0, sizeof(snap->cores[i].c.last));
-		for (unsigned i = 0; i < snap->n_pkgs; i++)
-			memset(snap->pkgs[i].c.last, 0, sizeof(snap->pkgs[i].c.last));
-		memset(snap->host.last, 0, sizeof(snap->host.last));
-		return;
+	for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));) {
+		if (mode == AGG_CATCH_UP) {
+			/* No interval: the times too are 0, as the CPUs' are. */
+			memset(dom->last, 0, sizeof(dom->last));
+			continue;
+		}
+		agg_compute(c, agg, dom);
+		counts_shift(dom, 1);
 	}
-	for (unsigned i = 0; i < snap->n_cores; i++)
-		agg_compute(c, i, &snap->cores[i].c);
-	for (unsigned i = 0; i < snap->n_pkgs; i++)
-		agg_compute(c, agg_dom_pkg(c, i), &snap->pkgs[i].c);
-	agg_compute(c, agg_dom_host(c), &snap->host);
-	for (unsigned i = 0; i < snap->n_cores; i++)
-		counts_shift(&snap->cores[i].c, 1);
-	for (unsigned i = 0; i < snap->n_pkgs; i++)
-		counts_shift(&snap->pkgs[i].c, 1);
-	counts_shift(&snap->host, 1);
 }
 
 static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
