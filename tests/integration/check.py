@@ -30,6 +30,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "oracle"))
 from perfexpr import Tables  # noqa: E402
+from parity import cpulist  # noqa: E402  (the oracle's CPU-list parser)
 
 # The table of each --formulas, and the event each scenario key counts
 # (per slot, as the fake PMU counts it: tests/fakepmu/README.md).
@@ -47,14 +48,6 @@ L2 = [("heavy_operations", "retiring"), ("light_operations", "retiring"),
       ("branch_mispredicts", "bad_speculation"), ("machine_clears", "bad_speculation"),
       ("fetch_latency", "frontend_bound"), ("fetch_bandwidth", "frontend_bound"),
       ("memory_bound", "backend_bound"), ("core_bound", "backend_bound")]
-
-
-def cpulist(text):
-    out = []
-    for part in filter(None, text.strip().split(",")):
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
 
 
 def read(path):

@@ -153,15 +153,16 @@ class SteppedClock:
     instant, so perf's figures are its arithmetic on the scenario's
     counts, not its own timing.  topdownd runs on the real clock."""
 
-    def __init__(self, a, trace, progress=None):
+    def __init__(self, a, trace, progress):
         import threading
         self.path = os.path.join(a.tmp, os.path.basename(trace) + ".clock")
         self.trace, self.step = trace, a.interval_ms / 1000.0
-        # progress(): how many intervals the tool has printed.  With it the
-        # clock moves to (j+1) intervals as soon as the tool has printed j
-        # (its read j-1 is done), not at a wall-clock time: a tool whose
-        # reads start late after its enable (topdownd opens every CPU's
-        # groups first) stays in step.
+        # progress(): how many intervals the tool has printed.  The clock
+        # moves to (j+1) intervals as soon as the tool has printed j (its
+        # read j-1 is done), not at a wall-clock time: a tool whose reads
+        # start late after its enable (topdownd opens every CPU's groups
+        # first) stays in step.  Only the first step is timed: half an
+        # interval after the enable.
         self.progress = progress
         self.write(0.0)
         self.done = threading.Event()
@@ -184,12 +185,11 @@ class SteppedClock:
                             wall0 = int(line.split()[2]) / 1e9
         k = 1
         while wall0 is not None and not self.done.is_set():
-            if self.progress is not None and k > 1:
-                if self.progress() < k - 1:
-                    self.done.wait(0.002)
-                    continue
-            else:
-                wait = wall0 + (k - 0.5) * self.step - time.time()
+            if k > 1 and self.progress() < k - 1:
+                self.done.wait(0.002)
+                continue
+            if k == 1:
+                wait = wall0 + 0.5 * self.step - time.time()
                 if wait > 0 and self.done.wait(wait):
                     break
             self.write(k * self.step)
@@ -337,7 +337,7 @@ def perf_metrics_mode(a):
                     # An event several metrics read is counted (and
                     # printed) once per group: one of them per socket.
                     # perf prints a modified event as cpu/NAME,cmask=1/.
-                    ev = re.sub(r"^(?:cpu|cpu_core|cpu_atom)/(.*)/$", r"\1", r.get("event", ""))
+                    ev = strip_pmu(r.get("event", ""))
                     sums[k][(ent, canonical_event(ev))] = float(cv)
                 except ValueError:
                     pass
@@ -373,6 +373,29 @@ def perf_metrics_mode(a):
     return out
 
 
+def strip_pmu(event, pmus=("cpu", "cpu_core", "cpu_atom")):
+    """perf prints a modified or sysfs event as PMU/NAME/: the NAME."""
+    m = re.match(r"^(?:%s)/(.*)/$" % "|".join(map(re.escape, pmus)), event)
+    return m.group(1) if m else event
+
+
+def fractions(metrics, names, cats, summed, literals, uncounted_ok=False):
+    """{category: fraction} by perf's expressions on @summed counts; a
+    category whose expression divides by 0 has none, as perf prints none.
+    One that reads an event the run did not count raises ExprError unless
+    @uncounted_ok (perf -M's groups need not count every metric's)."""
+    out = {}
+    for c in cats:
+        try:
+            out[c] = metrics.fraction(names[c], metrics.evaluate(names[c], summed, literals))
+        except ZeroDivisionError:
+            pass
+        except ExprError:
+            if not uncounted_ok:
+                raise
+    return out
+
+
 def host_by_sum(a, summed):
     """{("host", 0): {category: fraction}} from counts summed over every
     socket, by perf's own expressions (perf list)."""
@@ -381,17 +404,9 @@ def host_by_sum(a, summed):
     names = {c: perf_name(a.metrics, c) for c in L1_ALL + list(L2)}
     if not summed.get(a.weight_event or "TOPDOWN.SLOTS"):
         return {("host", 0): None}
-    vals = {}
-    for c, n in names.items():
-        if not n:
-            continue
-        try:
-            vals[c] = a.metrics.fraction(n, a.metrics.evaluate(n, summed, a.literals))
-        except ZeroDivisionError:
-            pass
-        except ExprError:
-            pass    # a metric whose events -M's groups do not count
-    return {("host", 0): vals}
+    cats = [c for c in names if names[c]]
+    return {("host", 0): fractions(a.metrics, names, cats, summed, a.literals,
+                                       uncounted_ok=True)}
 
 
 def event_spec(tables, directory, unit, pmu, name):
@@ -474,10 +489,7 @@ def perf_events_mode(a, tables):
     idx = {t: i for i, t in enumerate(ends)}
     counts = {}
     for r in recs:
-        ev = r.get("event", "")
-        ev = re.sub(r"^%s/(.*)/$" % a.pmu, r"\1", ev)
-        if ev == "slots":
-            ev = "slots"
+        ev = strip_pmu(r.get("event", ""), (a.pmu,))
         n = name_of.get(ev) or (canonical_event(ev) if canonical_event(ev) in needed else None)
         if n is None or r.get("counter-value") in (None, "<not counted>", "<not supported>"):
             continue
@@ -503,13 +515,7 @@ def perf_events_mode(a, tables):
             if not summed.get(a.weight_event or "TOPDOWN.SLOTS"):
                 values.setdefault(k, {})[entity] = None
                 continue
-            out = {}
-            for c in cats:
-                try:
-                    out[c] = metrics.fraction(names[c], metrics.evaluate(names[c], summed, a.literals))
-                except ZeroDivisionError:
-                    pass
-            values.setdefault(k, {})[entity] = out
+            values.setdefault(k, {})[entity] = fractions(metrics, names, cats, summed, a.literals)
     series = [(wins[k], values.get(k, {})) for k in range(len(ends))]
     return {"cpu": series, "core": series, "socket": series, "host": series}
 

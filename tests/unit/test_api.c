@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "api.h"
 #include "expo.h"
 #include "metric.h"
@@ -207,10 +209,7 @@ static struct fixture *fixture_new(void)
 	struct snapshot *s;
 
 	assert_non_null(f);
-	s = &f->snap;
-	s->cpus = f->cpus;
-	s->cores = f->cores;
-	s->pkgs = f->pkgs;
+	s = snap_wire(&f->snap, f->cpus, f->cores, f->pkgs);
 	s->n_cpus = 5;
 	s->n_cores = 3;
 	s->n_pkgs = 2;

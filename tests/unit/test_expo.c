@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "expo.h"
 
 /* 1 package, 1 core, 2 CPUs (SMT siblings), level 2, model perf:
@@ -59,10 +61,7 @@ static struct fixture *tiny(void)
 	struct snapshot *s;
 
 	assert_non_null(f);
-	s = &f->snap;
-	s->cpus = f->cpus;
-	s->cores = f->cores;
-	s->pkgs = f->pkgs;
+	s = snap_wire(&f->snap, f->cpus, f->cores, f->pkgs);
 	s->seq = 3;
 	s->intervals_missed = 2;
 	s->timestamp = 1700000000.25;

@@ -63,16 +63,6 @@ static void make(struct env *e)
 	plan_make(&e->pmu, e->topo, &e->cfg, NULL, &e->plan);
 }
 
-static const char *list(const struct cpuset *set)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	cpuset_format(set, buf[i], sizeof(buf[i]));
-	return buf[i];
-}
-
 /* The events of the PMU's group, by formula variable. */
 static void assert_events(const struct plan_pmu *pp, const enum td_event *want, unsigned n,
 			  unsigned n_core)
@@ -129,11 +119,11 @@ static void test_spr_default(void **state)
 	assert_int_equal(e->plan.pmu[0].ua->formulas, UA_FORMULAS_GLC);
 	/* slots + 4 L1 + 4 L2 + INT_MISC.UOP_DROPPING */
 	assert_events(&e->plan.pmu[0], spr_events, 10, 9);
-	assert_string_equal(list(&e->plan.selected), "0-15");
-	assert_string_equal(list(&e->plan.monitor), "0-15");
-	assert_string_equal(list(&e->plan.unsupported), "");
+	assert_string_equal(cpus_text(&e->plan.selected), "0-15");
+	assert_string_equal(cpus_text(&e->plan.monitor), "0-15");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "");
 	assert_string_equal(e->plan.unsupported_reason, "");
-	assert_string_equal(list(&e->plan.nonexistent), "");
+	assert_string_equal(cpus_text(&e->plan.nonexistent), "");
 	unload(e);
 }
 
@@ -203,8 +193,8 @@ static void test_icx_default(void **state)
 	assert_true(pp->cats == (TD_CATSET_L1 | TD_CATSET_L2_INTEL));
 	assert_string_equal(pp->group_note,
 			    "3 groups rotate: 15 general-purpose counters needed, 8 per CPU; events perf's tables keep on counters 0-3 (IDQ.MS_UOPS) go in groups of at most 4; each group is scaled to the interval by its running time, as perf does");
-	assert_string_equal(list(&e->plan.monitor), "0-7");
-	assert_string_equal(list(&e->plan.unsupported), "");
+	assert_string_equal(cpus_text(&e->plan.monitor), "0-7");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "");
 	unload(e);
 }
 
@@ -251,9 +241,9 @@ static void test_adl_hybrid(void **state)
 				   (1u << TD_CAT_FETCH_LATENCY) | (1u << TD_CAT_FETCH_BANDWIDTH) |
 				   (1u << TD_CAT_MEMORY_BOUND) | (1u << TD_CAT_CORE_BOUND)));
 	assert_ptr_equal(plan_pmu_of(&e->plan, 12), atom);
-	assert_string_equal(list(&e->plan.selected), "0-15");
-	assert_string_equal(list(&e->plan.monitor), "0-15");
-	assert_string_equal(list(&e->plan.unsupported), "");
+	assert_string_equal(cpus_text(&e->plan.selected), "0-15");
+	assert_string_equal(cpus_text(&e->plan.monitor), "0-15");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "");
 	assert_string_equal(e->plan.reason, "");
 	unload(e);
 }
@@ -268,8 +258,8 @@ static void test_adl_only_atoms(void **state)
 	assert_true(e->plan.usable);
 	assert_int_equal(e->plan.n_pmus, 1);
 	assert_string_equal(e->plan.pmu[0].core->name, "cpu_atom");
-	assert_string_equal(list(&e->plan.monitor), "8-15");
-	assert_string_equal(list(&e->plan.unsupported), "");
+	assert_string_equal(cpus_text(&e->plan.monitor), "8-15");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "");
 	unload(e);
 }
 
@@ -282,10 +272,10 @@ static void test_adl_some_atoms(void **state)
 	make(e);
 	assert_true(e->plan.usable);
 	assert_int_equal(e->plan.n_pmus, 2);
-	assert_string_equal(list(&e->plan.pmu[0].monitor), "6-7");
-	assert_string_equal(list(&e->plan.pmu[1].monitor), "8-9");
-	assert_string_equal(list(&e->plan.monitor), "6-9");
-	assert_string_equal(list(&e->plan.unsupported), "");
+	assert_string_equal(cpus_text(&e->plan.pmu[0].monitor), "6-7");
+	assert_string_equal(cpus_text(&e->plan.pmu[1].monitor), "8-9");
+	assert_string_equal(cpus_text(&e->plan.monitor), "6-9");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "");
 	unload(e);
 }
 
@@ -301,9 +291,9 @@ static void test_vm(void **state)
 	assert_int_equal(e->plan.level, 0);
 	assert_string_equal(e->plan.reason, reason);
 	assert_string_equal(e->plan.unsupported_reason, reason);
-	assert_string_equal(list(&e->plan.selected), "0-3");
-	assert_string_equal(list(&e->plan.monitor), "");
-	assert_string_equal(list(&e->plan.unsupported), "0-3");
+	assert_string_equal(cpus_text(&e->plan.selected), "0-3");
+	assert_string_equal(cpus_text(&e->plan.monitor), "");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "0-3");
 	assert_int_equal(e->plan.n_pmus, 0);
 	unload(e);
 }
@@ -346,7 +336,7 @@ static void test_skx(void **state)
 	assert_int_equal(pp->gp_needed, 13);
 	assert_int_equal(pp->n_groups, 4);
 	assert_group(pp, 0, skx_group1, 6);
-	assert_string_equal(list(&e->plan.monitor), "0-7");
+	assert_string_equal(cpus_text(&e->plan.monitor), "0-7");
 	unload(e);
 }
 
@@ -652,8 +642,8 @@ static void test_spr_holes(void **state)
 	make(e);
 	assert_true(e->plan.usable);
 	/* Offline CPUs are monitored once they come online. */
-	assert_string_equal(list(&e->plan.monitor), "0-7");
-	assert_string_equal(list(&e->plan.unsupported), "");
+	assert_string_equal(cpus_text(&e->plan.monitor), "0-7");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "");
 	unload(e);
 }
 
@@ -665,10 +655,10 @@ static void test_cpus_nonexistent(void **state)
 	configure(e, "[collect]\ncpus = 0-3,99\n");
 	make(e);
 	assert_true(e->plan.usable);
-	assert_string_equal(list(&e->plan.selected), "0-3");
-	assert_string_equal(list(&e->plan.monitor), "0-3");
-	assert_string_equal(list(&e->plan.nonexistent), "99");
-	assert_string_equal(list(&e->plan.unsupported), "");
+	assert_string_equal(cpus_text(&e->plan.selected), "0-3");
+	assert_string_equal(cpus_text(&e->plan.monitor), "0-3");
+	assert_string_equal(cpus_text(&e->plan.nonexistent), "99");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "");
 	assert_int_equal(e->plan.level, 2);
 	unload(e);
 }
@@ -683,8 +673,8 @@ static void test_cpus_none_exist(void **state)
 	assert_false(e->plan.usable);
 	assert_int_equal(e->plan.level, 0);
 	assert_string_equal(e->plan.reason, "none of the configured CPUs exist");
-	assert_string_equal(list(&e->plan.selected), "");
-	assert_string_equal(list(&e->plan.nonexistent), "16-31,99");
+	assert_string_equal(cpus_text(&e->plan.selected), "");
+	assert_string_equal(cpus_text(&e->plan.nonexistent), "16-31,99");
 	unload(e);
 }
 
@@ -696,9 +686,9 @@ static void test_vm_nonexistent(void **state)
 	configure(e, "[collect]\ncpus = 2-5\n");
 	make(e);
 	assert_false(e->plan.usable);
-	assert_string_equal(list(&e->plan.selected), "2-3");
-	assert_string_equal(list(&e->plan.unsupported), "2-3");
-	assert_string_equal(list(&e->plan.nonexistent), "4-5");
+	assert_string_equal(cpus_text(&e->plan.selected), "2-3");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "2-3");
+	assert_string_equal(cpus_text(&e->plan.nonexistent), "4-5");
 	unload(e);
 }
 
@@ -746,8 +736,8 @@ static void test_no_cpus_file(void **state)
 	e->pmu.core[0].has_cpus = false;
 	e->pmu.core[1].reason[0] = '\0';
 	make(e);
-	assert_string_equal(list(&e->plan.monitor), "0-15");
-	assert_string_equal(list(&e->plan.unsupported), "");
+	assert_string_equal(cpus_text(&e->plan.monitor), "0-15");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "");
 	unload(e);
 
 	/* Not covered, no reason from its PMU: a generic one. */
@@ -755,7 +745,7 @@ static void test_no_cpus_file(void **state)
 	e->pmu.core[1].level = 0;
 	e->pmu.core[1].reason[0] = '\0';
 	make(e);
-	assert_string_equal(list(&e->plan.unsupported), "8-15");
+	assert_string_equal(cpus_text(&e->plan.unsupported), "8-15");
 	assert_string_equal(e->plan.unsupported_reason, "not covered by the core PMU");
 	unload(e);
 }

@@ -236,14 +236,6 @@ static struct pmu_info *discover(const char *fixture)
 	return info;
 }
 
-static const char *cpus_text(const struct cpuset *set)
-{
-	static char buf[256];
-
-	cpuset_format(set, buf, sizeof(buf));
-	return buf;
-}
-
 /* The encoding @core has for formula variable @var, or fails. */
 static uint64_t config_of(const struct pmu_core *core, enum td_event var, bool *have)
 {

@@ -79,16 +79,6 @@ static void close_handle(struct handle *h)
 	sysfs_free(h->sysfs);
 }
 
-static const char *list(const struct cpuset *set)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	cpuset_format(set, buf[i], sizeof(buf[i]));
-	return buf[i];
-}
-
 static void assert_cpu(const struct topo *topo, unsigned cpu, int core, int package, int die,
 		       int node)
 {
@@ -123,9 +113,9 @@ static void test_spr_2s(void **state)
 	struct handle h = open_fixture("spr-2s");
 
 	(void)state;
-	assert_string_equal(list(topo_possible(h.topo)), "0-15");
-	assert_string_equal(list(topo_present(h.topo)), "0-15");
-	assert_string_equal(list(topo_online(h.topo)), "0-15");
+	assert_string_equal(cpus_text(topo_possible(h.topo)), "0-15");
+	assert_string_equal(cpus_text(topo_present(h.topo)), "0-15");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-15");
 	/* Kernel enumeration: first threads of package 0 then 1, then the
 	 * SMT siblings in the same order. */
 	for (unsigned cpu = 0; cpu < 16; cpu++) {
@@ -146,8 +136,8 @@ static void test_icx_1s(void **state)
 	struct handle h = open_fixture("icx-1s");
 
 	(void)state;
-	assert_string_equal(list(topo_possible(h.topo)), "0-7");
-	assert_string_equal(list(topo_online(h.topo)), "0-7");
+	assert_string_equal(cpus_text(topo_possible(h.topo)), "0-7");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-7");
 	for (unsigned cpu = 0; cpu < 8; cpu++)
 		assert_cpu(h.topo, cpu, (int)cpu % 4, 0, 0, 0);
 	assert_null(topo_cpu(h.topo, 8));
@@ -159,8 +149,8 @@ static void test_adl_hybrid(void **state)
 	struct handle h = open_fixture("adl-hybrid");
 
 	(void)state;
-	assert_string_equal(list(topo_possible(h.topo)), "0-15");
-	assert_string_equal(list(topo_online(h.topo)), "0-15");
+	assert_string_equal(cpus_text(topo_possible(h.topo)), "0-15");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-15");
 	/* P-cores with SMT (core ids 0, 4, 8, 12), then E-cores 32-39. */
 	for (unsigned cpu = 0; cpu < 8; cpu++)
 		assert_cpu(h.topo, cpu, (int)(cpu / 2) * 4, 0, 0, 0);
@@ -174,8 +164,8 @@ static void test_vm(void **state)
 	struct handle h = open_fixture("vm-nopmu");
 
 	(void)state;
-	assert_string_equal(list(topo_possible(h.topo)), "0-3");
-	assert_string_equal(list(topo_online(h.topo)), "0-3");
+	assert_string_equal(cpus_text(topo_possible(h.topo)), "0-3");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-3");
 	for (unsigned cpu = 0; cpu < 4; cpu++)
 		assert_cpu(h.topo, cpu, (int)cpu, 0, 0, 0);
 	close_handle(&h);
@@ -186,9 +176,9 @@ static void test_spr_holes(void **state)
 	struct handle h = open_fixture("spr-holes");
 
 	(void)state;
-	assert_string_equal(list(topo_possible(h.topo)), "0-7");
-	assert_string_equal(list(topo_present(h.topo)), "0-7");
-	assert_string_equal(list(topo_online(h.topo)), "0-2,5-7");
+	assert_string_equal(cpus_text(topo_possible(h.topo)), "0-7");
+	assert_string_equal(cpus_text(topo_present(h.topo)), "0-7");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-2,5-7");
 	assert_cpu(h.topo, 0, 0, 0, 0, 0);
 	assert_cpu(h.topo, 2, 2, 0, 0, 0);
 	assert_cpu(h.topo, 5, 1, 0, 0, 0);
@@ -226,29 +216,29 @@ static void test_refresh_online(void **state)
 
 	set_online(copy, 5, 0);
 	assert_int_equal(topo_refresh_online(h.topo, h.sysfs), 1);
-	assert_string_equal(list(topo_online(h.topo)), "0-4,6-15");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-4,6-15");
 	assert_int_equal(topo_refresh_online(h.topo, h.sysfs), 0);
 	/* possible and present do not change with hotplug. */
-	assert_string_equal(list(topo_possible(h.topo)), "0-15");
-	assert_string_equal(list(topo_present(h.topo)), "0-15");
+	assert_string_equal(cpus_text(topo_possible(h.topo)), "0-15");
+	assert_string_equal(cpus_text(topo_present(h.topo)), "0-15");
 	/* The topology of a CPU read while it was online is kept. */
 	assert_cpu(h.topo, 5, 1, 1, 0, 1);
 
 	set_online(copy, 12, 0);
 	set_online(copy, 13, 0);
 	assert_int_equal(topo_refresh_online(h.topo, h.sysfs), 1);
-	assert_string_equal(list(topo_online(h.topo)), "0-4,6-11,14-15");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-4,6-11,14-15");
 
 	set_online(copy, 5, 1);
 	assert_int_equal(topo_refresh_online(h.topo, h.sysfs), 1);
-	assert_string_equal(list(topo_online(h.topo)), "0-11,14-15");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-11,14-15");
 	assert_int_equal(topo_read_cpu(h.topo, h.sysfs, 5), 0);
 	assert_cpu(h.topo, 5, 1, 1, 0, 1);
 
 	/* A vanished online file is an error and changes nothing. */
 	sh("rm '%s/devices/system/cpu/online'", copy);
 	assert_int_equal(topo_refresh_online(h.topo, h.sysfs), -ENOENT);
-	assert_string_equal(list(topo_online(h.topo)), "0-11,14-15");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-11,14-15");
 	close_handle(&h);
 }
 
@@ -265,7 +255,7 @@ static void test_cpu_comes_online(void **state)
 
 	set_online(copy, 3, 1);
 	assert_int_equal(topo_refresh_online(h.topo, h.sysfs), 1);
-	assert_string_equal(list(topo_online(h.topo)), "0-3,5-7");
+	assert_string_equal(cpus_text(topo_online(h.topo)), "0-3,5-7");
 	/* Its topology directory is not there (yet). */
 	assert_int_equal(topo_read_cpu(h.topo, h.sysfs, 3), -ENOENT);
 	assert_unknown(h.topo, 3);
@@ -355,8 +345,8 @@ static void test_topo_new_errors(void **state)
 	{
 		struct handle h = open_root(copy);
 
-		assert_string_equal(list(topo_present(h.topo)), "0-7");
-		assert_string_equal(list(topo_online(h.topo)), "0-2,5-7");
+		assert_string_equal(cpus_text(topo_present(h.topo)), "0-7");
+		assert_string_equal(cpus_text(topo_online(h.topo)), "0-2,5-7");
 		close_handle(&h);
 	}
 	topo_free(NULL);
