@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -20,6 +19,7 @@
 #pragma GCC diagnostic pop
 #include "cgbpf.h"
 #include "log.h"
+#include "perfev.h"
 
 #ifndef PERF_COUNT_SW_CGROUP_SWITCHES
 #define PERF_COUNT_SW_CGROUP_SWITCHES 11
@@ -169,20 +169,6 @@ int cgbpf_set_event(struct cgbpf *b, unsigned cpu, unsigned ev, int fd, char *wh
 	return 0;
 }
 
-static int open_switches(unsigned cpu)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CGROUP_SWITCHES,
-		.sample_period = 1,
-		.disabled = 1,
-	};
-	long fd = syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : (int)fd;
-}
-
 /* Closes @cpu's cgroup-switches event and its link. */
 static void detach_cpu(struct cgbpf *b, unsigned cpu)
 {
@@ -198,7 +184,7 @@ static int attach_cpu(struct cgbpf *b, unsigned cpu, char *why, size_t whylen)
 	int fd, r;
 
 	detach_cpu(b, cpu);
-	fd = open_switches(cpu);
+	fd = perfev_open_cgroup_switches(cpu);
 	if (fd < 0) {
 		snprintf(why, whylen, "cannot open the cgroup-switches event on CPU %u (%s)", cpu,
 			 strerror(-fd));

@@ -9,13 +9,12 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "perfev.h"
 #include "tma.h"
 #include "util.h"
 
@@ -231,11 +230,6 @@ static void build_layout(struct collector *c)
 
 /* ---- groups ---- */
 
-static long perf_event_open(struct perf_event_attr *attr, int cpu, int group_fd)
-{
-	return syscall(SYS_perf_event_open, attr, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-}
-
 static void close_group(struct collector *c, struct ccpu *cc)
 {
 	/* Members first, the leaders last, as perf does. */
@@ -365,37 +359,22 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 		unsigned lead = pm->group_start[g];
 
 		for (unsigned i = lead; i < pm->group_start[g + 1]; i++) {
-			const struct pmu_encoding *enc = &core->enc[pm->events[i]];
 			struct perf_event_attr attr;
-			long fd;
 
-			memset(&attr, 0, sizeof(attr));
-			attr.type = core->type;
-			attr.size = sizeof(attr);
-			attr.config = enc->config[0];
-			attr.config1 = enc->config[1];
-			attr.config2 = enc->config[2];
-			attr.read_format = READ_FORMAT;
-			/* Start each group at once, as perf does. */
-			attr.disabled = i == lead;
-			/* Fixed counter 3 takes its privilege filter from the
-			 * leader: identical bits across the group. */
-			attr.exclude_kernel = !c->count_kernel;
-			/* As perf does (tools/perf/util/util.c: event_attr_init):
-			 * a KVM host's figures are its own, and a mediated vPMU
-			 * refuses events that would count guests. */
-			attr.exclude_guest = !c->count_guest;
-			fd = perf_event_open(&attr, cc->cpu, i == lead ? -1 : cc->fd[lead]);
-			if (fd < 0) {
-				r = -errno;
+			/* Each group starts at once, as perf does: its leader
+			 * disabled until the group is enabled. */
+			perfev_attr(&attr, core->type, core->enc[pm->events[i]].config, c->count_kernel,
+				    c->count_guest, READ_FORMAT, i == lead);
+			r = perfev_open(&attr, cc->cpu, i == lead ? -1 : cc->fd[lead]);
+			if (r < 0) {
 				*failed = i;
 				close_group(c, cc);
 				return r;
 			}
-			cc->fd[i] = (int)fd;
+			cc->fd[i] = r;
 			c->fds_open++;
-			if (ioctl(cc->fd[i], PERF_EVENT_IOC_ID, &cc->id[i]) < 0) {
-				r = -errno;
+			r = perfev_id(cc->fd[i], &cc->id[i]);
+			if (r < 0) {
 				*failed = i;
 				close_group(c, cc);
 				return r;
@@ -403,8 +382,8 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 		}
 	}
 	for (unsigned g = 0; g < pm->n_groups; g++) {
-		if (ioctl(cc->fd[pm->group_start[g]], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
-			r = -errno;
+		r = perfev_enable_group(cc->fd[pm->group_start[g]]);
+		if (r < 0) {
 			*failed = pm->group_start[g];
 			close_group(c, cc);
 			return r;
@@ -842,10 +821,9 @@ static int settle(struct collector *c, struct ccpu *cc)
 	for (unsigned g = 0; g < pm->n_groups; g++) {
 		ssize_t r;
 
-		errno = 0;
-		r = read(cc->fd[pm->group_start[g]], c->buf, c->buf_words * sizeof(uint64_t));
+		r = perfev_read(cc->fd[pm->group_start[g]], c->buf, c->buf_words * sizeof(uint64_t));
 		if (r < (ssize_t)(3 * sizeof(uint64_t)))
-			return errno ? -errno : -EIO;
+			return r < 0 ? (int)r : -EIO;
 		if (c->buf[1] > 0 && c->buf[2] == 0) {
 			bool on_fixed1;
 
@@ -1156,12 +1134,12 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	bool bad = false, norun, counted = false;
 
 	do {
-		r = read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
-	} while (r < 0 && errno == EINTR && ++tries < EINTR_RETRIES);
+		r = perfev_read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
+	} while (r == -EINTR && ++tries < EINTR_RETRIES);
 	if (r < 0) {
 		c->errors[COLL_ERR_READ]++;
 		*read_error = true;
-		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, -errno,
+		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, (int)r,
 				"Failed to read the group of CPU %d: %m; skipping this interval for it",
 				cc->cpu);
 		return false;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "perfev.h"
 #include "util.h"
 
 /* More than any core PMU has (Intel's architectural limit is 32 with
@@ -158,22 +158,15 @@ static int probe_gp(const struct pmu_core *core, int event, int cpu, bool count_
 
 	for (; n < PROBE_MAX; n++) {
 		struct perf_event_attr attr;
-		long f;
+		int f;
 
-		memset(&attr, 0, sizeof(attr));
-		attr.type = core->type;
-		attr.size = sizeof(attr);
-		attr.config = core->enc[event].config[0];
-		attr.config1 = core->enc[event].config[1];
-		attr.config2 = core->enc[event].config[2];
-		attr.exclude_kernel = !count_kernel;
-		attr.exclude_guest = 1;
-		f = syscall(SYS_perf_event_open, &attr, -1, cpu, n ? fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
+		perfev_attr(&attr, core->type, core->enc[event].config, count_kernel, false, 0, false);
+		f = perfev_open(&attr, cpu, n ? fd[0] : -1);
 		if (f < 0) {
-			r = -errno;
+			r = f;
 			break;
 		}
-		fd[n] = (int)f;
+		fd[n] = f;
 	}
 	for (int i = 0; i < n; i++)
 		close(fd[i]);

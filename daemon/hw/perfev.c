@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* perfev: perf_event_open(2), its ioctls and reads (see perfev.h). */
+#include "perfev.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void perfev_attr(struct perf_event_attr *attr, uint32_t type, const uint64_t config[3],
+		 bool count_kernel, bool count_guest, uint64_t read_format, bool disabled)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = type;
+	attr->size = sizeof(*attr);
+	attr->config = config[0];
+	attr->config1 = config[1];
+	attr->config2 = config[2];
+	attr->read_format = read_format;
+	attr->disabled = disabled;
+	/* Fixed counter 3 takes its privilege filter from the leader: the
+	 * same bits on every event of a group. */
+	attr->exclude_kernel = !count_kernel;
+	/* As perf does (tools/perf/util/util.c: event_attr_init): a KVM
+	 * host's figures are its own, and a mediated vPMU refuses events
+	 * that would count guests. */
+	attr->exclude_guest = !count_guest;
+}
+
+int perfev_open(struct perf_event_attr *attr, int cpu, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, attr, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int perfev_id(int fd, uint64_t *id)
+{
+	return ioctl(fd, PERF_EVENT_IOC_ID, id) < 0 ? -errno : 0;
+}
+
+int perfev_enable_group(int leader)
+{
+	return ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
+}
+
+ssize_t perfev_read(int fd, void *buf, size_t len)
+{
+	ssize_t r = read(fd, buf, len);
+
+	return r < 0 ? -errno : r;
+}
+
+int perfev_open_cgroup_switches(unsigned cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CGROUP_SWITCHES,
+		.sample_period = 1,
+		.disabled = 1,
+	};
+
+	return perfev_open(&attr, (int)cpu, -1);
+}
