@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cgattr: per-cgroup TopDown (cgattr.h). */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,10 @@
 #include "cgroups.h"
 #include "log.h"
 #include "tma.h"
+
+/* The snapshot keeps a pod's labels whole. */
+static_assert(SNAP_POD_UID == KUBE_UID_MAX && SNAP_CONTAINER_ID == KUBE_CONTAINER_MAX,
+	      "a snapshot's pod and container IDs are kubepath's");
 
 /* The guard trips after this many intervals over budget in a row: one
  * burst of switches (a deploy) does not end attribution. */
@@ -336,8 +341,7 @@ void cgattr_fill(const struct cgattr *a, struct snapshot *snap)
 		return;
 	cg->tracked = cgroups_tracked(a->groups);
 	cg->dropped = a->dropped;
-	snprintf(snap->cgroups[0].name, SNAP_CGROUP_NAME, "other");
-	snap->cgroups[0].c = a->buckets[CGA_OTHER].c;
+	snap->cgroups[0] = (struct snap_cgroup){ .name = "other", .c = a->buckets[CGA_OTHER].c };
 	snap->n_cgroups = 1;
 	for (unsigned s = 0; s < cgroups_slots(a->groups); s++) {
 		const struct cgroup_entry *e = cgroups_get(a->groups, s);
@@ -347,6 +351,9 @@ void cgattr_fill(const struct cgattr *a, struct snapshot *snap)
 			continue;
 		out = &snap->cgroups[snap->n_cgroups++];
 		memcpy(out->name, e->path, SNAP_CGROUP_NAME);
+		memcpy(out->pod_uid, e->kube.pod_uid, SNAP_POD_UID);
+		memcpy(out->container_id, e->kube.container_id, SNAP_CONTAINER_ID);
+		out->qos_class = e->is_pod ? e->kube.qos_class : NULL;
 		out->c = a->buckets[e->bucket].c;
 	}
 }

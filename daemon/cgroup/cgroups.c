@@ -290,6 +290,8 @@ int cgroups_scan(struct cgroups *g, struct cgroups_change *out)
 		memcpy(g->table[next_free].path, c->path, CGROUPS_PATH_MAX);
 		g->table[next_free].id = c->id;
 		g->table[next_free].bucket = next_free + 1;
+		/* Once, when it gets its bucket: its labels for as long as it lives. */
+		g->table[next_free].is_pod = kube_parse(c->path, &g->table[next_free].kube) == 0;
 		g->state[next_free] = SLOT_LIVE;
 		out->added[out->n_added++] = next_free;
 	}

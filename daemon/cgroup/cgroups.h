@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kubepath.h"
+
 #define CGROUPS_PATH_MAX 256
 
 /* Whether @path (relative to the cgroup root, no leading '/') matches one
@@ -45,6 +47,8 @@ struct cgroup_entry {
 	char path[CGROUPS_PATH_MAX]; /* "/system.slice/nginx.service" */
 	uint64_t id;
 	unsigned bucket;             /* 1..cap (0 is other) */
+	bool is_pod;                 /* a Kubernetes pod's or container's */
+	struct kube_id kube;         /* which (kubepath.h), when is_pod */
 };
 
 struct cgroups_change {

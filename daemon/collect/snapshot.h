@@ -109,8 +109,17 @@ struct snap_pmu {
 
 /* One per-cgroup bucket: a tracked cgroup ("/system.slice/x.service") or
  * "other" (every slice of an untracked cgroup). */
+#define SNAP_POD_UID 37      /* a pod UID's 36 characters */
+#define SNAP_CONTAINER_ID 65 /* a runtime's 64 hex digits */
+
 struct snap_cgroup {
 	char name[SNAP_CGROUP_NAME];
+	/* A Kubernetes pod's or container's cgroup: the labels Prometheus
+	 * joins on (kube-state-metrics, cAdvisor); qos_class NULL for any
+	 * other cgroup, container_id "" for a pod's own. */
+	char pod_uid[SNAP_POD_UID];
+	char container_id[SNAP_CONTAINER_ID];
+	const char *qos_class; /* a static string */
 	struct snap_counts c;
 };
 

@@ -85,8 +85,7 @@ static const struct key_desc keys[] = {
 	{ "cgroups", "enabled", KEY_BOOL, FIELD(cgroups_enabled), 0, 0, NULL, "false" },
 	{ "cgroups", "root", KEY_PATH, FIELD(cgroups_root), 0, 0, NULL, "" },
 	{ "cgroups", "track", KEY_GLOBS, FIELD(cgroups_track), 0, 0, NULL,
-	  "system.slice/*.service kubepods.slice/*pod*.slice kubepods.slice/*/*pod*.slice "
-	  "kubepods/pod* kubepods/*/pod*" },
+	  "system.slice/*.service @pods" },
 	{ "cgroups", "max_cgroups", KEY_UINT, FIELD(cgroups_max), 1, 4096, NULL, "200" },
 	{ "cgroups", "level", KEY_UINT, FIELD(cgroups_level), 1, 2, NULL, "1" },
 	{ "cgroups", "budget", KEY_PERCENT, FIELD(cgroups_budget), 0, 0, NULL, "1%" },
@@ -168,11 +167,63 @@ static int set_listen(struct config *cfg, const char *value, char *err, size_t e
 	return 0;
 }
 
-/* Globs of cgroup paths, relative to the cgroup root, blank-separated. */
+/* [cgroups] track presets: a word for the globs of the kubelet's cgroups,
+ * with either cgroup driver (cgroup/kubepath.h has their shapes). */
+static const struct {
+	const char *name, *globs;
+} track_presets[] = {
+	{ "@pods", "kubepods.slice/kubepods-pod*.slice kubepods.slice/*/kubepods-*-pod*.slice kubepods/pod* kubepods/*/pod*" },
+	{ "@containers", "kubepods.slice/kubepods-pod*.slice/*.scope kubepods.slice/*/kubepods-*-pod*.slice/*.scope "
+			 "kubepods/pod*/* kubepods/*/pod*/*" },
+};
+
+static int add_glob(struct config *cfg, unsigned *n, const char *tok, char *err, size_t errlen)
+{
+	while (*tok == '/')
+		tok++;
+	if (!*tok || strstr(tok, "..") || strlen(tok) >= CONFIG_GLOB_MAX) {
+		snprintf(err, errlen, "\"%s\" is not a cgroup path glob: expected one like "
+			 "system.slice/*.service, under %u characters, without ..", tok,
+			 CONFIG_GLOB_MAX);
+		return -EINVAL;
+	}
+	if (*n == CONFIG_TRACK_MAX) {
+		snprintf(err, errlen, "more than %u globs", CONFIG_TRACK_MAX);
+		return -ERANGE;
+	}
+	strcpy(cfg->cgroups_track[(*n)++], tok);
+	return 0;
+}
+
+/* @tok's globs: a preset's, or @tok itself. */
+static int add_globs(struct config *cfg, unsigned *n, const char *tok, char *err, size_t errlen)
+{
+	char copy[CONFIG_GLOB_MAX * 4], *save = NULL;
+	int r = 0;
+
+	if (tok[0] != '@')
+		return add_glob(cfg, n, tok, err, errlen);
+	for (size_t i = 0; i < sizeof(track_presets) / sizeof(track_presets[0]); i++) {
+		if (strcmp(tok, track_presets[i].name) != 0)
+			continue;
+		snprintf(copy, sizeof(copy), "%s", track_presets[i].globs);
+		for (char *g = strtok_r(copy, " ", &save); g && r == 0; g = strtok_r(NULL, " ", &save))
+			r = add_glob(cfg, n, g, err, errlen);
+		return r;
+	}
+	snprintf(err, errlen, "unknown preset \"%s\": @pods (one series per Kubernetes pod) or "
+		 "@containers (one per container)", tok);
+	return -EINVAL;
+}
+
+
+/* Globs of cgroup paths, relative to the cgroup root, blank-separated;
+ * presets (@pods) stand for theirs. */
 static int set_globs(struct config *cfg, const char *value, char *err, size_t errlen)
 {
 	char copy[CONFIG_TRACK_MAX * CONFIG_GLOB_MAX], *save = NULL;
 	unsigned n = 0;
+	int r;
 
 	if (strlen(value) >= sizeof(copy)) {
 		snprintf(err, errlen, "too long: at most %u globs of %u characters", CONFIG_TRACK_MAX,
@@ -181,19 +232,9 @@ static int set_globs(struct config *cfg, const char *value, char *err, size_t er
 	}
 	strcpy(copy, value);
 	for (char *tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		while (*tok == '/')
-			tok++;
-		if (!*tok || strstr(tok, "..") || strlen(tok) >= CONFIG_GLOB_MAX) {
-			snprintf(err, errlen, "\"%s\" is not a cgroup path glob: expected one like "
-				 "system.slice/*.service, under %u characters, without ..", tok,
-				 CONFIG_GLOB_MAX);
-			return -EINVAL;
-		}
-		if (n == CONFIG_TRACK_MAX) {
-			snprintf(err, errlen, "more than %u globs", CONFIG_TRACK_MAX);
-			return -ERANGE;
-		}
-		strcpy(cfg->cgroups_track[n++], tok);
+		r = add_globs(cfg, &n, tok, err, errlen);
+		if (r < 0)
+			return r;
 	}
 	if (!n) {
 		snprintf(err, errlen, "no glob: expected cgroup paths like system.slice/*.service");

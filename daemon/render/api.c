@@ -292,6 +292,11 @@ static void add_cgroups(json_t *doc, const struct snapshot *snap, unsigned level
 		json_t *o = json_object();
 
 		json_object_set_new(o, "cgroup", json_string(c->name));
+		if (c->qos_class) {
+			json_object_set_new(o, "pod_uid", json_string(c->pod_uid));
+			json_object_set_new(o, "container_id", str_or_null(c->container_id));
+			json_object_set_new(o, "qos_class", json_string(c->qos_class));
+		}
 		add_counts(o, &c->c, level < cg->level ? level : cg->level, c->c.cats);
 		json_array_append_new(arr, o);
 	}

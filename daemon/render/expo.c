@@ -441,14 +441,20 @@ static void info_families(struct render *r)
 	}
 }
 
-/* One sample per bucket: NAME{cgroup="..."SUFFIX VALUE. */
+/* One sample per bucket: NAME{cgroup="..."[,pod_uid=...,container_id=...,qos_class=...]SUFFIX VALUE. */
 static void put_cgroup(struct buf *b, enum metric_id id, const struct snap_cgroup *cg,
 		       const char *suffix, double value)
 {
+	bool first = true;
+
 	buf_puts(b, metric_get(id)->name);
-	buf_puts(b, "{cgroup=\"");
-	put_label_value(b, cg->name);
-	buf_putc(b, '"');
+	put_label(b, &first, "cgroup", cg->name);
+	if (cg->qos_class) {
+		put_label(b, &first, "pod_uid", cg->pod_uid);
+		if (cg->container_id[0])
+			put_label(b, &first, "container_id", cg->container_id);
+		put_label(b, &first, "qos_class", cg->qos_class);
+	}
 	buf_puts(b, suffix);
 	buf_count(b, value);
 	buf_putc(b, '\n');

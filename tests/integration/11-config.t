@@ -176,7 +176,7 @@ level = info
 [cgroups]
 enabled = false
 root =
-track = system.slice/*.service kubepods.slice/*pod*.slice kubepods.slice/*/*pod*.slice kubepods/pod* kubepods/*/pod*
+track = system.slice/*.service kubepods.slice/kubepods-pod*.slice kubepods.slice/*/kubepods-*-pod*.slice kubepods/pod* kubepods/*/pod*
 max_cgroups = 200
 level = 1
 budget = 1%

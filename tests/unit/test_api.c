@@ -1101,7 +1101,7 @@ static void test_metric_sets(void **state)
 	static const double l2[8] = { 10, 90, 0, 0, 50, 50, 100, 100 };
 	struct fixture *f = fixture_new();
 	struct snapshot *s = &f->snap;
-	struct snap_cgroup cg[1];
+	struct snap_cgroup cg[2];
 	struct expo_options opt = { .granularity = GRAN_CPU, .ratios = true,
 				    .version = "9.8.7", .revision = "abc" };
 	struct expo_http http = { .auth = true, .connections = 2 };
@@ -1118,12 +1118,16 @@ static void test_metric_sets(void **state)
 	(void)state;
 	/* Everything a family can show: attribution with a level-2 bucket,
 	 * a PMU with a reason, HTTP with authentication, the process. */
-	set_cgroup(&cg[0], "/system.slice/web.service", web, 400);
+	set_cgroup(&cg[0], "/kubepods/besteffort/pod0b7a3c1e-5d2f-4e8a-9c6b-1f2e3d4c5b6a/3f9c", web, 400);
+	strcpy(cg[0].pod_uid, "0b7a3c1e-5d2f-4e8a-9c6b-1f2e3d4c5b6a");
+	strcpy(cg[0].container_id, "3f9c");
+	cg[0].qos_class = "BestEffort";
 	cg[0].c.cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
 	for (int i = 0; i < 8; i++)
 		cg[0].c.total[TD_C_CAT + TD_CAT_HEAVY_OPERATIONS + i] = l2[i];
+	set_cgroup(&cg[1], "other", web, 100);
 	s->cgroups = cg;
-	s->n_cgroups = 1;
+	s->n_cgroups = 2;
 	s->cg.enabled = s->cg.attributing = true;
 	s->cg.level = 2;
 	strcpy(s->pmus[0].reason, "level 2 multiplexed");
@@ -1151,7 +1155,17 @@ static void test_metric_sets(void **state)
 	}
 	assert_int_equal(families.n, MET_COUNT);
 	labels_declared(text.data);
+	/* A pod's container: the labels Prometheus joins on, in both. */
+	assert_non_null(strstr(text.data, "topdown_cgroup_slots_total{cgroup=\"/kubepods/besteffort/"
+				"pod0b7a3c1e-5d2f-4e8a-9c6b-1f2e3d4c5b6a/3f9c\",pod_uid=\"0b7a3c1e-5d2f-"
+				"4e8a-9c6b-1f2e3d4c5b6a\",container_id=\"3f9c\",qos_class=\"BestEffort\"} 4000\n"));
+	assert_non_null(strstr(text.data, "topdown_cgroup_slots_total{cgroup=\"other\"} 1000\n"));
 	buf_free(&text);
+	doc = document(s, "cgroup", NULL, NULL);
+	jstr(doc, "cgroups.0.pod_uid", "0b7a3c1e-5d2f-4e8a-9c6b-1f2e3d4c5b6a");
+	jstr(doc, "cgroups.0.container_id", "3f9c");
+	jstr(doc, "cgroups.0.qos_class", "BestEffort");
+	json_decref(doc);
 
 	/* Every field of the document, at every scope, with a window and a
 	 * cpu= selection. */

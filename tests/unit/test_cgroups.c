@@ -22,8 +22,8 @@
 #include "cgroups.h"
 
 static const char *const defaults[] = {
-	"system.slice/*.service", "kubepods.slice/*pod*.slice", "kubepods.slice/*/*pod*.slice",
-	"kubepods/pod*", "kubepods/*/pod*",
+	"system.slice/*.service", "kubepods.slice/kubepods-pod*.slice",
+	"kubepods.slice/*/kubepods-*-pod*.slice", "kubepods/pod*", "kubepods/*/pod*",
 };
 #define N_DEFAULTS (sizeof(defaults) / sizeof(defaults[0]))
 
@@ -43,6 +43,10 @@ static void test_match(void **state)
 	assert_false(cgroups_match(defaults, N_DEFAULTS, "system.slice/dbus.socket"));
 	assert_false(cgroups_match(defaults, N_DEFAULTS, "user.slice/user-1000.slice"));
 	assert_false(cgroups_match(defaults, N_DEFAULTS, "system.slice"));
+	/* The QoS levels are no pods ("kubepods" holds "pod"). */
+	assert_false(cgroups_match(defaults, N_DEFAULTS, "kubepods.slice/kubepods-burstable.slice"));
+	assert_false(cgroups_match(defaults, N_DEFAULTS, "kubepods.slice/kubepods-besteffort.slice"));
+	assert_false(cgroups_match(defaults, N_DEFAULTS, "kubepods/burstable"));
 	/* A leading dot is not matched by '*' (FNM_PERIOD). */
 	assert_false(cgroups_match(defaults, N_DEFAULTS, "system.slice/.hidden.service"));
 	assert_false(cgroups_match(defaults, 0, "system.slice/nginx.service"));

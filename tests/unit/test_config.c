@@ -54,7 +54,7 @@
 	"[cgroups]\n" \
 	"enabled = false\n" \
 	"root =\n" \
-	"track = system.slice/*.service kubepods.slice/*pod*.slice kubepods.slice/*/*pod*.slice kubepods/pod* kubepods/*/pod*\n" \
+	"track = system.slice/*.service kubepods.slice/kubepods-pod*.slice kubepods.slice/*/kubepods-*-pod*.slice kubepods/pod* kubepods/*/pod*\n" \
 	"max_cgroups = 200\n" \
 	"level = 1\n" \
 	"budget = 1%\n" \
@@ -302,6 +302,33 @@ static void test_protection_off(void **state)
 	free(both);
 	free(plain);
 	free(open);
+}
+
+/* The kubelet's cgroups by preset: @pods (the default's), @containers;
+ * an unknown one says which there are. */
+static void test_track_presets(void **state)
+{
+	struct parsed *p = parse_ok("[cgroups]\ntrack = @containers system.slice/*.service\n");
+	static const char *const want[] = {
+		"kubepods.slice/kubepods-pod*.slice/*.scope",
+		"kubepods.slice/*/kubepods-*-pod*.slice/*.scope",
+		"kubepods/pod*/*", "kubepods/*/pod*/*", "system.slice/*.service",
+	};
+
+	(void)state;
+	assert_int_equal(p->cfg.n_cgroups_track, 5);
+	for (unsigned i = 0; i < 5; i++)
+		assert_string_equal(p->cfg.cgroups_track[i], want[i]);
+	free(p);
+	p = parse_ok("");
+	assert_int_equal(p->cfg.n_cgroups_track, 5);
+	assert_string_equal(p->cfg.cgroups_track[0], "system.slice/*.service");
+	assert_string_equal(p->cfg.cgroups_track[1], "kubepods.slice/kubepods-pod*.slice");
+	assert_string_equal(p->cfg.cgroups_track[4], "kubepods/*/pod*");
+	free(p);
+	expect_error("[cgroups]\ntrack = @pod\n", 2,
+		     "t.conf:2: [cgroups] track: unknown preset \"@pod\": @pods (one series per "
+		     "Kubernetes pod) or @containers (one per container)");
 }
 
 static void test_parse_every_key(void **state)
@@ -1188,6 +1215,7 @@ int main(void)
 		cmocka_unit_test(test_print_roundtrip),
 		cmocka_unit_test(test_diff_and_copy),
 		cmocka_unit_test(test_protection_off),
+		cmocka_unit_test(test_track_presets),
 	};
 
 	return cmocka_run_group_tests(tests, tmpdir_make, tmpdir_remove);
