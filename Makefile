@@ -97,7 +97,7 @@ FAKEPMU_TEST_BINS := $(patsubst tests/fakepmu/%.c,build/tests/fakepmu/%,$(FAKEPM
 
 # The longest first, so that prove's jobs finish together rather than
 # one of them running a long test alone at the end.
-SLOW_TESTS := tests/integration/25-perf-parity.t tests/integration/73-abuse-battery.t \
+SLOW_TESTS := tests/integration/25-perf-parity.t tests/integration/62-package.t tests/integration/73-abuse-battery.t \
 	tests/integration/42-fleet.t tests/integration/63-first-run.t
 INTEGRATION_TESTS := $(sort $(wildcard tests/integration/*.t))
 INTEGRATION_TESTS := $(filter $(SLOW_TESTS),$(INTEGRATION_TESTS)) \
@@ -120,9 +120,11 @@ DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-de
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
 	man-db mandoc openssl linux-perf chromium chromium-driver python3-selenium \
-	git libcap2-bin util-linux debootstrap qemu-system-arm cpio
+	git libcap2-bin util-linux debootstrap qemu-system-arm cpio python3-yaml
 # make deb: the packaging tools (also tested by make check).
 DEB_PKG := dpkg-dev debhelper fakeroot lintian
+# make image: the OCI image's tools, and podman to run it in the tests.
+DEB_IMAGE := umoci podman runc
 # The arm64 cross-build (make check-arm64): Debian's cross compiler, the
 # arm64 -dev packages of the build dependencies and cmocka (multiarch:
 # dpkg --add-architecture arm64), and qemu-user to run the unit tests.
@@ -131,11 +133,11 @@ DEB_ARM64 := libmicrohttpd-dev:arm64 libgnutls28-dev:arm64 libsystemd-dev:arm64 
 	libjansson-dev:arm64 libinih-dev:arm64 libcrypt-dev:arm64 \
 	libcmocka-dev:arm64 libbpf-dev:arm64
 ARM64_UNPACK := libisal-dev:arm64 libisal2:arm64
-DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_CROSS) $(DEB_ARM64)
+DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_IMAGE) $(DEB_CROSS) $(DEB_ARM64)
 # dpkg-buildpackage gains root through fakeroot unless it has it.
 DEB_ROOT_CMD = $(if $(filter 0,$(shell id -u)),,-rfakeroot)
 
-.PHONY: all run demo deps deps-build deps-demo check check-tests check-threads check-unit check-integration check-arm64 check-kernel \
+.PHONY: all run demo deps deps-build deps-demo check check-tests check-threads check-unit check-integration check-arm64 check-kernel manifests image \
 	lint bench fuzz install uninstall deb clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
@@ -252,6 +254,18 @@ deps:
 		for d in *.deb; do dpkg-deb -x $$d $(ARM64_ROOT); done && \
 		sed -i 's|^prefix=.*|prefix=$(ARM64_ROOT)/usr|' $(ARM64_LIBDIR)/pkgconfig/libisal.pc; }
 	@tests/kernel/fetch $(KERNEL_DIR)
+	@[ -d $(NPM_DIR)/node_modules/kubernetes-models ] || \
+		npm install --no-audit --no-fund --prefix $(NPM_DIR) $(NPM_TEST)
+
+# The Kubernetes API's and the Prometheus Operator's schemas, for
+# tests/integration/44-kubernetes.t (the versions that run on Node.js 20).
+NPM_DIR := build/npm
+NPM_TEST := kubernetes-models@4.5.1 @kubernetes-models/prometheus-operator@4.4.4
+
+# The manifests that carry other files (contrib/kubernetes/prometheusrule.yaml
+# from the rules, dashboard.yaml from the dashboard).
+manifests:
+	build-aux/kube-manifests contrib/kubernetes
 
 RUN_ADDR ?= 127.0.0.1:10412
 
@@ -410,6 +424,12 @@ deb: deps
 	cp -r contrib/debian build/deb/topdownd-$(VERSION)/debian
 	cd build/deb/topdownd-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc $(DEB_ROOT_CMD)
 	@ls build/deb/*.deb
+
+# An OCI image from the .deb (build-aux/mkimage says how), in build/image:
+# the layout and topdownd-$(VERSION).oci.tar.  As root.
+DEB_FILE = build/deb/topdownd_$(VERSION)_$(shell dpkg --print-architecture).deb
+image: deb
+	build-aux/mkimage $(DEB_FILE) $(VERSION) build/image
 
 clean:
 	rm -rf build daemon/topdownd $(FAKEPMU)

@@ -203,7 +203,7 @@ is "$missing" "" "topdownd.conf.5 has every section"
 
 # ---- 7. claims checked against the code and a run ----
 # The package list of the README names every package make deps installs.
-pkgs=$(make -s -C "$ROOT" -pn deps 2>/dev/null | awk -F' := ' '/^DEB_(BUILD|TEST|PKG|CROSS|ARM64) := / {print $2}' |
+pkgs=$(make -s -C "$ROOT" -pn deps 2>/dev/null | awk -F' := ' '/^DEB_(BUILD|TEST|PKG|IMAGE|CROSS|ARM64) := / {print $2}' |
 	tr ' ' '\n' | sed 's/:arm64$//' | grep . | sort -u)
 req=$(sed -n '/^- Debian 12 packages, installed by `make deps`/,/^- [A-Z]/p' "$ROOT/README.md")
 missing=

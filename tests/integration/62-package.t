@@ -6,7 +6,7 @@
 # binary runs there.
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 27
 
 # --- make install / uninstall ---
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
@@ -41,11 +41,11 @@ is "$missing" "" "every daemon source starts with its SPDX-License-Identifier"
 
 # --- make deb ---
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v lintian >/dev/null; then
-	missing "dpkg-dev, debhelper and lintian are not installed (make deps installs them)" 10
+	missing "dpkg-dev, debhelper and lintian are not installed (make deps installs them)" 19
 	done_testing
 fi
 if [ ! -d "$ROOT/.git" ]; then
-	missing "make deb packages the git tree's files: not a git checkout" 10
+	missing "make deb packages the git tree's files: not a git checkout" 19
 	done_testing
 fi
 make -s -C "$ROOT" deb >"$TMP/deb.log" 2>&1
@@ -76,5 +76,65 @@ FAKEPMU_SYSFS=$FIXTURES/spr-2s FAKEPMU_SCENARIO=$ROOT/tests/scenarios/constant.j
 	"$dr/usr/sbin/topdownd" -c "$dr/etc/topdownd/topdownd.conf" --sysfs-root "$FIXTURES/spr-2s" --probe >"$TMP/probe" 2>&1
 ok $? "the installed binary's --probe counts on a Sapphire Rapids (fixture and fake PMU)"
 like "$(tail -2 "$TMP/probe")" 'Counted: +cpu on CPU 0, model perf' "... with the output of the build tree's binary"
+
+# --- the OCI image (make image) from that package ---
+if [ "$(id -u)" -ne 0 ] || ! command -v umoci >/dev/null || ! command -v podman >/dev/null ||
+	! command -v runc >/dev/null || ! command -v debootstrap >/dev/null; then
+	missing "root, umoci, podman, runc and debootstrap (make deps installs them; CI runs as root)" 9
+	done_testing
+fi
+version=$("$ROOT/daemon/topdownd" -V | awk '{print $2}')
+img=$TMP/image
+ref=localhost/topdownd:$version
+t0=$(date +%s)
+"$ROOT/build-aux/mkimage" "$deb" "$version" "$img" >"$TMP/mkimage.log" 2>&1
+r=$?
+ok $r "build-aux/mkimage (make image) builds the image from the package ($(($(date +%s) - t0)) s)"
+[ $r -eq 0 ] || { tail -20 "$TMP/mkimage.log" | sed 's/^/#   /'; done_testing; }
+size=$(du -m "$img/topdownd-$version.oci.tar" | cut -f1)
+ok $([ "$size" -lt 60 ]; echo $?) "the image is small: $size MB (the OCI archive), under 60"
+# Its configuration: the entrypoint, an unprivileged user, the port.
+m=$(jq -r '.manifests[0].digest' "$img/oci/index.json" | sed 's/sha256://')
+is "$(jq -r '.manifests | length, .[0].annotations["org.opencontainers.image.ref.name"]' "$img/oci/index.json" | tr '\n' ' ')" \
+	"1 $ref " "one image, named as the DaemonSet asks ($ref)"
+cfg=$(jq -r '.config.digest' "$img/oci/blobs/sha256/$m" | sed 's/sha256://')
+is "$(jq -r '[.config.User, (.config.Entrypoint | join(" ")), (.config.Cmd | join(" ")), (.config.ExposedPorts | keys | join(" "))] | join(" | ")' "$img/oci/blobs/sha256/$cfg")" \
+	"65532:65532 | /usr/sbin/topdownd | -c /etc/topdownd/topdownd.conf | 10412/tcp" \
+	"the image runs /usr/sbin/topdownd as uid 65532, exposes 10412"
+umoci unpack --image "$img/oci:$ref" "$TMP/unpacked" >/dev/null 2>&1
+is "$(getcap "$TMP/unpacked/rootfs/usr/sbin/topdownd" | awk '{print $2}')" "cap_perfmon,cap_bpf=ep" \
+	"its binary holds CAP_PERFMON and CAP_BPF as file capabilities, and the layer keeps them"
+# Podman runs it, with runc (crun refuses hosts with cgroup v1 controllers
+# beside v2, as these are) and limits this session can set (podman would
+# raise them, which needs CAP_SYS_RESOURCE).
+pod() { podman --runtime runc "$@"; }
+limits=(--ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit nproc=4096:4096)
+podman load -q -i "$img/topdownd-$version.oci.tar" >"$TMP/load.log" 2>&1
+is "$(cat "$TMP/load.log")" "Loaded image: $ref" "podman loads the archive as $ref"
+cleanup_image() { pod rm -f "topdownd-test-$$" >/dev/null 2>&1; podman rmi -f "$ref" >/dev/null 2>&1; _td_cleanup; }
+trap cleanup_image EXIT
+# As root under the fake PMU (a preload works without secure execution),
+# given the two capabilities the file asks for.
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+pod run -d --name "topdownd-test-$$" --network host "${limits[@]}" --user 0 --cap-add PERFMON,BPF \
+	-v "$FAKEPMU:/fakepmu.so:ro" -v "$FIXTURES/spr-2s:/fixture:ro" -v "$ROOT/reference:/ref:ro" \
+	-v "$ROOT/tests/scenarios/constant.json:/scenario.json:ro" \
+	-e LD_PRELOAD=/fakepmu.so -e FAKEPMU_TABLES=/ref/perf-tables -e FAKEPMU_SYSFS=/fixture \
+	-e FAKEPMU_SCENARIO=/scenario.json \
+	"$ref" -c /dev/null --sysfs-root /fixture -l "127.0.0.1:$port" -i 500ms >"$TMP/run.id" 2>&1
+wait_until 60 curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null
+curl -sf "http://127.0.0.1:$port/metrics" >"$TMP/image.metrics"
+like "$(grep '^topdown_up\|^topdown_pmu_info' "$TMP/image.metrics" | tr '\n' ' ')" \
+	'^topdown_up 1 topdown_pmu_info\{pmu="cpu",pmu_name="sapphire_rapids",uarch="sapphirerapids",level="2"' \
+	"podman run: the image's daemon under the fake PMU serves level 2 on Sapphire Rapids"
+[ -s "$TMP/image.metrics" ] || pod logs "topdownd-test-$$" 2>&1 | tail -5 | sed 's/^/#   /'
+pod rm -f "topdownd-test-$$" >/dev/null 2>&1
+# As its own user with the two capabilities and nothing else: it runs; with
+# one of them missing the kernel refuses to execute it (its file
+# capabilities exceed what the container may have).
+out=$(pod run --rm --network none "${limits[@]}" --cap-drop ALL --cap-add PERFMON,BPF "$ref" -c /dev/null --probe 2>&1)
+like "$out" 'TopDown: ' "as uid 65532 with CAP_PERFMON and CAP_BPF only, --probe runs ($(echo "$out" | grep -m1 'TopDown:' | cut -c1-60)...)"
+out=$(pod run --rm --network none "${limits[@]}" --cap-drop ALL --cap-add PERFMON "$ref" -c /dev/null --probe 2>&1)
+like "$out" 'operation not permitted' "without CAP_BPF the container cannot execute it: the file capabilities are in force"
 
 done_testing
