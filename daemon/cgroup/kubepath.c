@@ -50,10 +50,11 @@ static bool is_hex(const char *s, size_t len)
 	return true;
 }
 
-/* A pod UID as the API shows it: 8-4-4-4-12 lowercase hex digits (the
- * systemd driver's '_' for '-' undone), or a static pod's 32 hex digits
- * (pkg/kubelet/config: the hash of its manifest). */
-static bool take_uid(const char *s, size_t len, char *out)
+/* A pod UID as the API shows it: 8-4-4-4-12 lowercase hex digits, @sep
+ * between the groups ('-', or the systemd driver's '_', undone), or a
+ * static pod's 32 hex digits (pkg/kubelet/config: the hash of its
+ * manifest). */
+static bool take_uid(const char *s, size_t len, char sep, char *out)
 {
 	static const size_t dash[] = { 8, 13, 18, 23 };
 
@@ -66,7 +67,7 @@ static bool take_uid(const char *s, size_t len, char *out)
 		return false;
 	for (size_t i = 0, d = 0; i < len; i++) {
 		if (d < 4 && i == dash[d]) {
-			if (s[i] != '-' && s[i] != '_')
+			if (s[i] != sep)
 				return false;
 			out[i] = '-';
 			d++;
@@ -146,7 +147,7 @@ static unsigned pod_systemd(const struct comp *c, unsigned n, unsigned kp, struc
 		rest_len--;
 	}
 	pod = (struct comp){ rest + 3, rest_len - 3 };
-	if (!take_uid(pod.s, pod.len, out->pod_uid))
+	if (!take_uid(pod.s, pod.len, '_', out->pod_uid))
 		return 0;
 	out->qos_class = qos;
 	return at;
@@ -165,7 +166,7 @@ static unsigned pod_cgroupfs(const struct comp *c, unsigned n, unsigned kp, stru
 		at++;
 	}
 	if (at >= n || !(c[at].len > 3 && memcmp(c[at].s, "pod", 3) == 0) ||
-	    !take_uid(c[at].s + 3, c[at].len - 3, out->pod_uid))
+	    !take_uid(c[at].s + 3, c[at].len - 3, '-', out->pod_uid))
 		return 0;
 	out->qos_class = qos;
 	return at;

@@ -99,6 +99,10 @@ static void test_not_pods(void **state)
 	not_pod("/kubepods/pod0B7A3C1E-5D2F-4E8A-9C6B-1F2E3D4C5B6A");
 	not_pod("/kubepods/pod0b7a3c1e5-d2f-4e8a-9c6b-1f2e3d4c5b6a");
 	not_pod("/kubepods/pod0b7a3c1e-5d2f-4e8a-9c6b-1f2e3d4c5b6z");
+	/* Each driver writes the UID one way: '-' (cgroupfs), '_' (systemd). */
+	not_pod("/kubepods/pod" UID_SD);
+	not_pod("/kubepods/pod0b7a3c1e-5d2f-4e8a_9c6b-1f2e3d4c5b6a");
+	not_pod("/kubepods.slice/kubepods-pod" UID ".slice");
 	not_pod("/kubepods.slice/kubepods-pod.slice");
 	/* A QoS slice of another base, and a pod slice of the wrong QoS. */
 	not_pod("/kubepods.slice/other-burstable.slice/other-burstable-pod" UID_SD ".slice");
