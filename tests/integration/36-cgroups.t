@@ -17,31 +17,11 @@ plan 32
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(swclock)
 
-# The cgroup v2 hierarchy: where it is mounted, else a private mount.
-ROOT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
-MOUNTED=
-if [ -z "$ROOT" ]; then
-	ROOT=$TMP/cgroup2
-	mkdir -p "$ROOT" && mount -t cgroup2 none "$ROOT" && MOUNTED=$ROOT
-fi
 BASE=topdownd-test-$$
-CG=$ROOT/$BASE
-HOGS=()
-cleanup_cgroups() {
-	local p
-	for p in "${HOGS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	cgroup_remove "$CG"
-	[ -n "$MOUNTED" ] && umount "$MOUNTED"
-	_td_cleanup
-}
-trap cleanup_cgroups EXIT
+cgroup_tree "$BASE"
 mkdir -p "$CG/a/inner" "$CG/b" "$CG/c" "$CG/d"
 
 usage() { awk '/^usage_usec/ { print $2 }' "$CG/$1/cpu.stat"; }
-hog() { # hog CGROUP CPU SECONDS: stopped until SIGCONT
-	hog_start "$CG/$1" "$2" "$3"
-	HOGS+=("$HOG_PID")
-}
 
 cat >"$TMP/cg.conf" <<CONF
 [collect]

@@ -13,22 +13,7 @@
 [ "$(id -u)" -eq 0 ] || missing_all "per-cgroup attribution needs root (BPF, cgroups); CI runs as root"
 plan 13
 
-ROOT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
-MOUNTED=
-if [ -z "$ROOT" ]; then
-	ROOT=$TMP/cgroup2
-	mkdir -p "$ROOT" && mount -t cgroup2 none "$ROOT" && MOUNTED=$ROOT
-fi
-CG=$ROOT/topdownd-kube-$$
-HOGS=()
-cleanup_kube() {
-	local p
-	for p in "${HOGS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	cgroup_remove "$CG"
-	[ -n "$MOUNTED" ] && umount "$MOUNTED"
-	_td_cleanup
-}
-trap cleanup_kube EXIT
+cgroup_tree topdownd-kube-$$
 
 UID1=6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b     # systemd driver, Burstable
 UID2=0b7a3c1e-5d2f-4e8a-9c6b-1f2e3d4c5b6a     # cgroupfs driver, BestEffort
@@ -40,12 +25,8 @@ FS_POD=kubepods/besteffort/pod$UID2
 FS=$FS_POD/$CID2
 mkdir -p "$CG/$SD" "$CG/$SD_POD/crio-conmon-$CID1.scope" "$CG/$FS"
 
-hog() { # hog CGROUP CPU: stopped until SIGCONT
-	hog_start "$CG/$1" "$2" 300
-	HOGS+=("$HOG_PID")
-}
-hog "$SD" 0
-hog "$FS" 1
+hog "$SD" 0 300
+hog "$FS" 1 300
 
 run() { # run TRACK: the daemon on the test root with [cgroups] track = TRACK
 	cat >"$TMP/kube.conf" <<CONF

@@ -214,6 +214,32 @@ cgroup_remove() { # cgroup_remove DIR
 # CGROUP_DIR (SIGCONT starts it).  Moved from outside while stopped: a task
 # that moves itself while it runs is charged its CPU's slice since the
 # last cgroup switch (README "Per-cgroup TopDown").  Sets HOG_PID.
+# cgroup_tree NAME: $CG, a cgroup of the test's own under the cgroup v2
+# hierarchy (a private mount of it where none is mounted), and hog() to put
+# CPU loops in it; the loops, the tree and the mount go at exit.
+cgroup_tree() {
+	CG_ROOT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	CG_MOUNTED=
+	if [ -z "$CG_ROOT" ]; then
+		CG_ROOT=$TMP/cgroup2
+		mkdir -p "$CG_ROOT" && mount -t cgroup2 none "$CG_ROOT" && CG_MOUNTED=$CG_ROOT
+	fi
+	CG=$CG_ROOT/$1
+	HOGS=()
+	trap _cgroup_tree_cleanup EXIT
+}
+_cgroup_tree_cleanup() {
+	local p
+	for p in "${HOGS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	cgroup_remove "$CG"
+	[ -n "$CG_MOUNTED" ] && umount "$CG_MOUNTED"
+	_td_cleanup
+}
+hog() { # hog CGROUP CPU SECONDS: a CPU loop in $CG/CGROUP on CPU, stopped until SIGCONT
+	hog_start "$CG/$1" "$2" "$3"
+	HOGS+=("$HOG_PID")
+}
+
 hog_start() {
 	taskset -c "$2" sh -c 'kill -STOP $$; exec timeout "$0" sh -c "while :; do :; done"' "$3" &
 	HOG_PID=$!
