@@ -233,15 +233,20 @@ def smoke():
         d.get(BASE)
         first = d.find_element(By.ID, 'when').text
         wait_for(lambda: d.find_element(By.ID, 'when').text != first, 10)
-        time.sleep(0.5)
-        doc = api()
-        if doc['host'].get('level1'):
+        docs = wait_for(lambda: drawn_docs(d), 10) or [api()]
+        if docs[-1]['host'].get('level1'):
             check_drawn(d, '%s: the bars are the JSON document\'s within 1 %%' % NAME)
         else:
             ok(bar_widths(d, 'host') is None, '%s: no bars without slots' % NAME)
-        got, want = host_bneck(d), words_of(doc['host'])
-        ok(same_bottleneck(got, want) or got == want, '%s: the bottleneck in words' % NAME,
-           'got %r, expected %r' % (got, want))
+
+        # The words are those of a document the page received: on a loaded
+        # machine the newest interval may be drawn a moment after it came.
+        def named():
+            got = host_bneck(d)
+            return any(same_bottleneck(got, w) or got == w
+                       for w in (words_of(doc['host']) for doc in drawn_docs(d)))
+        ok(wait_for(named, 10), '%s: the bottleneck in words' % NAME,
+           'got %r, expected one of %r' % (host_bneck(d), [words_of(x['host']) for x in drawn_docs(d)]))
         d.save_screenshot('%s/live-page-%s.png' % (OUTDIR, NAME))
         errors = severe_logs(d)
         ok(not errors, '%s: no console errors or warnings' % NAME,
@@ -339,7 +344,7 @@ try:
     got = wait_for(lambda: same_bottleneck(host_bneck(d), bottleneck_text(b)) and host_bneck(d), max(wait, 0) + 15)
     ok(same_bottleneck(got, bottleneck_text(b)), 'phase b: the bottleneck in words changes with it',
        'got %r, expected %r' % (host_bneck(d), bottleneck_text(b)))
-    time.sleep(1.5)
+    wait_for(lambda: compare(bar_widths(d, 'host'), b) == [], 10)
     ok(compare(bar_widths(d, 'host'), b) == [], 'phase b: the host\'s bars are its truth within 1 %',
        compare(bar_widths(d, 'host'), b))
     x1 = history_extent(d)
@@ -358,7 +363,8 @@ finally:
 d = browser(width=390, height=1600)
 try:
     d.get(BASE)
-    time.sleep(1.5)
+    # Once the page has drawn an interval (its bottleneck named).
+    wait_for(lambda: host_bneck(d), 10)
     wide = d.execute_script('return [document.documentElement.scrollWidth, window.innerWidth];')
     ok(wide[0] <= wide[1], 'at a phone\'s width (390 px) nothing scrolls sideways', wide)
     d.save_screenshot(OUTDIR + '/live-page-phone.png')
