@@ -135,11 +135,13 @@ print("prometheus:" + crypt.crypt("s3cret", crypt.mksalt(crypt.METHOD_BLOWFISH, 
 printf '[http]\nbasic_auth_file = %s\n' "$TMP/users" >"$TMP/auth.conf"
 td_start "$SPR" "$scen" -c "$TMP/auth.conf" -i 200ms || exit 1
 port=${TD_URL##*:}
-out=$(A auth-timing prometheus s3cret)
-diag "median time of a wrong password, cost 12: $out"
-ok $(jq -e '.known_ms > 50' <<<"$out" >/dev/null; echo $?) "a wrong password for a known user pays bcrypt ($(jq .known_ms <<<"$out") ms)"
-ok $(jq -e '.unknown_ms >= 0.6 * .known_ms' <<<"$out" >/dev/null; echo $?) \
-	"an unknown user costs as much ($(jq .unknown_ms <<<"$out") ms): user names cannot be told apart"
+# The daemon's CPU time per answer, not the wall time: beside other work
+# (two make checks, TSan) the medians of answer times drifted apart.
+out=$(A auth-timing "$TD_PID" prometheus s3cret)
+diag "a wrong password, cost 12 (medians of the answer times, and the daemon's CPU time per answer): $out"
+ok $(jq -e '.known_cpu_ms > 50' <<<"$out" >/dev/null; echo $?) "a wrong password for a known user pays bcrypt ($(jq .known_cpu_ms <<<"$out") ms of CPU)"
+ok $(jq -e '.unknown_cpu_ms >= 0.8 * .known_cpu_ms' <<<"$out" >/dev/null; echo $?) \
+	"an unknown user costs as much ($(jq .unknown_cpu_ms <<<"$out") ms of CPU): user names cannot be told apart"
 out=$(A throttle prometheus 9)
 diag "nine wrong passwords in a row from one address: $out"
 is "$(jq -c .statuses <<<"$out")" "[401,401,401,401,401,401,429,429,429]" \

@@ -32,9 +32,11 @@ the victim (a scraper) uses 127.0.3.1.
       victim scrapes with the right credentials (cached by a first scrape)
       and /-/healthy, every 200 ms.  Prints the victim's latencies and the
       guessers' status counts.
-  abuse.py PORT auth-timing USER PASSWORD
-      Median time of a wrong password for USER and for an unknown user
-      (each from fresh source addresses, so no throttle applies).
+  abuse.py PORT auth-timing PID USER PASSWORD
+      Wrong passwords for USER and for unknown users (each from a fresh
+      source address, so no throttle applies): the median answer time of
+      each, and the daemon's CPU time per answer of each (8 in a row),
+      which the machine's load does not inflate.
   abuse.py PORT throttle USER N
       N wrong passwords from one address, one after the other: prints the
       statuses and the Retry-After of the first 429.
@@ -347,16 +349,21 @@ def guess(clients, tries, user, password, tls):
             "addresses_past_free_failures": sum(1 for t in failures.values() if len(t) >= 6)}
 
 
-def auth_timing(user, password):
-    known, unknown = [], []
+def auth_timing(pid, user, password):
+    times = {"known": [], "unknown": []}
+    cpu = {}
     addrs = iter(host_addresses(40, base=5))
-    for i in range(8):
-        _, t, _ = request("/metrics", next(addrs), auth="%s:wrong-%d" % (user, i), timeout=30)
-        known.append(t)
-        _, t, _ = request("/metrics", next(addrs), auth="nobody-%d:wrong" % i, timeout=30)
-        unknown.append(t)
-    return {"known_ms": round(statistics.median(known) * 1000, 1),
-            "unknown_ms": round(statistics.median(unknown) * 1000, 1)}
+    for kind in ("known", "unknown"):
+        c0 = cpu_seconds(pid)
+        for i in range(8):
+            auth = "%s:wrong-%d" % (user, i) if kind == "known" else "nobody-%d:wrong" % i
+            _, t, _ = request("/metrics", next(addrs), auth=auth, timeout=30)
+            times[kind].append(t)
+        cpu[kind] = (cpu_seconds(pid) - c0) / 8
+    return {"known_ms": round(statistics.median(times["known"]) * 1000, 1),
+            "unknown_ms": round(statistics.median(times["unknown"]) * 1000, 1),
+            "known_cpu_ms": round(cpu["known"] * 1000, 1),
+            "unknown_cpu_ms": round(cpu["unknown"] * 1000, 1)}
 
 
 def throttle(user, n):
@@ -443,7 +450,7 @@ def main():
     elif cmd == "guess":
         out = guess(int(a[0]), int(a[1]), a[2], a[3], "tls" in a[4:])
     elif cmd == "auth-timing":
-        out = auth_timing(a[0], a[1])
+        out = auth_timing(int(a[0]), a[1], a[2])
     elif cmd == "throttle":
         out = throttle(a[0], int(a[1]))
     elif cmd == "keepalive-reload":
