@@ -41,7 +41,7 @@ EOF
 # The dashboard's queries are counted before anything starts: one test each.
 $PC exprs "$DASH" >"$TMP/exprs0" || exit 1
 n_exprs=$(wc -l <"$TMP/exprs0")
-plan $((114 + n_exprs))
+plan $((119 + n_exprs))
 
 # --- the daemon and Prometheus ---
 td_start "$SPR" "$scenario" || exit 1
@@ -251,22 +251,52 @@ wait "$PROM2_PID" 2>/dev/null
 n_cg=$(grep -cP '\t.*(topdown_cgroup|cgroup:topdown)' "$TMP/exprs")
 CGROOT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
 if [ "$(id -u)" -ne 0 ] || [ -z "$CGROOT" ]; then
-	for _ in $(seq 1 $((n_cg + 2))); do
+	for _ in $(seq 1 $((n_cg + 7))); do
 		missing "per-cgroup panels: needs root and a cgroup v2 hierarchy (BPF, cgroups)"
 	done
 else
 	CGB=$CGROOT/topdownd-prom-$$
-	mkdir -p "$CGB/hog"
+	# Two pods as the kubelet's cgroupfs driver makes them (38-kubepods.t
+	# has both drivers), each with a hog on CPU 1: kube-state-metrics (a
+	# static exporter below) knows pod A, not pod B.
+	UIDA=5b0e6a1c-2f3d-4e7a-9b8c-0d1e2f3a4b5c
+	UIDB=9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+	PODA=kubepods/burstable/pod$UIDA PODB=kubepods/besteffort/pod$UIDB
+	mkdir -p "$CGB/hog" "$CGB/$PODA" "$CGB/$PODB"
 	cleanup_cg() {
 		cgroup_remove "$CGB"
 		_td_cleanup
 	}
 	trap cleanup_cg EXIT
-	printf '[collect]\ninterval = 500ms\n[cgroups]\nenabled = true\ntrack = %s/*\nbudget = 100%%\n' \
-		"${CGB##*/}" >"$TMP/cg.conf"
+	printf '[collect]\ninterval = 500ms\n[cgroups]\nenabled = true\ntrack = %s/hog %s/kubepods/*/pod*\nbudget = 100%%\n' \
+		"${CGB##*/}" "${CGB##*/}" >"$TMP/cg.conf"
 	hog_start "$CGB/hog" 0 120
 	HOG=$HOG_PID
-	kill -CONT "$HOG"
+	hog_start "$CGB/$PODA" 1 120
+	HOGA=$HOG_PID
+	hog_start "$CGB/$PODB" 1 120
+	HOGB=$HOG_PID
+	kill -CONT "$HOG" "$HOGA" "$HOGB"
+	# kube-state-metrics' kube_pod_info for pod A, served as it serves it.
+	/usr/bin/python3 -c '
+import http.server, sys
+body = (sys.argv[1] + "\n").encode()
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; version=0.0.4")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()' "kube_pod_info{namespace=\"shop\",pod=\"checkout-0\",uid=\"$UIDA\",node=\"node-1\",created_by_kind=\"StatefulSet\",created_by_name=\"checkout\",host_network=\"false\",priority_class=\"\"} 1" \
+		>"$TMP/ksm.port" 2>"$TMP/ksm.err" &
+	_TD_PIDS+=($!)
+	wait_until 10 test -s "$TMP/ksm.port" || diag "the kube-state-metrics stand-in did not start: $(cat "$TMP/ksm.err")"
+	KSM_TARGET=127.0.0.1:$(head -1 "$TMP/ksm.port")
 	# cpu.stat sampled in the background ("wall_seconds usage_usec"), so
 	# that the hog's CPU time is known over exactly the window of the
 	# samples the rule read, whatever else takes CPU 0 meanwhile.
@@ -287,6 +317,7 @@ while True:
 	td_start_real "$TMP/cg.conf"
 	cginst=${TD_URL#http://}
 	sed "s|\"$instance\"|\"$cginst\"|" "$TMP/prometheus.yml" >"$TMP/prom-cg.yml"
+	printf '  - job_name: kube-state-metrics\n    static_configs:\n      - targets: ["%s"]\n' "$KSM_TARGET" >>"$TMP/prom-cg.yml"
 	sed '/^rule_files:/,/^scrape_configs:/{/^scrape_configs:/!d}' "$TMP/prom-cg.yml" >"$TMP/prom-cg-norules.yml"
 	start_prom "$TMP/prom-cg.yml" prom-cg
 	P3=$P_URL
@@ -311,6 +342,28 @@ while True:
 		[ "$(q4 "$expr" | grep -c .)" -gt 0 ] || empty="$empty [$title]"
 	done <"$TMP/cg-exprs"
 	is "$empty" "" "without recording rules the per-cgroup panels still have data (computed from the counters)"
+	# The pod view, all at one evaluation time: pod A named by
+	# kube_pod_info, pod B by its UID alone, one row each.
+	T=$(($(date +%s) - 1))
+	qt() { curl -sf --data-urlencode "query=$1" --data-urlencode "time=$T" "$P3/api/v1/query" | $PC vector; }
+	pexpr() { awk -F'\t' -v t="$1" 'index($1, t) == 1 {print $2; exit}' "$TMP/cg-exprs"; }
+	qt "$(pexpr 'panel Pods by bottleneck (5m) [A]')" >"$TMP/pods"
+	rows=$(sed 's/ .*//; s/,*category="[^"]*"//; s/,*\(job\|instance\)="[^"]*"//g; s/{,*/{/' "$TMP/pods" | sort | tr '\n' ' ')
+	is "$rows" "{namespace=\"shop\",pod=\"checkout-0\",pod_uid=\"$UIDA\"} {pod_uid=\"$UIDB\"} " \
+		"the pods table: pod A by its namespace and name from kube_pod_info, pod B (unknown to it) by its UID alone, one row each"
+	sed 's/^/#   /' "$TMP/pods"
+	# Each pod has one tracked cgroup here: its figure is that cgroup's.
+	qt "$(pexpr 'panel backend_bound by pod (5m) [A]')" >"$TMP/bypod"
+	qt "$(pexpr 'panel backend_bound by cgroup (5m) [A]')" >"$TMP/bycg"
+	a_pod=$(awk -v u="pod_uid=\"$UIDA\"" 'index($1, u) {print $2}' "$TMP/bypod")
+	a_cg=$(awk -v c="cgroup=\"/${CGB##*/}/$PODA\"" 'index($1, c) {print $2}' "$TMP/bycg")
+	b_pod=$(awk -v u="pod_uid=\"$UIDB\"" 'index($1, u) {print $2}' "$TMP/bypod")
+	b_cg=$(awk -v c="cgroup=\"/${CGB##*/}/$PODB\"" 'index($1, c) {print $2}' "$TMP/bycg")
+	near "${a_pod:-none}" "${a_cg:-none}" 1e-9 "backend_bound by pod, pod A: its cgroup's ($a_cg)"
+	near "${b_pod:-none}" "${b_cg:-none}" 1e-9 "backend_bound by pod, pod B: its cgroup's ($b_cg)"
+	qt "$(pexpr 'panel backend_bound by namespace')" >"$TMP/byns"
+	is "$(sed 's/ .*//' "$TMP/byns")" '{namespace="shop"}' "backend_bound by namespace: the namespace kube_pod_info names, and no other"
+	near "$(awk '{print $2}' "$TMP/byns")" "${a_pod:-none}" 1e-9 "... its figure is its one pod's"
 	# The hog's share of the host's slots (cpu-clock here, on every CPU)
 	# against its CPU time in cpu.stat over the time it was scraped (the
 	# other processes of this test take CPU 0 too).

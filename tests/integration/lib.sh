@@ -55,8 +55,8 @@ is() { # is GOT EXPECTED DESCRIPTION
 		echo "ok $_T_NUM - $3"
 	else
 		echo "not ok $_T_NUM - $3"
-		echo "#   got:      '$1'"
-		echo "#   expected: '$2'"
+		echo "#   got:      '$1'" >&2
+		echo "#   expected: '$2'" >&2
 		_T_FAILED=$((_T_FAILED + 1))
 	fi
 }
@@ -67,8 +67,8 @@ like() { # like GOT REGEX DESCRIPTION
 		echo "ok $_T_NUM - $3"
 	else
 		echo "not ok $_T_NUM - $3"
-		echo "#   got:      '$1'"
-		echo "#   expected: /$2/"
+		echo "#   got:      '$1'" >&2
+		echo "#   expected: /$2/" >&2
 		_T_FAILED=$((_T_FAILED + 1))
 	fi
 }
@@ -81,8 +81,8 @@ near() { # near GOT EXPECTED TOLERANCE DESCRIPTION
 		echo "ok $_T_NUM - $4"
 	else
 		echo "not ok $_T_NUM - $4"
-		echo "#   got:      '$1'"
-		echo "#   expected: $2 +- $3"
+		echo "#   got:      '$1'" >&2
+		echo "#   expected: $2 +- $3" >&2
 		_T_FAILED=$((_T_FAILED + 1))
 	fi
 }
@@ -93,7 +93,8 @@ pass() { # pass DESCRIPTION
 }
 
 # fail DESCRIPTION [DIAGNOSTIC...]: each diagnostic a line, or a file whose
-# first 40 lines are shown.
+# first 40 lines are shown.  Diagnostics of a failure go to stderr, which
+# prove shows without -v (CI's log has them; stdout's comments it drops).
 fail() {
 	local d
 	_T_NUM=$((_T_NUM + 1))
@@ -102,9 +103,9 @@ fail() {
 	shift
 	for d in "$@"; do
 		if [ -f "$d" ]; then
-			[ -s "$d" ] && head -n 40 "$d" | sed "s|^|#   ${d##*/}: |"
+			[ -s "$d" ] && head -n 40 "$d" | sed "s|^|#   ${d##*/}: |" >&2
 		else
-			echo "#   $d"
+			echo "#   $d" >&2
 		fi
 	done
 }

@@ -257,6 +257,9 @@ def cmd_dashboard_lint(args):
         "table of hosts by bottleneck")
     has(lambda p, e: p["type"] == "table" and "cgroup:topdown_bottleneck:ratio_rate" in e,
         "table of services (cgroups) by bottleneck")
+    has(lambda p, e: p["type"] == "table" and "by (job, instance, pod_uid)" in e and "kube_pod_info" in e,
+        "table of pods by bottleneck, named by kube-state-metrics' kube_pod_info")
+    has(lambda p, e: "sum by (namespace)" in e and "kube_pod_info" in e, "TopDown by namespace")
     for e in errors:
         print(e)
     return 1 if errors else 0
