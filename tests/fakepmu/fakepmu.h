@@ -129,6 +129,11 @@ FP_HIDDEN int fp_real_close(int fd);
 FP_HIDDEN ssize_t fp_real_read(int fd, void *buf, size_t count);
 FP_HIDDEN uint64_t fp_mono_ns(void);	/* real CLOCK_MONOTONIC */
 FP_HIDDEN uint64_t fp_now_ns(void);	/* fake time since load */
+/* A read-paced clock (FAKEPMU_CLOCK_STEP): an event's nth read moves the
+ * time to at least nth steps; nothing otherwise. */
+FP_HIDDEN void fp_clock_read(uint64_t nth);
+/* One line appended to FAKEPMU_TRACE, if set. */
+FP_HIDDEN void fp_trace(const char *fmt, ...) FP_PRINTF(1, 2);
 FP_HIDDEN int64_t fp_realtime_to_rel_ns(int64_t real_ns);
 FP_HIDDEN bool fp_fake_clock(void);
 FP_HIDDEN int fp_fd_set(int fd, struct fev *ev);

@@ -18,7 +18,18 @@
  *                            since load is read from FILE (a decimal number)
  *                            at every operation instead of CLOCK_MONOTONIC;
  *                            it never goes backwards.  The daemon must not
- *                            rely on it. */
+ *                            rely on it.
+ *   FAKEPMU_CLOCK_STEP=SEC   optional, tests only: a read-paced clock.  The
+ *                            fake time stays at 0 from load and moves only
+ *                            at a read: an event's (or, for a group read,
+ *                            its leader's) n-th read sees at least n * SEC.
+ *                            A tool that reads every counter once per
+ *                            interval (perf stat -I) then counts interval k
+ *                            over exactly [k * SEC, (k + 1) * SEC] of the
+ *                            scenario, however late a loaded machine makes
+ *                            its reads; nothing outside the tool paces it.
+ *                            At exit, "clock NS" (its last time) is
+ *                            appended to FAKEPMU_TRACE. */
 #undef _FORTIFY_SOURCE	/* we define read() ourselves */
 
 #include <dlfcn.h>
@@ -61,6 +72,7 @@ static uint64_t mono0_ns;	/* CLOCK_MONOTONIC at load */
 static int64_t real0_ns;	/* CLOCK_REALTIME at load */
 static const char *clock_file;
 static uint64_t clock_last_ns;
+static uint64_t clock_step_ns;	/* FAKEPMU_CLOCK_STEP, 0: not read-paced */
 
 /* fd -> fake event, two levels so that lookups need no lock: chunks are
  * allocated on demand under fp_lock and never freed. */
@@ -144,6 +156,8 @@ uint64_t fp_now_ns(void)
 {
 	uint64_t t;
 
+	if (clock_step_ns)
+		return clock_last_ns;
 	if (!clock_file)
 		return fp_mono_ns() - mono0_ns;
 	t = read_clock_file();
@@ -155,7 +169,13 @@ uint64_t fp_now_ns(void)
 
 bool fp_fake_clock(void)
 {
-	return clock_file != NULL;
+	return clock_file != NULL || clock_step_ns;
+}
+
+void fp_clock_read(uint64_t nth)
+{
+	if (clock_step_ns && nth * clock_step_ns > clock_last_ns)
+		clock_last_ns = nth * clock_step_ns;
 }
 
 /* A file mtime (CLOCK_REALTIME) as fake time since load. */
@@ -201,6 +221,7 @@ __attribute__((constructor)) static void fp_init(void)
 	struct timespec ts;
 	const char *scen = getenv("FAKEPMU_SCENARIO");
 	const char *sysfs = getenv("FAKEPMU_SYSFS");
+	const char *step;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	mono0_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
@@ -218,6 +239,17 @@ __attribute__((constructor)) static void fp_init(void)
 	clock_file = getenv("FAKEPMU_CLOCK_FILE");
 	if (clock_file && !*clock_file)
 		clock_file = NULL;
+	step = getenv("FAKEPMU_CLOCK_STEP");
+	if (step && *step) {
+		char *end;
+		double sec = strtod(step, &end);
+
+		if (end == step || *end || !(sec > 0) || sec > 3600)
+			fp_fatal("fakepmu: FAKEPMU_CLOCK_STEP=%s: expected seconds, a number in (0, 3600]", step);
+		clock_step_ns = (uint64_t)llround(sec * 1e9);
+		if (clock_file)
+			fp_fatal("fakepmu: FAKEPMU_CLOCK_STEP and FAKEPMU_CLOCK_FILE are two clocks: set one");
+	}
 	fp_fixture_load(sysfs);
 	fp_scenario_load(scen);
 	fp_cpus_init();
@@ -230,6 +262,10 @@ __attribute__((destructor)) static void fp_fini(void)
 	unsigned long total = 0;
 	FILE *f;
 
+	/* The read-paced clock's last time, "clock NS": a tool's last
+	 * interval ended there (a test places its intervals back from it). */
+	if (clock_step_ns && clock_last_ns)
+		fp_trace("clock %llu", (unsigned long long)clock_last_ns);
 	for (int i = 0; i < ST_COUNT; i++)
 		total += atomic_load(&answered[i]);
 	/* Appended, by every process that answered something (a tool's

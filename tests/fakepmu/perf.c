@@ -68,6 +68,7 @@ struct fev {
 	int nsib, capsib;
 	struct fev *cpu_prev, *cpu_next; /* leaders of this CPU, in list order */
 
+	uint64_t reads;			/* read() calls answered (FAKEPMU_CLOCK_STEP) */
 	uint64_t count;			/* the software count read() reports */
 	double carry;			/* events not yet counted (< 1) */
 	uint64_t t_enabled, t_running;
@@ -852,8 +853,7 @@ static void fixed_counter(struct fev *ev, const struct perf_event_attr *a)
 
 /* One line appended to FAKEPMU_TRACE, if set (a test's record of what a
  * tool asked of the kernel). */
-static void trace_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void trace_line(const char *fmt, ...)
+void fp_trace(const char *fmt, ...)
 {
 	const char *path = getenv("FAKEPMU_TRACE");
 	char line[256];
@@ -1039,7 +1039,7 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 		return fail(ENFILE);
 	}
 	/* What was asked, for tests of the attributes a tool sets. */
-	trace_line("open fd=%d cpu=%d group_fd=%ld type=%u config=%#llx disabled=%d exclude_user=%d "
+	fp_trace("open fd=%d cpu=%d group_fd=%ld type=%u config=%#llx disabled=%d exclude_user=%d "
 		   "exclude_kernel=%d exclude_hv=%d exclude_guest=%d exclude_host=%d pinned=%d",
 		   fd, cpu, group_fd, a.type, (unsigned long long)a.config, (int)a.disabled,
 		   (int)a.exclude_user, (int)a.exclude_kernel, (int)a.exclude_hv, (int)a.exclude_guest,
@@ -1060,12 +1060,17 @@ static void put64(unsigned char **p, uint64_t v)
 
 ssize_t fp_read(struct fev *ev, void *buf, size_t len)
 {
-	uint64_t now = fp_now_ns();
 	uint64_t rf = ev->read_format;
-	const struct fault *f = fp_fault_fire(FO_READ, ev->cpu, ev->cls, ev->name);
+	struct fev *paced = (rf & PERF_FORMAT_GROUP) ? ev->leader : ev;
+	const struct fault *f;
 	struct fev *l, *timer;
 	unsigned char *p = buf;
+	uint64_t now;
 	size_t size;
+
+	fp_clock_read(++paced->reads);
+	now = fp_now_ns();
+	f = fp_fault_fire(FO_READ, ev->cpu, ev->cls, ev->name);
 
 	if (f && f->delay_ms) {
 		/* A read stuck in the kernel (an IPI to a wedged CPU): the
@@ -1135,7 +1140,7 @@ static void trace_first_enable(uint64_t now)
 		return;
 	done = true;
 	clock_gettime(CLOCK_REALTIME, &wall);
-	trace_line("enable %llu %llu", (unsigned long long)now,
+	fp_trace("enable %llu %llu", (unsigned long long)now,
 		   (unsigned long long)wall.tv_sec * 1000000000ULL + (unsigned long long)wall.tv_nsec);
 }
 
@@ -1225,6 +1230,6 @@ int fp_close(struct fev *ev)
 	fp_fd_set(fd, NULL);
 	free(ev->sib);
 	free(ev);
-	trace_line("close fd=%d", fd);
+	fp_trace("close fd=%d", fd);
 	return fp_real_close(fd);
 }

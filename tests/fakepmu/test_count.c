@@ -756,6 +756,36 @@ static void rt_threads_and_cost(void **state)
 	close(p[1]);
 }
 
+/* FAKEPMU_CLOCK_STEP=0.25: the time moves only at reads, an event's
+ * (a group's leader's) nth read seeing n steps, whatever the real clock
+ * does between them; another event's first read later does not move it
+ * back or on. */
+static void step_paced_reads(void **state)
+{
+	struct t_cpu c = t_scenario(0);
+	struct gread g1, g2, g3, s;
+	int fds[MAXEV], n, sw;
+
+	(void)state;
+	n = t_open_group(0, 4, 0, fds);
+	sw = t_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1, -1);
+	assert_true(sw >= 0);
+	t_read_group(fds[0], &g1);
+	t_sleep(0.05);	/* real time passes: the fake's does not */
+	t_read_group(fds[0], &g2);
+	t_read_group(sw, &s);
+	t_read_group(fds[0], &g3);
+	assert_int_equal(g1.enabled, 250000000);
+	assert_int_equal(g2.enabled, 500000000);
+	assert_int_equal(s.enabled, 500000000);
+	assert_int_equal(s.val[0], 500000000);
+	assert_int_equal(g3.enabled, 750000000);
+	assert_near_u64(g1.val[0], expect_slots(&c, 0.25), 1);
+	assert_near_u64(g3.val[0] - g2.val[0], expect_slots_between(&c, 0.5, 0.75), 2);
+	assert_int_equal(close(sw), 0);
+	t_close_all(fds, n);
+}
+
 ssize_t __read_chk(int fd, void *buf, size_t nbytes, size_t buflen);
 
 static void rt_read_chk(void **state)
@@ -785,6 +815,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(clk_software_events),
 	cmocka_unit_test(clk_read_formats),
 	cmocka_unit_test(clk_close_leader),
+	cmocka_unit_test(step_paced_reads),
 	cmocka_unit_test(rt_group_read),
 	cmocka_unit_test(rt_multiplex),
 	cmocka_unit_test(rt_phases),

@@ -34,6 +34,9 @@ run() {
 	if [ "$clock" = 1 ]; then
 		echo 0 >"$tmp/clock"
 		extra=(FAKEPMU_CLOCK_FILE="$tmp/clock")
+	elif [ "$clock" = step ]; then
+		rm -f "$tmp/trace"
+		extra=(FAKEPMU_CLOCK_STEP=0.25 FAKEPMU_TRACE="$tmp/trace")
 	fi
 	if timeout 30 env LD_PRELOAD="$FAKEPMU" FAKEPMU_SCENARIO="$scenario" \
 		FAKEPMU_SYSFS="$fixture" SET_ONLINE="$fixtures/set-online" "${extra[@]}" \
@@ -185,6 +188,11 @@ for c in group_read reset_on_read per_cpu_keys multiplex fixed_counter_sharing p
 	esac
 	run "$d" "$spr" "$tmp/count.json" 1 test_count "clk_$c"
 done
+
+# ---- the read-paced clock (tests/oracle/parity.py's) ----
+run "read-paced clock: an event's nth read sees n steps, whatever the real clock did; slots over exactly those steps" \
+	"$spr" "$tmp/count.json" step test_count step_paced_reads
+is "$(grep '^clock ' "$tmp/trace")" "clock 750000000" "read-paced clock: its last time is traced at exit (parity.py places a tool's intervals back from it)"
 
 # ---- counting model on the real clock ----
 run "real clock: group read after 80 ms, bytes exact, slots/running = rate within 1%" "$spr" "$tmp/rt.json" 0 test_count rt_group_read

@@ -14,12 +14,16 @@
 # rules coincide and perf -a must agree within the tolerance; with CPUs
 # multiplexed unevenly perf -a leans to the CPUs that ran more, the
 # "global_scaling" departure, whose size is printed (1.8 pp in the skx case
-# below).  perf's fake PMU keeps a clock that
-# moves one interval in the middle of each of perf's intervals
-# (parity.py SteppedClock): every read perf makes at an interval's end
-# sees the same instant, so a loaded machine delaying perf between two
-# reads (~0.1-0.2 pp seen on ungrouped events) does not enter perf's
-# figures; topdownd runs on the real clock.
+# below).  Both tools' fake PMUs keep a read-paced clock
+# (FAKEPMU_CLOCK_STEP): the time moves only at reads, a counter's k-th
+# read seeing k intervals, so every read of an interval sees the same
+# instant and each tool's interval k spans exactly [k, k+1] intervals of
+# the scenario: a loaded machine delaying a tool's reads (~0.1-0.2 pp seen
+# on ungrouped events when perf's clock moved with the wall; a phases case
+# failed once in CI when perf's clock was moved by a thread of the oracle
+# and topdownd's intervals placed by the wall clock) does not enter the
+# figures.  The /api and /metrics cases run topdownd on the
+# real clock, on scenarios without phases.
 #
 #   spr-2s, icx-1s: perf stat -M TopdownL1,TopdownL2 (icx: TopdownL1 with
 #     the PERF_METRICS scenarios, both levels with parity-icl).
@@ -168,10 +172,10 @@ cases+=("adl-hybrid P-cores phases|adl-hybrid|--cpuid GenuineIntel-6-97-0 --even
 cases+=("emr-2s phases|emr-2s|--cpuid GenuineIntel-6-CF-0 --events-from x86/emeraldrapids/emr-metrics.json $ph")
 cases+=("gnr-2s phases|gnr-2s|--cpuid GenuineIntel-6-AD-0 --events-from x86/graniterapids/gnr-metrics.json $ph")
 
-# Phase changes inside an interval (--lockstep): topdownd's fake PMU steps
-# its clock like perf's, so both tools' k-th intervals span the same
-# stretch of the scenario; with 750 ms intervals the changes at 2 s and 4 s
-# fall inside intervals 2 and 5, which are compared like the others.  Each
+# Phase changes inside an interval (--lockstep): the intervals of both
+# tools that span the same stretch of the scenario are compared one by one;
+# with 750 ms intervals the changes at 2 s and 4 s fall inside intervals 2
+# and 5, which are compared like the others.  Each
 # tool counts in one group here: where a tool rotates groups, an interval a
 # change falls inside is sampled by each group in its own slices (perf's
 # four rotating groups on Sapphire Rapids: 0.5 pp from the time-weighted

@@ -27,13 +27,17 @@ alike (then perf -a must agree within the tolerance), and differ when
 CPUs are multiplexed unevenly (--uneven-multiplexing: the "global_scaling"
 departure, its size printed).
 
-perf's fake PMU runs on a stepped clock (SteppedClock, SteppedPerf): its
-reads at an interval's end all see the same instant, and the clock moves
-on only once perf has printed the interval before.
+Both tools' fake PMUs run on a read-paced clock (FAKEPMU_CLOCK_STEP,
+SteppedPerf): the fake time moves only at reads, a counter's k-th read
+seeing k intervals, so every read of an interval sees the same instant
+and interval k counts exactly [k, k + 1] intervals of the scenario,
+however late a loaded machine makes a tool's reads: nothing here depends
+on the machine's speed.  topdownd's intervals are placed back from the
+clock's last time (its baseline read before the first is its own affair).
 
 topdownd runs `--watch --json --count N` (or, with --interface, its
-/api/v1/topdown or /metrics) on the same fixture and
-scenario.  Each tool's median over the intervals of a phase is compared, for every
+/api/v1/topdown or /metrics, on the real clock: constant scenarios only)
+on the same fixture and scenario.  Each tool's median over the intervals of a phase is compared, for every
 tma_* value perf gives, per CPU, socket and host, raw: nothing of topdownd's arithmetic is
 applied to perf's values.  topdownd's two documented departures are
 asserted on their own, each with its count and size: a value perf prints
@@ -135,6 +139,7 @@ def fake_env(a, trace, scenario=None):
     env = dict(os.environ, FAKEPMU_SYSFS=a.fixture, FAKEPMU_SCENARIO=scenario or a.scenario,
                LD_PRELOAD=a.fakepmu, PERF_CPUID=a.cpuid, FAKEPMU_TRACE=trace)
     env.pop("FAKEPMU_CLOCK_FILE", None)
+    env.pop("FAKEPMU_CLOCK_STEP", None)
     if a.tables_fallback:
         env["FAKEPMU_TABLES_FALLBACK"] = a.tables_fallback
     if os.path.exists(trace):
@@ -142,77 +147,21 @@ def fake_env(a, trace, scenario=None):
     return env
 
 
-class SteppedClock:
-    """The fake PMU's time for one perf process (FAKEPMU_CLOCK_FILE):
-    frozen, and moved one interval on in the middle of each of perf's
-    intervals (from its enable, which the trace records).  perf reads
-    its events one after another, ungrouped or group by group, and a
-    loaded machine delays it between reads by milliseconds: with a moving
-    clock each count would span a slightly different stretch (~0.1 pp of
-    a ratio); with this one every read of an interval sees the same
-    instant, so perf's figures are its arithmetic on the scenario's
-    counts, not its own timing.  topdownd runs on the real clock."""
-
-    def __init__(self, a, trace, progress):
-        import threading
-        self.path = os.path.join(a.tmp, os.path.basename(trace) + ".clock")
-        self.trace, self.step = trace, a.interval_ms / 1000.0
-        # progress(): how many intervals the tool has printed.  The clock
-        # moves to (j+1) intervals as soon as the tool has printed j (its
-        # read j-1 is done), not at a wall-clock time: a tool whose reads
-        # start late after its enable (topdownd opens every CPU's groups
-        # first) stays in step.  Only the first step is timed: half an
-        # interval after the enable.
-        self.progress = progress
-        self.write(0.0)
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
-
-    def write(self, t):
-        with open(self.path + ".tmp", "w") as f:
-            f.write("%.6f\n" % t)
-        os.rename(self.path + ".tmp", self.path)
-
-    def run(self):
-        import time
-        wall0 = None
-        while wall0 is None and not self.done.wait(0.005):
-            if os.path.exists(self.trace):
-                with open(self.trace) as f:
-                    for line in f:
-                        if line.startswith("enable "):
-                            wall0 = int(line.split()[2]) / 1e9
-        k = 1
-        while wall0 is not None and not self.done.is_set():
-            if k > 1 and self.progress() < k - 1:
-                self.done.wait(0.002)
-                continue
-            if k == 1:
-                wait = wall0 + 0.5 * self.step - time.time()
-                if wait > 0 and self.done.wait(wait):
-                    break
-            self.write(k * self.step)
-            k += 1
-
-    def stop(self):
-        self.done.set()
-        self.thread.join()
-
-
 class SteppedPerf:
-    """perf under its fake PMU on a SteppedClock that follows perf's own
-    output: the clock moves to interval j+1 once perf has printed its
-    interval j-1 (the first step half an interval after its enable), so a
-    loaded machine that delays one of perf's reads cannot make the clock
-    move twice between two of them."""
+    """perf under its fake PMU on a read-paced clock (FAKEPMU_CLOCK_STEP):
+    the fake time stays at 0 from the enable and each counter's k-th read
+    sees k intervals, so perf's interval k (from 0) counts exactly
+    [k, k + 1] intervals of the scenario (paced_windows) however late a
+    loaded machine makes its reads, and nothing of this process (a thread
+    that must keep up with perf, a clock file on a busy disk) paces it.
+    perf's reads at an interval's end all see the same instant, so its
+    figures are its arithmetic on the scenario's counts, not its timing."""
 
     def __init__(self, a, cmd, trace):
         import threading
-        self.seen, self.chunks = set(), []
-        self.clock = SteppedClock(a, trace, lambda: len(self.seen))
+        self.chunks = []
         env = fake_env(a, trace)
-        env["FAKEPMU_CLOCK_FILE"] = self.clock.path
+        env["FAKEPMU_CLOCK_STEP"] = "%.6f" % (a.interval_ms / 1000.0)
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         self.reader = threading.Thread(target=self.read, daemon=True)
@@ -221,15 +170,11 @@ class SteppedPerf:
     def read(self):
         for line in self.proc.stdout:
             self.chunks.append(line)
-            m = re.match(r'^\{"interval" : ([0-9.]+)', line)
-            if m:
-                self.seen.add(m.group(1))
 
     def wait(self):
         """(exit status, everything perf printed)"""
         self.proc.wait(timeout=120)
         self.reader.join()
-        self.clock.stop()
         return self.proc.returncode, "".join(self.chunks)
 
 
@@ -243,6 +188,16 @@ def enable_time(trace):
     raise SystemExit("%s: no enable recorded" % trace)
 
 
+def clock_end(trace):
+    """The read-paced clock's last time (seconds), which the fake PMU
+    traces at exit."""
+    with open(trace) as f:
+        for line in f:
+            if line.startswith("clock "):
+                return int(line.split()[1]) / 1e9
+    raise SystemExit("%s: no clock recorded" % trace)
+
+
 def enable_wall(trace):
     """The wall clock (seconds) when the tool enabled its counters."""
     with open(trace) as f:
@@ -252,12 +207,18 @@ def enable_wall(trace):
     raise SystemExit("%s: no enable recorded" % trace)
 
 
-def windows(ends, start):
-    """[(t0, t1)] in scenario seconds of intervals ending at @ends (seconds
-    since the tool's start)."""
-    out, prev = [], 0.0
-    for e in ends:
-        out.append((start + prev, start + e))
+def paced_windows(a, ends):
+    """[(t0, t1)] in scenario seconds of a SteppedPerf's intervals, which
+    perf printed at @ends (seconds since its start): interval k counted
+    [k, k + 1] steps of the read-paced clock.  perf stat -I prints a last,
+    shorter interval when the command it waits for exits: that one is
+    given no length, so that it is not compared (with rotating groups
+    some of them barely ran in it in wall time; perf once printed -28 %
+    bad speculation for a 0.1 s tail on a clock that followed the wall)."""
+    step, out, prev = a.interval_ms / 1000.0, [], 0.0
+    for k, e in enumerate(ends):
+        t0 = k * step
+        out.append((t0, t0 if e - prev < 0.9 * step else t0 + step))
         prev = e
     return out
 
@@ -323,7 +284,7 @@ def perf_metrics_mode(a):
             raise SystemExit("perf (%s) failed, exit %d:\n%s" % (aggr, rc, text[-2000:]))
         recs = perf_records(text)
         ends = sorted({float(r["interval"]) for r in recs})
-        wins = windows(ends, enable_time(trace))
+        wins = paced_windows(a, ends)
         idx = {t: i for i, t in enumerate(ends)}
         vals = [dict() for _ in ends]
         halted = set()
@@ -485,7 +446,7 @@ def perf_events_mode(a, tables):
         raise SystemExit("perf failed, exit %d:\n%s" % (rc, text[-2000:]))
     recs = perf_records(text)
     ends = sorted({float(r["interval"]) for r in recs})
-    wins = windows(ends, enable_time(trace))
+    wins = paced_windows(a, ends)
     idx = {t: i for i, t in enumerate(ends)}
     counts = {}
     for r in recs:
@@ -530,10 +491,10 @@ def topdownd_values(a):
            "--count", str(a.intervals + 1), "-i", "%dms" % a.interval_ms]
     trace = os.path.join(a.tmp, "topdownd.trace")
     env = fake_env(a, trace, a.topdownd_scenario)
+    # The read-paced clock, as perf's (SteppedPerf): each collection's
+    # reads see one interval more than the one before.
+    env["FAKEPMU_CLOCK_STEP"] = "%.6f" % (a.interval_ms / 1000.0)
     printed = []
-    clock = SteppedClock(a, trace, lambda: len(printed)) if a.lockstep else None
-    if clock:
-        env["FAKEPMU_CLOCK_FILE"] = clock.path
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     import threading
     err = []
@@ -543,30 +504,25 @@ def topdownd_values(a):
         printed.append(line)
     proc.wait(timeout=120)
     drain.join()
-    if clock:
-        clock.stop()
     if proc.returncode != 0:
         raise SystemExit("topdownd failed, exit %d:\n%s" % (proc.returncode, "".join(err)[-2000:]))
     lines = "".join(printed).splitlines()
-    start = enable_time(trace)
     last = json.loads(lines[-1]) if lines else {}
     a.departures_counted = {}
     for p in last.get("pmus", []):
         for kind, n in (p.get("departures") or {}).items():
             a.departures_counted[kind] = a.departures_counted.get(kind, 0) + n
-    # Each document's own timestamp (the wall clock when its interval was
-    # read) places it: an interval read late, or merged with one whose
-    # timer expiration came too late (intervals_missed), is where it was.
-    wall = enable_wall(trace)
+    # topdownd's reads before its first interval (its baseline) are its
+    # own affair: its last interval ended at the clock's last time, and
+    # each one before it one interval earlier.
     docs = [json.loads(line) for line in lines]
-    wins = windows([d["timestamp"] - wall for d in docs], start)
-    # A CPU's interval starts when the previous collection read it, which
-    # may be up to that collection's length before its timestamp (a loaded
-    # machine makes it long): the window starts there, so that an interval
-    # whose reads straddle a phase change is not taken for either phase.
-    wins = [(w[0] - (docs[k - 1].get("collection_seconds", 0) if k else 0), w[1])
-            for k, w in enumerate(wins)]
-    return [(wins[k], doc_values(doc)) for k, doc in enumerate(docs)]
+    step, end = a.interval_ms / 1000.0, clock_end(trace)
+    first = end - len(docs) * step
+    if first < -1e-9:
+        raise SystemExit("topdownd printed %d intervals, its fake clock stopped at %.3f s"
+                         % (len(docs), end))
+    return [((first + k * step, first + (k + 1) * step), doc_values(doc))
+            for k, doc in enumerate(docs)]
 
 
 def doc_values(doc):
@@ -750,6 +706,11 @@ def phase_of(window, bounds, margin=0.12):
     return None
 
 
+def step_of(a, window):
+    """The step of the read-paced clock a whole interval starts at."""
+    return int(round(window[0] / (a.interval_ms / 1000.0)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fixture", required=True)
@@ -807,6 +768,9 @@ def main():
         perf = perf_events_mode(a, tables)
     else:
         perf = perf_metrics_mode(a)
+    if a.interface != "watch" and len(phase_bounds(a.scenario)) > 2:
+        raise SystemExit("--interface %s runs topdownd on the real clock: a scenario with "
+                         "phases needs --interface watch (the read-paced clock)" % a.interface)
     mine = topdownd_values(a) if a.interface == "watch" else topdownd_http_values(a)
     import shutil
     shutil.rmtree(a.tmp, ignore_errors=True)
@@ -817,10 +781,11 @@ def main():
     for k, (window, vals) in enumerate(mine):
         if k == 0:
             continue
-        # In lockstep both tools' k-th intervals (from 0) span the same
-        # stretch of the scenario, [k, k+1] intervals: each interval is
-        # compared on its own, those a phase change falls inside included.
-        ph = k if a.lockstep else phase_of(window, bounds)
+        # In lockstep the intervals of both tools that span the same
+        # stretch of the scenario, [j, j+1] steps of the read-paced clock,
+        # are compared with each other, those a phase change falls inside
+        # included.
+        ph = step_of(a, window) if a.lockstep else phase_of(window, bounds)
         if ph is not None:
             mine_by_phase.setdefault(ph, []).append(vals)
     straddling = set()
@@ -837,18 +802,16 @@ def main():
         for k, (window, pvals) in enumerate(series):
             if k == 0:
                 continue
-            # perf stat -I prints a last, shorter interval when the command
-            # it waits for exits; with rotating groups some of them barely
-            # ran in it (perf printed -28 % bad speculation for a 0.1 s
-            # tail once).  Whole intervals only.
+            # Whole intervals only (paced_windows: perf's last, shorter one
+            # has no length).
             if window[1] - window[0] < 0.9 * a.interval_ms / 1000.0:
                 continue
-            ph = k if a.lockstep else phase_of(window, bounds)
+            ph = step_of(a, window) if a.lockstep else phase_of(window, bounds)
             if ph is None or ph not in mine_by_phase:
                 continue
             step = a.interval_ms / 1000.0
-            if a.lockstep and any(k * step < b < (k + 1) * step for b in bounds[1:-1]):
-                straddling.add(k)
+            if a.lockstep and any(window[0] < b < window[1] for b in bounds[1:-1]):
+                straddling.add(ph)
             for entity, pv in pvals.items():
                 if aggr == "cpu" and entity[0] != "cpu":
                     continue
