@@ -965,6 +965,17 @@ static const char *plan_note(const struct plan_pmu *pp)
 	return pp->level_note[0] ? pp->level_note : pp->model_note[0] ? pp->model_note : pp->group_note;
 }
 
+/* A monitored PMU's reason: where its slot width came from when not from
+ * the PMU (a guest's: pmu.h slots_published), then the plan's note. */
+static void plan_reason(const struct plan_pmu *pp, char *buf, size_t len)
+{
+	const char *note = plan_note(pp);
+	char slots[PMU_REASON_MAX];
+
+	pmu_slots_note(pp->core, slots, sizeof(slots));
+	str_printf(buf, len, "%s%s%s", slots, slots[0] && note[0] ? "; " : "", note);
+}
+
 static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct plan_pmu *pp)
 {
 	pm->pp = pp;
@@ -991,7 +1002,7 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 					.stall_minus_cycles = pp->core->stall_minus_cycles };
 	snap_cols_of(pp->cats, &pm->cols);
 	memset(&pm->input, 0, sizeof(pm->input));
-	str_printf(pm->reason, sizeof(pm->reason), "%s", plan_note(pp));
+	plan_reason(pp, pm->reason, sizeof(pm->reason));
 	pm->silent = false;
 	pm->gave_up = false;
 	pm->cycles_pos = -1;
@@ -1565,7 +1576,7 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	if (ok && pm->gave_up) {
 		/* The other user let go: what the plan says again. */
 		pm->gave_up = false;
-		str_printf(pm->reason, sizeof(pm->reason), "%s", plan_note(pm->pp));
+		plan_reason(pm->pp, pm->reason, sizeof(pm->reason));
 		log_info("%s: every group runs on CPU %d again", pm->pp->core->name, cc->cpu);
 		c->gen++;
 	}

@@ -421,11 +421,21 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 		core->slots = read_slots(sysfs, core->name);
 		core->stall_minus_cycles = core->ua && ua_stall_minus_cycles(core->ua, id.midr);
 		if (core->ua && core->ua->slots_from_caps && !core->slots) {
-			str_printf(core->reason, sizeof(core->reason),
-				   "core PMU %s (%s) has no caps/slots: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on",
-				   core->name, core->ua->name);
-			core->ua = NULL;
-			return;
+			/* A KVM guest reads PMMIR_EL1 as zero (caps/slots
+			 * 0x00000000), a kernel before PMUv3.4 support shows
+			 * none: Arm's published width of the part.  Every part
+			 * of the tables has one (uarch_check.py); the refusal
+			 * is for a part added without it. */
+			core->slots_published = ua_arm_published_slots(id.midr);
+			if (core->slots_published) {
+				core->slots = core->slots_published->slots;
+			} else {
+				str_printf(core->reason, sizeof(core->reason),
+					   "core PMU %s (%s) has no caps/slots, and Arm publishes no slot width for this part here: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on and a virtual machine reads as 0",
+					   core->name, core->ua->name);
+				core->ua = NULL;
+				return;
+			}
 		}
 	} else if (info->have_cpuid) {
 		core->ua = ua_lookup(&info->cpuid, core->name);
@@ -458,6 +468,18 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 	for (unsigned i = 0; i < core->ua->n_events; i++)
 		if (core->ua->events[i].level > core->level)
 			core->have[i] = false;
+}
+
+void pmu_slots_note(const struct pmu_core *core, char *buf, size_t len)
+{
+	if (!core->slots_published) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	str_printf(buf, len,
+		   "caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): %u slots per cycle, Arm's published width of the %s (%s)",
+		   core->slots, core->slots_published->name, core->slots_published->source);
 }
 
 static void read_cpuid(const struct sysfs *sysfs, struct pmu_info *info)

@@ -72,6 +72,9 @@ struct pmu_core {
 	/* arm64: caps/slots (PMMIR_EL1.SLOTS), 0 if absent; whether its
 	 * STALL_SLOT events need perf's correction (uarch.h). */
 	unsigned slots;
+	/* Where slots came from when caps/slots said 0 (a guest): Arm's
+	 * published width (uarch.h ua_arm_slots); NULL: caps/slots. */
+	const struct ua_arm_slots *slots_published;
 	bool stall_minus_cycles;
 	/* Why level is 0, or what is degraded: one line for operators. */
 	char reason[PMU_REASON_MAX];
@@ -95,5 +98,9 @@ int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info);
 
 /* The core PMU covering @cpu, or NULL. */
 const struct pmu_core *pmu_core_of(const struct pmu_info *info, unsigned cpu);
+
+/* Where @core's slot width came from when not from its caps/slots (a
+ * guest's: Arm's published width), for its reason; "" otherwise. */
+void pmu_slots_note(const struct pmu_core *core, char *buf, size_t len);
 
 #endif

@@ -115,6 +115,23 @@ bool ua_stall_minus_cycles(const struct uarch *ua, unsigned long long midr)
 	return (fix & ~MIDR_VERSION) == (midr & ~MIDR_VERSION) && midr_version(midr) < midr_version(fix);
 }
 
+const struct ua_arm_slots *ua_arm_published_slots(unsigned long long midr)
+{
+	unsigned implementer = (unsigned)((midr >> 24) & 0xff), part = (unsigned)((midr >> 4) & 0xfff);
+
+	for (size_t i = 0; i < ua_arm_slots_published_count; i++)
+		if (ua_arm_slots_published[i].implementer == implementer &&
+		    ua_arm_slots_published[i].part == part)
+			return &ua_arm_slots_published[i];
+	return NULL;
+}
+
+const struct ua_arm_slots *ua_arm_slots_table(size_t *count)
+{
+	*count = ua_arm_slots_published_count;
+	return ua_arm_slots_published;
+}
+
 void ua_cpuid_format(const struct ua_cpuid *id, char *buf, size_t len)
 {
 	if (id->arm)

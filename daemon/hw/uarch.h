@@ -175,6 +175,24 @@ bool ua_midr_matches(const char *map, unsigned long long midr);
  * stall_fix_midr's part number before its variant and revision). */
 bool ua_stall_minus_cycles(const struct uarch *ua, unsigned long long midr);
 
+/* arm64: an Arm core's pipeline slots per cycle as Arm publishes them (its
+ * telemetry specification's product_configuration.num_slots), for a PMU
+ * whose caps/slots says 0: a KVM guest reads PMMIR_EL1 as zero. */
+struct ua_arm_slots {
+	unsigned implementer;  /* MIDR_EL1 bits 31:24 (0x41: Arm) */
+	unsigned part;         /* MIDR_EL1 bits 15:4 (PartNum) */
+	unsigned slots;
+	const char *name;
+	const char *source;    /* the file it comes from (reference/arm-telemetry) */
+};
+
+/* The published slot width of the part @midr is (any variant and
+ * revision), or NULL. */
+const struct ua_arm_slots *ua_arm_published_slots(unsigned long long midr);
+
+/* Every entry of that table (uarch_dump). */
+const struct ua_arm_slots *ua_arm_slots_table(size_t *count);
+
 /* "GenuineIntel-6-8F", perf's CPUID string without the stepping; on
  * arm64 the MIDR as perf prints it, "0x00000000410fd4f1". */
 void ua_cpuid_format(const struct ua_cpuid *id, char *buf, size_t len);

@@ -112,6 +112,18 @@ static const struct uarch neoverse_n2v2 = {
 	.gp_source = NEOVERSE_GP_SOURCE,
 };
 
+/* ---- published slot widths, for guests whose caps/slots is 0 ---- */
+
+#define ARM_TELEMETRY "ARM-software/telemetry-solution data/pmu/cpu/neoverse/"
+
+const struct ua_arm_slots ua_arm_slots_published[] = {
+	{ 0x41, 0xd40, 8, "Neoverse V1", ARM_TELEMETRY "neoverse-v1.json" },
+	{ 0x41, 0xd49, 5, "Neoverse N2", ARM_TELEMETRY "neoverse-n2-r0p3.json" },
+	{ 0x41, 0xd4f, 8, "Neoverse V2", ARM_TELEMETRY "neoverse-v2.json" },
+};
+const size_t ua_arm_slots_published_count =
+	sizeof(ua_arm_slots_published) / sizeof(ua_arm_slots_published[0]);
+
 const struct uarch *const ua_arm[] = { &neoverse_v1, &neoverse_n2v2 };
 const size_t ua_arm_count = sizeof(ua_arm) / sizeof(ua_arm[0]);
 

@@ -30,5 +30,7 @@ extern const struct uarch *const ua_arm[];
 extern const size_t ua_arm_count;
 extern const struct ua_without ua_arm_without[];
 extern const size_t ua_arm_without_count;
+extern const struct ua_arm_slots ua_arm_slots_published[];
+extern const size_t ua_arm_slots_published_count;
 
 #endif

@@ -119,11 +119,19 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 	else
 		fprintf(out, "%-13s PERF_METRICS only (no perf table for this model in topdownd)\n",
 			"Formulas:");
-	if (pp->ua->slots_from_caps)
-		fprintf(out, "%-13s %u per cycle (caps/slots)%s\n", "Slots:", pp->core->slots,
-			pp->core->stall_minus_cycles ?
-				"; STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (this revision counts a slot per cycle too many, as perf corrects)" :
-				"");
+	if (pp->ua->slots_from_caps) {
+		const char *stall = pp->core->stall_minus_cycles ?
+			"; STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (this revision counts a slot per cycle too many, as perf corrects)" :
+			"";
+
+		char note[PMU_REASON_MAX];
+
+		pmu_slots_note(pp->core, note, sizeof(note));
+		if (note[0])
+			fprintf(out, "%-13s %u per cycle; %s%s\n", "Slots:", pp->core->slots, note, stall);
+		else
+			fprintf(out, "%-13s %u per cycle (caps/slots)%s\n", "Slots:", pp->core->slots, stall);
+	}
 	if (pp->model == MODEL_PERF && pp->n_core == pp->n_events) {
 		fprintf(out, "%-13s perf (perf's formulas on general-purpose counters: nothing to refine)\n",
 			"Model:");

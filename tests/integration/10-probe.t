@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 62
+plan 66
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -283,9 +283,10 @@ expect_not_usable "graviton2-16 (Neoverse N1): the reason names N1 and why" \
 # frontend 0.192, bad speculation 0.122, backend 0.326 and retiring 0.36 on
 # the V2, and 0.195, 0.11, 0.335, 0.36 on the 5-wide N2 r0p0 once its extra
 # slot per cycle is taken off; V1's make it 0.168, 0.122, 0.35, 0.36.
-arm_truth() { # FIXTURE SCENARIO FE BAD BE RET
-	local got
-	FAKEPMU_SYSFS=$FIXTURES/$1 FAKEPMU_SCENARIO=$PWD/tests/scenarios/$2 LD_PRELOAD=$FAKEPMU \
+arm_truth() { # FIXTURE SCENARIO(in tests/scenarios, or a path) FE BAD BE RET
+	local got scen=$2
+	case $scen in /*) ;; *) scen=$PWD/tests/scenarios/$scen ;; esac
+	FAKEPMU_SYSFS=$FIXTURES/$1 FAKEPMU_SCENARIO=$scen LD_PRELOAD=$FAKEPMU \
 		timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/$1" --once --json >"$tmp/arm.json" 2>"$tmp/err"
 	got=$(jq -r '.cpus[0].level1 | [.frontend_bound, .bad_speculation, .backend_bound, .retiring] | @tsv' "$tmp/arm.json")
 	if awk -v g="$got" -v w="$3 $4 $5 $6" 'BEGIN { split(g, v, "\t"); split(w, t, " ");
@@ -298,6 +299,10 @@ arm_truth() { # FIXTURE SCENARIO FE BAD BE RET
 arm_truth neoverse-v2-64 parity-neoverse-v2.json 0.192 0.122 0.326 0.36
 arm_truth neoverse-n2-8 parity-neoverse-n2.json 0.195 0.11 0.335 0.36
 arm_truth neoverse-v1-16 parity-neoverse-v1.json 0.168 0.122 0.35 0.36
+# The guests (caps/slots 0) at Arm's published 8 slots: the same truths.
+arm_truth graviton3-guest parity-neoverse-v1.json 0.168 0.122 0.35 0.36
+jq 'del(.cpus["9"])' tests/scenarios/parity-neoverse-v2.json >"$tmp/nv2-8cpus.json"	# 8 vCPUs
+arm_truth graviton4-guest "$tmp/nv2-8cpus.json" 0.192 0.122 0.326 0.36
 # A heterogeneous part: per-core PMU names, a V2 cluster and an N1 one,
 # each PMU recognised by the MIDR of its own first CPU.
 cp -r "$FIXTURES/neoverse-v2-64" "$tmp/hetero"
@@ -318,8 +323,20 @@ expect_lines "a V2 + N1 part: the V2 cluster monitored, the N1 one unsupported w
 cp -r "$FIXTURES/neoverse-v2-64" "$tmp/v2-noslots"
 rm "$tmp/v2-noslots/bus/event_source/devices/armv8_pmuv3_0/caps/slots"
 probe "$tmp/v2-noslots"
-expect_not_usable "a Neoverse V2 whose kernel shows no caps/slots: the reason says what is missing" \
-	"core PMU armv8_pmuv3_0 (Arm Neoverse N2 / V2) has no caps/slots: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on"
+expect_lines "a Neoverse V2 whose kernel shows no caps/slots: Arm's published width, and where it comes from" \
+	"Slots:        8 per cycle; caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): 8 slots per cycle, Arm's published width of the Neoverse V2 (ARM-software/telemetry-solution data/pmu/cpu/neoverse/neoverse-v2.json)" \
+	"Monitored:    64 CPUs on 1 package, 64 cores (0-63)" \
+	"TopDown:      usable"
+# KVM guests of Graviton3 (Neoverse V1) and Graviton4 (V2): caps/slots 0.
+for g in "graviton3-guest V1 neoverse-v1" "graviton4-guest V2 neoverse-v2"; do
+	set -- $g
+	probe "$FIXTURES/$1"
+	expect_lines "$1 (caps/slots 0x00000000): counted with Arm's published width of the Neoverse $2, level 1, all 8 CPUs" \
+		"Slots:        8 per cycle; caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): 8 slots per cycle, Arm's published width of the Neoverse $2 (ARM-software/telemetry-solution data/pmu/cpu/neoverse/$3.json)" \
+		"Level:        1" \
+		"Monitored:    8 CPUs on 1 package, 8 cores (0-7)" \
+		"TopDown:      usable"
+done
 # Broadwell (model 0x4F): the generic-counter events, no perf tables.
 cp -r "$FIXTURES/skx-1s" "$tmp/bdx"
 sed -i s/mod0055/mod004F/ "$tmp/bdx/devices/system/cpu/modalias"

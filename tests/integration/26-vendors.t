@@ -7,7 +7,7 @@
 # and the reasons on the parts perf has no TopDown for.
 . "$(dirname "$0")/lib.sh"
 
-plan 27
+plan 29
 
 SCEN=$ROOT/tests/scenarios
 
@@ -99,6 +99,16 @@ curl -s "$TD_URL/metrics" >"$TMP/noslot.prom"
 is "$(sample "$TMP/noslot.prom" topdown_up)" 0 "neoverse-v2 without events/stall_slot: topdown_up 0, no figures counted from an event the CPU does not implement"
 like "$(grep '^topdown_pmu_info' "$TMP/noslot.prom")" 'reason="core PMU armv8_pmuv3_0 does not list events/stall_slot: the CPU \(or its hypervisor\) does not implement STALL_SLOT, which perf.s TopdownL1 needs"' \
 	"... and topdown_pmu_info says why"
+td_stop
+
+# ---- a Graviton3 virtual machine: caps/slots 0 ----
+td_start "$FIXTURES/graviton3-guest" "$SCEN/parity-neoverse-v1.json" -i 200ms || exit 1
+wait_intervals 2
+curl -s "$TD_URL/metrics" >"$TMP/g3.prom"
+like "$(grep '^topdown_pmu_info' "$TMP/g3.prom")" 'uarch="arm/neoverse-v1",level="1",.*reason="caps/slots is 0 or absent \(a virtual machine reads PMMIR_EL1 as 0\): 8 slots per cycle, Arm.s published width of the Neoverse V1 \(ARM-software/telemetry-solution data/pmu/cpu/neoverse/neoverse-v1.json\)' \
+	"graviton3-guest /metrics: topdown_pmu_info says the slot width is Arm's published one, and whose"
+is "$(sample "$TMP/g3.prom" topdown_up) $(curl -s "$TD_URL/api/v1/topdown" | jq -r '.cpus_by_state.monitored')" "1 8" \
+	"graviton3-guest: topdown_up 1, its 8 CPUs monitored"
 td_stop
 
 # ---- --once ----

@@ -401,6 +401,11 @@ def fixture_literals(a):
     if os.path.exists(slots):
         with open(slots) as f:
             out["#slots"] = int(f.read(), 16)
+    if a.slots_from:
+        # A guest's caps/slots is 0: perf's expressions with the width
+        # Arm publishes (its telemetry specification's num_slots).
+        with open(a.slots_from) as f:
+            out["#slots"] = json.load(f)["product_configuration"]["num_slots"]
     # #SMT_on: perf 6.1 reads devices/system/cpu/smt/active (util/smt.c,
     # smt_on()), the fixture's under sysns.
     smt = os.path.join(a.fixture, "devices/system/cpu/smt/active")
@@ -749,6 +754,9 @@ def main():
                     help="topdownd on a stepped clock too: both tools' k-th intervals span the "
                          "same stretch of the scenario, compared interval by interval, phase "
                          "changes inside an interval included")
+    ap.add_argument("--slots-from",
+                    help="arm64 guest (caps/slots 0): #slots from this excerpt of Arm's telemetry "
+                         "specification (reference/arm-telemetry)")
     ap.add_argument("--topdownd", required=True)
     ap.add_argument("--fakepmu", required=True)
     ap.add_argument("--sysns", required=True)

@@ -541,6 +541,35 @@ def counts_named(metrics, name, counts, ua, tables, counted):
     return out
 
 
+def check_arm_slots(dump, uarches, root):
+    """arm64: each published slot width (for a guest whose caps/slots is
+    0) against the excerpt of Arm's telemetry specification it cites
+    (reference/arm-telemetry), and every part whose formulas read #slots
+    has one."""
+    table = json.loads(subprocess.check_output([dump, "arm_slots"]))
+    for e in table:
+        path = os.path.join(root, os.path.basename(e["source"]))
+        try:
+            with open(path) as f:
+                spec = json.load(f)
+            pc = spec["product_configuration"]
+            ok(spec["excerpt_of"]["path"] == e["source"].split(" ", 1)[1] and
+               int(pc["implementer"], 16) == e["implementer"] and int(pc["part_num"], 16) == e["part"] and
+               pc["num_slots"] == e["slots"],
+               "%s: %d slots per cycle, part 0x%x of implementer 0x%x, as %s says (num_slots %s, part_num %s)"
+               % (e["name"], e["slots"], e["part"], e["implementer"], e["source"], pc["num_slots"], pc["part_num"]))
+        except (OSError, KeyError, ValueError) as err:
+            ok(False, "%s: %s cannot be checked: %s" % (e["name"], path, err))
+    parts = {(e["implementer"], e["part"]) for e in table}
+    for ua in uarches:
+        if not ua["slots_from_caps"]:
+            continue
+        for midr in ua["midrs"]:
+            m = int(midr, 16)
+            ok(((m >> 24) & 0xff, (m >> 4) & 0xfff) in parts,
+               "%s: MIDR %s has a published slot width (its guests' caps/slots is 0)" % (ua["id"], midr))
+
+
 def main():
     dump, root = sys.argv[1], sys.argv[2]
     ref = os.path.dirname(os.path.abspath(root))
@@ -577,6 +606,7 @@ def main():
         ok(groups and not groups & {"PipelineL1", "PipelineL2", "TopdownL1", "TopdownL2"},
            "%s: perf 6.1's %s tables have metrics (%s) but no PipelineL1/TopdownL1" %
            (w["name"], w["table"], ", ".join(sorted(groups))))
+    check_arm_slots(dump, uarches, os.path.join(ref, "arm-telemetry"))
     print("1..%d" % n)
     return 1 if failed else 0
 

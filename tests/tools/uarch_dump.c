@@ -4,6 +4,7 @@
  *
  *   uarch_dump tables     every microarchitecture: models, events (perf's
  *                         name, encoding terms, table), metrics
+ *   uarch_dump arm_slots  arm64: the published slot widths (guests' caps/slots 0)
  *   uarch_dump eval       one JSON object per stdin line
  *                         {"uarch": ID, "level": L, "refine": B, "counts": {NAME: N}}
  *                         -> {"slots": S, "frac": {CATEGORY: F}, "negative": B,
@@ -203,6 +204,23 @@ int main(int argc, char **argv)
 							     w->cpuid_pattern, "table", w->table, "name", w->name,
 							     "why", w->why));
 		}
+		text = json_dumps(all, JSON_INDENT(1));
+		printf("%s\n", text);
+		free(text);
+		json_decref(all);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "arm_slots") == 0) {
+		json_t *all = json_array();
+		size_t n;
+		const struct ua_arm_slots *t = ua_arm_slots_table(&n);
+		char *text;
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(all, json_pack("{s:i, s:i, s:i, s:s, s:s}", "implementer",
+							     (int)t[i].implementer, "part", (int)t[i].part,
+							     "slots", (int)t[i].slots, "name", t[i].name,
+							     "source", t[i].source));
 		text = json_dumps(all, JSON_INDENT(1));
 		printf("%s\n", text);
 		free(text);

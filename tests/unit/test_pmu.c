@@ -691,6 +691,37 @@ static void test_discover_arm(void **state)
 	assert_true(ua_midr_matches("0x00000000410fd493", 0x411fd490ULL));
 	assert_false(ua_midr_matches("0x00000000410fd493", 0x410fd492ULL));
 	assert_false(ua_midr_matches("0x00000000410fd490", 0x410fd4f0ULL));
+	/* Arm's published widths, by implementer and part at any variant
+	 * and revision: a guest's caps/slots is 0. */
+	assert_int_equal(ua_arm_published_slots(0x411fd401ULL)->slots, 8);
+	assert_int_equal(ua_arm_published_slots(0x410fd493ULL)->slots, 5);
+	assert_int_equal(ua_arm_published_slots(0x410fd4f1ULL)->slots, 8);
+	assert_null(ua_arm_published_slots(0x413fd0c1ULL));	/* N1 */
+	assert_null(ua_arm_published_slots(0x420fd401ULL));	/* another implementer */
+}
+
+/* A KVM guest of a Graviton3: caps/slots 0x00000000, counted at Arm's
+ * published width, saying so. */
+static void test_discover_arm_guest(void **state)
+{
+	struct pmu_info *info;
+	char note[PMU_REASON_MAX];
+
+	(void)state;
+	info = discover("graviton3-guest");
+	assert_int_equal(info->core[0].level, 1);
+	assert_int_equal(info->core[0].slots, 8);
+	assert_non_null(info->core[0].slots_published);
+	pmu_slots_note(&info->core[0], note, sizeof(note));
+	assert_string_equal(note,
+			    "caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): 8 slots per cycle, Arm's published width of the Neoverse V1 (ARM-software/telemetry-solution data/pmu/cpu/neoverse/neoverse-v1.json)");
+	free(info);
+	info = discover("neoverse-v1-16");
+	assert_int_equal(info->core[0].slots, 8);
+	assert_null(info->core[0].slots_published);
+	pmu_slots_note(&info->core[0], note, sizeof(note));
+	assert_string_equal(note, "");
+	free(info);
 }
 
 static void test_discover_bad_type(void **state)
@@ -785,7 +816,8 @@ int main(void)
 		cmocka_unit_test(test_discover_no_slots_not_intel),
 		cmocka_unit_test(test_discover_amd),
 		cmocka_unit_test(test_discover_arm),
-		cmocka_unit_test(test_discover_bad_type),
+		cmocka_unit_test(test_discover_arm_guest),
+	cmocka_unit_test(test_discover_bad_type),
 		cmocka_unit_test(test_discover_atom_only),
 		cmocka_unit_test(test_discover_hybrid_bad_cpus),
 	};
