@@ -352,9 +352,11 @@ while True:
 	is "$rows" "{namespace=\"shop\",pod=\"checkout-0\",pod_uid=\"$UIDA\"} {pod_uid=\"$UIDB\"} " \
 		"the pods table: pod A by its namespace and name from kube_pod_info, pod B (unknown to it) by its UID alone, one row each"
 	sed 's/^/#   /' "$TMP/pods"
-	# Each pod has one tracked cgroup here: its figure is that cgroup's.
+	# Each pod has one tracked cgroup here: its figure is that cgroup's,
+	# from the same counters at the same instant (not the recording
+	# rule's, which was evaluated at an instant of its own).
 	qt "$(pexpr 'panel backend_bound by pod (5m) [A]')" >"$TMP/bypod"
-	qt "$(pexpr 'panel backend_bound by cgroup (5m) [A]')" >"$TMP/bycg"
+	qt 'sum by (cgroup) (rate(topdown_cgroup_level1_slots_total{job="topdownd",category="backend_bound"}[5m])) / on (cgroup) sum by (cgroup) (rate(topdown_cgroup_slots_total{job="topdownd"}[5m]))' >"$TMP/bycg"
 	a_pod=$(awk -v u="pod_uid=\"$UIDA\"" 'index($1, u) {print $2}' "$TMP/bypod")
 	a_cg=$(awk -v c="cgroup=\"/${CGB##*/}/$PODA\"" 'index($1, c) {print $2}' "$TMP/bycg")
 	b_pod=$(awk -v u="pod_uid=\"$UIDB\"" 'index($1, u) {print $2}' "$TMP/bypod")

@@ -24,6 +24,7 @@ is not among the test dependencies) and list what the tests check.
 """
 import json
 import re
+import signal
 import sys
 
 KEYWORDS = {"and", "or", "unless", "by", "without", "on", "ignoring", "group_left",
@@ -281,6 +282,9 @@ def cmd_vector(args):
 
 
 def main():
+    # A reader that takes the first line and goes (awk '{...; exit}') is
+    # no error: die of SIGPIPE quietly, as a shell tool does.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     cmds = {"rules": cmd_rules, "rules-lint": cmd_rules_lint, "exprs": cmd_exprs,
             "names": cmd_names, "dashboard-lint": cmd_dashboard_lint, "vector": cmd_vector}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
