@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pmu: core PMU discovery, format and event-term parsing. */
 #include "pmu.h"
+#include "tma.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -456,7 +457,15 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 		for (unsigned i = 0; i < core->ua->n_events && !core->reason[0]; i++) {
 			const struct ua_event *ev = &core->ua->events[i];
 
-			if (ev->level == 1 && !ev->refine && !core->have[i])
+			if (ev->level != 1 || ev->refine || core->have[i])
+				continue;
+			if (ev->var == TD_EV_SLOTS && tma_uses_perf_metrics(core->ua->formulas))
+				/* KVM gives a guest the architectural and
+				 * model events but not PERF_METRICS. */
+				str_printf(core->reason, sizeof(core->reason),
+					   "core PMU %s (%s) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for %s",
+					   core->name, core->ua->name, core->ua->name);
+			else
 				str_printf(core->reason, sizeof(core->reason),
 					   "core PMU %s (%s) has no events/%s: this kernel does not expose its TopDown events",
 					   core->name, core->ua->name, ev->sysfs ? ev->sysfs : ev->name);

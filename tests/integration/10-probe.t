@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 66
+plan 67
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -327,6 +327,13 @@ expect_lines "a Neoverse V2 whose kernel shows no caps/slots: Arm's published wi
 	"Slots:        8 per cycle; caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): 8 slots per cycle, Arm's published width of the Neoverse V2 (ARM-software/telemetry-solution data/pmu/cpu/neoverse/neoverse-v2.json)" \
 	"Monitored:    64 CPUs on 1 package, 64 cores (0-63)" \
 	"TopDown:      usable"
+# A Sapphire Rapids KVM guest: the architectural and model events, no
+# slots, no topdown-* (KVM does not virtualise PERF_METRICS).
+cp -r "$FIXTURES/spr-2s" "$tmp/spr-guest"
+rm "$tmp/spr-guest/bus/event_source/devices/cpu/events/"{slots,topdown-*}
+probe "$tmp/spr-guest"
+expect_not_usable "a Sapphire Rapids guest without PERF_METRICS: the reason says so, and that no formulas count it otherwise" \
+	"core PMU cpu (Sapphire Rapids) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Sapphire Rapids"
 # KVM guests of Graviton3 (Neoverse V1) and Graviton4 (V2): caps/slots 0.
 for g in "graviton3-guest V1 neoverse-v1" "graviton4-guest V2 neoverse-v2"; do
 	set -- $g
