@@ -114,13 +114,19 @@ static bool take_container(struct comp c, char *out)
 	return false;
 }
 
+/* The length of a "<stem>.slice" component without its suffix. */
+static size_t slice_stem(struct comp c)
+{
+	return c.len - (sizeof(".slice") - 1);
+}
+
 /* systemd driver: @kp is "<base>.slice" (base "kubepods", or
  * "kubelet-kubepods" nested); the pod is "<base>-pod<uid>.slice" right
  * under it, or "<base>-<qos>-pod<uid>.slice" under "<base>-<qos>.slice".
  * Returns the pod's component index, or 0. */
 static unsigned pod_systemd(const struct comp *c, unsigned n, unsigned kp, struct kube_id *out)
 {
-	size_t base = c[kp].len - strlen(".slice");
+	size_t base = slice_stem(c[kp]), parent;
 	struct comp pod;
 	const char *qos = "Guaranteed", *rest;
 	size_t rest_len;
@@ -130,17 +136,18 @@ static unsigned pod_systemd(const struct comp *c, unsigned n, unsigned kp, struc
 	    memcmp(c[at].s, c[kp].s, base) != 0 || c[at].s[base] != '-')
 		return 0;
 	rest = c[at].s + base + 1;
-	rest_len = c[at].len - base - 1 - strlen(".slice");
+	rest_len = slice_stem(c[at]) - base - 1;
 	if (!(rest_len > 3 && memcmp(rest, "pod", 3) == 0)) {
 		/* A QoS level: "<base>-<qos>.slice", its pods one further. */
 		qos = qos_of(rest, rest_len);
 		if (!qos || ++at >= n)
 			return 0;
+		parent = slice_stem(c[at - 1]);
 		if (c[at].len <= c[at - 1].len || !ends_with(c[at], ".slice") ||
-		    memcmp(c[at].s, c[at - 1].s, c[at - 1].len - strlen(".slice")) != 0)
+		    memcmp(c[at].s, c[at - 1].s, parent) != 0)
 			return 0;
-		rest = c[at].s + c[at - 1].len - strlen(".slice");
-		rest_len = c[at].len - (c[at - 1].len - strlen(".slice")) - strlen(".slice");
+		rest = c[at].s + parent;
+		rest_len = slice_stem(c[at]) - parent;
 		if (!(rest_len > 4 && memcmp(rest, "-pod", 4) == 0))
 			return 0;
 		rest++;
