@@ -1052,13 +1052,12 @@ static bool any_covers(const struct paths *prefixes, const char *path)
 /* A word of a space-separated list. */
 static bool has_word(const char *list, const char *word, size_t len)
 {
-	for (const char *p = list; (p = strstr(p, "")) && *p;) {
+	for (const char *p = list + strspn(list, " "); *p; p += strspn(p, " ")) {
 		size_t n = strcspn(p, " ");
 
 		if (n == len && strncmp(p, word, len) == 0)
 			return true;
 		p += n;
-		p += strspn(p, " ");
 	}
 	return false;
 }
