@@ -953,6 +953,7 @@ static bool counts_work(enum td_event v)
 	case TD_EV_ZEN_OPS_DISPATCHED:
 	case TD_EV_ZEN_OPS_RETIRED:
 	case TD_EV_ATOM_RETIRING:
+	case TD_EV_UOPS_RETIRED_SLOTS:
 		return true;
 	default:
 		return false;
@@ -972,7 +973,7 @@ static void plan_reason(const struct plan_pmu *pp, char *buf, size_t len)
 	const char *note = plan_note(pp);
 	char slots[PMU_REASON_MAX];
 
-	pmu_slots_note(pp->core, slots, sizeof(slots));
+	pmu_guest_note(pp->core, slots, sizeof(slots));
 	str_printf(buf, len, "%s%s%s", slots, slots[0] && note[0] ? "; " : "", note);
 }
 
@@ -1006,8 +1007,10 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 	pm->silent = false;
 	pm->gave_up = false;
 	pm->cycles_pos = -1;
+	/* The clock of its work check: cycles, or the slots of Intel's
+	 * alternate formulas (TOPDOWN.SLOTS_P counts every cycle too). */
 	for (unsigned i = 0; i < pm->n_events && pm->cycles_pos < 0; i++)
-		if (pm->var[i] == TD_EV_CYCLES || pm->var[i] == TD_EV_CYCLES_ANY)
+		if (pm->var[i] == TD_EV_CYCLES || pm->var[i] == TD_EV_CYCLES_ANY || pm->var[i] == TD_EV_SLOTS_P)
 			pm->cycles_pos = (int)i;
 }
 

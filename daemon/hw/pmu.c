@@ -442,6 +442,11 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 		core->ua = ua_lookup(&info->cpuid, core->name);
 	}
 	snprintf(path, sizeof(path), DEVICES "/%s/events/slots", core->name);
+	/* No slots where the model has PERF_METRICS: a guest (KVM does not
+	 * virtualise it); Intel's formulas on general-purpose counters where
+	 * topdownd has them. */
+	if (core->ua && core->ua->guest_alt && !sysfs_exists(sysfs, path))
+		core->ua = core->ua->guest_alt;
 	if (!core->ua && sysfs_exists(sysfs, path) &&
 	    (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0))
 		core->ua = ua_metrics_only();
@@ -479,16 +484,18 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 			core->have[i] = false;
 }
 
-void pmu_slots_note(const struct pmu_core *core, char *buf, size_t len)
+void pmu_guest_note(const struct pmu_core *core, char *buf, size_t len)
 {
-	if (!core->slots_published) {
-		if (len)
-			buf[0] = '\0';
-		return;
-	}
-	str_printf(buf, len,
-		   "caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): %u slots per cycle, Arm's published width of the %s (%s)",
-		   core->slots, core->slots_published->name, core->slots_published->source);
+	if (core->ua && core->ua->alt_of)
+		str_printf(buf, len,
+			   "no PERF_METRICS (no events/slots: a virtual machine?): counting with general-purpose events, Intel's alternate TMA formulas for %s (%s)",
+			   core->ua->alt_of->name, core->ua->metrics[0].table);
+	else if (core->slots_published)
+		str_printf(buf, len,
+			   "caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): %u slots per cycle, Arm's published width of the %s (%s)",
+			   core->slots, core->slots_published->name, core->slots_published->source);
+	else if (len)
+		buf[0] = '\0';
 }
 
 static void read_cpuid(const struct sysfs *sysfs, struct pmu_info *info)

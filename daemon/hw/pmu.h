@@ -99,8 +99,9 @@ int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info);
 /* The core PMU covering @cpu, or NULL. */
 const struct pmu_core *pmu_core_of(const struct pmu_info *info, unsigned cpu);
 
-/* Where @core's slot width came from when not from its caps/slots (a
- * guest's: Arm's published width), for its reason; "" otherwise. */
-void pmu_slots_note(const struct pmu_core *core, char *buf, size_t len);
+/* What @core counts with because it is a guest's (Intel's alternate
+ * formulas without PERF_METRICS, Arm's published slot width without
+ * caps/slots), for its reason; "" otherwise. */
+void pmu_guest_note(const struct pmu_core *core, char *buf, size_t len);
 
 #endif

@@ -401,6 +401,44 @@ static int neoverse(const struct tma_model *model, const double *v, struct tma_r
 	return finish(out, set);
 }
 
+/* Golden Cove without PERF_METRICS (a virtual machine): Intel's alternate
+ * TMA formulas (PerfSpect's spr_alt_tma_metrics.json), every category over
+ * TOPDOWN.SLOTS_P; fetch latency counts the cycles with no uop delivered
+ * as width slots. */
+static int glc_alt(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	double slots = v[TD_EV_SLOTS_P], fe, be, ret, bad;
+	td_catset set = 0;
+
+	if (slots <= 0)
+		return -ENODATA;
+	out->slots = slots;
+	fe = (v[TD_EV_IDQ_NOT_DELIVERED] - v[TD_EV_UOP_DROPPING]) / slots;
+	be = v[TD_EV_BE_BOUND_SLOTS] / slots;
+	ret = v[TD_EV_UOPS_RETIRED_SLOTS] / slots;
+	bad = max0(1 - (fe + be + ret));
+	put(out, &set, TD_CAT_RETIRING, ret);
+	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
+	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
+	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	if (model->level >= 2) {
+		double lat = (v[TD_EV_IDQ_0_UOPS_CYCLES] * model->width - v[TD_EV_UOP_DROPPING]) / slots;
+		double mis = v[TD_EV_BR_MISPREDICT_SLOTS] / slots;
+		double mem = v[TD_EV_MEM_BOUND_SLOTS] / slots;
+		double heavy = v[TD_EV_UOPS_RETIRED_HEAVY] / slots;
+
+		put(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
+		put(out, &set, TD_CAT_LIGHT_OPERATIONS, max0(ret - heavy));
+		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, mis);
+		put(out, &set, TD_CAT_MACHINE_CLEARS, max0(bad - mis));
+		put(out, &set, TD_CAT_FETCH_LATENCY, lat);
+		put(out, &set, TD_CAT_FETCH_BANDWIDTH, max0(fe - lat));
+		put(out, &set, TD_CAT_MEMORY_BOUND, mem);
+		put(out, &set, TD_CAT_CORE_BOUND, max0(be - mem));
+	}
+	return finish(out, set);
+}
+
 /* One row per set of formulas (enum ua_formulas): its arithmetic, and
  * whether its counts are PERF_METRICS' (slots and the topdown-* events
  * share fixed counter 3, which the planner must know).  A new family
@@ -419,6 +457,7 @@ static const struct {
 	[UA_FORMULAS_ZEN] = { zen, false },
 	[UA_FORMULAS_NEOVERSE_V1] = { neoverse, false },
 	[UA_FORMULAS_NEOVERSE_N2V2] = { neoverse, false },
+	[UA_FORMULAS_GLC_ALT] = { glc_alt, false },
 };
 TABLE_COVERS(formulas, UA_FORMULAS_COUNT);
 

@@ -60,6 +60,16 @@ enum td_event {
 	TD_EV_MEM_SCHED_ST_BUF, /* MEM_SCHEDULER_BLOCK.ST_BUF */
 	TD_EV_MEM_SCHED_ALL,    /* MEM_SCHEDULER_BLOCK.ALL */
 	TD_EV_UOPS_RETIRED_MS,  /* UOPS_RETIRED.MS */
+	/* Golden Cove without PERF_METRICS (a virtual machine): Intel's
+	 * alternate TMA events on general-purpose counters (the frontend's
+	 * are TD_EV_IDQ_NOT_DELIVERED and TD_EV_IDQ_0_UOPS_CYCLES, as
+	 * IDQ_BUBBLES.CORE and .CYCLES_0_UOPS_DELIV.CORE) */
+	TD_EV_SLOTS_P,          /* TOPDOWN.SLOTS_P */
+	TD_EV_BE_BOUND_SLOTS,   /* TOPDOWN.BACKEND_BOUND_SLOTS */
+	TD_EV_BR_MISPREDICT_SLOTS, /* TOPDOWN.BR_MISPREDICT_SLOTS */
+	TD_EV_MEM_BOUND_SLOTS,  /* TOPDOWN.MEMORY_BOUND_SLOTS */
+	TD_EV_UOPS_RETIRED_SLOTS, /* UOPS_RETIRED.SLOTS */
+	TD_EV_UOPS_RETIRED_HEAVY, /* UOPS_RETIRED.HEAVY */
 	/* AMD Zen 4 and later: dispatch slots (cycles are TD_EV_CYCLES,
 	 * ls_not_halted_cyc) */
 	TD_EV_ZEN_NO_OPS_FRONTEND, /* de_no_dispatch_per_slot.no_ops_from_frontend */

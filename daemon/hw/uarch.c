@@ -318,6 +318,16 @@ size_t ua_count(void)
 	return n;
 }
 
+size_t ua_guest_count(void)
+{
+	return ua_intel_guest_count;
+}
+
+const struct uarch *ua_guest_get(size_t i)
+{
+	return i < ua_intel_guest_count ? ua_intel_guest[i] : NULL;
+}
+
 const struct uarch *ua_get(size_t i)
 {
 	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {

@@ -43,6 +43,8 @@ enum ua_formulas {
 				  * bad speculation, BR_MIS_PRED corrections */
 	UA_FORMULAS_NEOVERSE_N2V2, /* Neoverse N2/V2: sbsa.json over #slots, the N2
 				    * stall-slot fix, BR_MIS_PRED corrections */
+	UA_FORMULAS_GLC_ALT,  /* Golden Cove without PERF_METRICS (a guest): Intel's alternate
+			       * TMA formulas over TOPDOWN.SLOTS_P */
 	UA_FORMULAS_COUNT,
 };
 
@@ -131,6 +133,11 @@ struct uarch {
 	 * where that figure comes from. */
 	unsigned gp_counters;
 	const char *gp_source;
+	/* The microarchitecture counting this model where the kernel shows
+	 * no PERF_METRICS (a virtual machine), or NULL; on that entry, the
+	 * one it stands in for. */
+	const struct uarch *guest_alt;
+	const struct uarch *alt_of;
 	/* The PMU has no fixed counters: the NMI watchdog's cycles event
 	 * takes a general-purpose counter. */
 	bool watchdog_takes_gp;
@@ -238,6 +245,10 @@ unsigned ua_event_counters(const struct ua_event *ev, enum ua_mode mode);
 /* Every microarchitecture in the tables (tests, documentation). */
 size_t ua_count(void);
 const struct uarch *ua_get(size_t i);
+/* The entries for guests without PERF_METRICS (each some ua_get()'s
+ * guest_alt), which lookups never return. */
+size_t ua_guest_count(void);
+const struct uarch *ua_guest_get(size_t i);
 /* Every CPU known to have no TopDown in perf (tests, documentation). */
 size_t ua_without_count(void);
 const struct ua_without *ua_without_get(size_t i);

@@ -81,6 +81,73 @@ static const struct ua_metric spr_metrics[] = {
 	  "perf-tables/x86/sapphirerapids/spr-metrics.json" },
 };
 
+/* ---- Sapphire Rapids without PERF_METRICS (a virtual machine) ----
+ * KVM gives a guest the architectural and model events but not
+ * PERF_METRICS: Intel's alternate TMA formulas count the same tree on
+ * general-purpose counters (PerfSpect ships them for such guests,
+ * reference/perfspect).  The events are perf's Sapphire Rapids ones. */
+#define SPR_ALT "perfspect/spr_alt_tma_metrics.json"
+#define SPR_PIPE "perf-tables/x86/sapphirerapids/pipeline.json"
+#define SPR_FE "perf-tables/x86/sapphirerapids/frontend.json"
+#define AEV(var_, name_, terms_, table_, counter_, level_)                                 \
+	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
+	  .counter = (counter_), .level = (level_) }
+
+static const struct ua_event spr_alt_events[] = {
+	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", SPR_PIPE, NULL, 1),
+	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_BUBBLES.CORE", "event=0x9c,umask=0x1", SPR_FE, GP8, 1),
+	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10", SPR_PIPE, NULL, 1),
+	AEV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", SPR_PIPE, NULL, 1),
+	AEV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", SPR_PIPE, NULL, 1),
+	AEV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "event=0x9c,umask=0x1,cmask=6",
+	    SPR_FE, GP8, 2),
+	AEV(TD_EV_BR_MISPREDICT_SLOTS, "TOPDOWN.BR_MISPREDICT_SLOTS", "event=0xa4,umask=0x8", SPR_PIPE, NULL, 2),
+	AEV(TD_EV_MEM_BOUND_SLOTS, "TOPDOWN.MEMORY_BOUND_SLOTS", "event=0xa4,umask=0x10", SPR_PIPE, NULL, 2),
+	AEV(TD_EV_UOPS_RETIRED_HEAVY, "UOPS_RETIRED.HEAVY", "event=0xc2,umask=0x1", SPR_PIPE, NULL, 2),
+};
+
+/* PerfSpect's "Formula" of each metric, verbatim (its events by alias, in
+ * the order of its "Events"). */
+static const struct ua_metric spr_alt_metrics[] = {
+	{ TD_CAT_FRONTEND_BOUND, "Frontend_Bound", "100 * ( ( a - b ) / c )", SPR_ALT },
+	{ TD_CAT_FETCH_LATENCY, "Fetch_Latency", "100 * ( ( a * ( 6 ) - b ) / c )", SPR_ALT },
+	{ TD_CAT_FETCH_BANDWIDTH, "Fetch_Bandwidth",
+	  "100 * ( max( 0 , ( ( a - b ) / ( c ) ) - ( ( d * ( 6 ) - b ) / ( c ) ) ) )", SPR_ALT },
+	{ TD_CAT_BAD_SPECULATION, "Bad_Speculation",
+	  "100 * ( max( 1 - ( ( ( a - b ) / c ) + ( d / c ) + ( e / c ) ) , 0 ) )", SPR_ALT },
+	{ TD_CAT_BRANCH_MISPREDICTS, "Branch_Mispredicts", "100 * ( a / ( b ) )", SPR_ALT },
+	{ TD_CAT_MACHINE_CLEARS, "Machine_Clears",
+	  "100 * ( max( 0 , ( max( 1 - ( ( ( a - b ) / ( c ) ) + ( d / ( c ) ) + ( e / ( c ) ) ) , 0 ) ) - ( f / ( c ) ) ) )",
+	  SPR_ALT },
+	{ TD_CAT_BACKEND_BOUND, "Backend_Bound", "100 * ( a / b )", SPR_ALT },
+	{ TD_CAT_MEMORY_BOUND, "Memory_Bound", "100 * ( a / b )", SPR_ALT },
+	{ TD_CAT_CORE_BOUND, "Core_Bound", "100 * ( max( 0 , ( a / ( b ) ) - ( c / ( b ) ) ) )", SPR_ALT },
+	{ TD_CAT_RETIRING, "Retiring", "100 * ( a / b )", SPR_ALT },
+	{ TD_CAT_LIGHT_OPERATIONS, "Light_Operations", "100 * ( max( 0 , ( a / ( b ) ) - ( c / ( b ) ) ) )", SPR_ALT },
+	{ TD_CAT_HEAVY_OPERATIONS, "Heavy_Operations", "100 * ( a / b )", SPR_ALT },
+};
+
+static const struct uarch spr;
+
+static const struct uarch spr_alt = {
+	.id = "sapphirerapids-alt",
+	.name = "Sapphire Rapids without PERF_METRICS",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 1,
+	.models = { 0x8F },
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_GLC_ALT,
+	.width = 6,
+	.width_source = "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE * ( 6 ), " SPR_ALT " Fetch_Latency",
+	.max_level = 2,
+	.n_events = sizeof(spr_alt_events) / sizeof(spr_alt_events[0]),
+	.events = spr_alt_events,
+	.n_metrics = sizeof(spr_alt_metrics) / sizeof(spr_alt_metrics[0]),
+	.metrics = spr_alt_metrics,
+	.alt_of = &spr,
+};
+
 static const struct uarch spr = {
 	.id = "sapphirerapids",
 	.name = "Sapphire Rapids",
@@ -95,6 +162,7 @@ static const struct uarch spr = {
 	.events = spr_events,
 	.n_metrics = sizeof(spr_metrics) / sizeof(spr_metrics[0]),
 	.metrics = spr_metrics,
+	.guest_alt = &spr_alt,
 };
 
 /* ---- Emerald Rapids (the kernel names its PMU sapphire_rapids) ---- */
@@ -411,3 +479,6 @@ const struct uarch ua_intel_metrics_only = {
 
 const struct uarch *const ua_intel[] = { &spr, &emr, &gnr, &adl_core, &icx, &icl };
 const size_t ua_intel_count = sizeof(ua_intel) / sizeof(ua_intel[0]);
+
+const struct uarch *const ua_intel_guest[] = { &spr_alt };
+const size_t ua_intel_guest_count = sizeof(ua_intel_guest) / sizeof(ua_intel_guest[0]);

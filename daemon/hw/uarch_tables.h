@@ -12,6 +12,9 @@
 extern const struct uarch *const ua_intel[];
 extern const size_t ua_intel_count;
 extern const struct uarch ua_intel_metrics_only;
+/* ... and their entries for guests without PERF_METRICS (uarch.h guest_alt) */
+extern const struct uarch *const ua_intel_guest[];
+extern const size_t ua_intel_guest_count;
 /* uarch_skl.c: Skylake to Cascade Lake */
 extern const struct uarch *const ua_skl[];
 extern const size_t ua_skl_count;

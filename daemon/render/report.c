@@ -113,7 +113,14 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 	}
 	if (pp->level_note[0])
 		fprintf(out, "%-13s %s\n", "", pp->level_note);
-	if (pp->ua->n_metrics)
+	if (pp->ua->alt_of) {
+		char note[PMU_REASON_MAX];
+
+		pmu_guest_note(pp->core, note, sizeof(note));
+		fprintf(out, "%-13s %s (%s), events from perf's x86/%s tables\n", "Formulas:", pp->ua->id,
+			pp->ua->metrics[0].table, pp->ua->alt_of->id);
+		fprintf(out, "%-13s %s\n", "", note);
+	} else if (pp->ua->n_metrics)
 		fprintf(out, "%-13s %s (perf's %s/%s tables)\n", "Formulas:", pp->ua->id,
 			pp->ua->arch ? pp->ua->arch : "x86", pp->ua->id);
 	else
@@ -126,7 +133,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 
 		char note[PMU_REASON_MAX];
 
-		pmu_slots_note(pp->core, note, sizeof(note));
+		pmu_guest_note(pp->core, note, sizeof(note));
 		if (note[0])
 			fprintf(out, "%-13s %u per cycle; %s%s\n", "Slots:", pp->core->slots, note, stall);
 		else

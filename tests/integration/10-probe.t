@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 67
+plan 69
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -327,13 +327,33 @@ expect_lines "a Neoverse V2 whose kernel shows no caps/slots: Arm's published wi
 	"Slots:        8 per cycle; caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): 8 slots per cycle, Arm's published width of the Neoverse V2 (ARM-software/telemetry-solution data/pmu/cpu/neoverse/neoverse-v2.json)" \
 	"Monitored:    64 CPUs on 1 package, 64 cores (0-63)" \
 	"TopDown:      usable"
-# A Sapphire Rapids KVM guest: the architectural and model events, no
-# slots, no topdown-* (KVM does not virtualise PERF_METRICS).
-cp -r "$FIXTURES/spr-2s" "$tmp/spr-guest"
-rm "$tmp/spr-guest/bus/event_source/devices/cpu/events/"{slots,topdown-*}
-probe "$tmp/spr-guest"
-expect_not_usable "a Sapphire Rapids guest without PERF_METRICS: the reason says so, and that no formulas count it otherwise" \
-	"core PMU cpu (Sapphire Rapids) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Sapphire Rapids"
+# A Sapphire Rapids KVM guest (tests/fixtures/spr-guest): the model's
+# events, no slots, no topdown-* (KVM does not virtualise PERF_METRICS):
+# Intel's alternate TMA formulas on general-purpose counters, both levels.
+PROBE_SCENARIO=$PWD/tests/scenarios/parity-spr-guest.json probe "$FIXTURES/spr-guest"
+expect_lines "spr-guest: no PERF_METRICS, counted at level 2 with Intel's alternate formulas, saying so" \
+	"Uarch:        Sapphire Rapids without PERF_METRICS (GenuineIntel-6-8F)" \
+	"Level:        2" \
+	"Formulas:     sapphirerapids-alt (perfspect/spr_alt_tma_metrics.json), events from perf's x86/sapphirerapids tables" \
+	"              no PERF_METRICS (no events/slots: a virtual machine?): counting with general-purpose events, Intel's alternate TMA formulas for Sapphire Rapids (perfspect/spr_alt_tma_metrics.json)" \
+	"Counters:     9 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN.SLOTS_P)" \
+	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
+	"TopDown:      usable"
+# parity-spr-guest.json's rates per slot, through Intel's formulas: CPU 0
+# frontend (0.26 - 0.012) = 0.248, backend 0.38, retiring 0.29, bad
+# speculation 1 - 0.918 = 0.082; fetch latency 6 x 0.021 - 0.012 = 0.114.
+# CPU 4's events over-fill the slots (1.08): bad speculation and core
+# bound clamp at 0, as the formulas' max() says.
+FAKEPMU_SYSFS=$FIXTURES/spr-guest FAKEPMU_SCENARIO=$PWD/tests/scenarios/parity-spr-guest.json LD_PRELOAD=$FAKEPMU \
+	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/spr-guest" --once --json -i 300ms >"$tmp/sprg.json" 2>"$tmp/err"
+is "$(jq -r '[.cpus[0].level1.frontend_bound, .cpus[0].level1.backend_bound, .cpus[0].level1.retiring, .cpus[0].level1.bad_speculation, .cpus[0].level2.fetch_latency, .cpus[4].level1.bad_speculation, .cpus[4].level2.core_bound] | map(. * 1000 | round / 1000) | @tsv' "$tmp/sprg.json")" \
+	"$(printf '0.248\t0.38\t0.29\t0.082\t0.114\t0\t0')" "spr-guest: the figures are the formulas' on the scenario's rates"
+# An Ice Lake guest: no alternate formulas in topdownd's tables.
+cp -r "$FIXTURES/icx-1s" "$tmp/icx-guest"
+rm "$tmp/icx-guest/bus/event_source/devices/cpu/events/"{slots,topdown-*}
+probe "$tmp/icx-guest"
+expect_not_usable "an Ice Lake guest without PERF_METRICS: the reason says so, and that no formulas count it otherwise" \
+	"core PMU cpu (Ice Lake server) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Ice Lake server"
 # KVM guests of Graviton3 (Neoverse V1) and Graviton4 (V2): caps/slots 0.
 for g in "graviton3-guest V1 neoverse-v1" "graviton4-guest V2 neoverse-v2"; do
 	set -- $g

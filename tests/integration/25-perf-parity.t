@@ -114,6 +114,12 @@ cases+=("neoverse-v1-16 (Neoverse V1)|neoverse-v1-16|--cpuid 0x00000000411fd401 
 # own table of those widths being checked against the same files by
 # 12-uarch-tables.t.
 jq 'del(.cpus["9"])' "$SCEN/parity-neoverse-v2.json" >"$TMP/nv2-8cpus.json"
+# A Sapphire Rapids KVM guest (no PERF_METRICS): perf counts the events of
+# Intel's alternate TMA formulas (reference/perfspect, made a perf metrics
+# table by tests/oracle/perfspect.py) and the formulas are evaluated on
+# its counts; CPUs 4-7 over-fill the slots.
+/usr/bin/python3 "$TOOL/perfspect.py" "$ROOT/reference/perfspect/spr_alt_tma_metrics.json" "$TMP/spr-alt-perf.json"
+cases+=("spr-guest (Sapphire Rapids under KVM, no PERF_METRICS; Intel's alternate TMA formulas)|spr-guest|--cpuid GenuineIntel-6-8F-4 --events-from $TMP/spr-alt-perf.json --table-dir x86/sapphirerapids --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $SCEN/parity-spr-guest.json")
 cases+=("graviton3-guest (Neoverse V1 under KVM, caps/slots 0; #slots 8 from Arm's telemetry specification)|graviton3-guest|--cpuid 0x00000000411fd401 --events-from arm64/arm/neoverse-v1/metrics.json $A --scenario $SCEN/parity-neoverse-v1.json --slots-from $ROOT/reference/arm-telemetry/neoverse-v1.json")
 cases+=("graviton4-guest (Neoverse V2 under KVM, caps/slots 0; #slots 8 from Arm's telemetry specification)|graviton4-guest|--cpuid 0x00000000410fd4f1 --events-from arm64/arm/neoverse-n2-v2/metrics.json $A --scenario $TMP/nv2-8cpus.json --slots-from $ROOT/reference/arm-telemetry/neoverse-v2.json")
 for s in mixed multiplexed clamps; do

@@ -7,7 +7,7 @@
 # and the reasons on the parts perf has no TopDown for.
 . "$(dirname "$0")/lib.sh"
 
-plan 29
+plan 32
 
 SCEN=$ROOT/tests/scenarios
 
@@ -109,6 +109,24 @@ like "$(grep '^topdown_pmu_info' "$TMP/g3.prom")" 'uarch="arm/neoverse-v1",level
 	"graviton3-guest /metrics: topdown_pmu_info says the slot width is Arm's published one, and whose"
 is "$(sample "$TMP/g3.prom" topdown_up) $(curl -s "$TD_URL/api/v1/topdown" | jq -r '.cpus_by_state.monitored')" "1 8" \
 	"graviton3-guest: topdown_up 1, its 8 CPUs monitored"
+td_stop
+
+# ---- a Sapphire Rapids virtual machine: no PERF_METRICS ----
+td_start "$FIXTURES/spr-guest" "$SCEN/parity-spr-guest.json" -i 200ms || exit 1
+wait_intervals 2
+curl -s "$TD_URL/metrics" >"$TMP/sprg.prom"
+like "$(grep '^topdown_pmu_info' "$TMP/sprg.prom")" 'uarch="sapphirerapids-alt",level="2",.*reason="no PERF_METRICS \(no events/slots: a virtual machine\?\): counting with general-purpose events, Intel.s alternate TMA formulas for Sapphire Rapids' \
+	"spr-guest /metrics: topdown_pmu_info names the alternate formulas and why"
+is "$(sample "$TMP/sprg.prom" topdown_up) $(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -r '.selection.level1.backend_bound * 1000 | round / 1000')" "1 0.38" \
+	"spr-guest: topdown_up 1, CPU 0's backend bound the scenario's 0.38"
+td_stop
+# A hypervisor that filters UOPS_RETIRED.SLOTS (it opens and counts 0):
+# the work check's clock is TOPDOWN.SLOTS_P here.
+jq '.filtered = ["UOPS_RETIRED.SLOTS"]' "$SCEN/parity-spr-guest.json" >"$TMP/sprg-filtered.json"
+td_start "$FIXTURES/spr-guest" "$TMP/sprg-filtered.json" -i 200ms || exit 1
+silent() { curl -s "$TD_URL/metrics" | grep -q 'UOPS_RETIRED.SLOTS counts nothing while cycles count'; }
+wait_until 30 silent
+ok $? "spr-guest with UOPS_RETIRED.SLOTS filtered: topdown_pmu_info{reason} says it counts nothing, no figures"
 td_stop
 
 # ---- --once ----

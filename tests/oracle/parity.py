@@ -430,7 +430,7 @@ def perf_events_mode(a, tables):
         directory = a.table_dir
     else:
         metrics = tables.metrics(a.events_from, a.unit)
-        directory = os.path.dirname(a.events_from)
+        directory = a.table_dir or os.path.dirname(a.events_from)
     names = {c: perf_name(metrics, c) for c in L1_ALL + list(L2)}
     cats = [c for c in L1_ALL + list(L2) if names[c]]
     needed = set()

@@ -541,6 +541,89 @@ def counts_named(metrics, name, counts, ua, tables, counted):
     return out
 
 
+def alt_formula(spec, names, counts):
+    """An alternate TMA metric's Formula (PerfSpect's: its events by
+    alias, + - * / and max) evaluated on @counts, as a fraction; None
+    where it divides by 0.  @names: PerfSpect's event name -> the name
+    @counts has it under (the same encoding)."""
+    env = {e["Alias"]: float(counts[names[e["Name"]]]) for e in spec["Events"]}
+    expr = spec["Formula"]
+    if not re.fullmatch(r"[a-z0-9.+*/() ,-]*", expr.replace("max", "")):
+        raise ValueError("unexpected token in %r" % expr)
+    try:
+        return eval(expr, {"__builtins__": {}, "max": max}, env) / 100.0
+    except ZeroDivisionError:
+        return None
+
+
+def check_alt(tables, ua, dump, by_id, ref):
+    """A guest's table (no PERF_METRICS): Intel's alternate TMA formulas
+    (PerfSpect's, reference/perfspect) instead of perf's metrics; its
+    events are perf's, encoded as perf's tables encode them."""
+    base = by_id.get(ua["alt_of"], {})
+    ok((base.get("vendor"), base.get("family"), base.get("models"), base.get("guest_alt")) ==
+       (ua["vendor"], ua["family"], ua["models"], ua["id"]),
+       "%s: the models of %s, which it stands in for where the kernel shows no PERF_METRICS" %
+       (ua["id"], ua["alt_of"]))
+    check_events(tables, ua)
+    with open(os.path.join(ref, ua["metrics"][0]["table"])) as f:
+        spec = {m["MetricName"]: m for m in json.load(f)["Metrics"]}
+    counted = counted_encodings(tables, ua)
+    directory = table_dir(ua["events"][0]["table"])
+    names = {}
+    for m in ua["metrics"]:
+        s = spec.get(m["perf_name"])
+        ok(s is not None and s["Formula"] == m["expr"] and m["perf_name"].lower() == m["category"],
+           "%s: %s is verbatim %s's %s" % (ua["id"], m["category"], m["table"], m["perf_name"]),
+           "spec: %s\ntopdownd: %s" % (s and s["Formula"], m["expr"]))
+        for e in (s or {}).get("Events", []):
+            names[e["Name"]] = resolve(tables, ua, counted, directory, e["Name"])
+    missing = sorted(n for n, own in names.items() if own is None)
+    ok(not missing and len(ua["metrics"]) == len(spec),
+       "%s: every event its %d formulas read is counted, and every level 1 and 2 metric of the file is there" %
+       (ua["id"], len(spec)), "not counted: %s" % missing)
+    ok("* ( %d )" % ua["width"] in spec["Fetch_Latency"]["Formula"],
+       "%s: width %d is the constant the formulas multiply cycles by (%s)" % (ua["id"], ua["width"], ua["width_source"]))
+    # topdownd's arithmetic on random counts against the formulas.
+    rng = random.Random(0xA17)
+    proc = subprocess.Popen([dump, "eval"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    errors, departed, worst, cases = [], 0, 0.0, 400
+    for case in range(cases):
+        big = rng.random() < 0.2
+        slots = rng.randint(10**7, 10**11)
+        share = lambda hi, hi_big: int(slots * rng.uniform(0, hi_big if big else hi))
+        counts = {"TOPDOWN.SLOTS_P": slots, "IDQ_BUBBLES.CORE": share(0.5, 1.0),
+                  "INT_MISC.UOP_DROPPING": share(0.03, 0.8), "TOPDOWN.BACKEND_BOUND_SLOTS": share(0.6, 1.0),
+                  "UOPS_RETIRED.SLOTS": share(0.6, 1.0),
+                  "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE": share(0.05, 0.3),
+                  "TOPDOWN.BR_MISPREDICT_SLOTS": share(0.2, 1.0), "TOPDOWN.MEMORY_BOUND_SLOTS": share(0.6, 1.0),
+                  "UOPS_RETIRED.HEAVY": share(0.4, 1.0)}
+        proc.stdin.write(json.dumps({"uarch": ua["id"], "pmu": ua["pmu"], "level": 2, "refine": True,
+                                     "mode": "nosmt", "counts": counts}) + "\n")
+        proc.stdin.flush()
+        got = json.loads(proc.stdout.readline())
+        negative = False
+        for m in ua["metrics"]:
+            v = alt_formula(spec[m["perf_name"]], names, counts)
+            if v is not None and v < 0:
+                negative, v = True, 0.0
+            d = abs(got["frac"][m["category"]] - v)
+            worst = max(worst, d)
+            if d > 1e-9:
+                errors.append("%s: formula %.12f, topdownd %.12f" % (m["category"], v, got["frac"][m["category"]]))
+        departed += negative
+        if got["negative"] != negative:
+            errors.append("departure negative %s, the formulas' values %s" %
+                          ("flagged" if got["negative"] else "not flagged", "negative" if negative else "not"))
+        if got["slots"] != slots:
+            errors.append("slots %s, TOPDOWN.SLOTS_P %s" % (got["slots"], slots))
+    proc.stdin.close()
+    proc.wait()
+    ok(not errors, "%s: %d random intervals give the alternate formulas' values (%d with a value below 0, "
+       "which topdownd makes 0 and flags), largest difference %.2g" % (ua["id"], cases, departed, worst),
+       "\n".join(errors[:10]))
+
+
 def check_arm_slots(dump, uarches, root):
     """arm64: each published slot width (for a guest whose caps/slots is
     0) against the excerpt of Arm's telemetry specification it cites
@@ -578,8 +661,11 @@ def main():
     tables = None
     uarches = json.loads(subprocess.check_output([dump, "tables"]))
     by_id = {u["id"]: u for u in uarches if u["formulas"] in ("glc", "icl", "metrics")}
+    every = {u["id"]: u for u in uarches}
     for ua in uarches:
-        if ua["metrics"]:
+        if ua["alt_of"]:
+            check_alt(ROOTS["perf-tables"], ua, dump, every, ref)
+        elif ua["metrics"]:
             check_models(ua)
             check_events(tables, ua)
             check_metrics(tables, ua)

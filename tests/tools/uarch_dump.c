@@ -23,7 +23,7 @@ static const char *const formulas_name[] = {
 	[UA_FORMULAS_GLC] = "glc", [UA_FORMULAS_ICL] = "icl", [UA_FORMULAS_METRICS] = "metrics",
 	[UA_FORMULAS_SKL] = "skl", [UA_FORMULAS_GRT] = "grt", [UA_FORMULAS_CMT] = "cmt",
 	[UA_FORMULAS_ZEN] = "zen", [UA_FORMULAS_NEOVERSE_V1] = "neoverse_v1",
-	[UA_FORMULAS_NEOVERSE_N2V2] = "neoverse_n2v2",
+	[UA_FORMULAS_NEOVERSE_N2V2] = "neoverse_n2v2", [UA_FORMULAS_GLC_ALT] = "glc_alt",
 };
 
 static json_t *modes_json(unsigned modes)
@@ -70,6 +70,8 @@ static json_t *uarch_json(const struct uarch *ua)
 	json_object_set_new(o, "width", json_integer(ua->width));
 	json_object_set_new(o, "width_source", ua->width_source ? json_string(ua->width_source) : json_null());
 	json_object_set_new(o, "core_scoped", json_boolean(ua->core_scoped));
+	json_object_set_new(o, "alt_of", ua->alt_of ? json_string(ua->alt_of->id) : json_null());
+	json_object_set_new(o, "guest_alt", ua->guest_alt ? json_string(ua->guest_alt->id) : json_null());
 	{
 		json_t *also = json_array();
 
@@ -109,6 +111,9 @@ static const struct uarch *find(const char *id, const char *pmu)
 		if (strcmp(ua_get(i)->id, id) == 0 &&
 		    (!pmu || !ua_get(i)->pmu || strcmp(ua_get(i)->pmu, pmu) == 0))
 			return ua_get(i);
+	for (size_t i = 0; i < ua_guest_count(); i++)
+		if (strcmp(ua_guest_get(i)->id, id) == 0)
+			return ua_guest_get(i);
 	if (strcmp(ua_metrics_only()->id, id) == 0)
 		return ua_metrics_only();
 	return NULL;
@@ -185,6 +190,8 @@ int main(int argc, char **argv)
 
 		for (size_t i = 0; i < ua_count(); i++)
 			json_array_append_new(all, uarch_json(ua_get(i)));
+		for (size_t i = 0; i < ua_guest_count(); i++)
+			json_array_append_new(all, uarch_json(ua_guest_get(i)));
 		json_array_append_new(all, uarch_json(ua_metrics_only()));
 		text = json_dumps(all, JSON_INDENT(1));
 		printf("%s\n", text);

@@ -713,15 +713,38 @@ static void test_discover_arm_guest(void **state)
 	assert_int_equal(info->core[0].level, 1);
 	assert_int_equal(info->core[0].slots, 8);
 	assert_non_null(info->core[0].slots_published);
-	pmu_slots_note(&info->core[0], note, sizeof(note));
+	pmu_guest_note(&info->core[0], note, sizeof(note));
 	assert_string_equal(note,
 			    "caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): 8 slots per cycle, Arm's published width of the Neoverse V1 (ARM-software/telemetry-solution data/pmu/cpu/neoverse/neoverse-v1.json)");
 	free(info);
 	info = discover("neoverse-v1-16");
 	assert_int_equal(info->core[0].slots, 8);
 	assert_null(info->core[0].slots_published);
-	pmu_slots_note(&info->core[0], note, sizeof(note));
+	pmu_guest_note(&info->core[0], note, sizeof(note));
 	assert_string_equal(note, "");
+	free(info);
+}
+
+/* A Sapphire Rapids KVM guest: no events/slots, so Intel's alternate
+ * formulas on general-purpose counters, both levels, saying so; the same
+ * model on bare metal keeps PERF_METRICS. */
+static void test_discover_spr_guest(void **state)
+{
+	struct pmu_info *info;
+	char note[PMU_REASON_MAX];
+
+	(void)state;
+	info = discover("spr-guest");
+	assert_string_equal(info->core[0].ua->id, "sapphirerapids-alt");
+	assert_string_equal(info->core[0].ua->alt_of->id, "sapphirerapids");
+	assert_int_equal(info->core[0].level, 2);
+	pmu_guest_note(&info->core[0], note, sizeof(note));
+	assert_string_equal(note,
+			    "no PERF_METRICS (no events/slots: a virtual machine?): counting with general-purpose events, Intel's alternate TMA formulas for Sapphire Rapids (perfspect/spr_alt_tma_metrics.json)");
+	free(info);
+	info = discover("spr-2s");
+	assert_string_equal(info->core[0].ua->id, "sapphirerapids");
+	assert_ptr_equal(info->core[0].ua->guest_alt->alt_of, info->core[0].ua);
 	free(info);
 }
 
@@ -818,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_discover_amd),
 		cmocka_unit_test(test_discover_arm),
 		cmocka_unit_test(test_discover_arm_guest),
+	cmocka_unit_test(test_discover_spr_guest),
 	cmocka_unit_test(test_discover_bad_type),
 		cmocka_unit_test(test_discover_atom_only),
 		cmocka_unit_test(test_discover_hybrid_bad_cpus),
