@@ -439,6 +439,47 @@ static int glc_alt(const struct tma_model *model, const double *v, struct tma_re
 	return finish(out, set);
 }
 
+/* Ice Lake without PERF_METRICS: Intel's alternate TMA formulas
+ * (PerfSpect's icx_alt_tma_metrics.json) over TOPDOWN.SLOTS_P.  Bad
+ * speculation leaves out the width slots of each clear's recovery, which
+ * backend bound's children count (and backend bound itself does not). */
+static int icl_alt(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	double slots = v[TD_EV_SLOTS_P], fe, be_clears, ret, bad;
+	td_catset set = 0;
+
+	if (slots <= 0)
+		return -ENODATA;
+	out->slots = slots;
+	fe = (v[TD_EV_IDQ_NOT_DELIVERED] - v[TD_EV_UOP_DROPPING]) / slots;
+	be_clears = (v[TD_EV_BE_BOUND_SLOTS] + model->width * v[TD_EV_RECOVERY_CYCLES]) / slots;
+	ret = v[TD_EV_UOPS_RETIRED_SLOTS] / slots;
+	bad = max0(1 - (fe + be_clears + ret));
+	put(out, &set, TD_CAT_RETIRING, ret);
+	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
+	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
+	put(out, &set, TD_CAT_BACKEND_BOUND, v[TD_EV_BE_BOUND_SLOTS] / slots);
+	if (model->level >= 2) {
+		double lat = (model->width * v[TD_EV_IDQ_0_UOPS_CYCLES] - v[TD_EV_UOP_DROPPING]) / slots;
+		double mis = divide(v[TD_EV_BR_MISP_RETIRED], v[TD_EV_BR_MISP_RETIRED] + v[TD_EV_MACHINE_CLEARS]) * bad;
+		double mem = divide(v[TD_EV_STALLS_MEM_ANY] + v[TD_EV_BOUND_ON_STORES],
+				    v[TD_EV_STALLS_TOTAL] + (v[TD_EV_PORTS_UTIL_1] + ret * v[TD_EV_PORTS_UTIL_2]) +
+					    v[TD_EV_BOUND_ON_STORES]) * be_clears;
+		double heavy = divide(v[TD_EV_UOPS_RETIRED_SLOTS], v[TD_EV_UOPS_ISSUED]) * v[TD_EV_IDQ_MS_UOPS] / slots +
+			       ret * divide(v[TD_EV_DEC0] - v[TD_EV_DEC0_CYCLES], v[TD_EV_IDQ_MITE_UOPS]);
+
+		put(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
+		put(out, &set, TD_CAT_LIGHT_OPERATIONS, max0(ret - heavy));
+		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, mis);
+		put(out, &set, TD_CAT_MACHINE_CLEARS, max0(bad - mis));
+		put(out, &set, TD_CAT_FETCH_LATENCY, lat);
+		put(out, &set, TD_CAT_FETCH_BANDWIDTH, max0(fe - lat));
+		put(out, &set, TD_CAT_MEMORY_BOUND, mem);
+		put(out, &set, TD_CAT_CORE_BOUND, max0(be_clears - mem));
+	}
+	return finish(out, set);
+}
+
 /* One row per set of formulas (enum ua_formulas): its arithmetic, and
  * whether its counts are PERF_METRICS' (slots and the topdown-* events
  * share fixed counter 3, which the planner must know).  A new family
@@ -458,6 +499,7 @@ static const struct {
 	[UA_FORMULAS_NEOVERSE_V1] = { neoverse, false },
 	[UA_FORMULAS_NEOVERSE_N2V2] = { neoverse, false },
 	[UA_FORMULAS_GLC_ALT] = { glc_alt, false },
+	[UA_FORMULAS_ICL_ALT] = { icl_alt, false },
 };
 TABLE_COVERS(formulas, UA_FORMULAS_COUNT);
 

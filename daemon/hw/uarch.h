@@ -45,6 +45,8 @@ enum ua_formulas {
 				    * stall-slot fix, BR_MIS_PRED corrections */
 	UA_FORMULAS_GLC_ALT,  /* Golden Cove without PERF_METRICS (a guest): Intel's alternate
 			       * TMA formulas over TOPDOWN.SLOTS_P */
+	UA_FORMULAS_ICL_ALT,  /* Ice Lake without PERF_METRICS: the same, with Ice Lake's
+			       * recovery slots and level-2 events */
 	UA_FORMULAS_COUNT,
 };
 

@@ -416,6 +416,81 @@ static const struct uarch adl_core = {
 #define ICL_FE "perf-tables-6.1/x86/icelake/frontend.json"
 #define ICL_METRICS_FILE "perf-tables-6.1/x86/icelake/icl-metrics.json"
 
+/* Ice Lake server without PERF_METRICS (a virtual machine): Intel's
+ * alternate TMA formulas (reference/perfspect) on perf 6.1's events. */
+#define ICX_ALT "perfspect/icx_alt_tma_metrics.json"
+
+static const struct ua_event icx_alt_events[] = {
+	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", ICX_PIPE, GP8, 1),
+	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_UOPS_NOT_DELIVERED.CORE", "event=0x9c,umask=0x1", ICX_FE, GP8, 1),
+	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0x0d,umask=0x10", ICX_PIPE, GP8, 1),
+	AEV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", ICX_PIPE, GP8, 1),
+	AEV(TD_EV_RECOVERY_CYCLES, "INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1", "event=0x0d,umask=0x01,cmask=1,edge=1",
+	    ICX_PIPE, GP8, 1),
+	AEV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", ICX_PIPE, GP8, 1),
+	GEV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE", "event=0x9c,umask=0x01,cmask=5",
+	    ICX_FE, GP8),
+	GEV(TD_EV_BR_MISP_RETIRED, "BR_MISP_RETIRED.ALL_BRANCHES", "event=0xc5", ICX_PIPE, GP8),
+	GEV(TD_EV_MACHINE_CLEARS, "MACHINE_CLEARS.COUNT", "event=0xc3,umask=0x01,cmask=1,edge=1", ICX_PIPE, GP8),
+	GEV(TD_EV_STALLS_MEM_ANY, "CYCLE_ACTIVITY.STALLS_MEM_ANY", "event=0xa3,umask=0x14,cmask=20", ICX_PIPE, GP8),
+	GEV(TD_EV_STALLS_TOTAL, "CYCLE_ACTIVITY.STALLS_TOTAL", "event=0xa3,umask=0x04,cmask=4", ICX_PIPE, GP8),
+	GEV(TD_EV_BOUND_ON_STORES, "EXE_ACTIVITY.BOUND_ON_STORES", "event=0xa6,umask=0x40,cmask=2", ICX_PIPE, GP8),
+	GEV(TD_EV_PORTS_UTIL_1, "EXE_ACTIVITY.1_PORTS_UTIL", "event=0xa6,umask=0x02", ICX_PIPE, GP8),
+	GEV(TD_EV_PORTS_UTIL_2, "EXE_ACTIVITY.2_PORTS_UTIL", "event=0xa6,umask=0x04", ICX_PIPE, GP8),
+	GEV(TD_EV_UOPS_ISSUED, "UOPS_ISSUED.ANY", "event=0x0e,umask=0x01", ICX_PIPE, GP8),
+	GEV(TD_EV_IDQ_MS_UOPS, "IDQ.MS_UOPS", "event=0x79,umask=0x30", ICX_FE, GP4),
+	GEV(TD_EV_IDQ_MITE_UOPS, "IDQ.MITE_UOPS", "event=0x79,umask=0x04", ICX_FE, GP4),
+	GEV(TD_EV_DEC0, "UOPS_DECODED.DEC0", "event=0x56,umask=0x01", ICX_PIPE, GP4),
+	GEV(TD_EV_DEC0_CYCLES, "UOPS_DECODED.DEC0,cmask=1", "event=0x56,umask=0x01,cmask=1", ICX_PIPE, GP4),
+};
+
+/* PerfSpect's "Formula" of each metric, verbatim. */
+#define ICX_ALT_BAD "max( 1 - ( ( ( a - b ) / ( c ) ) + ( ( d + ( 5 ) * e ) / ( c ) ) + ( f / ( c ) ) ) , 0 )"
+static const struct ua_metric icx_alt_metrics[] = {
+	{ TD_CAT_FRONTEND_BOUND, "Frontend_Bound", "100 * ( ( a - b ) / c )", ICX_ALT },
+	{ TD_CAT_FETCH_LATENCY, "Fetch_Latency", "100 * ( ( ( 5 ) * a - b ) / ( c ) )", ICX_ALT },
+	{ TD_CAT_FETCH_BANDWIDTH, "Fetch_Bandwidth",
+	  "100 * ( max( 0 , ( ( a - b ) / ( c ) ) - ( ( ( 5 ) * d - b ) / ( c ) ) ) )", ICX_ALT },
+	{ TD_CAT_BAD_SPECULATION, "Bad_Speculation", "100 * ( " ICX_ALT_BAD " )", ICX_ALT },
+	{ TD_CAT_BRANCH_MISPREDICTS, "Branch_Mispredicts",
+	  "100 * ( ( a / ( a + b ) ) * ( max( 1 - ( ( ( c - d ) / ( e ) ) + ( ( f + ( 5 ) * g ) / ( e ) ) + ( h / ( e ) ) ) , 0 ) ) )",
+	  ICX_ALT },
+	{ TD_CAT_MACHINE_CLEARS, "Machine_Clears",
+	  "100 * ( max( 0 , ( " ICX_ALT_BAD " ) - ( ( g / ( g + h ) ) * ( " ICX_ALT_BAD " ) ) ) )", ICX_ALT },
+	{ TD_CAT_BACKEND_BOUND, "Backend_Bound", "100 * ( a / b )", ICX_ALT },
+	{ TD_CAT_MEMORY_BOUND, "Memory_Bound",
+	  "100 * ( ( ( a + b ) / ( c + ( d + ( e / ( f ) ) * g ) + b ) ) * ( ( h + ( 5 ) * i ) / ( f ) ) )", ICX_ALT },
+	{ TD_CAT_CORE_BOUND, "Core_Bound",
+	  "100 * ( max( 0 , ( ( a + ( 5 ) * b ) / ( c ) ) - ( ( ( d + e ) / ( f + ( g + ( h / ( c ) ) * i ) + e ) ) * ( ( a + ( 5 ) * b ) / ( c ) ) ) ) )",
+	  ICX_ALT },
+	{ TD_CAT_RETIRING, "Retiring", "100 * ( a / b )", ICX_ALT },
+	{ TD_CAT_LIGHT_OPERATIONS, "Light_Operations",
+	  "100 * ( max( 0 , ( a / ( b ) ) - ( ( ( a / c ) * d / ( e ) ) + ( f / ( e ) ) * ( g - h ) / i ) ) )", ICX_ALT },
+	{ TD_CAT_HEAVY_OPERATIONS, "Heavy_Operations",
+	  "100 * ( ( ( a / b ) * c / ( d ) ) + ( a / ( d ) ) * ( e - f ) / g )", ICX_ALT },
+};
+
+static const struct uarch icx;
+
+static const struct uarch icx_alt = {
+	.id = "icelakex-alt",
+	.name = "Ice Lake server without PERF_METRICS",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 2,
+	.models = { 0x6A, 0x6C },
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_ICL_ALT,
+	.width = 5,
+	.width_source = "( 5 ) * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE, " ICX_ALT " Fetch_Latency",
+	.max_level = 2,
+	.n_events = sizeof(icx_alt_events) / sizeof(icx_alt_events[0]),
+	.events = icx_alt_events,
+	.n_metrics = sizeof(icx_alt_metrics) / sizeof(icx_alt_metrics[0]),
+	.metrics = icx_alt_metrics,
+	.alt_of = &icx,
+};
+
 static const struct ua_event icx_events[] = { ICL_EVENTS(ICX_PIPE, ICX_FE) };
 static const struct ua_metric icx_metrics[] = { ICL_METRICS(ICX_METRICS) };
 
@@ -435,6 +510,7 @@ static const struct uarch icx = {
 	.events = icx_events,
 	.n_metrics = sizeof(icx_metrics) / sizeof(icx_metrics[0]),
 	.metrics = icx_metrics,
+	.guest_alt = &icx_alt,
 };
 
 static const struct ua_event icl_events[] = { ICL_EVENTS(ICL_PIPE, ICL_FE) };
@@ -480,5 +556,5 @@ const struct uarch ua_intel_metrics_only = {
 const struct uarch *const ua_intel[] = { &spr, &emr, &gnr, &adl_core, &icx, &icl };
 const size_t ua_intel_count = sizeof(ua_intel) / sizeof(ua_intel[0]);
 
-const struct uarch *const ua_intel_guest[] = { &spr_alt };
+const struct uarch *const ua_intel_guest[] = { &spr_alt, &icx_alt };
 const size_t ua_intel_guest_count = sizeof(ua_intel_guest) / sizeof(ua_intel_guest[0]);

@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 69
+plan 71
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -348,12 +348,26 @@ FAKEPMU_SYSFS=$FIXTURES/spr-guest FAKEPMU_SCENARIO=$PWD/tests/scenarios/parity-s
 	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/spr-guest" --once --json -i 300ms >"$tmp/sprg.json" 2>"$tmp/err"
 is "$(jq -r '[.cpus[0].level1.frontend_bound, .cpus[0].level1.backend_bound, .cpus[0].level1.retiring, .cpus[0].level1.bad_speculation, .cpus[0].level2.fetch_latency, .cpus[4].level1.bad_speculation, .cpus[4].level2.core_bound] | map(. * 1000 | round / 1000) | @tsv' "$tmp/sprg.json")" \
 	"$(printf '0.248\t0.38\t0.29\t0.082\t0.114\t0\t0')" "spr-guest: the figures are the formulas' on the scenario's rates"
-# An Ice Lake guest: no alternate formulas in topdownd's tables.
-cp -r "$FIXTURES/icx-1s" "$tmp/icx-guest"
-rm "$tmp/icx-guest/bus/event_source/devices/cpu/events/"{slots,topdown-*}
-probe "$tmp/icx-guest"
-expect_not_usable "an Ice Lake guest without PERF_METRICS: the reason says so, and that no formulas count it otherwise" \
-	"core PMU cpu (Ice Lake server) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Ice Lake server"
+# An Ice Lake server guest (tests/fixtures/icx-guest): its alternate
+# formulas, 19 events in 3 rotating groups.  CPU 0: frontend 0.22 - 0.01,
+# bad speculation 1 - (0.21 + (0.36 + 5 x 0.004) + 0.31) = 0.10, fetch
+# latency 5 x 0.025 - 0.01 = 0.115.
+PROBE_SCENARIO=$PWD/tests/scenarios/parity-icx-guest.json probe "$FIXTURES/icx-guest"
+expect_lines "icx-guest: no PERF_METRICS, counted at level 2 with Intel's alternate formulas" \
+	"Uarch:        Ice Lake server without PERF_METRICS (GenuineIntel-6-6A)" \
+	"Formulas:     icelakex-alt (perfspect/icx_alt_tma_metrics.json), events from perf's x86/icelakex tables" \
+	"Level:        2" \
+	"TopDown:      usable"
+FAKEPMU_SYSFS=$FIXTURES/icx-guest FAKEPMU_SCENARIO=$PWD/tests/scenarios/parity-icx-guest.json LD_PRELOAD=$FAKEPMU \
+	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/icx-guest" --once --json -i 300ms >"$tmp/icxg.json" 2>"$tmp/err"
+is "$(jq -r '[.cpus[0].level1.frontend_bound, .cpus[0].level1.bad_speculation, .cpus[0].level2.fetch_latency] | map(. * 1000 | round / 1000) | @tsv' "$tmp/icxg.json")" \
+	"$(printf '0.21\t0.1\t0.115')" "icx-guest: the figures are the formulas' on the scenario's rates"
+# An Emerald Rapids guest: no alternate formulas in topdownd's tables.
+cp -r "$FIXTURES/emr-2s" "$tmp/emr-guest"
+rm "$tmp/emr-guest/bus/event_source/devices/cpu/events/"{slots,topdown-*}
+probe "$tmp/emr-guest"
+expect_not_usable "an Emerald Rapids guest without PERF_METRICS: the reason says so, and that no formulas count it otherwise" \
+	"core PMU cpu (Emerald Rapids) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Emerald Rapids"
 # KVM guests of Graviton3 (Neoverse V1) and Graviton4 (V2): caps/slots 0.
 for g in "graviton3-guest V1 neoverse-v1" "graviton4-guest V2 neoverse-v2"; do
 	set -- $g

@@ -120,6 +120,8 @@ jq 'del(.cpus["9"])' "$SCEN/parity-neoverse-v2.json" >"$TMP/nv2-8cpus.json"
 # its counts; CPUs 4-7 over-fill the slots.
 /usr/bin/python3 "$TOOL/perfspect.py" "$ROOT/reference/perfspect/spr_alt_tma_metrics.json" "$TMP/spr-alt-perf.json"
 cases+=("spr-guest (Sapphire Rapids under KVM, no PERF_METRICS; Intel's alternate TMA formulas)|spr-guest|--cpuid GenuineIntel-6-8F-4 --events-from $TMP/spr-alt-perf.json --table-dir x86/sapphirerapids --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $SCEN/parity-spr-guest.json")
+/usr/bin/python3 "$TOOL/perfspect.py" "$ROOT/reference/perfspect/icx_alt_tma_metrics.json" "$TMP/icx-alt-perf.json"
+cases+=("icx-guest (Ice Lake server under KVM, no PERF_METRICS; Intel's alternate TMA formulas, 19 events in 3 rotating groups)|icx-guest|--cpuid GenuineIntel-6-6A-0 --events-from $TMP/icx-alt-perf.json --table-dir x86/icelakex $F61 --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $SCEN/parity-icx-guest.json")
 cases+=("graviton3-guest (Neoverse V1 under KVM, caps/slots 0; #slots 8 from Arm's telemetry specification)|graviton3-guest|--cpuid 0x00000000411fd401 --events-from arm64/arm/neoverse-v1/metrics.json $A --scenario $SCEN/parity-neoverse-v1.json --slots-from $ROOT/reference/arm-telemetry/neoverse-v1.json")
 cases+=("graviton4-guest (Neoverse V2 under KVM, caps/slots 0; #slots 8 from Arm's telemetry specification)|graviton4-guest|--cpuid 0x00000000410fd4f1 --events-from arm64/arm/neoverse-n2-v2/metrics.json $A --scenario $TMP/nv2-8cpus.json --slots-from $ROOT/reference/arm-telemetry/neoverse-v2.json")
 for s in mixed multiplexed clamps; do

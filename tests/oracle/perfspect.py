@@ -15,10 +15,24 @@ import re
 import sys
 
 
+# PerfSpect's spellings perf 6.1's tables do not have, in perf's metric
+# syntax: a counter mask as ":cN"; INT_MISC.CLEARS_COUNT, which newer
+# tables define as INT_MISC.RECOVERY_CYCLES with cmask=1,edge=1 (the
+# encoding perf 6.1's own Ice Lake metrics spell out).
+SPELLINGS = {"INT_MISC.CLEARS_COUNT": "cpu@INT_MISC.RECOVERY_CYCLES\\,cmask\\=1\\,edge@"}
+
+
+def perf_spelling(name):
+    m = re.fullmatch(r"(.*):c(\d+)", name)
+    if m:
+        return "cpu@%s\\,cmask\\=%s@" % (m.group(1), m.group(2))
+    return SPELLINGS.get(name, name)
+
+
 def convert(spec):
     out = []
     for m in spec["Metrics"]:
-        alias = {e["Alias"]: e["Name"] for e in m["Events"]}
+        alias = {e["Alias"]: perf_spelling(e["Name"]) for e in m["Events"]}
         expr = re.sub(r"\b([a-z])\b", lambda g: alias[g.group(1)], m["Formula"])
         out.append({"MetricName": "tma_" + m["MetricName"].lower(), "MetricExpr": expr,
                     "MetricGroup": "TopdownL%d" % m["Level"], "ScaleUnit": "1percent"})

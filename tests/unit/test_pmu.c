@@ -528,12 +528,12 @@ static void test_discover_no_slots_not_intel(void **state)
 	assert_string_equal(info->core[0].reason,
 			    "AuthenticAMD-21-1 (core PMU cpu) is not a microarchitecture topdownd has TopDown tables for");
 	free(info);
-	/* An Ice Lake whose kernel shows no slots: a KVM guest (no
-	 * PERF_METRICS), or an old kernel. */
-	info = discover_edited("icx-1s", "old-kernel", "rm cpu/events/slots");
+	/* An Emerald Rapids whose kernel shows no slots: a KVM guest (no
+	 * PERF_METRICS), or an old kernel; no alternate formulas for it. */
+	info = discover_edited("emr-2s", "old-kernel", "rm cpu/events/slots");
 	assert_int_equal(info->core[0].level, 0);
 	assert_string_equal(info->core[0].reason,
-			    "core PMU cpu (Ice Lake server) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Ice Lake server");
+			    "core PMU cpu (Emerald Rapids) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Emerald Rapids");
 	free(info);
 }
 
@@ -741,6 +741,10 @@ static void test_discover_spr_guest(void **state)
 	pmu_guest_note(&info->core[0], note, sizeof(note));
 	assert_string_equal(note,
 			    "no PERF_METRICS (no events/slots: a virtual machine?): counting with general-purpose events, Intel's alternate TMA formulas for Sapphire Rapids (perfspect/spr_alt_tma_metrics.json)");
+	free(info);
+	info = discover("icx-guest");
+	assert_string_equal(info->core[0].ua->id, "icelakex-alt");
+	assert_int_equal(info->core[0].level, 2);
 	free(info);
 	info = discover("spr-2s");
 	assert_string_equal(info->core[0].ua->id, "sapphirerapids");
