@@ -954,6 +954,7 @@ static bool counts_work(enum td_event v)
 	case TD_EV_ZEN_OPS_RETIRED:
 	case TD_EV_ATOM_RETIRING:
 	case TD_EV_UOPS_RETIRED_SLOTS:
+	case TD_EV_SLOTS_P:
 		return true;
 	default:
 		return false;
@@ -1007,10 +1008,8 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 	pm->silent = false;
 	pm->gave_up = false;
 	pm->cycles_pos = -1;
-	/* The clock of its work check: cycles, or the slots of Intel's
-	 * alternate formulas (TOPDOWN.SLOTS_P counts every cycle too). */
 	for (unsigned i = 0; i < pm->n_events && pm->cycles_pos < 0; i++)
-		if (pm->var[i] == TD_EV_CYCLES || pm->var[i] == TD_EV_CYCLES_ANY || pm->var[i] == TD_EV_SLOTS_P)
+		if (pm->var[i] == TD_EV_CYCLES || pm->var[i] == TD_EV_CYCLES_ANY)
 			pm->cycles_pos = (int)i;
 }
 

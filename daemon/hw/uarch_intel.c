@@ -93,7 +93,11 @@ static const struct ua_metric spr_metrics[] = {
 	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
 	  .counter = (counter_), .level = (level_) }
 
+/* The cycles (architectural, CPUID leaf 0AH's first event) are no
+ * formula's: they are the clock of the check that a hypervisor does not
+ * filter the model events (a filtered event opens and counts 0). */
 static const struct ua_event spr_alt_events[] = {
+	AEV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", SPR_PIPE, NULL, 1),
 	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", SPR_PIPE, NULL, 1),
 	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_BUBBLES.CORE", "event=0x9c,umask=0x1", SPR_FE, GP8, 1),
 	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10", SPR_PIPE, NULL, 1),
@@ -421,6 +425,7 @@ static const struct uarch adl_core = {
 #define ICX_ALT "perfspect/icx_alt_tma_metrics.json"
 
 static const struct ua_event icx_alt_events[] = {
+	AEV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", ICX_PIPE, GP8, 1),
 	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", ICX_PIPE, GP8, 1),
 	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_UOPS_NOT_DELIVERED.CORE", "event=0x9c,umask=0x1", ICX_FE, GP8, 1),
 	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0x0d,umask=0x10", ICX_PIPE, GP8, 1),

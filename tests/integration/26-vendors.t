@@ -7,7 +7,7 @@
 # and the reasons on the parts perf has no TopDown for.
 . "$(dirname "$0")/lib.sh"
 
-plan 32
+plan 34
 
 SCEN=$ROOT/tests/scenarios
 
@@ -127,6 +127,18 @@ td_start "$FIXTURES/spr-guest" "$TMP/sprg-filtered.json" -i 200ms || exit 1
 silent() { curl -s "$TD_URL/metrics" | grep -q 'UOPS_RETIRED.SLOTS counts nothing while cycles count'; }
 wait_until 30 silent
 ok $? "spr-guest with UOPS_RETIRED.SLOTS filtered: topdown_pmu_info{reason} says it counts nothing, no figures"
+td_stop
+# A hypervisor that passes the architectural events only (Google Cloud's
+# lowest PMU level, for instance): every model event opens and counts 0,
+# the cycles count.  No figures, and the reason says which event and why.
+jq '.filtered = ["TOPDOWN.SLOTS_P", "IDQ_BUBBLES.CORE", "INT_MISC.UOP_DROPPING", "TOPDOWN.BACKEND_BOUND_SLOTS",
+	"UOPS_RETIRED.SLOTS", "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "TOPDOWN.BR_MISPREDICT_SLOTS",
+	"TOPDOWN.MEMORY_BOUND_SLOTS", "UOPS_RETIRED.HEAVY"]' "$SCEN/parity-spr-guest.json" >"$TMP/sprg-arch.json"
+td_start "$FIXTURES/spr-guest" "$TMP/sprg-arch.json" -i 200ms || exit 1
+silent() { curl -s "$TD_URL/metrics" | grep -q 'reason="TOPDOWN.SLOTS_P counts nothing while cycles count (CPU [0-9]*, [0-9.]* s): the CPU does not implement it or a hypervisor filters it; no TopDown figures from cpu"'; }
+wait_until 30 silent
+ok $? "spr-guest whose hypervisor passes architectural events only: TOPDOWN.SLOTS_P counts nothing while cycles count, said in topdown_pmu_info{reason}"
+is "$(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -c '.selection.level1')" "null" "... and CPU 0 has no figures"
 td_stop
 
 # ---- --once ----
