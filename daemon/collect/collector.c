@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* collector: perf groups, interval reads, fault isolation, hotplug. */
 #include "collector.h"
+#include "collector_internal.h"
 
 #include <dirent.h>
 #include <assert.h>
@@ -37,127 +38,6 @@
 /* Time a fresh plan's groups are given to show they run (collector_probe,
  * collector_start): 15 of the kernel's 4 ms mux slices. */
 #define SETTLE_NS 60000000L
-
-struct ccpu {
-	int cpu;
-	enum cpu_state state;
-	bool selected; /* in [collect] cpus; others keep their totals only */
-	bool known;
-	int core_idx, pkg_idx;
-	int pmu;       /* into collector.pmus, -1 when no monitored PMU covers it */
-	int fd[UA_EVENTS_MAX]; /* in group order, -1 when closed */
-	uint64_t id[UA_EVENTS_MAX];
-	uint64_t prev[UA_EVENTS_MAX];
-	uint64_t prev_enabled[PLAN_GROUPS_MAX], prev_running[PLAN_GROUPS_MAX];
-	/* The start of the collection that last read each group (read_group). */
-	uint64_t read_at[PLAN_GROUPS_MAX];
-	uint64_t retry_at_ns;
-	uint64_t backoff_ns;    /* the next retry's wait after a transient error */
-	unsigned read_failures; /* in a row */
-	uint64_t opened; /* successful opens of its groups */
-	/* Per group: enabled time and reads in a row in which it did not run
-	 * (another user holds what it needs; budget_evidence). */
-	uint64_t norun_ns[PLAN_GROUPS_MAX];
-	unsigned norun_reads[PLAN_GROUPS_MAX];
-	/* Enabled time and intervals in a row in which its PMU's work event
-	 * counted nothing while its cycles counted (silent_work). */
-	uint64_t silent_ns;
-	unsigned silent_reads;
-};
-
-/* The groups opened on the CPUs of one core PMU, after any fallback to
- * model hardware. */
-struct cpmu {
-	const struct plan_pmu *pp;
-	unsigned n_events;
-	uint8_t events[UA_EVENTS_MAX];       /* indexes into ua->events */
-	enum td_event var[UA_EVENTS_MAX];    /* the variable of each position */
-	unsigned n_groups;
-	uint8_t group_start[PLAN_GROUPS_MAX + 1];
-	struct tma_model model;
-	/* The counter columns its categories use (snapshot.h). */
-	struct snap_cols cols;
-	/* The formula variables of one CPU's read: only this PMU's are ever
-	 * written (each read overwrites all of them), the others stay 0. */
-	struct tma_input input;
-	char reason[SNAP_REASON];
-	unsigned core_idx;    /* into pmu_info.core[] */
-	struct cpuset covered; /* CPUs its sysfs cpus lists now (hybrid) */
-	/* Evidence against the plan, for the budget (collector_take_evidence);
-	 * while one is pending the PMU's CPUs wait for the new plan. */
-	bool evidence_pending, evidence_taken;
-	bool fresh;           /* groups of a new plan, not yet seen to run */
-	/* The position of the cycles, -1 when the plan has none; once an event
-	 * that counts work (counts_work) is found counting nothing while
-	 * cycles count, the PMU's figures are not served (silent). */
-	int cycles_pos;
-	bool silent;
-	/* CPU intervals whose figures departed from perf's (tma.h). */
-	uint64_t departures[TMA_DEP_COUNT];
-	/* No smaller plan runs (collector_give_up): the reason says so until
-	 * a CPU's groups all run again. */
-	bool gave_up;
-	struct budget_evidence evidence;
-	/* What the plan asked for: a reload only reopens groups if it changes. */
-	unsigned planned_n_events;
-	uint8_t planned_events[UA_EVENTS_MAX];
-	uint8_t planned_group_start[PLAN_GROUPS_MAX + 1];
-	unsigned planned_n_groups;
-};
-
-struct layout_core {
-	int package, die, core_id;
-};
-
-struct collector {
-	const struct sysfs *sysfs;
-	struct topo *topo;
-	const struct pmu_info *pmu;
-	const struct plan *plan;
-	bool count_kernel;
-	bool count_guest;
-	bool oneshot;
-	uint64_t interval_ns;
-	unsigned fd_others_want, fd_others_min;
-	unsigned fd_budget; /* descriptors the groups may hold */
-	unsigned fds_open;
-
-	unsigned n_pmus;
-	struct cpmu pmus[PMU_CORE_MAX];
-
-	unsigned n_cpus;
-	struct ccpu *cpus;
-	unsigned n_cores, n_pkgs;
-	struct layout_core *cores;
-	int *pkgs; /* package ids */
-	uint64_t layout;
-	/* This interval's scaled counts summed over each domain's CPUs, by
-	 * PMU, domain row and event position, and which rows hold any: a
-	 * core's, package's and the host's figures are perf's expressions on
-	 * them (aggregate). */
-	double *agg;
-	bool *agg_used;
-	unsigned agg_doms;
-
-	uint64_t errors[COLL_ERR_COUNT];
-	/* The snapshot written last, whose totals the next one continues, and
-	 * the generation of the CPU descriptions a snapshot must hold (bumped
-	 * by any change of topology, state, selection or categories). */
-	const struct snapshot *prev;
-	uint64_t gen;
-	struct snap_cols base_cols; /* a CPU without a PMU: slots and times */
-	unsigned n_waiting; /* CPUs offline or failed, worth retrying */
-	bool warned_permission, warned_fds;
-	double duration_s;
-	double timestamp;
-	uint64_t collected_ns; /* monotonic, at the end of the last collection */
-	uint64_t started_ns;   /* monotonic, at the start of the last collection */
-	double last_interval_s;
-	uint64_t seq;
-
-	uint64_t *buf;
-	size_t buf_words;
-};
 
 static struct log_ratelimit read_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(1000000000), 10);
 static struct log_ratelimit open_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(1000000000), 10);
@@ -1347,194 +1227,6 @@ static void log_counts(const struct cpmu *pm, const struct ccpu *cc, bool ok, do
 	log_debug("%s", line);
 }
 
-/* ---- cores, packages and the host ----
- *
- * As perf's --per-core, --per-socket and -a: a domain's counts are the
- * sums of its CPUs' (those with figures this interval), and its figures
- * perf's expressions on those sums; a hybrid domain adds its PMUs' slots.
- * A ratio of summed counts is not the slot-weighted mean of the CPUs'
- * ratios (2.5 pp apart on AMD), and a CPU's departure (a value below 0
- * made 0) is not its domain's. */
-
-/* Rows: core i, package i after the n_cpus cores' rows, the host last. */
-static unsigned agg_dom_pkg(const struct collector *c, unsigned i)
-{
-	return c->n_cpus + i;
-}
-
-static unsigned agg_dom_host(const struct collector *c)
-{
-	return 2 * c->n_cpus;
-}
-
-static double *agg_row(struct collector *c, unsigned pmu, unsigned dom)
-{
-	return &c->agg[((size_t)pmu * c->agg_doms + dom) * UA_EVENTS_MAX];
-}
-
-static void agg_add_to(struct collector *c, const struct ccpu *cc, unsigned dom)
-{
-	const struct cpmu *pm = &c->pmus[cc->pmu];
-	bool *used = &c->agg_used[(size_t)cc->pmu * c->agg_doms + dom];
-	double *row = agg_row(c, (unsigned)cc->pmu, dom);
-
-	if (!*used) {
-		memset(row, 0, pm->n_events * sizeof(*row));
-		*used = true;
-	}
-	for (unsigned pos = 0; pos < pm->n_events; pos++)
-		row[pos] += pm->input.v[pm->var[pos]];
-}
-
-/* A CPU with figures this interval: its counts into its domains. */
-static void agg_add(struct collector *c, const struct ccpu *cc)
-{
-	if (cc->core_idx >= 0)
-		agg_add_to(c, cc, (unsigned)cc->core_idx);
-	if (cc->pkg_idx >= 0)
-		agg_add_to(c, cc, agg_dom_pkg(c, (unsigned)cc->pkg_idx));
-	agg_add_to(c, cc, agg_dom_host(c));
-}
-
-/* Row @dom's figures of the interval into @out->last (zeroed but for the
- * times); the rows are emptied for the next interval. */
-static void agg_compute(struct collector *c, unsigned dom, struct snap_counts *out)
-{
-	for (unsigned p = 0; p < c->n_pmus; p++) {
-		const struct cpmu *pm = &c->pmus[p];
-		bool *used = &c->agg_used[(size_t)p * c->agg_doms + dom];
-		const double *row = agg_row(c, p, dom);
-		struct tma_input in;
-		struct tma_result res;
-
-		if (!*used)
-			continue;
-		*used = false;
-		/* Assigned by position, as a CPU's read assigns them. */
-		memset(&in, 0, sizeof(in));
-		for (unsigned pos = 0; pos < pm->n_events; pos++)
-			in.v[pm->var[pos]] = row[pos];
-		if (tma_compute(&pm->model, &in, &res) < 0)
-			continue;
-		out->last[TD_C_SLOTS] += res.slots;
-		for (int k = 0; k < TD_CAT_COUNT; k++)
-			out->last[TD_C_CAT + k] += res.frac[k] * res.slots;
-	}
-}
-
-static void counts_shift(struct snap_counts *sc, double sign)
-{
-	for (int k = 0; k < TD_C_COUNT; k++)
-		sc->total[k] += sign * sc->last[k];
-}
-
-/* Clears a domain's last interval (its totals stay) and what its CPUs
- * give it afresh. */
-static void dom_reset(struct snap_counts *sc, bool *covered)
-{
-	memset(sc->last, 0, sizeof(sc->last));
-	sc->cats = 0;
-	if (covered)
-		*covered = false;
-}
-
-enum agg_mode {
-	AGG_INTERVAL,  /* a collection: perf's figures on this interval's sums */
-	AGG_REPUBLISH, /* no reads: the last interval's figures stay */
-	AGG_CATCH_UP,  /* no reads, new CPU descriptions: no last interval */
-};
-
-/* The cores, packages and host of @snap.  Their totals continue the
- * previous snapshot's (after a change of layout: the sums of their CPUs'
- * totals until then). */
-/* The aggregates of @snap in one walk, from position *@pos (start at 0):
- * the cores, the packages, then the host.  *@covered is the domain's
- * coverage flag (NULL for the host); *@agg its index among the collector's
- * aggregation domains.  NULL after the host. */
-static struct snap_counts *dom_next(const struct collector *c, struct snapshot *snap, unsigned *pos,
-				    bool **covered, unsigned *agg)
-{
-	unsigned k = (*pos)++;
-
-	if (k < snap->n_cores) {
-		*covered = &snap->cores[k].covered;
-		*agg = k;
-		return &snap->cores[k].c;
-	}
-	k -= snap->n_cores;
-	if (k < snap->n_pkgs) {
-		*covered = &snap->pkgs[k].covered;
-		*agg = agg_dom_pkg(c, k);
-		return &snap->pkgs[k].c;
-	}
-	if (k == snap->n_pkgs) {
-		*covered = NULL;
-		*agg = agg_dom_host(c);
-		return &snap->host;
-	}
-	return NULL;
-}
-
-static void aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mode)
-{
-	struct snap_counts *dom;
-	unsigned pos, agg;
-	bool *dom_covered;
-
-	const struct snapshot *prev = c->prev;
-	bool same = prev && prev->layout == c->layout;
-
-	assert(prev != snap);
-	if (same) {
-		for (unsigned i = 0; i < c->n_cores; i++)
-			snap->cores[i].c = prev->cores[i].c;
-		for (unsigned i = 0; i < c->n_pkgs; i++)
-			snap->pkgs[i].c = prev->pkgs[i].c;
-		snap->host = prev->host;
-	} else {
-		snapshot_aggregate(snap);
-	}
-	if (mode == AGG_INTERVAL && !same)
-		/* Sums of the CPUs' totals before this interval. */
-		for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));)
-			counts_shift(dom, -1);
-	if (mode == AGG_REPUBLISH)
-		return;
-	for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));)
-		dom_reset(dom, dom_covered);
-	/* The CPUs' times, categories and coverage. */
-	for (unsigned i = 0; i < snap->n_cpus; i++) {
-		const struct snap_cpu *cpu = &snap->cpus[i];
-		bool covered = cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
-		struct snap_counts *doms[3] = {
-			cpu->core_idx >= 0 ? &snap->cores[cpu->core_idx].c : NULL,
-			cpu->pkg_idx >= 0 ? &snap->pkgs[cpu->pkg_idx].c : NULL,
-			&snap->host,
-		};
-
-		for (int d = 0; d < 3; d++) {
-			if (!doms[d])
-				continue;
-			doms[d]->last[TD_C_ENABLED] += cpu->c.last[TD_C_ENABLED];
-			doms[d]->last[TD_C_RUNNING] += cpu->c.last[TD_C_RUNNING];
-			doms[d]->cats |= cpu->c.cats;
-		}
-		if (cpu->core_idx >= 0)
-			snap->cores[cpu->core_idx].covered |= covered;
-		if (cpu->pkg_idx >= 0)
-			snap->pkgs[cpu->pkg_idx].covered |= covered;
-	}
-	for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));) {
-		if (mode == AGG_CATCH_UP) {
-			/* No interval: the times too are 0, as the CPUs' are. */
-			memset(dom->last, 0, sizeof(dom->last));
-			continue;
-		}
-		agg_compute(c, agg, dom);
-		counts_shift(dom, 1);
-	}
-}
-
 static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
 		     const struct snap_counts *before)
 {
@@ -1586,7 +1278,7 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	if (ok) {
 		for (unsigned d = 0; d < TMA_DEP_COUNT; d++)
 			pm->departures[d] += (res.departures >> d) & 1;
-		agg_add(c, cc);
+		coll_agg_add(c, cc);
 	}
 	commit(out, before, &pm->cols, enabled, enabled * running_share, ok ? &res : NULL);
 }
@@ -1696,7 +1388,7 @@ void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *sn
 	/* States changed by this interval's reads. */
 	if (snap->fill_gen != c->gen)
 		describe(c, snap);
-	aggregate(c, snap, AGG_INTERVAL);
+	coll_aggregate(c, snap, AGG_INTERVAL);
 	stamp(c, snap);
 }
 
@@ -1944,10 +1636,10 @@ void collector_fill(struct collector *c, struct snapshot *snap)
 	if (snap != c->prev && c->prev && snap->fill_gen == c->gen) {
 		for (unsigned i = 0; i < c->n_cpus; i++)
 			snap->cpus[i].c = c->prev->cpus[i].c;
-		aggregate(c, snap, AGG_REPUBLISH);
+		coll_aggregate(c, snap, AGG_REPUBLISH);
 	} else if (snap != c->prev) {
 		catch_up(c, snap);
-		aggregate(c, snap, AGG_CATCH_UP);
+		coll_aggregate(c, snap, AGG_CATCH_UP);
 	}
 	stamp(c, snap);
 }
