@@ -8,6 +8,26 @@
 #include "collector.h"
 #include "tma.h"
 
+#define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
+		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
+/* A failed CPU (permission, fd limit...) is tried again this often. */
+#define RETRY_NS (30 * UINT64_C(1000000000))
+/* Reads failing this many intervals in a row make a CPU failed (its group
+ * stays open and is read every interval; the first good read brings it
+ * back, its delta covering the whole gap). */
+#define PATH_MAX_LEN 256
+#define READ_FAILURES_FAILED 3
+#define EINTR_RETRIES 3
+/* Transient refusals (EBUSY, EOPNOTSUPP) back off up to this. */
+#define RETRY_MAX_NS (600 * UINT64_C(1000000000))
+/* A group enabled this long (and RUN_READS reads in a row) that never ran:
+ * another user holds counters it needs. */
+#define NORUN_NS (1000 * UINT64_C(1000000))
+#define NORUN_READS 3
+/* Time a fresh plan's groups are given to show they run (collector_probe,
+ * collector_start): 15 of the kernel's 4 ms mux slices. */
+#define SETTLE_NS 60000000L
+
 struct ccpu {
 	int cpu;
 	enum cpu_state state;
@@ -135,6 +155,46 @@ enum agg_mode {
 	AGG_CATCH_UP,  /* no reads, new CPU descriptions: no last interval */
 };
 
+/* ---- groups.c: opening the groups, and what their failures mean ---- */
+
+/* Closes every group of @cc. */
+void coll_close_group(struct collector *c, struct ccpu *cc);
+
+/* The name of the event at position @pos of @pm's plan. */
+const char *coll_event_name(const struct cpmu *pm, unsigned pos);
+
+/* General-purpose counters group @g of @pm takes for its events before @upto; *@on_fixed1 whether its cycles may take fixed counter 1. */
+unsigned coll_group_gp(const struct cpmu *pm, unsigned g, unsigned upto, bool *on_fixed1);
+
+/* The group of the event at position @pos. */
+unsigned coll_group_of(const struct cpmu *pm, unsigned pos);
+
+/* Which other processes hold perf events (for a reason), or "". */
+void coll_perf_holders(char *buf, size_t len);
+
+/* Whether @cc's groups are open. */
+bool coll_group_open(const struct ccpu *cc);
+
+/* @cc's state, counted in c->n_waiting and the generation. */
+void coll_set_state(struct collector *c, struct ccpu *cc, enum cpu_state state);
+
+/* Each PMU's CPUs as its sysfs cpus lists them now (hybrid). */
+void coll_refresh_covered(struct collector *c);
+
+/* Opens @cc's groups if it is due; whether they are open. */
+bool coll_try_open(struct collector *c, struct ccpu *cc, uint64_t now);
+
+/* Raises RLIMIT_NOFILE towards what the groups need. */
+void coll_raise_fd_limit(struct collector *c);
+
+/* Opens the groups of every CPU waiting for them. */
+void coll_open_pending(struct collector *c, uint64_t now);
+
+/* Lets a fresh plan's groups show that they run (SETTLE_NS). */
+void coll_settle_fresh(struct collector *c);
+
+/* ---- aggregate.c ---- */
+
 /* Adds @cc's scaled counts of this interval to its core's, package's and
  * the host's rows (aggregate.c). */
 void coll_agg_add(struct collector *c, const struct ccpu *cc);
@@ -142,5 +202,13 @@ void coll_agg_add(struct collector *c, const struct ccpu *cc);
 /* Every core's, package's and the host's counts and figures of @snap
  * (aggregate.c). */
 void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mode);
+
+/* The CPUs' descriptions and the PMUs' rows of @snap, for generation
+ * c->gen (fill.c). */
+void coll_describe(const struct collector *c, struct snapshot *snap);
+
+/* The collection's stamp on @snap: its time, sequence, counts by state
+ * (fill.c). */
+void coll_stamp(struct collector *c, struct snapshot *snap);
 
 #endif

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* fill: what a snapshot says besides the counts: each CPU's description
+ * and state, each PMU's row (its reason, departures, events), and the
+ * stamp of the collection (the collector's, collector_internal.h). */
+#include "collector_internal.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "util.h"
+
+/* One row per core PMU, in discovery order: what it runs, or why not.
+ * pmu_row[k]: the row of the collector's PMU k, -1 for none. */
+static void fill_pmus(const struct collector *c, struct snapshot *snap, int pmu_row[PMU_CORE_MAX])
+{
+	assert(c->n_pmus <= PMU_CORE_MAX);
+	for (unsigned k = 0; k < PMU_CORE_MAX; k++)
+		pmu_row[k] = -1;
+	snap->n_pmus = 0;
+	for (unsigned i = 0; i < c->pmu->n_cores && i < SNAP_PMUS; i++) {
+		const struct pmu_core *core = &c->pmu->core[i];
+		struct snap_pmu *row = &snap->pmus[snap->n_pmus++];
+		const struct cpmu *pm = NULL;
+
+		for (unsigned k = 0; k < c->n_pmus; k++)
+			if (c->pmus[k].pp->core == core) {
+				pm = &c->pmus[k];
+				pmu_row[k] = (int)i;
+			}
+		str_printf(row->name, sizeof(row->name), "%s", core->name);
+		str_printf(row->pmu_name, sizeof(row->pmu_name), "%s", core->pmu_name);
+		str_printf(row->uarch, sizeof(row->uarch), "%s",
+			   pm || core->level ? core->ua->id : "");
+		if (pm) {
+			row->level = pm->pp->level;
+			row->core_share = pm->pp->core_share;
+			str_printf(row->model, sizeof(row->model), "%s",
+				   pm->model.refine ? "perf" : "hardware");
+			str_printf(row->reason, sizeof(row->reason), "%s", pm->reason);
+			memcpy(row->departures, pm->departures, sizeof(row->departures));
+		} else {
+			memset(row->departures, 0, sizeof(row->departures));
+			row->level = 0;
+			row->core_share = false;
+			row->model[0] = '\0';
+			str_printf(row->reason, sizeof(row->reason), "%s",
+				   core->level ? "none of its CPUs is selected by [collect] cpus"
+					       : core->reason);
+		}
+	}
+}
+
+unsigned collector_count(const struct collector *c, enum cpu_state state)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->n_cpus; i++)
+		n += c->cpus[i].selected && c->cpus[i].state == state;
+	return n;
+}
+
+/* The CPU descriptions, cores and packages: written when they change. */
+void coll_describe(const struct collector *c, struct snapshot *snap)
+{
+	int pmu_row[PMU_CORE_MAX];
+
+	fill_pmus(c, snap, pmu_row); /* for pmu_row; stamp() writes them again */
+	memset(snap->cpus_by_state, 0, sizeof(snap->cpus_by_state));
+	snap->n_cpus = c->n_cpus;
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		const struct ccpu *cc = &c->cpus[i];
+		const struct topo_cpu *t = topo_cpu(c->topo, (unsigned)cc->cpu);
+		struct snap_cpu *s = &snap->cpus[i];
+
+		s->cpu = cc->cpu;
+		s->pmu_idx = cc->pmu >= 0 ? pmu_row[cc->pmu] : -1;
+		s->selected = cc->selected;
+		s->known = cc->known;
+		s->core_id = t ? t->core_id : -1;
+		s->package = t ? t->package : -1;
+		s->die = t ? t->die : -1;
+		s->node = t ? t->node : -1;
+		s->state = cc->state;
+		s->core_idx = cc->core_idx;
+		s->pkg_idx = cc->pkg_idx;
+		s->c.cats = cc->pmu >= 0 && c->pmus[cc->pmu].pp ? c->pmus[cc->pmu].pp->cats : 0;
+		if (cc->selected)
+			snap->cpus_by_state[cc->state]++;
+	}
+	snap->up = snap->cpus_by_state[CPU_STATE_MONITORED] > 0;
+	snap->n_cores = c->n_cores;
+	for (unsigned i = 0; i < c->n_cores; i++) {
+		snap->cores[i].core_id = c->cores[i].core_id;
+		snap->cores[i].package = c->cores[i].package;
+		snap->cores[i].die = c->cores[i].die;
+	}
+	snap->n_pkgs = c->n_pkgs;
+	for (unsigned i = 0; i < c->n_pkgs; i++)
+		snap->pkgs[i].package = c->pkgs[i];
+	snap->fill_gen = c->gen;
+}
+
+/* Everything but the CPUs, every publication. */
+void coll_stamp(struct collector *c, struct snapshot *snap)
+{
+	int pmu_row[PMU_CORE_MAX];
+
+	fill_pmus(c, snap, pmu_row);
+	snap->level = c->plan->level;
+	snap->cats = c->plan->cats;
+	str_printf(snap->reason, sizeof(snap->reason), "%s",
+		   c->plan->usable ? "" : c->plan->reason);
+	snap->seq = c->seq;
+	snap->layout = c->layout;
+	snap->timestamp = c->timestamp;
+	snap->collected_ns = c->collected_ns;
+	snap->last_interval_s = c->last_interval_s;
+	snap->interval_s = (double)c->interval_ns / 1e9;
+	snap->duration_s = c->duration_s;
+	memcpy(snap->errors, c->errors, sizeof(snap->errors));
+	c->prev = snap;
+}
