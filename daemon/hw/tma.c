@@ -401,81 +401,89 @@ static int neoverse(const struct tma_model *model, const double *v, struct tma_r
 	return finish(out, set);
 }
 
-/* Golden Cove without PERF_METRICS (a virtual machine): Intel's alternate
- * TMA formulas (PerfSpect's spr_alt_tma_metrics.json), every category over
- * TOPDOWN.SLOTS_P; fetch latency counts the cycles with no uop delivered
- * as width slots. */
+/* Level 1 of Intel's alternate TMA formulas (PerfSpect's *_alt_tma_metrics.json,
+ * for a core without PERF_METRICS, a virtual machine's): every category
+ * over TOPDOWN.SLOTS_P.  Ice Lake's bad speculation also leaves out width
+ * slots per clear (INT_MISC.CLEARS_COUNT), which its backend bound's
+ * children count and backend bound itself does not; on Golden Cove that
+ * event is not counted, and be_clears is backend bound. */
+struct alt_l1 {
+	double slots, fe, be, be_clears, ret, bad;
+};
+
+static int alt_level1(const struct tma_model *model, const double *v, struct tma_result *out,
+		      td_catset *set, struct alt_l1 *l1)
+{
+	l1->slots = v[TD_EV_SLOTS_P];
+	if (l1->slots <= 0)
+		return -ENODATA;
+	out->slots = l1->slots;
+	l1->fe = (v[TD_EV_IDQ_NOT_DELIVERED] - v[TD_EV_UOP_DROPPING]) / l1->slots;
+	l1->be = v[TD_EV_BE_BOUND_SLOTS] / l1->slots;
+	l1->be_clears = (v[TD_EV_BE_BOUND_SLOTS] + model->width * v[TD_EV_RECOVERY_CYCLES]) / l1->slots;
+	l1->ret = v[TD_EV_UOPS_RETIRED_SLOTS] / l1->slots;
+	l1->bad = max0(1 - (l1->fe + l1->be_clears + l1->ret));
+	put(out, set, TD_CAT_RETIRING, l1->ret);
+	put(out, set, TD_CAT_BAD_SPECULATION, l1->bad);
+	put(out, set, TD_CAT_FRONTEND_BOUND, l1->fe);
+	put(out, set, TD_CAT_BACKEND_BOUND, l1->be);
+	if (model->level >= 2) {
+		/* The cycles with no uop delivered count width slots. */
+		double lat = (model->width * v[TD_EV_IDQ_0_UOPS_CYCLES] - v[TD_EV_UOP_DROPPING]) / l1->slots;
+
+		put(out, set, TD_CAT_FETCH_LATENCY, lat);
+		put(out, set, TD_CAT_FETCH_BANDWIDTH, max0(l1->fe - lat));
+	}
+	return 0;
+}
+
+/* The level-2 nodes under bad speculation, backend bound and retiring,
+ * from their three measures. */
+static void alt_level2(struct tma_result *out, td_catset *set, const struct alt_l1 *l1, double mis,
+		       double mem, double heavy)
+{
+	put(out, set, TD_CAT_HEAVY_OPERATIONS, heavy);
+	put(out, set, TD_CAT_LIGHT_OPERATIONS, max0(l1->ret - heavy));
+	put(out, set, TD_CAT_BRANCH_MISPREDICTS, mis);
+	put(out, set, TD_CAT_MACHINE_CLEARS, max0(l1->bad - mis));
+	put(out, set, TD_CAT_MEMORY_BOUND, mem);
+	put(out, set, TD_CAT_CORE_BOUND, max0(l1->be_clears - mem));
+}
+
+/* Golden Cove (spr_alt_tma_metrics.json): each level-2 node has its own
+ * slots event. */
 static int glc_alt(const struct tma_model *model, const double *v, struct tma_result *out)
 {
-	double slots = v[TD_EV_SLOTS_P], fe, be, ret, bad;
+	struct alt_l1 l1;
 	td_catset set = 0;
 
-	if (slots <= 0)
+	if (alt_level1(model, v, out, &set, &l1) < 0)
 		return -ENODATA;
-	out->slots = slots;
-	fe = (v[TD_EV_IDQ_NOT_DELIVERED] - v[TD_EV_UOP_DROPPING]) / slots;
-	be = v[TD_EV_BE_BOUND_SLOTS] / slots;
-	ret = v[TD_EV_UOPS_RETIRED_SLOTS] / slots;
-	bad = max0(1 - (fe + be + ret));
-	put(out, &set, TD_CAT_RETIRING, ret);
-	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
-	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
-	put(out, &set, TD_CAT_BACKEND_BOUND, be);
-	if (model->level >= 2) {
-		double lat = (v[TD_EV_IDQ_0_UOPS_CYCLES] * model->width - v[TD_EV_UOP_DROPPING]) / slots;
-		double mis = v[TD_EV_BR_MISPREDICT_SLOTS] / slots;
-		double mem = v[TD_EV_MEM_BOUND_SLOTS] / slots;
-		double heavy = v[TD_EV_UOPS_RETIRED_HEAVY] / slots;
-
-		put(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
-		put(out, &set, TD_CAT_LIGHT_OPERATIONS, max0(ret - heavy));
-		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, mis);
-		put(out, &set, TD_CAT_MACHINE_CLEARS, max0(bad - mis));
-		put(out, &set, TD_CAT_FETCH_LATENCY, lat);
-		put(out, &set, TD_CAT_FETCH_BANDWIDTH, max0(fe - lat));
-		put(out, &set, TD_CAT_MEMORY_BOUND, mem);
-		put(out, &set, TD_CAT_CORE_BOUND, max0(be - mem));
-	}
+	if (model->level >= 2)
+		alt_level2(out, &set, &l1, v[TD_EV_BR_MISPREDICT_SLOTS] / l1.slots,
+			   v[TD_EV_MEM_BOUND_SLOTS] / l1.slots, v[TD_EV_UOPS_RETIRED_HEAVY] / l1.slots);
 	return finish(out, set);
 }
 
-/* Ice Lake without PERF_METRICS: Intel's alternate TMA formulas
- * (PerfSpect's icx_alt_tma_metrics.json) over TOPDOWN.SLOTS_P.  Bad
- * speculation leaves out the width slots of each clear's recovery, which
- * backend bound's children count (and backend bound itself does not). */
+/* Ice Lake (icx_alt_tma_metrics.json): level 2 from Ice Lake's stall,
+ * port, branch and decoder events, as its PERF_METRICS formulas. */
 static int icl_alt(const struct tma_model *model, const double *v, struct tma_result *out)
 {
-	double slots = v[TD_EV_SLOTS_P], fe, be_clears, ret, bad;
+	struct alt_l1 l1;
 	td_catset set = 0;
 
-	if (slots <= 0)
+	if (alt_level1(model, v, out, &set, &l1) < 0)
 		return -ENODATA;
-	out->slots = slots;
-	fe = (v[TD_EV_IDQ_NOT_DELIVERED] - v[TD_EV_UOP_DROPPING]) / slots;
-	be_clears = (v[TD_EV_BE_BOUND_SLOTS] + model->width * v[TD_EV_RECOVERY_CYCLES]) / slots;
-	ret = v[TD_EV_UOPS_RETIRED_SLOTS] / slots;
-	bad = max0(1 - (fe + be_clears + ret));
-	put(out, &set, TD_CAT_RETIRING, ret);
-	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
-	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
-	put(out, &set, TD_CAT_BACKEND_BOUND, v[TD_EV_BE_BOUND_SLOTS] / slots);
 	if (model->level >= 2) {
-		double lat = (model->width * v[TD_EV_IDQ_0_UOPS_CYCLES] - v[TD_EV_UOP_DROPPING]) / slots;
-		double mis = divide(v[TD_EV_BR_MISP_RETIRED], v[TD_EV_BR_MISP_RETIRED] + v[TD_EV_MACHINE_CLEARS]) * bad;
+		double mis = divide(v[TD_EV_BR_MISP_RETIRED], v[TD_EV_BR_MISP_RETIRED] + v[TD_EV_MACHINE_CLEARS]) *
+			     l1.bad;
 		double mem = divide(v[TD_EV_STALLS_MEM_ANY] + v[TD_EV_BOUND_ON_STORES],
-				    v[TD_EV_STALLS_TOTAL] + (v[TD_EV_PORTS_UTIL_1] + ret * v[TD_EV_PORTS_UTIL_2]) +
-					    v[TD_EV_BOUND_ON_STORES]) * be_clears;
-		double heavy = divide(v[TD_EV_UOPS_RETIRED_SLOTS], v[TD_EV_UOPS_ISSUED]) * v[TD_EV_IDQ_MS_UOPS] / slots +
-			       ret * divide(v[TD_EV_DEC0] - v[TD_EV_DEC0_CYCLES], v[TD_EV_IDQ_MITE_UOPS]);
+				    v[TD_EV_STALLS_TOTAL] + (v[TD_EV_PORTS_UTIL_1] + l1.ret * v[TD_EV_PORTS_UTIL_2]) +
+					    v[TD_EV_BOUND_ON_STORES]) * l1.be_clears;
+		double heavy = divide(v[TD_EV_UOPS_RETIRED_SLOTS], v[TD_EV_UOPS_ISSUED]) * v[TD_EV_IDQ_MS_UOPS] / l1.slots +
+			       l1.ret * divide(v[TD_EV_DEC0] - v[TD_EV_DEC0_CYCLES], v[TD_EV_IDQ_MITE_UOPS]);
 
-		put(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
-		put(out, &set, TD_CAT_LIGHT_OPERATIONS, max0(ret - heavy));
-		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, mis);
-		put(out, &set, TD_CAT_MACHINE_CLEARS, max0(bad - mis));
-		put(out, &set, TD_CAT_FETCH_LATENCY, lat);
-		put(out, &set, TD_CAT_FETCH_BANDWIDTH, max0(fe - lat));
-		put(out, &set, TD_CAT_MEMORY_BOUND, mem);
-		put(out, &set, TD_CAT_CORE_BOUND, max0(be_clears - mem));
+		alt_level2(out, &set, &l1, mis, mem, heavy);
 	}
 	return finish(out, set);
 }
