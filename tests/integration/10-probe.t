@@ -344,9 +344,14 @@ expect_lines "spr-guest: no PERF_METRICS, counted at level 2 with Intel's altern
 # speculation 1 - 0.918 = 0.082; fetch latency 6 x 0.021 - 0.012 = 0.114.
 # CPU 4's events over-fill the slots (1.08): bad speculation and core
 # bound clamp at 0, as the formulas' max() says.
-FAKEPMU_SYSFS=$FIXTURES/spr-guest FAKEPMU_SCENARIO=$PWD/tests/scenarios/parity-spr-guest.json LD_PRELOAD=$FAKEPMU \
-	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/spr-guest" --once --json -i 300ms >"$tmp/sprg.json" 2>"$tmp/err"
-is "$(jq -r '[.cpus[0].level1.frontend_bound, .cpus[0].level1.backend_bound, .cpus[0].level1.retiring, .cpus[0].level1.bad_speculation, .cpus[0].level2.fetch_latency, .cpus[4].level1.bad_speculation, .cpus[4].level2.core_bound] | map(. * 1000 | round / 1000) | @tsv' "$tmp/sprg.json")" \
+# once_figures FIXTURE SCENARIO FIELDS: --once's figures (jq paths), to 3
+# decimals, tab-separated.
+once_figures() {
+	FAKEPMU_SYSFS=$FIXTURES/$1 FAKEPMU_SCENARIO=$PWD/tests/scenarios/$2 LD_PRELOAD=$FAKEPMU \
+		timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/$1" --once --json -i 300ms 2>"$tmp/err" |
+		jq -r "[$3] | map(. * 1000 | round / 1000) | @tsv"
+}
+is "$(once_figures spr-guest parity-spr-guest.json '.cpus[0].level1.frontend_bound, .cpus[0].level1.backend_bound, .cpus[0].level1.retiring, .cpus[0].level1.bad_speculation, .cpus[0].level2.fetch_latency, .cpus[4].level1.bad_speculation, .cpus[4].level2.core_bound')" \
 	"$(printf '0.248\t0.38\t0.29\t0.082\t0.114\t0\t0')" "spr-guest: the figures are the formulas' on the scenario's rates"
 # An Ice Lake server guest (tests/fixtures/icx-guest): its alternate
 # formulas, 19 events in 3 rotating groups.  CPU 0: frontend 0.22 - 0.01,
@@ -358,9 +363,7 @@ expect_lines "icx-guest: no PERF_METRICS, counted at level 2 with Intel's altern
 	"Formulas:     icelakex-alt (perfspect/icx_alt_tma_metrics.json), events from perf's x86/icelakex tables" \
 	"Level:        2" \
 	"TopDown:      usable"
-FAKEPMU_SYSFS=$FIXTURES/icx-guest FAKEPMU_SCENARIO=$PWD/tests/scenarios/parity-icx-guest.json LD_PRELOAD=$FAKEPMU \
-	timeout 20 "$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/icx-guest" --once --json -i 300ms >"$tmp/icxg.json" 2>"$tmp/err"
-is "$(jq -r '[.cpus[0].level1.frontend_bound, .cpus[0].level1.bad_speculation, .cpus[0].level2.fetch_latency] | map(. * 1000 | round / 1000) | @tsv' "$tmp/icxg.json")" \
+is "$(once_figures icx-guest parity-icx-guest.json '.cpus[0].level1.frontend_bound, .cpus[0].level1.bad_speculation, .cpus[0].level2.fetch_latency')" \
 	"$(printf '0.21\t0.1\t0.115')" "icx-guest: the figures are the formulas' on the scenario's rates"
 # An Emerald Rapids guest: no alternate formulas in topdownd's tables.
 cp -r "$FIXTURES/emr-2s" "$tmp/emr-guest"

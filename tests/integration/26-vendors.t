@@ -72,18 +72,25 @@ td_stop
 # A hypervisor that filters OP_SPEC: it opens and counts 0.  The daemon
 # sees ops counting nothing while cycles count and serves no figures from
 # that PMU, saying why, rather than figures that look right.
-jq '.filtered = ["OP_SPEC"]' "$SCEN/parity-neoverse-v2.json" >"$TMP/filtered.json"
-td_start "$FIXTURES/neoverse-v2-64" "$TMP/filtered.json" -i 200ms || exit 1
-silent() { curl -s "$TD_URL/metrics" | grep -q 'OP_SPEC counts nothing while cycles count'; }
-wait_until 30 silent
-ok $? "neoverse-v2 with OP_SPEC filtered: topdown_pmu_info{reason} says OP_SPEC counts nothing while cycles count"
+# filtered FIXTURE SCENARIO EVENTS REASON DESCRIPTION: the daemon on
+# SCENARIO with EVENTS (a JSON list) filtered, until /metrics says REASON
+# (a grep pattern), at most 30 s.
+filtered() {
+	jq --argjson f "$3" '.filtered = $f' "$2" >"$TMP/filtered-$1.json"
+	td_start "$FIXTURES/$1" "$TMP/filtered-$1.json" -i 200ms || exit 1
+	silent() { curl -s "$TD_URL/metrics" | grep -q "$1"; }
+	wait_until 30 silent "$4"
+	ok $? "$5"
+}
+filtered neoverse-v2-64 "$SCEN/parity-neoverse-v2.json" '["OP_SPEC"]' 'OP_SPEC counts nothing while cycles count' \
+	"neoverse-v2 with OP_SPEC filtered: topdown_pmu_info{reason} says OP_SPEC counts nothing while cycles count"
 wait_intervals 2
 is "$(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -c '.selection.level1')" "null" "... and CPU 0 has no level-1 figures"
 td_stop
 # Not even before the reason: the first interval of --once, in which
 # OP_RETIRED / OP_SPEC is 0 / 0, has no figures either (it was "100 %
 # bad speculation" before the arm64 guest of tests/kernel showed it).
-FAKEPMU_SYSFS="$FIXTURES/neoverse-v2-64" FAKEPMU_SCENARIO="$TMP/filtered.json" LD_PRELOAD="$FAKEPMU" \
+FAKEPMU_SYSFS="$FIXTURES/neoverse-v2-64" FAKEPMU_SCENARIO="$TMP/filtered-neoverse-v2-64.json" LD_PRELOAD="$FAKEPMU" \
 	"$TOPDOWND" -c /dev/null --sysfs-root "$FIXTURES/neoverse-v2-64" --once --json -i 200ms \
 	>"$TMP/filtered-once.json" 2>/dev/null
 is "$(jq -c '[.host.level1, .host.level1_slots_total.bad_speculation]' "$TMP/filtered-once.json")" "[null,0]" \
@@ -121,23 +128,19 @@ is "$(sample "$TMP/sprg.prom" topdown_up) $(curl -s "$TD_URL/api/v1/topdown?cpu=
 	"spr-guest: topdown_up 1, CPU 0's backend bound the scenario's 0.38"
 td_stop
 # A hypervisor that filters UOPS_RETIRED.SLOTS (it opens and counts 0):
-# the work check's clock is TOPDOWN.SLOTS_P here.
-jq '.filtered = ["UOPS_RETIRED.SLOTS"]' "$SCEN/parity-spr-guest.json" >"$TMP/sprg-filtered.json"
-td_start "$FIXTURES/spr-guest" "$TMP/sprg-filtered.json" -i 200ms || exit 1
-silent() { curl -s "$TD_URL/metrics" | grep -q 'UOPS_RETIRED.SLOTS counts nothing while cycles count'; }
-wait_until 30 silent
-ok $? "spr-guest with UOPS_RETIRED.SLOTS filtered: topdown_pmu_info{reason} says it counts nothing, no figures"
+# the work check's clock is the architectural cycles the guest's plan
+# counts beside the formulas' events.
+filtered spr-guest "$SCEN/parity-spr-guest.json" '["UOPS_RETIRED.SLOTS"]' 'UOPS_RETIRED.SLOTS counts nothing while cycles count' \
+	"spr-guest with UOPS_RETIRED.SLOTS filtered: topdown_pmu_info{reason} says it counts nothing, no figures"
 td_stop
 # A hypervisor that passes the architectural events only (Google Cloud's
 # lowest PMU level, for instance): every model event opens and counts 0,
 # the cycles count.  No figures, and the reason says which event and why.
-jq '.filtered = ["TOPDOWN.SLOTS_P", "IDQ_BUBBLES.CORE", "INT_MISC.UOP_DROPPING", "TOPDOWN.BACKEND_BOUND_SLOTS",
-	"UOPS_RETIRED.SLOTS", "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "TOPDOWN.BR_MISPREDICT_SLOTS",
-	"TOPDOWN.MEMORY_BOUND_SLOTS", "UOPS_RETIRED.HEAVY"]' "$SCEN/parity-spr-guest.json" >"$TMP/sprg-arch.json"
-td_start "$FIXTURES/spr-guest" "$TMP/sprg-arch.json" -i 200ms || exit 1
-silent() { curl -s "$TD_URL/metrics" | grep -q 'reason="TOPDOWN.SLOTS_P counts nothing while cycles count (CPU [0-9]*, [0-9.]* s): the CPU does not implement it or a hypervisor filters it; no TopDown figures from cpu"'; }
-wait_until 30 silent
-ok $? "spr-guest whose hypervisor passes architectural events only: TOPDOWN.SLOTS_P counts nothing while cycles count, said in topdown_pmu_info{reason}"
+filtered spr-guest "$SCEN/parity-spr-guest.json" '["TOPDOWN.SLOTS_P", "IDQ_BUBBLES.CORE", "INT_MISC.UOP_DROPPING",
+	"TOPDOWN.BACKEND_BOUND_SLOTS", "UOPS_RETIRED.SLOTS", "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE",
+	"TOPDOWN.BR_MISPREDICT_SLOTS", "TOPDOWN.MEMORY_BOUND_SLOTS", "UOPS_RETIRED.HEAVY"]' \
+	'reason="TOPDOWN.SLOTS_P counts nothing while cycles count (CPU [0-9]*, [0-9.]* s): the CPU does not implement it or a hypervisor filters it; no TopDown figures from cpu"' \
+	"spr-guest whose hypervisor passes architectural events only: TOPDOWN.SLOTS_P counts nothing while cycles count, said in topdown_pmu_info{reason}"
 is "$(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -c '.selection.level1')" "null" "... and CPU 0 has no figures"
 td_stop
 
