@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 71
+plan 72
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -210,6 +210,16 @@ expect_lines "genoa-2s: Zen 4 by perf's mapfile pattern, 12 events in 2 groups o
 	"Counters:     12 general-purpose needed, 6 per CPU (probed on CPU 0 with ls_not_halted_cyc)" \
 	"Group 2:      de_no_dispatch_per_slot.no_ops_from_frontend,cmask=6," \
 	"Monitored:    16 CPUs on 2 packages, 8 cores (0-15)" \
+	"TopDown:      usable"
+# A Zen 4 guest whose hypervisor does not pass PerfCtrExtCore: 4 counters
+# (amd_core_pmu_init), so the 12 events rotate in 3 groups of 4.
+jq 'del(.cpus["8-15"]) | .gp_counters = 4' "$ROOT/tests/scenarios/parity-zen4.json" >"$tmp/zen4-4.json"
+PROBE_SCENARIO=$tmp/zen4-4.json probe "$FIXTURES/genoa-guest"
+expect_lines "genoa-guest, 4 counters: 12 events in 3 rotating groups of 4" \
+	"Counters:     12 general-purpose needed, 4 per CPU (probed on CPU 0 with ls_not_halted_cyc)" \
+	"Group 3:      resyncs_or_nc_redirects, ex_no_retire.not_complete," \
+	"              3 groups rotate: 12 general-purpose counters needed, 4 per CPU; each group is scaled to the interval by its running time, as perf does" \
+	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
 	"TopDown:      usable"
 probe "$FIXTURES/turin-1s"
 expect_lines "turin-1s: Zen 5, its own resync event and cmask 8" \

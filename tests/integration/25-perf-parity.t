@@ -98,6 +98,14 @@ done
 for s in zen5 zen5-multiplexed; do
 	cases+=("turin-1s $s (Zen 5, SMT; perf's amdzen5 expressions)|turin-1s|--cpuid AuthenticAMD-26-2-0 --events-from x86/amdzen5/pipeline.json $Z --scenario $SCEN/parity-$s.json")
 done
+# A Zen 4 KVM guest (issue 32): 8 vCPUs, the host's 6 core counters, and
+# the same guest where the hypervisor does not pass PerfCtrExtCore: the
+# kernel then keeps the 4 legacy counters (arch/x86/events/amd/core.c,
+# amd_core_pmu_init), so level 2's 12 events rotate in 3 groups.
+jq 'del(.cpus["8-15"])' "$SCEN/parity-zen4.json" >"$TMP/zen4-guest.json"
+jq 'del(.cpus["8-15"]) | .gp_counters = 4' "$SCEN/parity-zen4-multiplexed.json" >"$TMP/zen4-guest-4.json"
+cases+=("genoa-guest (Zen 4 under KVM, 6 counters; perf's amdzen4 expressions)|genoa-guest|--cpuid AuthenticAMD-25-11-1 --events-from x86/amdzen4/pipeline.json $Z --scenario $TMP/zen4-guest.json")
+cases+=("genoa-guest, 4 counters (no PerfCtrExtCore), half the time running|genoa-guest|--cpuid AuthenticAMD-25-11-1 --events-from x86/amdzen4/pipeline.json $Z --scenario $TMP/zen4-guest-4.json")
 # Arm Neoverse (issue 13): perf 6.1 x86 knows no arm64 tables; it counts
 # the PMUv3 events on armv8_pmuv3_0 and the expressions of perf's arm64
 # files (the core's overrides of sbsa.json) are evaluated with the
