@@ -92,10 +92,14 @@ static void build_layout(struct collector *c)
  * retired.  One of them counting nothing over a second in which cycles
  * counted is not a workload but an event the CPU does not implement, or a
  * hypervisor filters (both open and count 0): the figures built on it would
- * look right and be wrong. */
-static bool counts_work(enum td_event v)
+ * look right and be wrong.  The architectural retiring event counts too;
+ * PERF_METRICS' topdown-retiring is a share of the slots rounded to 1/255,
+ * which may read 0 on a working CPU. */
+static bool counts_work(const struct cpmu *pm, enum td_event v)
 {
 	switch (v) {
+	case TD_EV_RETIRING:
+		return pm->pp->core->ua->formulas == UA_FORMULAS_ARCH;
 	case TD_EV_ARM_OP_SPEC:
 	case TD_EV_ARM_OP_RETIRED:
 	case TD_EV_UOPS_ISSUED:
@@ -451,7 +455,7 @@ static bool check_work(struct collector *c, struct ccpu *cc, const double *ran, 
 	if (pm->cycles_pos < 0 || !(in->v[pm->var[pm->cycles_pos]] > 0))
 		return true;
 	for (unsigned i = 0; i < pm->n_events && quiet < 0; i++)
-		if (counts_work(pm->var[i]) && ran[coll_group_of(pm, i)] > 0 && in->v[pm->var[i]] == 0)
+		if (counts_work(pm, pm->var[i]) && ran[coll_group_of(pm, i)] > 0 && in->v[pm->var[i]] == 0)
 			quiet = (int)i;
 	if (quiet < 0) {
 		cc->silent_ns = 0;

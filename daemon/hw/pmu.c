@@ -288,6 +288,65 @@ static void describe_no_topdown(const struct sysfs *sysfs, struct pmu_core *core
 	}
 }
 
+/* The value @terms ("event=0x9c,umask=0x01") gives term @key (@klen
+ * bytes), 0 where it does not set it (the kernel's and perf's reading of
+ * an absent term); a term without '=' is 1. */
+static unsigned long long term_value(const char *terms, const char *key, size_t klen)
+{
+	const char *p = terms;
+
+	while (*p) {
+		size_t n = strcspn(p, "=,");
+
+		if (n == klen && strncmp(p, key, klen) == 0)
+			return p[n] == '=' ? strtoull(p + n + 1, NULL, 0) : 1;
+		p += strcspn(p, ",");
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* Every term @a sets has the same value in @b. */
+static bool terms_within(const char *a, const char *b)
+{
+	const char *p = a;
+
+	while (*p) {
+		size_t n = strcspn(p, "=,");
+
+		if (n && term_value(a, p, n) != term_value(b, p, n))
+			return false;
+		p += strcspn(p, ",");
+		if (*p == ',')
+			p++;
+	}
+	return true;
+}
+
+/* Whether the core PMU's events/ shows topdown-retiring, -bad-spec,
+ * -fe-bound and -be-bound as Intel's architectural TopDown events: the
+ * kernel lists them where the CPU has them (Darkmont), and hides its
+ * PERF_METRICS events of the same names where the model has no
+ * PERF_METRICS (a guest), so their encodings decide. */
+static bool shows_arch_topdown(const struct sysfs *sysfs, const char *pmu)
+{
+	const struct uarch *ua = ua_intel_arch();
+	char path[256], text[128];
+
+	for (unsigned i = 0; i < ua->n_events; i++) {
+		const struct ua_event *ev = &ua->events[i];
+
+		if (ev->var == TD_EV_CYCLES)
+			continue;
+		snprintf(path, sizeof(path), DEVICES "/%s/events/%s", pmu, ev->name);
+		if (sysfs_read(sysfs, path, text, sizeof(text)) <= 0 ||
+		    !terms_within(text, ev->terms) || !terms_within(ev->terms, text))
+			return false;
+	}
+	return true;
+}
+
 /* The events/ name the arm64 PMU driver gives a PMUv3 common event: its
  * perf name in lower case ("STALL_SLOT" -> "stall_slot"). */
 static const char *arm_sysfs_name(const char *perf_name, char *buf, size_t len)
@@ -450,6 +509,11 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 	if (!core->ua && sysfs_exists(sysfs, path) &&
 	    (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0))
 		core->ua = ua_metrics_only();
+	/* No tables for the model, no PERF_METRICS: Intel's architectural
+	 * TopDown events where the kernel shows them. */
+	if (!core->ua && (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0) &&
+	    shows_arch_topdown(sysfs, core->name))
+		core->ua = ua_intel_arch();
 	if (!core->ua) {
 		describe_no_topdown(sysfs, core);
 		return;
@@ -490,6 +554,9 @@ void pmu_guest_note(const struct pmu_core *core, char *buf, size_t len)
 		str_printf(buf, len,
 			   "no PERF_METRICS (no events/slots: a virtual machine?): counting with general-purpose events, Intel's alternate TMA formulas for %s (%s)",
 			   core->ua->alt_of->name, core->ua->metrics[0].table);
+	else if (core->ua == ua_intel_arch())
+		str_printf(buf, len,
+			   "no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them");
 	else if (core->slots_published)
 		str_printf(buf, len,
 			   "caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): %u slots per cycle, Arm's published width of the %s (%s)",

@@ -22,6 +22,10 @@
  *                     branch_mispredicts and memory_bound as on Skylake
  *   PERF_METRICS alone (a model not in the tables, or model hardware):
  *                     the same without the refinement terms.
+ * Intel's architectural TopDown events (a model not in the tables whose
+ * PMU shows them as topdown-*, on general-purpose counters): PERF_METRICS
+ * alone's level 1 on their counts, S = fe + bad + ret + be being the
+ * slots.
  * Skylake to Cascade Lake (general-purpose counters), SLOTS = W * CORE_CLKS,
  * CORE_CLKS = THREAD_ANY/2 (SMT, every thread counted), THREAD/2 * (1 +
  * ONE_THREAD_ACTIVE/REF_XCLK) (SMT, a thread not counted), THREAD (no
@@ -488,6 +492,29 @@ static int icl_alt(const struct tma_model *model, const double *v, struct tma_re
 	return finish(out, set);
 }
 
+/* perf's PERF_METRICS level 1 (Sapphire Rapids' expressions, without the
+ * model's refinement term) over the architectural events' counts: the four
+ * partition the slots, so their sum is the slots. */
+static int arch_events(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	double s = v[TD_EV_RETIRING] + v[TD_EV_BAD_SPEC] + v[TD_EV_FE_BOUND] + v[TD_EV_BE_BOUND];
+	double ret, fe, be;
+	td_catset set = 0;
+
+	(void)model;
+	if (s <= 0)
+		return -ENODATA;
+	out->slots = s;
+	ret = v[TD_EV_RETIRING] / s;
+	fe = v[TD_EV_FE_BOUND] / s;
+	be = v[TD_EV_BE_BOUND] / s;
+	put(out, &set, TD_CAT_RETIRING, ret);
+	put(out, &set, TD_CAT_BAD_SPECULATION, max0(1 - (fe + be + ret)));
+	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
+	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	return finish(out, set);
+}
+
 /* One row per set of formulas (enum ua_formulas): its arithmetic, and
  * whether its counts are PERF_METRICS' (slots and the topdown-* events
  * share fixed counter 3, which the planner must know).  A new family
@@ -508,6 +535,7 @@ static const struct {
 	[UA_FORMULAS_NEOVERSE_N2V2] = { neoverse, false },
 	[UA_FORMULAS_GLC_ALT] = { glc_alt, false },
 	[UA_FORMULAS_ICL_ALT] = { icl_alt, false },
+	[UA_FORMULAS_ARCH] = { arch_events, false },
 };
 TABLE_COVERS(formulas, UA_FORMULAS_COUNT);
 

@@ -222,6 +222,11 @@ const struct uarch *ua_metrics_only(void)
 	return &ua_intel_metrics_only;
 }
 
+const struct uarch *ua_intel_arch(void)
+{
+	return &ua_intel_arch_events;
+}
+
 const struct ua_event *ua_event_of(const struct uarch *ua, enum td_event var)
 {
 	for (unsigned i = 0; i < ua->n_events; i++)

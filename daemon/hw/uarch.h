@@ -47,6 +47,8 @@ enum ua_formulas {
 			       * TMA formulas over TOPDOWN.SLOTS_P */
 	UA_FORMULAS_ICL_ALT,  /* Ice Lake without PERF_METRICS: the same, with Ice Lake's
 			       * recovery slots and level-2 events */
+	UA_FORMULAS_ARCH,     /* Intel's architectural TopDown events on general-purpose
+			       * counters: PERF_METRICS' level 1 over their sum */
 	UA_FORMULAS_COUNT,
 };
 
@@ -219,6 +221,12 @@ bool ua_cpuid_matches(const char *pattern, const char *cpuid);
 /* PERF_METRICS without refinement, for a core PMU with slots whose model
  * is not in the tables: the hardware's own TopDown, nothing guessed. */
 const struct uarch *ua_metrics_only(void);
+
+/* Intel's architectural TopDown level-1 events (SDM "Pre-defined
+ * Architectural Performance Events"), for a core PMU whose events/ shows
+ * them as topdown-* and whose model is not in the tables: Clearwater
+ * Forest's Darkmont cores, on the host or in a guest. */
+const struct uarch *ua_intel_arch(void);
 
 /* The event of @ua standing for @var, or NULL. */
 const struct ua_event *ua_event_of(const struct uarch *ua, enum td_event var);

@@ -558,6 +558,42 @@ const struct uarch ua_intel_metrics_only = {
 	.events = metrics_only_events,
 };
 
+/* ---- any Intel core PMU showing the architectural TopDown events ----
+ * Intel's SDM defines four TopDown level-1 events as architectural
+ * (CPUID leaf 0AH EBX bits 8-11, "Pre-defined Architectural Performance
+ * Events"), each counting slots: the kernel's KVM selftests give their
+ * encodings (reference/kernel/kvm-x86-pmu.h), and the perf driver shows
+ * them as the core PMU's topdown-* events where the CPU has them
+ * (Darkmont, Clearwater Forest: skt_events_attrs,
+ * reference/kernel/intel-core-skt-events.c).  They take general-purpose
+ * counters, and a hypervisor passes them as architectural events.  Level 1
+ * is perf's PERF_METRICS expressions over the kernel's topdown-* events
+ * (Sapphire Rapids' tma_retiring, tma_backend_bound, tma_bad_speculation,
+ * and tma_frontend_bound without its model's refinement term, as for
+ * PERF_METRICS alone): each over the sum of the four, which is the slots.
+ * The cycles (architectural event 0) are the clock of the filtered-event
+ * check. */
+#define ARCH_PMU_H "kernel/kvm-x86-pmu.h"
+static const struct ua_event arch_events[] = {
+	AEV(TD_EV_CYCLES, "cpu-cycles", "event=0x3c,umask=0x00", ARCH_PMU_H, NULL, 1),
+	AEV(TD_EV_RETIRING, "topdown-retiring", "event=0xc2,umask=0x02", ARCH_PMU_H, NULL, 1),
+	AEV(TD_EV_BAD_SPEC, "topdown-bad-spec", "event=0x73,umask=0x00", ARCH_PMU_H, NULL, 1),
+	AEV(TD_EV_FE_BOUND, "topdown-fe-bound", "event=0x9c,umask=0x01", ARCH_PMU_H, NULL, 1),
+	AEV(TD_EV_BE_BOUND, "topdown-be-bound", "event=0xa4,umask=0x02", ARCH_PMU_H, NULL, 1),
+};
+
+const struct uarch ua_intel_arch_events = {
+	.id = "intel_arch",
+	.name = "Intel architectural TopDown events (model not in topdownd's tables)",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.pmu = NULL,
+	.formulas = UA_FORMULAS_ARCH,
+	.max_level = 1,
+	.n_events = sizeof(arch_events) / sizeof(arch_events[0]),
+	.events = arch_events,
+};
+
 const struct uarch *const ua_intel[] = { &spr, &emr, &gnr, &adl_core, &icx, &icl };
 const size_t ua_intel_count = sizeof(ua_intel) / sizeof(ua_intel[0]);
 

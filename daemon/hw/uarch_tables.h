@@ -12,6 +12,7 @@
 extern const struct uarch *const ua_intel[];
 extern const size_t ua_intel_count;
 extern const struct uarch ua_intel_metrics_only;
+extern const struct uarch ua_intel_arch_events;
 /* ... and their entries for guests without PERF_METRICS (uarch.h guest_alt) */
 extern const struct uarch *const ua_intel_guest[];
 extern const size_t ua_intel_guest_count;

@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 72
+plan 73
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -220,6 +220,17 @@ expect_lines "genoa-guest, 4 counters: 12 events in 3 rotating groups of 4" \
 	"Group 3:      resyncs_or_nc_redirects, ex_no_retire.not_complete," \
 	"              3 groups rotate: 12 general-purpose counters needed, 4 per CPU; each group is scaled to the interval by its running time, as perf does" \
 	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
+	"TopDown:      usable"
+# Clearwater Forest, a model without tables whose kernel shows Intel's
+# architectural TopDown events as topdown-*: level 1 from them, saying so.
+PROBE_SCENARIO=$ROOT/tests/scenarios/parity-cwf-guest.json probe "$FIXTURES/cwf-guest"
+expect_lines "cwf-guest: the architectural TopDown events, level 1, and why" \
+	"Uarch:        Intel architectural TopDown events (model not in topdownd's tables) (GenuineIntel-6-DD)" \
+	"Level:        1" \
+	"Formulas:     intel_arch (kernel/kvm-x86-pmu.h)" \
+	"              no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them" \
+	"Events:       cpu-cycles, topdown-retiring, topdown-bad-spec, topdown-fe-bound," \
+	"Monitored:    8 CPUs on 1 package, 8 cores (0-7)" \
 	"TopDown:      usable"
 probe "$FIXTURES/turin-1s"
 expect_lines "turin-1s: Zen 5, its own resync event and cmask 8" \

@@ -130,6 +130,17 @@ jq 'del(.cpus["9"])' "$SCEN/parity-neoverse-v2.json" >"$TMP/nv2-8cpus.json"
 cases+=("spr-guest (Sapphire Rapids under KVM, no PERF_METRICS; Intel's alternate TMA formulas)|spr-guest|--cpuid GenuineIntel-6-8F-4 --events-from $TMP/spr-alt-perf.json --table-dir x86/sapphirerapids --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $SCEN/parity-spr-guest.json")
 /usr/bin/python3 "$TOOL/perfspect.py" "$ROOT/reference/perfspect/icx_alt_tma_metrics.json" "$TMP/icx-alt-perf.json"
 cases+=("icx-guest (Ice Lake server under KVM, no PERF_METRICS; Intel's alternate TMA formulas, 19 events in 3 rotating groups)|icx-guest|--cpuid GenuineIntel-6-6A-0 --events-from $TMP/icx-alt-perf.json --table-dir x86/icelakex $F61 --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $SCEN/parity-icx-guest.json")
+# A Clearwater Forest KVM guest (a model without tables): Intel's
+# architectural TopDown events, which its kernel shows as topdown-*; perf
+# counts them, and perf's own PERF_METRICS level 1 (spr-metrics.json, its
+# frontend's Golden Cove refinement term taken off: tests/oracle/
+# archmetrics.py) is evaluated on its counts; then with 3 counters for the
+# 5 events (rotating).
+/usr/bin/python3 "$TOOL/archmetrics.py" "$PERF_TABLES/x86/sapphirerapids/spr-metrics.json" "$TMP/arch-metrics.json"
+jq '.gp_counters = 3' "$SCEN/parity-cwf-guest.json" >"$TMP/cwf-guest-3.json"
+for s in "$SCEN/parity-cwf-guest.json|8 counters" "$TMP/cwf-guest-3.json|3 counters, rotating"; do
+	cases+=("cwf-guest (Clearwater Forest under KVM, architectural TopDown events, ${s#*|})|cwf-guest|--cpuid GenuineIntel-6-DD-0 --events-from $TMP/arch-metrics.json --table-dir x86/clearwaterforest --ungrouped --weight-event topdown-retiring --intervals 3 --scenario ${s%|*}")
+done
 cases+=("graviton3-guest (Neoverse V1 under KVM, caps/slots 0; #slots 8 from Arm's telemetry specification)|graviton3-guest|--cpuid 0x00000000411fd401 --events-from arm64/arm/neoverse-v1/metrics.json $A --scenario $SCEN/parity-neoverse-v1.json --slots-from $ROOT/reference/arm-telemetry/neoverse-v1.json")
 cases+=("graviton4-guest (Neoverse V2 under KVM, caps/slots 0; #slots 8 from Arm's telemetry specification)|graviton4-guest|--cpuid 0x00000000410fd4f1 --events-from arm64/arm/neoverse-n2-v2/metrics.json $A --scenario $TMP/nv2-8cpus.json --slots-from $ROOT/reference/arm-telemetry/neoverse-v2.json")
 for s in mixed multiplexed clamps; do

@@ -7,7 +7,7 @@
 # and the reasons on the parts perf has no TopDown for.
 . "$(dirname "$0")/lib.sh"
 
-plan 34
+plan 38
 
 SCEN=$ROOT/tests/scenarios
 
@@ -142,6 +142,25 @@ filtered spr-guest "$SCEN/parity-spr-guest.json" '["TOPDOWN.SLOTS_P", "IDQ_BUBBL
 	'reason="TOPDOWN.SLOTS_P counts nothing while cycles count (CPU [0-9]*, [0-9.]* s): the CPU does not implement it or a hypervisor filters it; no TopDown figures from cpu"' \
 	"spr-guest whose hypervisor passes architectural events only: TOPDOWN.SLOTS_P counts nothing while cycles count, said in topdown_pmu_info{reason}"
 is "$(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -c '.selection.level1')" "null" "... and CPU 0 has no figures"
+td_stop
+
+# ---- Clearwater Forest (a model without tables): the architectural events ----
+# Its kernel shows Intel's architectural TopDown events as topdown-*: level
+# 1 from them, the reason saying so.  CPU 4's counts over-fill the slots
+# (0.26 + 0.055 + 0.47 + 0.24 = 1.025): each is its share of their sum.
+td_start "$FIXTURES/cwf-guest" "$SCEN/parity-cwf-guest.json" -i 200ms || exit 1
+wait_intervals 2
+curl -s "$TD_URL/metrics" >"$TMP/cwf.prom"
+like "$(grep '^topdown_pmu_info' "$TMP/cwf.prom")" 'uarch="intel_arch",level="1",.*reason="no TopDown tables for this model and no PERF_METRICS: counting Intel.s architectural TopDown events \(events/topdown-\*; SDM' \
+	"cwf-guest /metrics: topdown_pmu_info names the architectural events and why"
+is "$(sample "$TMP/cwf.prom" topdown_up) $(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -r '.selection.level1.retiring * 1000 | round / 1000')" "1 0.31" \
+	"cwf-guest: topdown_up 1, CPU 0's retiring the scenario's 0.31"
+near "$(curl -s "$TD_URL/api/v1/topdown?cpu=4" | jq -r '.selection.level1.frontend_bound')" "$(awk 'BEGIN {print 0.47 / 1.025}')" 0.0005 \
+	"cwf-guest: CPU 4's frontend bound 0.47 of the 1.025 its four events count (0.4585)"
+td_stop
+# A hypervisor that filters the architectural retiring event after all.
+filtered cwf-guest "$SCEN/parity-cwf-guest.json" '["TOPDOWN_RETIRING.ALL_P"]' 'topdown-retiring counts nothing while cycles count' \
+	"cwf-guest with its retiring event filtered: topdown_pmu_info{reason} says topdown-retiring counts nothing"
 td_stop
 
 # ---- --once ----

@@ -457,6 +457,8 @@ def check_formulas(tables, ua, dump, reference_ua):
         perf = {}
         values_all = {}
         for m in src["metrics"]:
+            if level < 2 and m["category"] not in LEVEL1:
+                continue    # a level-1 table read against a level-2 one's
             metrics = metrics_of(m, src)
             values = {}
             for ev in metrics.events(m["perf_name"]):
@@ -500,6 +502,10 @@ def check_formulas(tables, ua, dump, reference_ua):
                               (mode, flag, "flagged" if got[flag] else "not flagged", perf))
         if arm:
             want_slots = slots
+        elif ua["formulas"] == "arch":
+            # The four architectural events partition the slots.
+            want_slots = sum(counts[n] for n in ("topdown-retiring", "topdown-bad-spec",
+                                                 "topdown-fe-bound", "topdown-be-bound"))
         elif "TOPDOWN.SLOTS" in counts:
             want_slots = counts["TOPDOWN.SLOTS"]
         else:
@@ -628,6 +634,61 @@ def check_alt(tables, ua, dump, by_id, ref):
        "\n".join(errors[:10]))
 
 
+def terms_of(text):
+    """{term: value} of "event=0x9c,umask=0x01"; an absent term is 0."""
+    out = {}
+    for t in filter(None, text.strip().split(",")):
+        k, _, v = t.partition("=")
+        out[k] = int(v, 0) if v else 1
+    return {k: v for k, v in out.items() if v}
+
+
+# topdownd's name of each architectural event -> the KVM selftests' macro.
+ARCH_MACROS = {
+    "cpu-cycles": "INTEL_ARCH_CPU_CYCLES",
+    "topdown-retiring": "INTEL_ARCH_TOPDOWN_RETIRING",
+    "topdown-bad-spec": "INTEL_ARCH_TOPDOWN_BAD_SPEC",
+    "topdown-fe-bound": "INTEL_ARCH_TOPDOWN_FE_BOUND",
+    "topdown-be-bound": "INTEL_ARCH_TOPDOWN_BE_BOUND",
+}
+
+
+def check_arch(ua, root):
+    """Intel's architectural TopDown events: each encoding is the kernel's
+    RAW_EVENT() of its macro (reference/kernel/kvm-x86-pmu.h), the four
+    topdown ones are CPUID.0AH EBX bits 8-11 there, and the perf driver's
+    events/ of Darkmont shows them under these names with these encodings
+    (reference/kernel/intel-core-skt-events.c)."""
+    with open(os.path.join(root, "kvm-x86-pmu.h")) as f:
+        header = f.read()
+    raw = {m: {"event": int(e, 16), "umask": int(u, 16)} for m, e, u in
+           re.findall(r"#define\s+(INTEL_ARCH_\w+)\s+RAW_EVENT\((0x[0-9a-f]+),\s*(0x[0-9a-f]+)\)", header)}
+    enum = re.search(r"enum intel_pmu_architectural_events \{(.*?)\}", header, re.S).group(1)
+    index = [n.strip() for n in enum.split(",") if n.strip()]
+    with open(os.path.join(root, "intel-core-skt-events.c")) as f:
+        driver = f.read()
+    attrs = {var: (name, text) for name, var, text in
+             re.findall(r"EVENT_ATTR_STR\(([\w-]+),\s*(\w+),\s*\"([^\"]*)\"\)", driver)}
+    skt = re.search(r"skt_events_attrs\[\] = \{(.*?)\};", driver, re.S).group(1)
+    shown = dict(attrs[v] for v in re.findall(r"EVENT_PTR\((\w+)\)", skt))
+    names = set()
+    for e in ua["events"]:
+        macro = ARCH_MACROS.get(e["name"])
+        want = {k: v for k, v in (raw.get(macro) or {}).items() if v}
+        ok(macro in raw and e["table"] == "kernel/kvm-x86-pmu.h" and terms_of(e["terms"]) == want,
+           "%s: %s is %s, %s in %s" % (ua["id"], e["name"], e["terms"], macro, e["table"]),
+           "kernel: %s" % raw.get(macro))
+        if e["name"] == "cpu-cycles":
+            continue
+        names.add(e["name"])
+        ok(index.index(macro + "_INDEX") in range(8, 12),
+           "%s: %s is CPUID.0AH EBX bit %d" % (ua["id"], macro, index.index(macro + "_INDEX")))
+        ok(e["name"] in shown and terms_of(shown[e["name"]]) == terms_of(e["terms"]),
+           "%s: Darkmont's perf driver shows events/%s as \"%s\"" % (ua["id"], e["name"], shown.get(e["name"])))
+    ok(names == set(shown), "%s: the four level-1 events, and the driver's topdown-* are those four" % ua["id"],
+       "topdownd %s, driver %s" % (sorted(names), sorted(shown)))
+
+
 def check_arm_slots(dump, uarches, root):
     """arm64: each published slot width (for a guest whose caps/slots is
     0) against the excerpt of Arm's telemetry specification it cites
@@ -676,7 +737,10 @@ def main():
             check_width(ua)
             check_formulas(tables, ua, dump, None)
         else:
-            # PERF_METRICS alone: Sapphire Rapids' formulas without refinement.
+            # PERF_METRICS alone, and the architectural TopDown events:
+            # Sapphire Rapids' formulas without refinement.
+            if ua["formulas"] == "arch":
+                check_arch(ua, os.path.join(ref, "kernel"))
             check_formulas(tables, ua, dump, by_id["sapphirerapids"])
     for w in json.loads(subprocess.check_output([dump, "without"])):
         tables = ROOTS["perf-tables"]

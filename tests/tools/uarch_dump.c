@@ -24,6 +24,7 @@ static const char *const formulas_name[] = {
 	[UA_FORMULAS_SKL] = "skl", [UA_FORMULAS_GRT] = "grt", [UA_FORMULAS_CMT] = "cmt",
 	[UA_FORMULAS_ZEN] = "zen", [UA_FORMULAS_NEOVERSE_V1] = "neoverse_v1",
 	[UA_FORMULAS_NEOVERSE_N2V2] = "neoverse_n2v2", [UA_FORMULAS_GLC_ALT] = "glc_alt", [UA_FORMULAS_ICL_ALT] = "icl_alt",
+	[UA_FORMULAS_ARCH] = "arch",
 };
 
 static json_t *modes_json(unsigned modes)
@@ -116,6 +117,8 @@ static const struct uarch *find(const char *id, const char *pmu)
 			return ua_guest_get(i);
 	if (strcmp(ua_metrics_only()->id, id) == 0)
 		return ua_metrics_only();
+	if (strcmp(ua_intel_arch()->id, id) == 0)
+		return ua_intel_arch();
 	return NULL;
 }
 
@@ -193,6 +196,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < ua_guest_count(); i++)
 			json_array_append_new(all, uarch_json(ua_guest_get(i)));
 		json_array_append_new(all, uarch_json(ua_metrics_only()));
+		json_array_append_new(all, uarch_json(ua_intel_arch()));
 		text = json_dumps(all, JSON_INDENT(1));
 		printf("%s\n", text);
 		free(text);

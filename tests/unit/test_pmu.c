@@ -752,6 +752,52 @@ static void test_discover_spr_guest(void **state)
 	free(info);
 }
 
+static void test_discover_arch_events(void **state)
+{
+	struct pmu_info *info;
+	char note[PMU_REASON_MAX];
+
+	(void)state;
+	/* Clearwater Forest, a model without tables: its PMU shows the
+	 * architectural TopDown events as topdown-*. */
+	info = discover("cwf-guest");
+	assert_string_equal(info->core[0].ua->id, "intel_arch");
+	assert_int_equal(info->core[0].ua->formulas, UA_FORMULAS_ARCH);
+	assert_int_equal(info->core[0].level, 1);
+	assert_string_equal(info->core[0].reason, "");
+	pmu_guest_note(&info->core[0], note, sizeof(note));
+	assert_string_equal(note,
+			    "no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them");
+	for (unsigned i = 0; i < info->core[0].ua->n_events; i++)
+		assert_true(info->core[0].have[i]);
+	/* topdown-bad-spec */
+	assert_int_equal(info->core[0].enc[2].config[0], 0x73);
+	/* topdown-be-bound */
+	assert_int_equal(info->core[0].enc[4].config[0], 0x02a4);
+	free(info);
+	/* The same values written otherwise are the same events. */
+	info = discover_edited("cwf-guest", "arch-spelled",
+			       "echo 'umask=0x2,event=0xa4' > cpu/events/topdown-be-bound");
+	assert_string_equal(info->core[0].ua->id, "intel_arch");
+	free(info);
+	/* Crestmont's backend-bound event (0x74) is not the architectural
+	 * one: no guess. */
+	info = discover_edited("cwf-guest", "cmt-be", "echo 'event=0x74,umask=0x0' > cpu/events/topdown-be-bound");
+	assert_null(info->core[0].ua);
+	assert_int_equal(info->core[0].level, 0);
+	assert_string_equal(info->core[0].reason,
+			    "core PMU cpu (pmu_name darkmont) of GenuineIntel-6-DD is not a microarchitecture topdownd has TopDown tables for");
+	free(info);
+	info = discover_edited("cwf-guest", "no-bad", "rm cpu/events/topdown-bad-spec");
+	assert_null(info->core[0].ua);
+	free(info);
+	/* Not on another vendor's PMU. */
+	info = discover_edited("cwf-guest", "amd",
+			       "sed -i 's/ven0000fam0006mod00DD/ven0002fam0019mod0011/' ../../../devices/system/cpu/modalias");
+	assert_true(info->core[0].ua == NULL || strcmp(info->core[0].ua->id, "intel_arch") != 0);
+	free(info);
+}
+
 static void test_discover_bad_type(void **state)
 {
 	struct pmu_info *info;
@@ -846,6 +892,7 @@ int main(void)
 		cmocka_unit_test(test_discover_arm),
 		cmocka_unit_test(test_discover_arm_guest),
 	cmocka_unit_test(test_discover_spr_guest),
+	cmocka_unit_test(test_discover_arch_events),
 	cmocka_unit_test(test_discover_bad_type),
 		cmocka_unit_test(test_discover_atom_only),
 		cmocka_unit_test(test_discover_hybrid_bad_cpus),
