@@ -217,6 +217,84 @@ static const struct ua_metric emr_metrics[] = {
 	  "perf-tables/x86/emeraldrapids/emr-metrics.json" },
 };
 
+/* ---- Emerald Rapids without PERF_METRICS (a virtual machine) ----
+ * PerfSpect's "nofixedtma" formulas for Emerald Rapids
+ * (reference/perfspect/emr_nofixedtma.json): Sapphire Rapids' alternate
+ * tree over the same events, its frontend event spelled by the older alias
+ * IDQ_UOPS_NOT_DELIVERED.CORE (IDQ_BUBBLES.CORE's encoding). */
+#define EMR_ALT "perfspect/emr_nofixedtma.json"
+#define EMR_PIPE "perf-tables/x86/emeraldrapids/pipeline.json"
+#define EMR_FE "perf-tables/x86/emeraldrapids/frontend.json"
+
+static const struct ua_event emr_alt_events[] = {
+	AEV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", EMR_PIPE, NULL, 1),
+	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", EMR_PIPE, NULL, 1),
+	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_UOPS_NOT_DELIVERED.CORE", "event=0x9c,umask=0x1", EMR_FE, GP8, 1),
+	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10", EMR_PIPE, NULL, 1),
+	AEV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", EMR_PIPE, NULL, 1),
+	AEV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", EMR_PIPE, NULL, 1),
+	AEV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "event=0x9c,umask=0x1,cmask=6",
+	    EMR_FE, GP8, 2),
+	AEV(TD_EV_BR_MISPREDICT_SLOTS, "TOPDOWN.BR_MISPREDICT_SLOTS", "event=0xa4,umask=0x8", EMR_PIPE, NULL, 2),
+	AEV(TD_EV_MEM_BOUND_SLOTS, "TOPDOWN.MEMORY_BOUND_SLOTS", "event=0xa4,umask=0x10", EMR_PIPE, NULL, 2),
+	AEV(TD_EV_UOPS_RETIRED_HEAVY, "UOPS_RETIRED.HEAVY", "event=0xc2,umask=0x1", EMR_PIPE, NULL, 2),
+};
+
+/* Each entry's "expression", verbatim. */
+static const struct ua_metric emr_alt_metrics[] = {
+	{ TD_CAT_FRONTEND_BOUND, "metric_TMA_Frontend_Bound(%)",
+	  "100 * ( ( [IDQ_UOPS_NOT_DELIVERED.CORE] - [INT_MISC.UOP_DROPPING] ) / ( [TOPDOWN.SLOTS_P] ) )", EMR_ALT },
+	{ TD_CAT_FETCH_LATENCY, "metric_TMA_..Fetch_Latency(%)",
+	  "100 * ( ( [IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE] * ( 6 ) - [INT_MISC.UOP_DROPPING] ) / ( [TOPDOWN.SLOTS_P] ) )",
+	  EMR_ALT },
+	{ TD_CAT_FETCH_BANDWIDTH, "metric_TMA_..Fetch_Bandwidth(%)",
+	  "100 * ( max( 0 , ( ( [IDQ_UOPS_NOT_DELIVERED.CORE] - [INT_MISC.UOP_DROPPING] ) / ( [TOPDOWN.SLOTS_P] ) ) - ( ( [IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE] * ( 6 ) - [INT_MISC.UOP_DROPPING] ) / ( [TOPDOWN.SLOTS_P] ) ) ) )",
+	  EMR_ALT },
+	{ TD_CAT_BAD_SPECULATION, "metric_TMA_Bad_Speculation(%)",
+	  "100 * ( max( 1 - ( ( ( [IDQ_UOPS_NOT_DELIVERED.CORE] - [INT_MISC.UOP_DROPPING] ) / ( [TOPDOWN.SLOTS_P] ) ) + ( [TOPDOWN.BACKEND_BOUND_SLOTS] / ( [TOPDOWN.SLOTS_P] ) ) + ( [UOPS_RETIRED.SLOTS] / ( [TOPDOWN.SLOTS_P] ) ) ) , 0 ) )",
+	  EMR_ALT },
+	{ TD_CAT_BRANCH_MISPREDICTS, "metric_TMA_..Branch_Mispredicts(%)",
+	  "100 * ( [TOPDOWN.BR_MISPREDICT_SLOTS] / ( [TOPDOWN.SLOTS_P] ) )", EMR_ALT },
+	{ TD_CAT_MACHINE_CLEARS, "metric_TMA_..Machine_Clears(%)",
+	  "100 * ( max( 0 , ( max( 1 - ( ( ( [IDQ_UOPS_NOT_DELIVERED.CORE] - [INT_MISC.UOP_DROPPING] ) / ( [TOPDOWN.SLOTS_P] ) ) + ( [TOPDOWN.BACKEND_BOUND_SLOTS] / ( [TOPDOWN.SLOTS_P] ) ) + ( [UOPS_RETIRED.SLOTS] / ( [TOPDOWN.SLOTS_P] ) ) ) , 0 ) ) - ( [TOPDOWN.BR_MISPREDICT_SLOTS] / ( [TOPDOWN.SLOTS_P] ) ) ) )",
+	  EMR_ALT },
+	{ TD_CAT_BACKEND_BOUND, "metric_TMA_Backend_Bound(%)",
+	  "100 * ( [TOPDOWN.BACKEND_BOUND_SLOTS] / ( [TOPDOWN.SLOTS_P] ) )", EMR_ALT },
+	{ TD_CAT_MEMORY_BOUND, "metric_TMA_..Memory_Bound(%)",
+	  "100 * ( [TOPDOWN.MEMORY_BOUND_SLOTS] / ( [TOPDOWN.SLOTS_P] ) )", EMR_ALT },
+	{ TD_CAT_CORE_BOUND, "metric_TMA_..Core_Bound(%)",
+	  "100 * ( max( 0 , ( [TOPDOWN.BACKEND_BOUND_SLOTS] / ( [TOPDOWN.SLOTS_P] ) ) - ( [TOPDOWN.MEMORY_BOUND_SLOTS] / ( [TOPDOWN.SLOTS_P] ) ) ) )",
+	  EMR_ALT },
+	{ TD_CAT_RETIRING, "metric_TMA_Retiring(%)", "100 * ( [UOPS_RETIRED.SLOTS] / ( [TOPDOWN.SLOTS_P] ) )",
+	  EMR_ALT },
+	{ TD_CAT_LIGHT_OPERATIONS, "metric_TMA_..Light_Operations(%)",
+	  "100 * ( max( 0 , ( [UOPS_RETIRED.SLOTS] / ( [TOPDOWN.SLOTS_P] ) ) - ( [UOPS_RETIRED.HEAVY] / ( [TOPDOWN.SLOTS_P] ) ) ) )",
+	  EMR_ALT },
+	{ TD_CAT_HEAVY_OPERATIONS, "metric_TMA_..Heavy_Operations(%)",
+	  "100 * ( [UOPS_RETIRED.HEAVY] / ( [TOPDOWN.SLOTS_P] ) )", EMR_ALT },
+};
+
+static const struct uarch emr;
+
+static const struct uarch emr_alt = {
+	.id = "emeraldrapids-alt",
+	.name = "Emerald Rapids without PERF_METRICS",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 1,
+	.models = { 0xCF },
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_GLC_ALT,
+	.width = 6,
+	.width_source = "[IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE] * ( 6 ), " EMR_ALT " metric_TMA_..Fetch_Latency(%)",
+	.max_level = 2,
+	.n_events = sizeof(emr_alt_events) / sizeof(emr_alt_events[0]),
+	.events = emr_alt_events,
+	.n_metrics = sizeof(emr_alt_metrics) / sizeof(emr_alt_metrics[0]),
+	.metrics = emr_alt_metrics,
+	.alt_of = &emr,
+};
+
 static const struct uarch emr = {
 	.id = "emeraldrapids",
 	.name = "Emerald Rapids",
@@ -231,6 +309,7 @@ static const struct uarch emr = {
 	.events = emr_events,
 	.n_metrics = sizeof(emr_metrics) / sizeof(emr_metrics[0]),
 	.metrics = emr_metrics,
+	.guest_alt = &emr_alt,
 };
 
 /* ---- Granite Rapids ---- */
@@ -281,6 +360,82 @@ static const struct ua_metric gnr_metrics[] = {
 	  "perf-tables/x86/graniterapids/gnr-metrics.json" },
 };
 
+/* ---- Granite Rapids without PERF_METRICS (a virtual machine) ----
+ * PerfSpect's "nofixedtma" formulas for Granite Rapids
+ * (reference/perfspect/gnr_nofixedtma.json): Sapphire Rapids' alternate
+ * tree; perf's Granite Rapids tables put TOPDOWN.BR_MISPREDICT_SLOTS on
+ * counter 0 only. */
+#define GNR_ALT "perfspect/gnr_nofixedtma.json"
+#define GNR_PIPE "perf-tables/x86/graniterapids/pipeline.json"
+#define GNR_FE "perf-tables/x86/graniterapids/frontend.json"
+
+static const struct ua_event gnr_alt_events[] = {
+	AEV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", GNR_PIPE, GP8, 1),
+	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", GNR_PIPE, GP8, 1),
+	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_BUBBLES.CORE", "event=0x9c,umask=0x1", GNR_FE, GP8, 1),
+	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10", GNR_PIPE, GP8, 1),
+	AEV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", GNR_PIPE, GP8, 1),
+	AEV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", GNR_PIPE, GP8, 1),
+	AEV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "event=0x9c,umask=0x1,cmask=6",
+	    GNR_FE, GP8, 2),
+	AEV(TD_EV_BR_MISPREDICT_SLOTS, "TOPDOWN.BR_MISPREDICT_SLOTS", "event=0xa4,umask=0x8", GNR_PIPE, "0", 2),
+	AEV(TD_EV_MEM_BOUND_SLOTS, "TOPDOWN.MEMORY_BOUND_SLOTS", "event=0xa4,umask=0x10", GNR_PIPE, GP8, 2),
+	AEV(TD_EV_UOPS_RETIRED_HEAVY, "UOPS_RETIRED.HEAVY", "event=0xc2,umask=0x1", GNR_PIPE, GP8, 2),
+};
+
+static const struct ua_metric gnr_alt_metrics[] = {
+	{ TD_CAT_FRONTEND_BOUND, "TMA_Frontend_Bound(%)",
+	  "100 * ( ( [IDQ_BUBBLES.CORE] - [INT_MISC.UOP_DROPPING] ) / [TOPDOWN.SLOTS_P] )", GNR_ALT },
+	{ TD_CAT_FETCH_LATENCY, "TMA_..Fetch_Latency(%)",
+	  "100 * ( ( [IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE] * ( 6 ) - [INT_MISC.UOP_DROPPING] ) / [TOPDOWN.SLOTS_P] )",
+	  GNR_ALT },
+	{ TD_CAT_FETCH_BANDWIDTH, "TMA_..Fetch_Bandwidth(%)",
+	  "100 * ( max( 0 , ( ( [IDQ_BUBBLES.CORE] - [INT_MISC.UOP_DROPPING] ) / [TOPDOWN.SLOTS_P] ) - ( ( [IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE] * ( 6 ) - [INT_MISC.UOP_DROPPING] ) / [TOPDOWN.SLOTS_P] ) ) )",
+	  GNR_ALT },
+	{ TD_CAT_BAD_SPECULATION, "TMA_Bad_Speculation(%)",
+	  "100 * ( max( 1 - ( ( ( [IDQ_BUBBLES.CORE] - [INT_MISC.UOP_DROPPING] ) / [TOPDOWN.SLOTS_P] ) + ( [TOPDOWN.BACKEND_BOUND_SLOTS] / [TOPDOWN.SLOTS_P] ) + ( [UOPS_RETIRED.SLOTS] / [TOPDOWN.SLOTS_P] ) ) , 0 ) )",
+	  GNR_ALT },
+	{ TD_CAT_BRANCH_MISPREDICTS, "TMA_..Branch_Mispredicts(%)",
+	  "100 * ( [TOPDOWN.BR_MISPREDICT_SLOTS] / [TOPDOWN.SLOTS_P] )", GNR_ALT },
+	{ TD_CAT_MACHINE_CLEARS, "TMA_..Machine_Clears(%)",
+	  "100 * ( max( 0 , ( max( 1 - ( ( ( [IDQ_BUBBLES.CORE] - [INT_MISC.UOP_DROPPING] ) / [TOPDOWN.SLOTS_P] ) + ( [TOPDOWN.BACKEND_BOUND_SLOTS] / [TOPDOWN.SLOTS_P] ) + ( [UOPS_RETIRED.SLOTS] / [TOPDOWN.SLOTS_P] ) ) , 0 ) ) - ( [TOPDOWN.BR_MISPREDICT_SLOTS] / [TOPDOWN.SLOTS_P] ) ) )",
+	  GNR_ALT },
+	{ TD_CAT_BACKEND_BOUND, "TMA_Backend_Bound(%)", "100 * ( [TOPDOWN.BACKEND_BOUND_SLOTS] / [TOPDOWN.SLOTS_P] )",
+	  GNR_ALT },
+	{ TD_CAT_MEMORY_BOUND, "TMA_..Memory_Bound(%)", "100 * ( [TOPDOWN.MEMORY_BOUND_SLOTS] / [TOPDOWN.SLOTS_P] )",
+	  GNR_ALT },
+	{ TD_CAT_CORE_BOUND, "TMA_..Core_Bound(%)",
+	  "100 * max( 0 , ( [TOPDOWN.BACKEND_BOUND_SLOTS] / [TOPDOWN.SLOTS_P] ) - ( [TOPDOWN.MEMORY_BOUND_SLOTS] / [TOPDOWN.SLOTS_P] ) )",
+	  GNR_ALT },
+	{ TD_CAT_RETIRING, "TMA_Retiring(%)", "100 * ( [UOPS_RETIRED.SLOTS] / [TOPDOWN.SLOTS_P] )", GNR_ALT },
+	{ TD_CAT_LIGHT_OPERATIONS, "TMA_..Light_Operations(%)",
+	  "100 * ( max( 0 , ( [UOPS_RETIRED.SLOTS] / ( [TOPDOWN.SLOTS_P] ) ) - ( [UOPS_RETIRED.HEAVY] / ( [TOPDOWN.SLOTS_P] ) ) ) )",
+	  GNR_ALT },
+	{ TD_CAT_HEAVY_OPERATIONS, "TMA_..Heavy_Operations(%)", "100 * ( [UOPS_RETIRED.HEAVY] / [TOPDOWN.SLOTS_P] )",
+	  GNR_ALT },
+};
+
+static const struct uarch gnr;
+
+static const struct uarch gnr_alt = {
+	.id = "graniterapids-alt",
+	.name = "Granite Rapids without PERF_METRICS",
+	.vendor = "GenuineIntel",
+	.family = 6,
+	.n_models = 2,
+	.models = { 0xAD, 0xAE },
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_GLC_ALT,
+	.width = 6,
+	.width_source = "[IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE] * ( 6 ), " GNR_ALT " TMA_..Fetch_Latency(%)",
+	.max_level = 2,
+	.n_events = sizeof(gnr_alt_events) / sizeof(gnr_alt_events[0]),
+	.events = gnr_alt_events,
+	.n_metrics = sizeof(gnr_alt_metrics) / sizeof(gnr_alt_metrics[0]),
+	.metrics = gnr_alt_metrics,
+	.alt_of = &gnr,
+};
+
 static const struct uarch gnr = {
 	.id = "graniterapids",
 	.name = "Granite Rapids",
@@ -295,6 +450,7 @@ static const struct uarch gnr = {
 	.events = gnr_events,
 	.n_metrics = sizeof(gnr_metrics) / sizeof(gnr_metrics[0]),
 	.metrics = gnr_metrics,
+	.guest_alt = &gnr_alt,
 };
 
 /* ---- Alder Lake and Raptor Lake P-cores (cpu_core) ---- */
@@ -597,5 +753,5 @@ const struct uarch ua_intel_arch_events = {
 const struct uarch *const ua_intel[] = { &spr, &emr, &gnr, &adl_core, &icx, &icl };
 const size_t ua_intel_count = sizeof(ua_intel) / sizeof(ua_intel[0]);
 
-const struct uarch *const ua_intel_guest[] = { &spr_alt, &icx_alt };
+const struct uarch *const ua_intel_guest[] = { &spr_alt, &emr_alt, &gnr_alt, &icx_alt };
 const size_t ua_intel_guest_count = sizeof(ua_intel_guest) / sizeof(ua_intel_guest[0]);

@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 73
+plan 77
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -386,12 +386,27 @@ expect_lines "icx-guest: no PERF_METRICS, counted at level 2 with Intel's altern
 	"TopDown:      usable"
 is "$(once_figures icx-guest parity-icx-guest.json '.cpus[0].level1.frontend_bound, .cpus[0].level1.bad_speculation, .cpus[0].level2.fetch_latency')" \
 	"$(printf '0.21\t0.1\t0.115')" "icx-guest: the figures are the formulas' on the scenario's rates"
-# An Emerald Rapids guest: no alternate formulas in topdownd's tables.
-cp -r "$FIXTURES/emr-2s" "$tmp/emr-guest"
-rm "$tmp/emr-guest/bus/event_source/devices/cpu/events/"{slots,topdown-*}
-probe "$tmp/emr-guest"
-expect_not_usable "an Emerald Rapids guest without PERF_METRICS: the reason says so, and that no formulas count it otherwise" \
-	"core PMU cpu (Emerald Rapids) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Emerald Rapids"
+# Emerald Rapids and Granite Rapids guests (tests/fixtures/emr-guest,
+# gnr-guest): PerfSpect's nofixedtma formulas, Sapphire Rapids' alternate
+# tree, so the same scenario gives the same figures.
+for g in "emr-guest Emerald emeraldrapids CF emr" "gnr-guest Granite graniterapids AD gnr"; do
+	set -- $g
+	PROBE_SCENARIO=$PWD/tests/scenarios/parity-spr-guest.json probe "$FIXTURES/$1"
+	expect_lines "$1: no PERF_METRICS, counted at level 2 with PerfSpect's nofixedtma formulas, saying so" \
+		"Uarch:        $2 Rapids without PERF_METRICS (GenuineIntel-6-$4)" \
+		"Level:        2" \
+		"Formulas:     $3-alt (perfspect/$5_nofixedtma.json), events from perf's x86/$3 tables" \
+		"              no PERF_METRICS (no events/slots: a virtual machine?): counting with general-purpose events, Intel's alternate TMA formulas for $2 Rapids (perfspect/$5_nofixedtma.json)" \
+		"TopDown:      usable"
+	is "$(once_figures "$1" parity-spr-guest.json '.cpus[0].level1.frontend_bound, .cpus[0].level1.backend_bound, .cpus[0].level1.retiring, .cpus[0].level1.bad_speculation, .cpus[0].level2.fetch_latency, .cpus[4].level1.bad_speculation, .cpus[4].level2.core_bound')" \
+		"$(printf '0.248\t0.38\t0.29\t0.082\t0.114\t0\t0')" "$1: the figures are the formulas' on the scenario's rates, as on spr-guest"
+done
+# An Ice Lake client guest: no alternate formulas published for it.
+cp -r "$FIXTURES/icl-client" "$tmp/iclc-guest"
+rm "$tmp/iclc-guest/bus/event_source/devices/cpu/events/"{slots,topdown-*}
+PROBE_SCENARIO=$PWD/tests/scenarios/constant.json probe "$tmp/iclc-guest"
+expect_not_usable "an Ice Lake client guest without PERF_METRICS: the reason says so, and that no formulas count it otherwise" \
+	"core PMU cpu (Ice Lake) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Ice Lake"
 # KVM guests of Graviton3 (Neoverse V1) and Graviton4 (V2): caps/slots 0.
 for g in "graviton3-guest V1 neoverse-v1" "graviton4-guest V2 neoverse-v2"; do
 	set -- $g

@@ -128,6 +128,13 @@ jq 'del(.cpus["9"])' "$SCEN/parity-neoverse-v2.json" >"$TMP/nv2-8cpus.json"
 # its counts; CPUs 4-7 over-fill the slots.
 /usr/bin/python3 "$TOOL/perfspect.py" "$ROOT/reference/perfspect/spr_alt_tma_metrics.json" "$TMP/spr-alt-perf.json"
 cases+=("spr-guest (Sapphire Rapids under KVM, no PERF_METRICS; Intel's alternate TMA formulas)|spr-guest|--cpuid GenuineIntel-6-8F-4 --events-from $TMP/spr-alt-perf.json --table-dir x86/sapphirerapids --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $SCEN/parity-spr-guest.json")
+# Emerald Rapids and Granite Rapids guests: PerfSpect's nofixedtma
+# formulas (the same tree), events from each model's perf tables.
+for g in "emr emeraldrapids CF Emerald" "gnr graniterapids AD Granite"; do
+	set -- $g
+	/usr/bin/python3 "$TOOL/perfspect.py" "$ROOT/reference/perfspect/$1_nofixedtma.json" "$TMP/$1-alt-perf.json"
+	cases+=("$1-guest ($4 Rapids under KVM, no PERF_METRICS; PerfSpect's nofixedtma formulas)|$1-guest|--cpuid GenuineIntel-6-$3-0 --events-from $TMP/$1-alt-perf.json --table-dir x86/$2 --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $SCEN/parity-spr-guest.json")
+done
 /usr/bin/python3 "$TOOL/perfspect.py" "$ROOT/reference/perfspect/icx_alt_tma_metrics.json" "$TMP/icx-alt-perf.json"
 cases+=("icx-guest (Ice Lake server under KVM, no PERF_METRICS; Intel's alternate TMA formulas, 19 events in 3 rotating groups)|icx-guest|--cpuid GenuineIntel-6-6A-0 --events-from $TMP/icx-alt-perf.json --table-dir x86/icelakex $F61 --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $SCEN/parity-icx-guest.json")
 # A Clearwater Forest KVM guest (a model without tables): Intel's

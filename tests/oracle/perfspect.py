@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Intel's alternate TMA formulas (PerfSpect's metric files, kept in
-reference/perfspect) as a perf metrics table, for the perf-parity harness:
-each metric's "Formula", its aliases replaced by the events they stand for,
+"""Intel's alternate TMA formulas (PerfSpect's alt_tma and nofixedtma
+metric files, kept in reference/perfspect) as a perf metrics table, for the perf-parity harness:
+each metric's "Formula", its aliases replaced by the events they stand for
+(or its "expression", its [EVENT]s replaced by the events),
 becomes a MetricExpr in percent ("1percent", as perf's arm64 metrics), named
 tma_<metric> as perf names its TopDown nodes.  Nothing of topdownd's is
 read: the expressions are evaluated by tests/oracle/perfexpr.py on the
@@ -32,10 +33,18 @@ def perf_spelling(name):
 def convert(spec):
     out = []
     for m in spec["Metrics"]:
-        alias = {e["Alias"]: perf_spelling(e["Name"]) for e in m["Events"]}
-        expr = re.sub(r"\b([a-z])\b", lambda g: alias[g.group(1)], m["Formula"])
-        out.append({"MetricName": "tma_" + m["MetricName"].lower(), "MetricExpr": expr,
-                    "MetricGroup": "TopdownL%d" % m["Level"], "ScaleUnit": "1percent"})
+        if "expression" in m:
+            # A nofixedtma file: "metric_TMA_..Fetch_Latency(%)", its
+            # events written [NAME], its level the dots' (none: level 1).
+            node = re.fullmatch(r"(?:metric_)?TMA_(\.*)(\w+)\(%\)", m["name"])
+            expr = re.sub(r"\[([^\]]+)\]", lambda g: perf_spelling(g.group(1)), m["expression"])
+            name, level = node.group(2), 1 + len(node.group(1)) // 2
+        else:
+            alias = {e["Alias"]: perf_spelling(e["Name"]) for e in m["Events"]}
+            expr = re.sub(r"\b([a-z])\b", lambda g: alias[g.group(1)], m["Formula"])
+            name, level = m["MetricName"], m["Level"]
+        out.append({"MetricName": "tma_" + name.lower(), "MetricExpr": expr,
+                    "MetricGroup": "TopdownL%d" % level, "ScaleUnit": "1percent"})
     return out
 
 

@@ -547,14 +547,42 @@ def counts_named(metrics, name, counts, ua, tables, counted):
     return out
 
 
+def alt_spec(path):
+    """{node: {"name", "formula", "events", "aliases"}} of an excerpt of
+    PerfSpect's alternate formulas: its alt_tma files (MetricName, Events
+    with aliases, Formula) or its nofixedtma ones (name, and an expression
+    writing each event [NAME]); node is the TMA name ("Fetch_Latency")."""
+    with open(path) as f:
+        doc = json.load(f)
+    spec = {}
+    for m in doc["Metrics"]:
+        if "expression" in m:
+            node = re.sub(r"^(metric_)?TMA_\.*", "", m["name"]).replace("(%)", "")
+            events = list(dict.fromkeys(re.findall(r"\[([^\]]+)\]", m["expression"])))
+            spec[node] = {"name": m["name"], "formula": m["expression"], "events": events, "aliases": None}
+        else:
+            spec[m["MetricName"]] = {"name": m["MetricName"], "formula": m["Formula"],
+                                     "events": [e["Name"] for e in m["Events"]],
+                                     "aliases": {e["Alias"]: e["Name"] for e in m["Events"]}}
+    return spec
+
+
+def node_of(perf_name):
+    return re.sub(r"^(metric_)?TMA_\.*", "", perf_name).replace("(%)", "")
+
+
 def alt_formula(spec, names, counts):
-    """An alternate TMA metric's Formula (PerfSpect's: its events by
-    alias, + - * / and max) evaluated on @counts, as a fraction; None
-    where it divides by 0.  @names: PerfSpect's event name -> the name
-    @counts has it under (the same encoding)."""
-    env = {e["Alias"]: float(counts[names[e["Name"]]]) for e in spec["Events"]}
-    expr = spec["Formula"]
-    if not re.fullmatch(r"[a-z0-9.+*/() ,-]*", expr.replace("max", "")):
+    """An alternate TMA metric's formula (PerfSpect's: its events by alias
+    or as [NAME], + - * / and max) evaluated on @counts, as a fraction;
+    None where it divides by 0.  @names: PerfSpect's event name -> the
+    name @counts has it under (the same encoding)."""
+    if spec["aliases"] is None:
+        env = {}
+        expr = re.sub(r"\[([^\]]+)\]", lambda g: "(%r)" % float(counts[names[g.group(1)]]), spec["formula"])
+    else:
+        env = {a: float(counts[names[n]]) for a, n in spec["aliases"].items()}
+        expr = spec["formula"]
+    if not re.fullmatch(r"[a-z0-9.+*/() ,e-]*", expr.replace("max", "")):
         raise ValueError("unexpected token in %r" % expr)
     try:
         return eval(expr, {"__builtins__": {}, "max": max}, env) / 100.0
@@ -572,25 +600,25 @@ def check_alt(tables, ua, dump, by_id, ref):
        "%s: the models of %s, which it stands in for where the kernel shows no PERF_METRICS" %
        (ua["id"], ua["alt_of"]))
     check_events(tables, ua)
-    with open(os.path.join(ref, ua["metrics"][0]["table"])) as f:
-        spec = {m["MetricName"]: m for m in json.load(f)["Metrics"]}
+    spec = alt_spec(os.path.join(ref, ua["metrics"][0]["table"]))
     counted = counted_encodings(tables, ua)
     directory = table_dir(ua["events"][0]["table"])
     names = {}
     for m in ua["metrics"]:
-        s = spec.get(m["perf_name"])
-        ok(s is not None and s["Formula"] == m["expr"] and m["perf_name"].lower() == m["category"],
+        s = spec.get(node_of(m["perf_name"]))
+        ok(s is not None and s["name"] == m["perf_name"] and s["formula"] == m["expr"] and
+           node_of(m["perf_name"]).lower() == m["category"],
            "%s: %s is verbatim %s's %s" % (ua["id"], m["category"], m["table"], m["perf_name"]),
-           "spec: %s\ntopdownd: %s" % (s and s["Formula"], m["expr"]))
-        for e in (s or {}).get("Events", []):
+           "spec: %s\ntopdownd: %s" % (s and s["formula"], m["expr"]))
+        for e in (s or {}).get("events", []):
             # PerfSpect writes a counter mask as ":c1".
-            perf_name = re.sub(r":c(\d+)$", r",cmask=\1", e["Name"])
-            names[e["Name"]] = resolve(tables, ua, counted, directory, perf_name)
+            perf_name = re.sub(r":c(\d+)$", r",cmask=\1", e)
+            names[e] = resolve(tables, ua, counted, directory, perf_name)
     missing = sorted(n for n, own in names.items() if own is None)
     ok(not missing and len(ua["metrics"]) == len(spec),
        "%s: every event its %d formulas read is counted, and every level 1 and 2 metric of the file is there" %
        (ua["id"], len(spec)), "not counted: %s" % missing)
-    ok(re.search(r"\( %d \)" % ua["width"], spec["Fetch_Latency"]["Formula"]) is not None,
+    ok(re.search(r"\( %d \)" % ua["width"], spec["Fetch_Latency"]["formula"]) is not None,
        "%s: width %d is the constant the formulas multiply cycles by (%s)" % (ua["id"], ua["width"], ua["width_source"]))
     # topdownd's arithmetic on random counts against the formulas.
     rng = random.Random(0xA17)
@@ -610,7 +638,7 @@ def check_alt(tables, ua, dump, by_id, ref):
         negative = False
         no_value = False
         for m in ua["metrics"]:
-            v = alt_formula(spec[m["perf_name"]], names, counts)
+            v = alt_formula(spec[node_of(m["perf_name"])], names, counts)
             if v is None:       # a division by 0: topdownd's 0, flagged
                 no_value, v = True, 0.0
             elif v < 0:

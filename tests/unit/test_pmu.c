@@ -529,11 +529,16 @@ static void test_discover_no_slots_not_intel(void **state)
 			    "AuthenticAMD-21-1 (core PMU cpu) is not a microarchitecture topdownd has TopDown tables for");
 	free(info);
 	/* An Emerald Rapids whose kernel shows no slots: a KVM guest (no
-	 * PERF_METRICS), or an old kernel; no alternate formulas for it. */
+	 * PERF_METRICS), or an old kernel: PerfSpect's nofixedtma formulas. */
 	info = discover_edited("emr-2s", "old-kernel", "rm cpu/events/slots");
+	assert_string_equal(info->core[0].ua->id, "emeraldrapids-alt");
+	assert_int_equal(info->core[0].level, 2);
+	free(info);
+	/* An Ice Lake client without slots: no alternate formulas for it. */
+	info = discover_edited("icl-client", "old-kernel", "rm cpu/events/slots");
 	assert_int_equal(info->core[0].level, 0);
 	assert_string_equal(info->core[0].reason,
-			    "core PMU cpu (Emerald Rapids) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Emerald Rapids");
+			    "core PMU cpu (Ice Lake) has no events/slots: no PERF_METRICS (a virtual machine? KVM does not virtualise it; or a kernel before its TopDown support), and topdownd has no general-purpose-counter TopDown formulas for Ice Lake");
 	free(info);
 }
 
@@ -744,6 +749,18 @@ static void test_discover_spr_guest(void **state)
 	free(info);
 	info = discover("icx-guest");
 	assert_string_equal(info->core[0].ua->id, "icelakex-alt");
+	assert_int_equal(info->core[0].level, 2);
+	free(info);
+	info = discover("emr-guest");
+	assert_string_equal(info->core[0].ua->id, "emeraldrapids-alt");
+	assert_string_equal(info->core[0].ua->alt_of->id, "emeraldrapids");
+	assert_int_equal(info->core[0].level, 2);
+	pmu_guest_note(&info->core[0], note, sizeof(note));
+	assert_string_equal(note,
+			    "no PERF_METRICS (no events/slots: a virtual machine?): counting with general-purpose events, Intel's alternate TMA formulas for Emerald Rapids (perfspect/emr_nofixedtma.json)");
+	free(info);
+	info = discover("gnr-guest");
+	assert_string_equal(info->core[0].ua->id, "graniterapids-alt");
 	assert_int_equal(info->core[0].level, 2);
 	free(info);
 	info = discover("spr-2s");
