@@ -128,6 +128,9 @@ jq 'del(.cpus["9"])' "$SCEN/parity-neoverse-v2.json" >"$TMP/nv2-8cpus.json"
 # its counts; CPUs 4-7 over-fill the slots.
 /usr/bin/python3 "$TOOL/perfspect.py" "$ROOT/reference/perfspect/spr_alt_tma_metrics.json" "$TMP/spr-alt-perf.json"
 cases+=("spr-guest (Sapphire Rapids under KVM, no PERF_METRICS; Intel's alternate TMA formulas)|spr-guest|--cpuid GenuineIntel-6-8F-4 --events-from $TMP/spr-alt-perf.json --table-dir x86/sapphirerapids --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $SCEN/parity-spr-guest.json")
+# The same guest given 4 counters by its hypervisor: the 10 events rotate.
+jq '.gp_counters = 4' "$SCEN/parity-spr-guest.json" >"$TMP/spr-guest-4.json"
+cases+=("spr-guest, 4 counters (rotating groups)|spr-guest|--cpuid GenuineIntel-6-8F-4 --events-from $TMP/spr-alt-perf.json --table-dir x86/sapphirerapids --ungrouped --weight-event TOPDOWN.SLOTS_P --intervals 3 --scenario $TMP/spr-guest-4.json")
 # Emerald Rapids and Granite Rapids guests: PerfSpect's nofixedtma
 # formulas (the same tree), events from each model's perf tables.
 for g in "emr emeraldrapids CF Emerald" "gnr graniterapids AD Granite"; do
