@@ -288,60 +288,30 @@ static void describe_no_topdown(const struct sysfs *sysfs, struct pmu_core *core
 	}
 }
 
-/* The value @terms ("event=0x9c,umask=0x01") gives term @key (@klen
- * bytes), 0 where it does not set it (the kernel's and perf's reading of
- * an absent term); a term without '=' is 1. */
-static unsigned long long term_value(const char *terms, const char *key, size_t klen)
-{
-	const char *p = terms;
-
-	while (*p) {
-		size_t n = strcspn(p, "=,");
-
-		if (n == klen && strncmp(p, key, klen) == 0)
-			return p[n] == '=' ? strtoull(p + n + 1, NULL, 0) : 1;
-		p += strcspn(p, ",");
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
-/* Every term @a sets has the same value in @b. */
-static bool terms_within(const char *a, const char *b)
-{
-	const char *p = a;
-
-	while (*p) {
-		size_t n = strcspn(p, "=,");
-
-		if (n && term_value(a, p, n) != term_value(b, p, n))
-			return false;
-		p += strcspn(p, ",");
-		if (*p == ',')
-			p++;
-	}
-	return true;
-}
-
 /* Whether the core PMU's events/ shows topdown-retiring, -bad-spec,
  * -fe-bound and -be-bound as Intel's architectural TopDown events: the
  * kernel lists them where the CPU has them (Darkmont), and hides its
  * PERF_METRICS events of the same names where the model has no
  * PERF_METRICS (a guest), so their encodings decide. */
-static bool shows_arch_topdown(const struct sysfs *sysfs, const char *pmu)
+static bool shows_arch_topdown(const struct sysfs *sysfs, const struct pmu_formats *formats,
+			       const char *pmu)
 {
 	const struct uarch *ua = ua_intel_arch();
-	char path[256], text[128];
+	char path[256], text[128], err[160];
 
 	for (unsigned i = 0; i < ua->n_events; i++) {
 		const struct ua_event *ev = &ua->events[i];
+		struct pmu_encoding shown = { { 0 } }, arch = { { 0 } };
 
 		if (ev->var == TD_EV_CYCLES)
 			continue;
 		snprintf(path, sizeof(path), DEVICES "/%s/events/%s", pmu, ev->name);
+		/* The same configuration through the PMU's own format, however
+		 * the kernel spells it. */
 		if (sysfs_read(sysfs, path, text, sizeof(text)) <= 0 ||
-		    !terms_within(text, ev->terms) || !terms_within(ev->terms, text))
+		    pmu_encode_terms(formats, text, &shown, err, sizeof(err)) < 0 ||
+		    pmu_encode_terms(formats, ev->terms, &arch, err, sizeof(err)) < 0 ||
+		    memcmp(&shown, &arch, sizeof(shown)) != 0)
 			return false;
 	}
 	return true;
@@ -509,17 +479,17 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 	if (!core->ua && sysfs_exists(sysfs, path) &&
 	    (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0))
 		core->ua = ua_metrics_only();
+	snprintf(path, sizeof(path), DEVICES "/%s/format", core->name);
+	sysfs_foreach(sysfs, path, add_format, &fctx);
 	/* No tables for the model, no PERF_METRICS: Intel's architectural
 	 * TopDown events where the kernel shows them. */
 	if (!core->ua && (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0) &&
-	    shows_arch_topdown(sysfs, core->name))
+	    shows_arch_topdown(sysfs, &formats, core->name))
 		core->ua = ua_intel_arch();
 	if (!core->ua) {
 		describe_no_topdown(sysfs, core);
 		return;
 	}
-	snprintf(path, sizeof(path), DEVICES "/%s/format", core->name);
-	sysfs_foreach(sysfs, path, add_format, &fctx);
 	encode_events(sysfs, &formats, core);
 	core->level = offered_level(core);
 	if (core->level == 0) {
