@@ -30,30 +30,26 @@
 #define GRR_METRICS "perf-tables/x86/grandridge/grr-metrics.json"
 
 #define GP6 "0,1,2,3,4,5"
-#define GP8 "0,1,2,3,4,5,6,7"
 
-#define EV(var_, name_, terms_, table_, counter_, level_)                                \
-	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
-	  .counter = (counter_), .level = (level_) }
 
 /* ---- Gracemont: Alder Lake / Raptor Lake E-cores (cpu_atom) ---- */
 
 static const struct ua_event adl_atom_events[] = {
-	EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.CORE", "event=0x3c", ADL_PIPE, "Fixed counter 1", 1),
-	EV(TD_EV_ATOM_FE_BOUND, "TOPDOWN_FE_BOUND.ALL", "event=0x71", ADL_PIPE, GP6, 1),
-	EV(TD_EV_ATOM_BE_BOUND, "TOPDOWN_BE_BOUND.ALL", "event=0x74", ADL_PIPE, GP6, 1),
-	EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL", "event=0xc2", ADL_PIPE, GP6, 1),
-	EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", ADL_PIPE, GP6, 2),
-	EV(TD_EV_ATOM_FE_BANDWIDTH, "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH", "event=0x71,umask=0x8d", ADL_PIPE, GP6, 2),
-	EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", ADL_PIPE, GP6, 2),
-	EV(TD_EV_ATOM_MACHINE_CLEARS, "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x03", ADL_PIPE, GP6, 2),
-	EV(TD_EV_ATOM_MEM_SCHEDULER, "TOPDOWN_BE_BOUND.MEM_SCHEDULER", "event=0x74,umask=0x02", ADL_PIPE, GP6, 2),
+	UA_EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.CORE", "event=0x3c", ADL_PIPE, "Fixed counter 1", 1),
+	UA_EV(TD_EV_ATOM_FE_BOUND, "TOPDOWN_FE_BOUND.ALL", "event=0x71", ADL_PIPE, GP6, 1),
+	UA_EV(TD_EV_ATOM_BE_BOUND, "TOPDOWN_BE_BOUND.ALL", "event=0x74", ADL_PIPE, GP6, 1),
+	UA_EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL", "event=0xc2", ADL_PIPE, GP6, 1),
+	UA_EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", ADL_PIPE, GP6, 2),
+	UA_EV(TD_EV_ATOM_FE_BANDWIDTH, "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH", "event=0x71,umask=0x8d", ADL_PIPE, GP6, 2),
+	UA_EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", ADL_PIPE, GP6, 2),
+	UA_EV(TD_EV_ATOM_MACHINE_CLEARS, "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x03", ADL_PIPE, GP6, 2),
+	UA_EV(TD_EV_ATOM_MEM_SCHEDULER, "TOPDOWN_BE_BOUND.MEM_SCHEDULER", "event=0x74,umask=0x02", ADL_PIPE, GP6, 2),
 	/* memory.json here gives no Counter; perf 6.1's lists 0-5 */
-	EV(TD_EV_LD_HEAD_ANY_AT_RET, "LD_HEAD.ANY_AT_RET", "event=0x05,umask=0xff", ADL_MEM, NULL, 2),
+	UA_EV(TD_EV_LD_HEAD_ANY_AT_RET, "LD_HEAD.ANY_AT_RET", "event=0x05,umask=0xff", ADL_MEM, NULL, 2),
 	/* not in the upstream copy's files: perf 6.1's cache.json */
-	EV(TD_EV_MEM_SCHED_ST_BUF, "MEM_SCHEDULER_BLOCK.ST_BUF", "event=0x04,umask=0x01", ADL_CACHE_61, GP6, 2),
-	EV(TD_EV_MEM_SCHED_ALL, "MEM_SCHEDULER_BLOCK.ALL", "event=0x04,umask=0x07", ADL_CACHE_61, GP6, 2),
-	EV(TD_EV_UOPS_RETIRED_MS, "UOPS_RETIRED.MS", "event=0xc2,umask=0x01", ADL_PIPE, GP6, 2),
+	UA_EV(TD_EV_MEM_SCHED_ST_BUF, "MEM_SCHEDULER_BLOCK.ST_BUF", "event=0x04,umask=0x01", ADL_CACHE_61, GP6, 2),
+	UA_EV(TD_EV_MEM_SCHED_ALL, "MEM_SCHEDULER_BLOCK.ALL", "event=0x04,umask=0x07", ADL_CACHE_61, GP6, 2),
+	UA_EV(TD_EV_UOPS_RETIRED_MS, "UOPS_RETIRED.MS", "event=0xc2,umask=0x01", ADL_PIPE, GP6, 2),
 };
 
 /* tma_info_core_slots = 5 * tma_info_core_clks, tma_info_core_clks =
@@ -108,16 +104,16 @@ static const struct uarch adl_atom = {
  * and expressions; each entry names its own part's file. */
 
 #define CMT_EVENTS(PIPE)                                                                          \
-	EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.CORE", "event=0x3c", PIPE, "Fixed counter 1", 1),       \
-	EV(TD_EV_ATOM_FE_BOUND, "TOPDOWN_FE_BOUND.ALL_P", "event=0x71", PIPE, GP8, 1),             \
-	EV(TD_EV_ATOM_BE_BOUND, "TOPDOWN_BE_BOUND.ALL_P", "event=0x74", PIPE, GP8, 1),             \
-	EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL_P", "event=0x72", PIPE, GP8, 1),             \
-	EV(TD_EV_ATOM_BAD_SPEC, "TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73", PIPE, GP8, 1),      \
-	EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", PIPE, GP8, 2), \
-	EV(TD_EV_ATOM_FE_BANDWIDTH, "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH", "event=0x71,umask=0x8d", PIPE, GP8, 2), \
-	EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", PIPE, GP8, 2), \
-	EV(TD_EV_ATOM_MACHINE_CLEARS, "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x03", PIPE, GP8, 2), \
-	EV(TD_EV_ATOM_ALLOC_RESTRICTIONS, "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x01", PIPE, GP8, 2)
+	UA_EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.CORE", "event=0x3c", PIPE, "Fixed counter 1", 1),       \
+	UA_EV(TD_EV_ATOM_FE_BOUND, "TOPDOWN_FE_BOUND.ALL_P", "event=0x71", PIPE, GP8, 1),             \
+	UA_EV(TD_EV_ATOM_BE_BOUND, "TOPDOWN_BE_BOUND.ALL_P", "event=0x74", PIPE, GP8, 1),             \
+	UA_EV(TD_EV_ATOM_RETIRING, "TOPDOWN_RETIRING.ALL_P", "event=0x72", PIPE, GP8, 1),             \
+	UA_EV(TD_EV_ATOM_BAD_SPEC, "TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73", PIPE, GP8, 1),      \
+	UA_EV(TD_EV_ATOM_FE_LATENCY, "TOPDOWN_FE_BOUND.FRONTEND_LATENCY", "event=0x71,umask=0x72", PIPE, GP8, 2), \
+	UA_EV(TD_EV_ATOM_FE_BANDWIDTH, "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH", "event=0x71,umask=0x8d", PIPE, GP8, 2), \
+	UA_EV(TD_EV_ATOM_MISPREDICT, "TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x04", PIPE, GP8, 2), \
+	UA_EV(TD_EV_ATOM_MACHINE_CLEARS, "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x03", PIPE, GP8, 2), \
+	UA_EV(TD_EV_ATOM_ALLOC_RESTRICTIONS, "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x01", PIPE, GP8, 2)
 
 #define CMT_METRICS(FILE)                                                                         \
 	{ TD_CAT_RETIRING, "tma_retiring", "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)", FILE }, \

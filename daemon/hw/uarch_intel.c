@@ -19,8 +19,6 @@
 #define GEV(var_, name_, terms_, table_, counter_)                                        \
 	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
 	  .counter = (counter_), .level = 2 }
-#define GP4 "0,1,2,3"
-#define GP8 "0,1,2,3,4,5,6,7"
 #define PERF_METRICS_EVENTS                                                              \
 	KEV(TD_EV_SLOTS, "TOPDOWN.SLOTS", "slots", 1),                                   \
 	KEV(TD_EV_RETIRING, "topdown-retiring", "topdown-retiring", 1),                  \
@@ -89,25 +87,30 @@ static const struct ua_metric spr_metrics[] = {
 #define SPR_ALT "perfspect/spr_alt_tma_metrics.json"
 #define SPR_PIPE "perf-tables/x86/sapphirerapids/pipeline.json"
 #define SPR_FE "perf-tables/x86/sapphirerapids/frontend.json"
-#define AEV(var_, name_, terms_, table_, counter_, level_)                                 \
-	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
-	  .counter = (counter_), .level = (level_) }
+/* The events of Golden Cove's alternate tree (Sapphire, Emerald and
+ * Granite Rapids: the same encodings), as each model's perf tables name
+ * and place them: pipe_ and fe_ the pipeline and frontend files, fe_name_
+ * the frontend event's name there, pc_ the pipeline events' Counter (NULL
+ * where the table gives none) and bc_ TOPDOWN.BR_MISPREDICT_SLOTS's.  The
+ * cycles (architectural, CPUID leaf 0AH's first event) are no formula's:
+ * they are the clock of the check that a hypervisor does not filter the
+ * model events (a filtered event opens and counts 0). */
+#define GLC_ALT_EVENTS(pipe_, fe_, fe_name_, pc_, bc_)                                               \
+	UA_EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", pipe_, pc_, 1),                 \
+	UA_EV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", pipe_, pc_, 1),                \
+	UA_EV(TD_EV_IDQ_NOT_DELIVERED, fe_name_, "event=0x9c,umask=0x1", fe_, GP8, 1),                 \
+	UA_EV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10", pipe_, pc_, 1),    \
+	UA_EV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", pipe_, pc_, 1), \
+	UA_EV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", pipe_, pc_, 1),  \
+	UA_EV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE",                        \
+	      "event=0x9c,umask=0x1,cmask=6", fe_, GP8, 2),                                             \
+	UA_EV(TD_EV_BR_MISPREDICT_SLOTS, "TOPDOWN.BR_MISPREDICT_SLOTS", "event=0xa4,umask=0x8", pipe_, \
+	      bc_, 2),                                                                                  \
+	UA_EV(TD_EV_MEM_BOUND_SLOTS, "TOPDOWN.MEMORY_BOUND_SLOTS", "event=0xa4,umask=0x10", pipe_, pc_, 2), \
+	UA_EV(TD_EV_UOPS_RETIRED_HEAVY, "UOPS_RETIRED.HEAVY", "event=0xc2,umask=0x1", pipe_, pc_, 2)
 
-/* The cycles (architectural, CPUID leaf 0AH's first event) are no
- * formula's: they are the clock of the check that a hypervisor does not
- * filter the model events (a filtered event opens and counts 0). */
 static const struct ua_event spr_alt_events[] = {
-	AEV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", SPR_PIPE, NULL, 1),
-	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", SPR_PIPE, NULL, 1),
-	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_BUBBLES.CORE", "event=0x9c,umask=0x1", SPR_FE, GP8, 1),
-	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10", SPR_PIPE, NULL, 1),
-	AEV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", SPR_PIPE, NULL, 1),
-	AEV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", SPR_PIPE, NULL, 1),
-	AEV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "event=0x9c,umask=0x1,cmask=6",
-	    SPR_FE, GP8, 2),
-	AEV(TD_EV_BR_MISPREDICT_SLOTS, "TOPDOWN.BR_MISPREDICT_SLOTS", "event=0xa4,umask=0x8", SPR_PIPE, NULL, 2),
-	AEV(TD_EV_MEM_BOUND_SLOTS, "TOPDOWN.MEMORY_BOUND_SLOTS", "event=0xa4,umask=0x10", SPR_PIPE, NULL, 2),
-	AEV(TD_EV_UOPS_RETIRED_HEAVY, "UOPS_RETIRED.HEAVY", "event=0xc2,umask=0x1", SPR_PIPE, NULL, 2),
+	GLC_ALT_EVENTS(SPR_PIPE, SPR_FE, "IDQ_BUBBLES.CORE", NULL, NULL),
 };
 
 /* PerfSpect's "Formula" of each metric, verbatim (its events by alias, in
@@ -227,17 +230,7 @@ static const struct ua_metric emr_metrics[] = {
 #define EMR_FE "perf-tables/x86/emeraldrapids/frontend.json"
 
 static const struct ua_event emr_alt_events[] = {
-	AEV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", EMR_PIPE, NULL, 1),
-	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", EMR_PIPE, NULL, 1),
-	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_UOPS_NOT_DELIVERED.CORE", "event=0x9c,umask=0x1", EMR_FE, GP8, 1),
-	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10", EMR_PIPE, NULL, 1),
-	AEV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", EMR_PIPE, NULL, 1),
-	AEV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", EMR_PIPE, NULL, 1),
-	AEV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "event=0x9c,umask=0x1,cmask=6",
-	    EMR_FE, GP8, 2),
-	AEV(TD_EV_BR_MISPREDICT_SLOTS, "TOPDOWN.BR_MISPREDICT_SLOTS", "event=0xa4,umask=0x8", EMR_PIPE, NULL, 2),
-	AEV(TD_EV_MEM_BOUND_SLOTS, "TOPDOWN.MEMORY_BOUND_SLOTS", "event=0xa4,umask=0x10", EMR_PIPE, NULL, 2),
-	AEV(TD_EV_UOPS_RETIRED_HEAVY, "UOPS_RETIRED.HEAVY", "event=0xc2,umask=0x1", EMR_PIPE, NULL, 2),
+	GLC_ALT_EVENTS(EMR_PIPE, EMR_FE, "IDQ_UOPS_NOT_DELIVERED.CORE", NULL, NULL),
 };
 
 /* Each entry's "expression", verbatim. */
@@ -370,17 +363,7 @@ static const struct ua_metric gnr_metrics[] = {
 #define GNR_FE "perf-tables/x86/graniterapids/frontend.json"
 
 static const struct ua_event gnr_alt_events[] = {
-	AEV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", GNR_PIPE, GP8, 1),
-	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", GNR_PIPE, GP8, 1),
-	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_BUBBLES.CORE", "event=0x9c,umask=0x1", GNR_FE, GP8, 1),
-	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0xad,umask=0x10", GNR_PIPE, GP8, 1),
-	AEV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", GNR_PIPE, GP8, 1),
-	AEV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", GNR_PIPE, GP8, 1),
-	AEV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "event=0x9c,umask=0x1,cmask=6",
-	    GNR_FE, GP8, 2),
-	AEV(TD_EV_BR_MISPREDICT_SLOTS, "TOPDOWN.BR_MISPREDICT_SLOTS", "event=0xa4,umask=0x8", GNR_PIPE, "0", 2),
-	AEV(TD_EV_MEM_BOUND_SLOTS, "TOPDOWN.MEMORY_BOUND_SLOTS", "event=0xa4,umask=0x10", GNR_PIPE, GP8, 2),
-	AEV(TD_EV_UOPS_RETIRED_HEAVY, "UOPS_RETIRED.HEAVY", "event=0xc2,umask=0x1", GNR_PIPE, GP8, 2),
+	GLC_ALT_EVENTS(GNR_PIPE, GNR_FE, "IDQ_BUBBLES.CORE", GP8, "0"),
 };
 
 static const struct ua_metric gnr_alt_metrics[] = {
@@ -581,14 +564,14 @@ static const struct uarch adl_core = {
 #define ICX_ALT "perfspect/icx_alt_tma_metrics.json"
 
 static const struct ua_event icx_alt_events[] = {
-	AEV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", ICX_PIPE, GP8, 1),
-	AEV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", ICX_PIPE, GP8, 1),
-	AEV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_UOPS_NOT_DELIVERED.CORE", "event=0x9c,umask=0x1", ICX_FE, GP8, 1),
-	AEV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0x0d,umask=0x10", ICX_PIPE, GP8, 1),
-	AEV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", ICX_PIPE, GP8, 1),
-	AEV(TD_EV_RECOVERY_CYCLES, "INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1", "event=0x0d,umask=0x01,cmask=1,edge=1",
+	UA_EV(TD_EV_CYCLES, "CPU_CLK_UNHALTED.THREAD_P", "event=0x3c", ICX_PIPE, GP8, 1),
+	UA_EV(TD_EV_SLOTS_P, "TOPDOWN.SLOTS_P", "event=0xa4,umask=0x1", ICX_PIPE, GP8, 1),
+	UA_EV(TD_EV_IDQ_NOT_DELIVERED, "IDQ_UOPS_NOT_DELIVERED.CORE", "event=0x9c,umask=0x1", ICX_FE, GP8, 1),
+	UA_EV(TD_EV_UOP_DROPPING, "INT_MISC.UOP_DROPPING", "event=0x0d,umask=0x10", ICX_PIPE, GP8, 1),
+	UA_EV(TD_EV_BE_BOUND_SLOTS, "TOPDOWN.BACKEND_BOUND_SLOTS", "event=0xa4,umask=0x2", ICX_PIPE, GP8, 1),
+	UA_EV(TD_EV_RECOVERY_CYCLES, "INT_MISC.RECOVERY_CYCLES,cmask=1,edge=1", "event=0x0d,umask=0x01,cmask=1,edge=1",
 	    ICX_PIPE, GP8, 1),
-	AEV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", ICX_PIPE, GP8, 1),
+	UA_EV(TD_EV_UOPS_RETIRED_SLOTS, "UOPS_RETIRED.SLOTS", "event=0xc2,umask=0x2", ICX_PIPE, GP8, 1),
 	GEV(TD_EV_IDQ_0_UOPS_CYCLES, "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE", "event=0x9c,umask=0x01,cmask=5",
 	    ICX_FE, GP8),
 	GEV(TD_EV_BR_MISP_RETIRED, "BR_MISP_RETIRED.ALL_BRANCHES", "event=0xc5", ICX_PIPE, GP8),
@@ -731,11 +714,11 @@ const struct uarch ua_intel_metrics_only = {
  * check. */
 #define ARCH_PMU_H "kernel/kvm-x86-pmu.h"
 static const struct ua_event arch_events[] = {
-	AEV(TD_EV_CYCLES, "cpu-cycles", "event=0x3c,umask=0x00", ARCH_PMU_H, NULL, 1),
-	AEV(TD_EV_RETIRING, "topdown-retiring", "event=0xc2,umask=0x02", ARCH_PMU_H, NULL, 1),
-	AEV(TD_EV_BAD_SPEC, "topdown-bad-spec", "event=0x73,umask=0x00", ARCH_PMU_H, NULL, 1),
-	AEV(TD_EV_FE_BOUND, "topdown-fe-bound", "event=0x9c,umask=0x01", ARCH_PMU_H, NULL, 1),
-	AEV(TD_EV_BE_BOUND, "topdown-be-bound", "event=0xa4,umask=0x02", ARCH_PMU_H, NULL, 1),
+	UA_EV(TD_EV_CYCLES, "cpu-cycles", "event=0x3c,umask=0x00", ARCH_PMU_H, NULL, 1),
+	UA_EV(TD_EV_RETIRING, "topdown-retiring", "event=0xc2,umask=0x02", ARCH_PMU_H, NULL, 1),
+	UA_EV(TD_EV_BAD_SPEC, "topdown-bad-spec", "event=0x73,umask=0x00", ARCH_PMU_H, NULL, 1),
+	UA_EV(TD_EV_FE_BOUND, "topdown-fe-bound", "event=0x9c,umask=0x01", ARCH_PMU_H, NULL, 1),
+	UA_EV(TD_EV_BE_BOUND, "topdown-be-bound", "event=0xa4,umask=0x02", ARCH_PMU_H, NULL, 1),
 };
 
 const struct uarch ua_intel_arch_events = {

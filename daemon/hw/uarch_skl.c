@@ -18,13 +18,11 @@
 #define SKL_FE "perf-tables-6.1/x86/skylake/frontend.json"
 #define SKL_METRICS_FILE "perf-tables-6.1/x86/skylake/skl-metrics.json"
 
-#define GP4 "0,1,2,3"
 #define NOSMT UA_MODE_NOSMT
 #define SMT UA_MODE_SMT
 #define EBS UA_MODE_EBS
 
-/* Counter with SMT on; CounterHTOff with it off. */
-#define GP8 "0,1,2,3,4,5,6,7"
+/* GP4, GP8: Counter with SMT on; CounterHTOff with it off. */
 
 #define EV(var_, name_, terms_, table_, counter_, htoff_, level_, modes_)              \
 	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \

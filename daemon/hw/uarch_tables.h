@@ -8,6 +8,16 @@
 
 #include "uarch.h"
 
+/* A perf-table event: perf's name, its encoding, the table file, the
+ * table's Counter field (NULL where the table gives none) and the TopDown
+ * level it is counted from. */
+#define UA_EV(var_, name_, terms_, table_, counter_, level_)                              \
+	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
+	  .counter = (counter_), .level = (level_) }
+/* The tables' most common Counter fields. */
+#define GP4 "0,1,2,3"
+#define GP8 "0,1,2,3,4,5,6,7"
+
 /* uarch_intel.c: P-cores with PERF_METRICS (Ice Lake and later) */
 extern const struct uarch *const ua_intel[];
 extern const size_t ua_intel_count;
