@@ -89,6 +89,7 @@
  * where they are not. */
 #include "tma.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -166,16 +167,18 @@ static double branch_mispredicts(const double *v, double bad)
 	return divide(v[TD_EV_BR_MISP_RETIRED], v[TD_EV_BR_MISP_RETIRED] + v[TD_EV_MACHINE_CLEARS]) * bad;
 }
 
-static int perf_metrics(const struct tma_model *model, const double *v, struct tma_result *out)
+/* PERF_METRICS' formulas on the four level-1 counts (and level 2's), over
+ * @slots. */
+static int metrics_over(const struct tma_model *model, const double *v, double slots,
+			struct tma_result *out)
 {
-	double slots = v[TD_EV_SLOTS];
 	double s = v[TD_EV_RETIRING] + v[TD_EV_BAD_SPEC] + v[TD_EV_FE_BOUND] + v[TD_EV_BE_BOUND];
 	double ud = 0, rc = 0, ret, fe, be, bad;
 	td_catset set = 0;
 
 	if (slots <= 0 || s <= 0)
 		return -ENODATA;
-	if (model->refine && model->formulas != UA_FORMULAS_METRICS) {
+	if (model->refine && model->formulas != UA_FORMULAS_METRICS && model->formulas != UA_FORMULAS_ARCH) {
 		ud = v[TD_EV_UOP_DROPPING] / slots;
 		if (model->formulas == UA_FORMULAS_ICL)
 			rc = model->width * v[TD_EV_RECOVERY_CYCLES] / slots;
@@ -216,6 +219,11 @@ static int perf_metrics(const struct tma_model *model, const double *v, struct t
 		put(out, &set, TD_CAT_CORE_BOUND, max0(be - mb));
 	}
 	return finish(out, set);
+}
+
+static int perf_metrics(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	return metrics_over(model, v, v[TD_EV_SLOTS], out);
 }
 
 /* Skylake's CORE_CLKS and recovery term by how SMT threads are counted
@@ -494,25 +502,13 @@ static int icl_alt(const struct tma_model *model, const double *v, struct tma_re
 
 /* perf's PERF_METRICS level 1 (Sapphire Rapids' expressions, without the
  * model's refinement term) over the architectural events' counts: the four
- * partition the slots, so their sum is the slots. */
+ * partition the slots, so their sum is the slots.  The tables give these
+ * entries level 1 only. */
 static int arch_events(const struct tma_model *model, const double *v, struct tma_result *out)
 {
-	double s = v[TD_EV_RETIRING] + v[TD_EV_BAD_SPEC] + v[TD_EV_FE_BOUND] + v[TD_EV_BE_BOUND];
-	double ret, fe, be;
-	td_catset set = 0;
-
-	(void)model;
-	if (s <= 0)
-		return -ENODATA;
-	out->slots = s;
-	ret = v[TD_EV_RETIRING] / s;
-	fe = v[TD_EV_FE_BOUND] / s;
-	be = v[TD_EV_BE_BOUND] / s;
-	put(out, &set, TD_CAT_RETIRING, ret);
-	put(out, &set, TD_CAT_BAD_SPECULATION, max0(1 - (fe + be + ret)));
-	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
-	put(out, &set, TD_CAT_BACKEND_BOUND, be);
-	return finish(out, set);
+	assert(model->level <= 1);
+	return metrics_over(model, v, v[TD_EV_RETIRING] + v[TD_EV_BAD_SPEC] + v[TD_EV_FE_BOUND] +
+				      v[TD_EV_BE_BOUND], out);
 }
 
 /* One row per set of formulas (enum ua_formulas): its arithmetic, and
