@@ -406,6 +406,8 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 	struct pmu_formats formats = { 0 };
 	struct format_ctx fctx = { sysfs, core->name, &formats };
 	char path[512], text[256], err[160];
+	/* An Intel CPU, or one the modalias does not name. */
+	bool intel = !info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0;
 	long type;
 	int r;
 
@@ -476,15 +478,13 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 	 * topdownd has them. */
 	if (core->ua && core->ua->guest_alt && !sysfs_exists(sysfs, path))
 		core->ua = core->ua->guest_alt;
-	if (!core->ua && sysfs_exists(sysfs, path) &&
-	    (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0))
+	if (!core->ua && intel && sysfs_exists(sysfs, path))
 		core->ua = ua_metrics_only();
 	snprintf(path, sizeof(path), DEVICES "/%s/format", core->name);
 	sysfs_foreach(sysfs, path, add_format, &fctx);
 	/* No tables for the model, no PERF_METRICS: Intel's architectural
 	 * TopDown events where the kernel shows them. */
-	if (!core->ua && (!info->have_cpuid || strcmp(info->cpuid.vendor, "GenuineIntel") == 0) &&
-	    shows_arch_topdown(sysfs, &formats, core->name))
+	if (!core->ua && intel && shows_arch_topdown(sysfs, &formats, core->name))
 		core->ua = ua_intel_arch();
 	if (!core->ua) {
 		describe_no_topdown(sysfs, core);

@@ -124,7 +124,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 		char note[PMU_REASON_MAX];
 
 		pmu_guest_note(pp->core, note, sizeof(note));
-		fprintf(out, "%-13s %s (%s)\n", "Formulas:", pp->ua->id, pp->ua->events[1].table);
+		fprintf(out, "%-13s %s (%s)\n", "Formulas:", pp->ua->id, pp->ua->events[0].table);
 		fprintf(out, "%-13s %s\n", "", note);
 	} else if (pp->ua->n_metrics)
 		fprintf(out, "%-13s %s (perf's %s/%s tables)\n", "Formulas:", pp->ua->id,
