@@ -84,7 +84,7 @@ unsigned coll_group_of(const struct cpmu *pm, unsigned pos)
  * Only called on evidence, never per interval. */
 void coll_perf_holders(char *buf, size_t len)
 {
-	char path[64], link[64], comm[64];
+	char path[64], link[64], comm[64], clean[4 * 64];
 	pid_t self = getpid();
 	unsigned n = 0;
 	struct dirent *d;
@@ -129,8 +129,11 @@ void coll_perf_holders(char *buf, size_t len)
 			}
 		}
 		comm[strcspn(comm, "\n")] = '\0';
+		/* A process names itself (prctl): its name goes into the
+		 * reason label as text any reader takes. */
+		str_escape(clean, sizeof(clean), comm);
 		str_printf(buf + strlen(buf), len - strlen(buf), "%s%s (pid %ld)", n ? ", " : "",
-			   comm[0] ? comm : "?", pid);
+			   clean[0] ? clean : "?", pid);
 		n++;
 	}
 	closedir(proc);

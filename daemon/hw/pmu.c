@@ -415,13 +415,15 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 	r = sysfs_read_int(sysfs, path, &type);
 	if (r < 0 || type < 0 || type > UINT32_MAX) {
 		str_printf(core->reason, sizeof(core->reason), "cannot read %s: %s", path,
-			   r < 0 ? strerror(-r) : "bad value");
+			   r < 0 ? read_file_strerror(r) : "bad value");
 		return;
 	}
 	core->type = (uint32_t)type;
 	snprintf(path, sizeof(path), DEVICES "/%s/caps/pmu_name", core->name);
+	/* Informational only, and shown everywhere (labels, --probe, the
+	 * log): kept as text any reader takes, whatever sysfs holds. */
 	if (sysfs_read(sysfs, path, text, sizeof(text)) > 0)
-		str_printf(core->pmu_name, sizeof(core->pmu_name), "%s", text);
+		str_escape(core->pmu_name, sizeof(core->pmu_name), text);
 	snprintf(path, sizeof(path), DEVICES "/%s/cpus", core->name);
 	if (sysfs_read(sysfs, path, text, sizeof(text)) >= 0) {
 		if (cpuset_parse(text, &core->cpus, err, sizeof(err)) < 0) {

@@ -102,32 +102,6 @@ static void emit(enum log_level level, const char *msg)
 static void vlog(enum log_level level, int error, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
-void log_escape(char *dst, size_t len, const char *src)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t out = 0;
-
-	if (!len)
-		return;
-	for (; *src; src++) {
-		unsigned char ch = (unsigned char)*src;
-
-		if (ch >= 0x20 && ch != 0x7f) {
-			if (out + 1 >= len)
-				break;
-			dst[out++] = (char)ch;
-		} else {
-			if (out + 4 >= len)
-				break;
-			dst[out++] = '\\';
-			dst[out++] = 'x';
-			dst[out++] = hex[ch >> 4];
-			dst[out++] = hex[ch & 15];
-		}
-	}
-	dst[out] = '\0';
-}
-
 static void vlog(enum log_level level, int error, const char *fmt, va_list ap)
 {
 	char msg[LOG_LINE_MAX], clean[LOG_LINE_MAX];
@@ -137,8 +111,10 @@ static void vlog(enum log_level level, int error, const char *fmt, va_list ap)
 	errno = error < 0 ? -error : saved;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	/* Every line: what it quotes (a user name from a file, a path, a
-	 * message from a library) may hold terminal escapes or newlines. */
-	log_escape(clean, sizeof(clean), msg);
+	 * cgroup's name, a message from a library) may hold terminal escapes,
+	 * newlines or bytes that are not UTF-8, which a journal or a log
+	 * pipeline would take for another line or refuse. */
+	str_escape(clean, sizeof(clean), msg);
 	emit(level, clean);
 	errno = saved;
 }

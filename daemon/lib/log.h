@@ -44,11 +44,6 @@ int log_internal(enum log_level level, int error, const char *fmt, ...)
 #define log_info_errno(e, ...) log_internal(LOG_LEVEL_INFO, (e), __VA_ARGS__)
 #define log_debug_errno(e, ...) log_internal(LOG_LEVEL_DEBUG, (e), __VA_ARGS__)
 
-/* @src with every control byte (below 0x20, and 0x7f) written as \xNN:
- * what every log line goes through, and what a message printed to
- * stderr before the log is set up should go through. */
-void log_escape(char *dst, size_t len, const char *src);
-
 /* Rate limiting for messages that can repeat every interval: at most
  * @burst messages per @interval_ns; the first message after a suppressed
  * run says how many were dropped.  A limiter may be shared by threads

@@ -34,9 +34,7 @@ void str_printf(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Length of the valid UTF-8 sequence at @s (1-4), or 0 (RFC 3629: no
- * overlong forms, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_len(const unsigned char *s)
+size_t utf8_len(const unsigned char *s)
 {
 	unsigned char c = s[0];
 	size_t n;
@@ -61,6 +59,46 @@ static size_t utf8_len(const unsigned char *s)
 	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return n;
+}
+
+static void escape(char *buf, size_t len, const char *src, bool keep_newlines)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)src;
+	size_t out = 0;
+
+	if (len == 0)
+		return;
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (n == 0 || (n == 1 && (*s < 0x20 || *s == 0x7f) && !(keep_newlines && *s == '\n'))) {
+			if (out + 4 >= len)
+				break;
+			buf[out++] = '\\';
+			buf[out++] = 'x';
+			buf[out++] = hex[*s >> 4];
+			buf[out++] = hex[*s & 15];
+			s++;
+			continue;
+		}
+		if (out + n >= len)
+			break;
+		memcpy(buf + out, s, n);
+		out += n;
+		s += n;
+	}
+	buf[out] = '\0';
+}
+
+void str_escape(char *buf, size_t len, const char *src)
+{
+	escape(buf, len, src, false);
+}
+
+void str_escape_text(char *buf, size_t len, const char *src)
+{
+	escape(buf, len, src, true);
 }
 
 void str_printable(char *buf, size_t len, const char *src)

@@ -24,6 +24,21 @@ void str_printf(char *buf, size_t len, const char *fmt, ...)
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t mono_ns(void);
 
+/* Length of the valid UTF-8 sequence at @s (1-4), or 0 where @s does not
+ * start one (RFC 3629: no overlong forms, no surrogates, nothing above
+ * U+10FFFF). */
+size_t utf8_len(const unsigned char *s);
+
+/* Copies @src into @buf as text any reader takes (a log line, a label,
+ * JSON, a terminal): every byte that is not part of a valid UTF-8
+ * sequence, and every control character, becomes the four characters
+ * \xNN, the way systemd escapes unit names, so that different names stay
+ * different.  Cut at a character boundary; always NUL-terminates. */
+void str_escape(char *buf, size_t len, const char *src);
+/* The same, newlines kept: for a format that escapes them itself (a
+ * label value's \n, JSON's), where the text may run over lines. */
+void str_escape_text(char *buf, size_t len, const char *src);
+
 /* Copies @src into @buf for a message a client sees (JSON needs UTF-8):
  * every byte that is not part of a valid UTF-8 sequence, and every control
  * character, becomes '?'.  Cut at a character boundary; always

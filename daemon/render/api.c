@@ -10,6 +10,7 @@
 
 #include "parse.h"
 #include "tma.h"
+#include "util.h"
 
 int api_parse_query(const char *scope, const char *level, const char *cpu, const char *window,
 		    struct api_query *q, char *err, size_t errlen)
@@ -240,9 +241,37 @@ static bool core_selected(const struct snapshot *snap, const struct api_query *q
 	return false;
 }
 
+/* A string from outside (a cgroup's name, sysfs, the hostname): jansson
+ * refuses one that is not UTF-8 (json_string() is NULL, and the key would
+ * be left out), so such bytes and control characters but newlines are
+ * written as the text \xNN, as /metrics writes them (str_escape_text). */
+static json_t *ext_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	json_t *j;
+	char *clean;
+	size_t n;
+
+	for (; *p; p += n) {
+		n = utf8_len(p);
+		if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f) && *p != '\n'))
+			break;
+	}
+	if (!*p)
+		return json_string(s);
+	n = 4 * strlen(s) + 1;
+	clean = malloc(n);
+	if (!clean)
+		return NULL;
+	str_escape_text(clean, n, s);
+	j = json_string(clean);
+	free(clean);
+	return j;
+}
+
 static json_t *str_or_null(const char *s)
 {
-	return s && s[0] ? json_string(s) : json_null();
+	return s && s[0] ? ext_string(s) : json_null();
 }
 
 static json_t *pmu_object(const struct snapshot *snap, const struct snap_pmu *p)
@@ -257,7 +286,7 @@ static json_t *pmu_object(const struct snapshot *snap, const struct snap_pmu *p)
 	json_object_set_new(o, "model", str_or_null(p ? p->model : NULL));
 	json_object_set_new(o, "per_cpu", json_string(p && p->core_share ? "core_share" : "thread"));
 	if (p && p->reason[0])
-		json_object_set_new(o, "reason", json_string(p->reason));
+		json_object_set_new(o, "reason", ext_string(p->reason));
 	if (p && p->level) {
 		json_t *d = json_object();
 
@@ -291,11 +320,11 @@ static void add_cgroups(json_t *doc, const struct snapshot *snap, unsigned level
 		const struct snap_cgroup *c = &snap->cgroups[order[i]];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "cgroup", json_string(c->name));
+		json_object_set_new(o, "cgroup", ext_string(c->name));
 		if (c->qos_class) {
-			json_object_set_new(o, "pod_uid", json_string(c->pod_uid));
+			json_object_set_new(o, "pod_uid", ext_string(c->pod_uid));
 			json_object_set_new(o, "container_id", str_or_null(c->container_id));
-			json_object_set_new(o, "qos_class", json_string(c->qos_class));
+			json_object_set_new(o, "qos_class", ext_string(c->qos_class));
 		}
 		add_counts(o, &c->c, level < cg->level ? level : cg->level, c->c.cats);
 		json_array_append_new(arr, o);
@@ -315,7 +344,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		return NULL;
 	json_object_set_new(doc, "api_version", json_string(API_VERSION));
 	json_object_set_new(doc, "version", json_string(version));
-	json_object_set_new(doc, "hostname", json_string(hostname));
+	json_object_set_new(doc, "hostname", ext_string(hostname));
 	json_object_set_new(doc, "timestamp", json_real(round(snap->timestamp * 1e3) / 1e3));
 	json_object_set_new(doc, "interval_seconds", json_real(snap->interval_s));
 	/* The configured interval above; the last one as it happened (a
@@ -344,7 +373,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	if (!snap->n_pmus)
 		json_object_set_new(pmu, "level", json_integer(snap->level));
 	if (snap->reason[0] && !json_object_get(pmu, "reason"))
-		json_object_set_new(pmu, "reason", json_string(snap->reason));
+		json_object_set_new(pmu, "reason", ext_string(snap->reason));
 	json_object_set_new(doc, "pmu", pmu);
 	arr = json_array();
 	for (unsigned i = 0; i < snap->n_pmus; i++)
@@ -360,10 +389,13 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		json_t *w = json_object();
 
 		/* The window actually covered: from the sample the history
-		 * has, to this interval. */
+		 * has, to this interval, on the monotonic clock; its start
+		 * shown on this interval's wall clock. */
+		double seconds = snapshot_mono_s(snap) - then->mono;
+
 		json_object_set_new(w, "requested_seconds", json_real((double)q->window_ns / 1e9));
-		json_object_set_new(w, "seconds", json_real(round((snap->timestamp - then->timestamp) * 1e3) / 1e3));
-		json_object_set_new(w, "start", json_real(round(then->timestamp * 1e3) / 1e3));
+		json_object_set_new(w, "seconds", json_real(round(seconds * 1e3) / 1e3));
+		json_object_set_new(w, "start", json_real(round((snap->timestamp - seconds) * 1e3) / 1e3));
 		json_object_set_new(doc, "window", w);
 	}
 	host = json_object();
@@ -457,8 +489,8 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 
 				/* Which microarchitecture and level each CPU runs
 				 * (they differ on a hybrid part). */
-				json_object_set_new(o, "pmu", json_string(p->name));
-				json_object_set_new(o, "uarch", json_string(p->uarch));
+				json_object_set_new(o, "pmu", ext_string(p->name));
+				json_object_set_new(o, "uarch", ext_string(p->uarch));
 				json_object_set_new(o, "level", json_integer(p->level));
 				json_object_set_new(o, "per_cpu", json_string(p->core_share ? "core_share" : "thread"));
 			}
@@ -542,7 +574,7 @@ json_t *api_history(const struct snapshot *snap, const struct history_series *s,
 		level = snap->level;
 	json_object_set_new(doc, "api_version", json_string(API_VERSION));
 	json_object_set_new(doc, "version", json_string(version));
-	json_object_set_new(doc, "hostname", json_string(hostname));
+	json_object_set_new(doc, "hostname", ext_string(hostname));
 	json_object_set_new(doc, "interval_seconds", json_real(snap->interval_s));
 	json_object_set_new(doc, "step_seconds", json_real(round(s->step_s * 1e3) / 1e3));
 	json_object_set_new(doc, "level", json_integer(level));

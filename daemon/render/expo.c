@@ -64,20 +64,35 @@ struct render {
 	unsigned n_ents;
 };
 
-/* Label values may hold anything (a PMU's reason text): escape \, " and
- * newlines, as both formats require. */
+/* Label values may hold anything: a PMU's reason text, a cgroup's name
+ * (which any tenant allowed to make a cgroup chooses), a name from sysfs.
+ * Both formats want \, " and newlines escaped and the rest UTF-8: a byte
+ * that is not, or a control character, would make Prometheus refuse the
+ * whole scrape, so it is written as the text \xNN (its backslash escaped),
+ * as the JSON output writes it (str_escape_text). */
 static void put_label_value(struct buf *b, const char *s)
 {
+	static const char hex[] = "0123456789abcdef";
 	const char *run = s;
 
-	for (; *s; s++) {
-		const char *esc = *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : *s == '\n' ? "\\n" : NULL;
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		const char *esc = c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n" : NULL;
+		size_t n = c < 0x80 ? 1 : utf8_len((const unsigned char *)s);
 
-		if (!esc)
+		if (!esc && n && c >= 0x20 && c != 0x7f) {
+			s += n;
 			continue;
+		}
 		buf_add(b, run, (size_t)(s - run));
-		buf_puts(b, esc);
-		run = s + 1;
+		if (esc) {
+			buf_puts(b, esc);
+		} else {
+			char x[6] = { '\\', '\\', 'x', hex[c >> 4], hex[c & 15], '\0' };
+
+			buf_puts(b, x);
+		}
+		run = ++s;
 	}
 	buf_add(b, run, (size_t)(s - run));
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tma.h"
+#include "util.h"
 
 static void print_cpus(FILE *out, const char *label, const struct cpuset *set,
 		       const char *why)
@@ -298,11 +299,16 @@ static void report_cgroups(FILE *out, const struct snapshot *snap)
 	for (unsigned i = 0; i < snap->n_cgroups; i++) {
 		const struct snap_cgroup *cg = &snap->cgroups[order[i]];
 		double slots = cg->c.last[TD_C_SLOTS];
-		size_t len = strlen(cg->name);
+		char name[4 * SNAP_CGROUP_NAME];
+		size_t len;
 
+		/* Whatever bytes a tenant named it with, none reaches the
+		 * terminal raw. */
+		str_escape(name, sizeof(name), cg->name);
+		len = strlen(name);
 		/* The end of a long path names the service. */
 		fprintf(out, "%s%-*s", len > 40 ? "..." : "", len > 40 ? 37 : 40,
-			len > 40 ? cg->name + len - 37 : cg->name);
+			len > 40 ? name + len - 37 : name);
 		if (host > 0)
 			fprintf(out, " %7.1f%%", 100.0 * slots / host);
 		else

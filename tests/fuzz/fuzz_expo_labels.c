@@ -12,10 +12,12 @@
  * # TYPE, # EOF last in OpenMetrics only) or a sample: a metric name, an
  * optional {name="value",...} set whose values use only the \\ \" \n
  * escapes (so no raw newline or quote inside a value), a space and a
- * number; the label values of topdown_pmu_info and topdown_build_info
- * unescape to exactly the input strings.  The same snapshot's JSON
- * document (api_document) parses back and carries the strings when they
- * are valid UTF-8. */
+ * number; the whole output is UTF-8 without a control character but the
+ * newlines (Prometheus refuses the whole scrape otherwise); the label
+ * values of topdown_pmu_info and topdown_build_info unescape to exactly
+ * the input strings as str_escape_text() writes them (bytes that are
+ * not UTF-8 and control characters but newlines as the text \xNN).  The same snapshot's
+ * JSON document (api_document) parses back and carries the same text. */
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
@@ -25,6 +27,7 @@
 #include "expo.h"
 #include "fuzz_common.h"
 #include "fuzz_snapshot.h"
+#include "util.h"
 
 enum { S_PMU, S_PMU_NAME, S_MODEL, S_REASON, S_VERSION, S_REVISION, S_COUNT };
 static const char *const label_of[S_COUNT] = {
@@ -152,6 +155,12 @@ FUZZ_NO_COVERAGE static void check_exposition(const struct buf *b, bool openmetr
 	memcpy(c.want, want, sizeof(c.want));
 	FUZZ_CHECK(b->len > 0 && b->data[b->len - 1] == '\n', "%s: no final newline", c.fmt);
 	FUZZ_CHECK(memchr(b->data, '\0', b->len) == NULL, "%s: NUL byte in the output", c.fmt);
+	for (size_t i = 0, n; i < b->len; i += n) {
+		n = utf8_len((const unsigned char *)b->data + i);
+		FUZZ_CHECK(n > 0 && (n > 1 || b->data[i] == '\n' ||
+				     ((unsigned char)b->data[i] >= 0x20 && b->data[i] != 0x7f)),
+			   "%s: byte %zu (0x%02x) is not UTF-8 text", c.fmt, i, (unsigned char)b->data[i]);
+	}
 	while (p < stop) {
 		const char *nl = memchr(p, '\n', (size_t)(stop - p));
 
@@ -195,12 +204,12 @@ FUZZ_NO_COVERAGE static void check_json(const struct snapshot *snap)
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		const char *s = (const char *)&snap->pmus[0] + strs[i].off;
 		json_t *v = json_object_get(pmu, strs[i].key);
-		json_t *probe = json_string(s);
+		char want[4 * SNAP_REASON];
 
-		if (probe && s[0])
-			FUZZ_CHECK(json_is_string(v) && strcmp(json_string_value(v), s) == 0,
-				   "pmu.%s is not \"%s\"", strs[i].key, s);
-		json_decref(probe);
+		str_escape_text(want, sizeof(want), s);
+		if (s[0])
+			FUZZ_CHECK(json_is_string(v) && strcmp(json_string_value(v), want) == 0,
+				   "pmu.%s is not \"%s\"", strs[i].key, want);
 	}
 	json_decref(back);
 	free(text);
@@ -236,12 +245,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.version = parts[S_VERSION],
 		.revision = parts[S_REVISION],
 	};
-	want[S_PMU] = s->pmus[0].name;
-	want[S_PMU_NAME] = s->pmus[0].pmu_name;
-	want[S_MODEL] = s->pmus[0].model;
-	want[S_REASON] = s->pmus[0].reason[0] ? s->pmus[0].reason : s->reason;
-	want[S_VERSION] = opt.version;
-	want[S_REVISION] = opt.revision;
+	{
+		const char *raw[S_COUNT] = {
+			[S_PMU] = s->pmus[0].name,
+			[S_PMU_NAME] = s->pmus[0].pmu_name,
+			[S_MODEL] = s->pmus[0].model,
+			[S_REASON] = s->pmus[0].reason[0] ? s->pmus[0].reason : s->reason,
+			[S_VERSION] = opt.version,
+			[S_REVISION] = opt.revision,
+		};
+
+		for (int k = 0; k < S_COUNT; k++) {
+			size_t len = 4 * strlen(raw[k]) + 1;
+			char *e = fuzz_malloc(len);
+
+			str_escape_text(e, len, raw[k]);
+			want[k] = e;
+		}
+	}
 
 	for (int f = EXPO_TEXT; f <= EXPO_OPENMETRICS; f++) {
 		buf_init(&out);
@@ -250,6 +271,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		buf_free(&out);
 	}
 	check_json(s);
+	for (int k = 0; k < S_COUNT; k++)
+		free((char *)(uintptr_t)want[k]);
 	free(parts[0]);
 	return 0;
 }

@@ -662,7 +662,10 @@ static void test_document_window(void **state)
 	 * backend bound, memory bound; package 1 likewise, package 0 the
 	 * same totals as now (nothing counted in the window). */
 	memset(&then, 0, sizeof(then));
-	then.timestamp = f->snap.timestamp - 60.5;
+	/* Measured on the monotonic clock: the wall clock was stepped a day
+	 * back meanwhile (the window is still 60.5 s, not -86339.5). */
+	f->snap.collected_ns = 5000 * 1000000000ULL;
+	then.mono = 5000 - 60.5;
 	memcpy(then.host, f->snap.host.total, sizeof(then.host));
 	then.host[TD_C_SLOTS] -= 1000;
 	then.host[TD_C_CAT + TD_CAT_BACKEND_BOUND] -= 1000;
@@ -682,6 +685,7 @@ static void test_document_window(void **state)
 	assert_non_null(doc);
 	jreal(doc, "window.requested_seconds", 60.0);
 	jreal(doc, "window.seconds", 60.5);
+	jreal(doc, "window.start", round((f->snap.timestamp - 60.5) * 1e3) / 1e3);
 	jint(doc, "host.slots", 1000);
 	jreal(doc, "host.level1.backend_bound", 1.0);
 	jreal(doc, "host.level1.retiring", 0.0);
@@ -907,6 +911,15 @@ static void test_document_cgroups(void **state)
 	jstr(doc, "cgroups.1.bottleneck", "backend_bound");
 	jabsent(doc, "cpus");
 	json_decref(doc);
+
+	/* A name that is not UTF-8 (a tenant's mkdir) is there, its bytes
+	 * written as the text \xNN, as /metrics writes them: jansson alone
+	 * would refuse it and leave the key out. */
+	set_cgroup(&cg[0], "/t/a\xff" "b\x1b", web, 400);
+	doc = document(s, "cgroup", NULL, NULL);
+	jstr(doc, "cgroups.1.cgroup", "/t/a\\xffb\\x1b");
+	json_decref(doc);
+	set_cgroup(&cg[0], "/system.slice/web.service", web, 400);
 
 	/* Stopped by the guard: the reason, no bucket. */
 	s->cg.attributing = false;
@@ -1174,7 +1187,7 @@ static void test_metric_sets(void **state)
 		json_decref(doc);
 	}
 	memset(&then, 0, sizeof(then));
-	then.timestamp = s->timestamp - 60;
+	then.mono = snapshot_mono_s(s) - 60;
 	assert_int_equal(api_parse_query(NULL, NULL, NULL, "1m", &q, err, sizeof(err)), 0);
 	doc = api_document(s, &q, &then, "node1", "9.8.7");
 	assert_non_null(doc);

@@ -495,6 +495,16 @@ static void test_escaping(void **state)
 	has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\",per_cpu=\"thread\","
 		    "reason=\"\\\\x\\\"\"} 1");
 	free(t);
+	/* What a tenant's cgroup or sysfs may hold: a byte that is not UTF-8,
+	 * a truncated sequence, a control character.  Each becomes the text
+	 * \xNN (its backslash escaped), UTF-8 passes as it is. */
+	snprintf(f->snap.reason, sizeof(f->snap.reason), "a\xff" "b\xc3" "c\x1b[0m caf\xc3\xa9 \xe2\x82");
+	for (int fmt = 0; fmt < 2; fmt++) {
+		t = render(&f->snap, &CPU_OPTS, fmt ? EXPO_OPENMETRICS : EXPO_TEXT);
+		has_line(t, "topdown_pmu_info{pmu=\"cpu\",pmu_name=\"sapphire_rapids\",uarch=\"sapphirerapids\",level=\"2\",model=\"perf\",per_cpu=\"thread\","
+			    "reason=\"a\\\\xffb\\\\xc3c\\\\x1b[0m caf\xc3\xa9 \\\\xe2\\\\x82\"} 1");
+		free(t);
+	}
 	free(f);
 }
 
@@ -659,7 +669,8 @@ static void test_python_parsers(void **state)
 	if (access("/usr/bin/python3", X_OK) != 0 ||
 	    system("/usr/bin/python3 -c 'import prometheus_client.openmetrics.parser' 2>/dev/null") != 0)
 		fail_msg("/usr/bin/python3 with prometheus_client is needed (make deps)");
-	snprintf(f->snap.reason, sizeof(f->snap.reason), "say \"hi\" \\ then\nnext line");
+	/* Escapes, and bytes that are not UTF-8 (the parsers read UTF-8). */
+	snprintf(f->snap.reason, sizeof(f->snap.reason), "say \"hi\" \\ then\nnext line \xff\x01");
 	for (unsigned g = 0; g < 4; g++) {
 		opt.granularity = grans[g];
 		t = render(&f->snap, &opt, EXPO_TEXT);

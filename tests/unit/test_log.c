@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "log.h"
+#include "util.h"
 
 /* Runs @fn with stderr going to a pipe; returns what was written. */
 static void capture(void (*fn)(void), char *out, size_t len)
@@ -105,10 +106,13 @@ static void test_escaped(void **state)
 	capture(escaped_line, out, sizeof(out));
 	assert_string_equal(out, "<4>user \"ev\\x1b[31mil\\x0aline\\x7f\": not a bcrypt hash\n");
 	/* Cut whole, never in the middle of an escape. */
-	log_escape(buf, sizeof(buf), "ab\001cd");
+	str_escape(buf, sizeof(buf), "ab\001cd");
 	assert_string_equal(buf, "ab\\x01c");
-	log_escape(buf, 5, "a\x01");
+	str_escape(buf, 5, "a\x01");
 	assert_string_equal(buf, "a");
+	/* Bytes that are not UTF-8 too: a journal or Loki takes the line. */
+	str_escape(buf, sizeof(buf), "\xff" "\xc3\xa9");
+	assert_string_equal(buf, "\\xff\xc3\xa9");
 }
 
 int main(void)

@@ -307,6 +307,28 @@ static void test_str_printable(void **state)
 	assert_string_equal(buf, "abc");
 }
 
+/* str_escape: the same bytes as str_printable, written \xNN so that two
+ * names that differ stay different. */
+static void test_str_escape(void **state)
+{
+	char buf[40];
+
+	(void)state;
+	str_escape(buf, sizeof(buf), "/kubepods.slice/caf\xc3\xa9");
+	assert_string_equal(buf, "/kubepods.slice/caf\xc3\xa9");
+	str_escape(buf, sizeof(buf), "a\xff" "b\xfe" "c");
+	assert_string_equal(buf, "a\\xffb\\xfec");
+	str_escape(buf, sizeof(buf), "\xc0\xaf|\xed\xa0\x80|\xe2\x82");
+	assert_string_equal(buf, "\\xc0\\xaf|\\xed\\xa0\\x80|\\xe2\\x82");
+	str_escape(buf, sizeof(buf), "esc\x1b[2J\ttab\n");
+	assert_string_equal(buf, "esc\\x1b[2J\\x09tab\\x0a");
+	/* Cut before an escape that does not fit, never inside one. */
+	str_escape(buf, 6, "ab\xff");
+	assert_string_equal(buf, "ab");
+	str_escape(buf, 7, "ab\xff");
+	assert_string_equal(buf, "ab\\xff");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_str_printf),
 		cmocka_unit_test(test_str_printable),
+		cmocka_unit_test(test_str_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
