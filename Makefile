@@ -208,6 +208,14 @@ $(FAKEPMU): $(FAKEPMU_SRCS) $(wildcard tests/fakepmu/*.h)
 		$(shell pkg-config --cflags jansson) -o $@ $(FAKEPMU_SRCS) \
 		$(shell pkg-config --libs jansson) -ldl -lpthread -lm
 
+# Preloaded test equipment beside the fake PMU (tests/shims: wallstep
+# steps a program's wall clock), built alone, never sanitized.
+SHIM_SRCS := $(wildcard tests/shims/*.c)
+SHIMS := $(patsubst tests/shims/%.c,build/tests/shims/lib%.so,$(SHIM_SRCS))
+build/tests/shims/lib%.so: tests/shims/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -O2 -g -fPIC -shared -o $@ $< -ldl
+
 build/tests/fakepmu/%: tests/fakepmu/%.c $(wildcard tests/fakepmu/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -O2 -g -o $@ $< \
@@ -302,7 +310,7 @@ check: deps
 		sum="$$sum\n  $$p: $$(($$(date +%s) - t0)) s"; \
 	done; printf "make check: every pass succeeded$$sum\n"
 
-check-tests: all $(UNIT_BINS) $(TOOL_BINS) $(FAKEPMU_TEST_BINS) check-unit check-integration
+check-tests: all $(UNIT_BINS) $(TOOL_BINS) $(FAKEPMU_TEST_BINS) $(SHIMS) check-unit check-integration
 
 check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
@@ -338,6 +346,7 @@ check-kernel: $(FAKEPMU) build/tests/tools/perfprobe
 TEST_ENV = TOPDOWND=$(abspath $(TOPDOWND)) FAKEPMU=$(abspath $(FAKEPMU)) \
 	TESTBIN_DIR=$(abspath build/tests/fakepmu) FIXTURES=$(abspath tests/fixtures) \
 	TOOL_DIR=$(abspath $(BUILD)/tests/tools) PERF_TABLES=$(abspath reference/perf-tables) \
+	SHIM_DIR=$(abspath build/tests/shims) \
 	SAN=$(SAN) ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1
@@ -352,12 +361,12 @@ PROVE_JOBS ?= 3
 SOLO_TESTS := tests/integration/36-cgroups.t tests/integration/74-scrape-tail.t
 PROVE = prove -f --timer -j$(PROVE_JOBS)
 
-check-integration: all $(TOOL_BINS) $(FAKEPMU_TEST_BINS)
+check-integration: all $(TOOL_BINS) $(FAKEPMU_TEST_BINS) $(SHIMS)
 	$(TEST_ENV) $(PROVE) $(filter-out $(SOLO_TESTS),$(INTEGRATION_TESTS))
 	$(TEST_ENV) prove -f --timer $(filter $(SOLO_TESTS),$(INTEGRATION_TESTS))
 
 # Under SAN=thread: every unit test, and the threaded integration tests.
-check-threads: all $(UNIT_BINS) $(FAKEPMU_TEST_BINS)
+check-threads: all $(UNIT_BINS) $(FAKEPMU_TEST_BINS) $(SHIMS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $(TEST_ENV) $$t; done
 	$(TEST_ENV) $(PROVE) $(THREADED_TESTS)
 

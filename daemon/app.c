@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -29,7 +30,7 @@ static void print_diag(const struct config_diag *diag, bool to_log)
 		const struct config_diag_entry *e = &diag->entries[i];
 		char clean[sizeof(e->text) * 4];
 
-		log_escape(clean, sizeof(clean), e->text);
+		str_escape(clean, sizeof(clean), e->text);
 		if (!to_log)
 			fprintf(stderr, "%s\n", clean);
 		else if (e->warning)
@@ -163,8 +164,8 @@ int app_discover(struct app *app)
 		return log_error_errno(r, "Failed to open sysfs root %s: %m", app->cli->sysfs_root);
 	r = topo_new(app->sysfs, &app->topo);
 	if (r < 0)
-		return log_error_errno(r, "Failed to read the CPU topology under %s/devices/system/cpu: %m",
-				       app->cli->sysfs_root);
+		return log_error_errno(r, "Failed to read the CPU topology under %s/devices/system/cpu: %s",
+				       app->cli->sysfs_root, read_file_strerror(r));
 	r = pmu_discover(app->sysfs, &app->pmu);
 	if (r < 0)
 		return log_error_errno(r, "Failed to discover the core PMU: %m");
@@ -339,7 +340,7 @@ static void history_job(void *arg)
 static void app_record(struct app *app, const struct snapshot *snap)
 {
 	if (!app->history_jobs || snap->seq == 0 || atomic_load(&app->history_queued) ||
-	    !history_due(app->history, snap->timestamp))
+	    !history_due(app->history, snapshot_mono_s(snap)))
 		return;
 	atomic_store(&app->history_queued, true);
 	if (jobs_submit(app->history_jobs, history_job, app) < 0)
@@ -463,11 +464,198 @@ int app_start_http(struct app *app)
 	return 0;
 }
 
+/* ---- reloads ---- */
+
+/* The slow half, on the reload worker: nothing here touches what the
+ * loop uses (@rl->current is a copy). */
+static void reload_load(const struct cli *cli, struct app_reload *rl)
+{
+	struct config_diag diag;
+	char why[128];
+
+	rl->tls = NULL;
+	rl->auth = NULL;
+	rl->error[0] = '\0';
+	rl->r = app_load_config(cli, &rl->cfg, true, &diag);
+	if (rl->r < 0) {
+		str_printf(rl->error, sizeof(rl->error), "%s",
+			   diag.n ? diag.entries[0].text : "cannot read the file");
+		return;
+	}
+	if (config_turns_protection_off(&rl->current, &rl->cfg, why, sizeof(why))) {
+		str_printf(rl->error, sizeof(rl->error), "%s %s", cli->config_path, why);
+		log_warning("%s", rl->error);
+		rl->r = -EPERM;
+		return;
+	}
+	rl->r = app_load_files(&rl->cfg, true, &rl->tls, &rl->auth);
+	if (rl->r < 0)
+		str_printf(rl->error, sizeof(rl->error), "a file it names is unusable, see the journal");
+}
+
+static void reload_job(void *arg)
+{
+	struct app *app = arg;
+	uint64_t one = 1;
+
+	reload_load(app->cli, app->reload);
+	/* The hand-over: the loop reads app->reload once this is seen. */
+	if (write(app->reload_fd, &one, sizeof(one)) != sizeof(one))
+		log_error_errno(-errno, "Failed to hand a reload over: %m");
+}
+
+int app_reload_start(struct app *app)
+{
+	int r;
+
+	app->reload = calloc(1, sizeof(*app->reload));
+	if (!app->reload)
+		return log_error_errno(-ENOMEM, "Failed to set up reloads: %m");
+	app->reload_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (app->reload_fd < 0)
+		return log_error_errno(-errno, "Failed to create an eventfd: %m");
+	r = jobs_new("topdownd-reload", 1, 1, 0, &app->reload_jobs);
+	if (r < 0)
+		return log_error_errno(r, "Failed to start the reload worker: %m");
+	return 0;
+}
+
+void app_reload_request(struct app *app)
+{
+	int r;
+
+	if (app->reload_busy) {
+		if (!app->reload_again)
+			log_info("Reload requested while one is read: one more follows it");
+		app->reload_again = true;
+		return;
+	}
+	sd_glue_reloading();
+	log_info("Reloading %s", app->cli->config_path);
+	app->reload->current = app->cfg;
+	r = jobs_submit(app->reload_jobs, reload_job, app);
+	if (r < 0) {
+		log_error_errno(r, "Failed to start a reload: %m");
+		return;
+	}
+	app->reload_busy = true;
+}
+
+/* The HTTP side of a reload: the running server takes the new settings
+ * under its live connections, or, when only a new server can apply them,
+ * a new one takes the sockets and the old one retires in the background. */
+static int reload_http(struct app *app, const struct config *cfg, struct tls_material *tls,
+		       struct auth_db *auth)
+{
+	struct http_params params;
+	struct http *http;
+	bool https = tls != NULL;
+	int r;
+
+	app_http_params(app, cfg, tls, auth, &params);
+	r = http_update(app->http, &params);
+	if (r != -EAGAIN)
+		return r;
+	log_info("%s: starting a new HTTP server; open connections are closed",
+		 https != app->https ? (https ? "HTTPS turned on" : "HTTPS turned off")
+				     : "the connection limit changed");
+	r = http_new(&params, &http);
+	if (r < 0)
+		return r;
+	http_retire(app->http);
+	app->http = http;
+	app->https = https;
+	app->http_connections = params.max_connections;
+	return 0;
+}
+
+/* The fast half, on the loop: a good file takes effect at once without
+ * touching the listening sockets, and counters carry on; a bad one
+ * changes nothing.  True when the interval changed. */
+static bool reload_apply(struct app *app, struct app_reload *rl)
+{
+	struct config *cfg = &rl->cfg;
+	char changed[256];
+	bool interval;
+	int r;
+
+	if (rl->r < 0) {
+		str_printf(app->reload_error, sizeof(app->reload_error), "%s", rl->error);
+		goto failed;
+	}
+	if (!app->socket_activated && config_diff(cfg, &app->cfg, "http", "listen", NULL, 0))
+		log_warning("[http] listen changed: restart topdownd to listen on the new addresses");
+	/* [cgroups] sizes the snapshots and loads the BPF program: a restart
+	 * applies it. */
+	if (config_diff(cfg, &app->cfg, "cgroups", NULL, changed, sizeof(changed))) {
+		log_warning("[cgroups] %s changed: restart topdownd to apply it (the previous [cgroups] "
+			    "stays in force)", changed);
+		config_copy_section(cfg, &app->cfg, "cgroups");
+	}
+	/* The server takes the files, whatever it answers. */
+	r = reload_http(app, cfg, rl->tls, rl->auth);
+	rl->tls = NULL;
+	rl->auth = NULL;
+	if (r < 0) {
+		log_error_errno(r, "Failed to apply the HTTP settings: %m");
+		str_printf(app->reload_error, sizeof(app->reload_error), "the HTTP server could not restart");
+		goto failed;
+	}
+	log_set_level(cfg->log_level);
+	interval = cfg->interval_ns != app->cfg.interval_ns;
+	history_set_length(app->history, cfg->history_ns);
+	app->cfg = *cfg;
+	plan_make(&app->pmu, app->topo, &app->cfg, &app->budget, &app->plan);
+	collector_reload(app->collector, &app->plan, cfg->count_kernel, cfg->count_guest, cfg->interval_ns);
+	while (app_learn(app))
+		;
+	/* The state in force first, then published: /metrics says at once
+	 * that this reload worked, whatever the interval. */
+	app->reload_error[0] = '\0';
+	app->config_loaded_at = app_wall_now();
+	app_publish(app);
+	log_info("Configuration reloaded");
+	return interval;
+failed:
+	tls_material_free(rl->tls);
+	auth_db_free(rl->auth);
+	rl->tls = NULL;
+	rl->auth = NULL;
+	log_error("Configuration not reloaded: the previous one stays in force");
+	app_publish(app); /* topdown_config_last_reload_successful 0, now */
+	return false;
+}
+
+bool app_reload_finish(struct app *app)
+{
+	bool interval = reload_apply(app, app->reload);
+
+	app->reload_busy = false;
+	return interval;
+}
+
+void app_reload_coalesced(struct app *app)
+{
+	if (!app->reload_again)
+		return;
+	app->reload_again = false;
+	app_reload_request(app);
+}
+
 void app_free(struct app *app)
 {
 	http_free(app->http);
 	http_retired_wait();
 	jobs_free(app->history_jobs);
+	/* A reload being read finishes first (it reads regular files only). */
+	jobs_free(app->reload_jobs);
+	if (app->reload) {
+		tls_material_free(app->reload->tls);
+		auth_db_free(app->reload->auth);
+		free(app->reload);
+	}
+	if (app->reload_fd >= 0)
+		close(app->reload_fd);
 	history_free(app->history);
 	auth_db_free(app->auth);
 	tls_material_free(app->tls);

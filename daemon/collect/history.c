@@ -16,7 +16,8 @@ struct history {
 	double step_s;       /* resolution */
 	unsigned max_pkgs;
 	unsigned head, count;
-	/* Per sample: timestamp, package count, then host and packages. */
+	/* Per sample: monotonic seconds, package count, then host and
+	 * packages. */
 	double *ts;
 	unsigned *n_pkgs;
 	int *pkg_ids;        /* [HISTORY_SAMPLES][max_pkgs] */
@@ -175,19 +176,19 @@ static bool follow_cats(struct history *h, td_catset cats)
 	return true;
 }
 
-static bool due(const struct history *h, double timestamp)
+static bool due(const struct history *h, double mono_s)
 {
 	unsigned last = (h->head + HISTORY_SAMPLES - 1) % HISTORY_SAMPLES;
 
-	return !h->count || timestamp - h->ts[last] >= h->step_s || timestamp < h->ts[last];
+	return !h->count || mono_s - h->ts[last] >= h->step_s;
 }
 
-bool history_due(struct history *h, double timestamp)
+bool history_due(struct history *h, double mono_s)
 {
 	bool r;
 
 	pthread_mutex_lock(&h->lock);
-	r = due(h, timestamp);
+	r = due(h, mono_s);
 	pthread_mutex_unlock(&h->lock);
 	return r;
 }
@@ -200,7 +201,7 @@ void history_record(struct history *h, const struct snapshot *snap)
 	if (snap->seq == 0)
 		return;
 	pthread_mutex_lock(&h->lock);
-	if (!due(h, snap->timestamp)) {
+	if (!due(h, snapshot_mono_s(snap))) {
 		pthread_mutex_unlock(&h->lock);
 		return;
 	}
@@ -209,7 +210,7 @@ void history_record(struct history *h, const struct snapshot *snap)
 		return;
 	}
 	i = h->head;
-	h->ts[i] = snap->timestamp;
+	h->ts[i] = snapshot_mono_s(snap);
 	h->n_pkgs[i] = n;
 	pack(h, slot(h, i, 0), snap->host.total);
 	for (unsigned p = 0; p < n; p++) {
@@ -222,7 +223,8 @@ void history_record(struct history *h, const struct snapshot *snap)
 	pthread_mutex_unlock(&h->lock);
 }
 
-int history_series(struct history *h, double since, struct history_series **ret)
+int history_series(struct history *h, double since, double ref_mono, double ref_wall,
+		   struct history_series **ret)
 {
 	struct history_series *s = calloc(1, sizeof(*s));
 	unsigned oldest, n = 0;
@@ -252,14 +254,16 @@ int history_series(struct history *h, double since, struct history_series **ret)
 	for (unsigned k = 0; k < h->count; k++) {
 		unsigned i = (oldest + k) % HISTORY_SAMPLES;
 		unsigned next = (i + 1) % HISTORY_SAMPLES;
+		double wall = ref_wall - (ref_mono - h->ts[i]);
+		double wall_next = ref_wall - (ref_mono - h->ts[next]);
 
 		/* The samples after @since, and the one before them: the first
 		 * step ending after @since starts there.  To the millisecond,
 		 * as documents print them. */
-		if (round(h->ts[i] * 1e3) / 1e3 <= since &&
-		    (k + 1 == h->count || round(h->ts[next] * 1e3) / 1e3 <= since))
+		if (round(wall * 1e3) / 1e3 <= since &&
+		    (k + 1 == h->count || round(wall_next * 1e3) / 1e3 <= since))
 			continue;
-		s->ts[n] = h->ts[i];
+		s->ts[n] = wall;
 		for (unsigned e = 0; e <= h->n_pkgs[i]; e++)
 			unpack(h, &s->totals[((size_t)n * (1 + s->n_pkgs) + e) * TD_C_COUNT], slot(h, i, e));
 		n++;
@@ -279,7 +283,7 @@ void history_series_free(struct history_series *s)
 	free(s);
 }
 
-int history_at(struct history *h, double timestamp, struct history_sample *out)
+int history_at(struct history *h, double mono_s, struct history_sample *out)
 {
 	unsigned oldest, pick;
 
@@ -290,16 +294,16 @@ int history_at(struct history *h, double timestamp, struct history_sample *out)
 	}
 	oldest = (h->head + HISTORY_SAMPLES - h->count) % HISTORY_SAMPLES;
 	pick = oldest;
-	/* Newest first: the latest sample not after @timestamp. */
+	/* Newest first: the latest sample not after @mono_s. */
 	for (unsigned k = 0; k < h->count; k++) {
 		unsigned i = (h->head + HISTORY_SAMPLES - 1 - k) % HISTORY_SAMPLES;
 
-		if (h->ts[i] <= timestamp) {
+		if (h->ts[i] <= mono_s) {
 			pick = i;
 			break;
 		}
 	}
-	out->timestamp = h->ts[pick];
+	out->mono = h->ts[pick];
 	out->n_pkgs = h->n_pkgs[pick];
 	unpack(h, out->host, slot(h, pick, 0));
 	for (unsigned p = 0; p < out->n_pkgs; p++) {

@@ -35,30 +35,38 @@ void history_set_length(struct history *h, uint64_t length_ns);
 /* Bytes it holds. */
 size_t history_bytes(const struct history *h);
 
-/* Whether a sample at @timestamp is due: a resolution step has passed
- * since the last sample kept. */
-bool history_due(struct history *h, double timestamp);
-/* Records @snap's totals of packages and the host by its timestamp, if
- * due. */
+/* Samples are kept by the monotonic clock (when the collection that
+ * made them ended, snapshot_mono_s()): a step of the wall clock (NTP, an
+ * administrator's date) changes neither which sample a window starts at
+ * nor how long a step is.  Wall times are only for display: the series
+ * gives them in the frame of the snapshot it is read with. */
+
+/* Whether a sample at @mono_s is due: a resolution step has passed since
+ * the last sample kept. */
+bool history_due(struct history *h, double mono_s);
+/* Records @snap's totals of packages and the host at its monotonic time,
+ * if due. */
 void history_record(struct history *h, const struct snapshot *snap);
 
-/* A sample: when, and the totals of the host and of each package (in the
- * snapshot's package order, with their ids). */
+/* A sample: when (monotonic seconds), and the totals of the host and of
+ * each package (in the snapshot's package order, with their ids). */
 struct history_sample {
-	double timestamp;
+	double mono;
 	unsigned n_pkgs;
 	int pkg_ids[64];
 	double host[TD_C_COUNT];
 	double pkgs[64][TD_C_COUNT];
 };
 
-/* The latest sample taken at or before @timestamp, or the oldest one when
+/* The latest sample taken at or before @mono_s, or the oldest one when
  * none is that old; -ENOENT when there is none at all. */
-int history_at(struct history *h, double timestamp, struct history_sample *out);
+int history_at(struct history *h, double mono_s, struct history_sample *out);
 
-/* The samples kept after @since (0: all; compared to the millisecond, as
- * documents print timestamps) and the one before them, oldest
- * first (so their steps are those that end after @since): timestamps, and
+/* The samples kept after @since (a wall time, 0: all; compared to the
+ * millisecond, as documents print them) and the one before them, oldest
+ * first (so their steps are those that end after @since): their wall
+ * times, each @ref_wall - (@ref_mono - its monotonic time), so that one
+ * document's times never go backwards whatever the wall clock did; and
  * the totals of the host then each package ([n][1 + n_pkgs][TD_C_COUNT];
  * a sample taken when fewer packages were known has zeros for the others).
  * Copied under the lock, for a reader to use at leisure. */
@@ -70,7 +78,8 @@ struct history_series {
 	double *totals;
 };
 
-int history_series(struct history *h, double since, struct history_series **ret);
+int history_series(struct history *h, double since, double ref_mono, double ref_wall,
+		   struct history_series **ret);
 void history_series_free(struct history_series *s);
 
 #endif

@@ -182,6 +182,14 @@ struct snapshot {
 	uint64_t fill_gen;
 };
 
+/* When @snap's collection ended, in seconds of CLOCK_MONOTONIC: what
+ * durations (windows, the history) are measured on; timestamp (the wall
+ * clock) is only shown. */
+static inline double snapshot_mono_s(const struct snapshot *snap)
+{
+	return (double)snap->collected_ns / 1e9;
+}
+
 /* Sums the CPUs' counts into cores, packages and the host, with their
  * coverage: the domains' starting totals after a change of layout (the
  * collector computes their intervals from summed events). */

@@ -186,7 +186,7 @@ void *request_begins(void *cls, const char *uri, struct MHD_Connection *conn)
 	 * served /metrics. */
 	if (strstr(uri, "%00")) {
 		req->refuse = MHD_HTTP_BAD_REQUEST;
-		req->refuse_text = "400 the path holds an encoded NUL (%00)\n";
+		req->refuse_text = "the path holds an encoded NUL (%00)";
 	}
 	if (q && !req->refuse) {
 		size_t params = 1, len = strlen(q + 1);
@@ -195,10 +195,10 @@ void *request_begins(void *cls, const char *uri, struct MHD_Connection *conn)
 			params += *p == '&';
 		if (len > HTTP_QUERY_MAX) {
 			req->refuse = MHD_HTTP_URI_TOO_LONG;
-			req->refuse_text = "414 query string too long\n";
+			req->refuse_text = "query string too long";
 		} else if (params > HTTP_QUERY_PARAMS_MAX) {
 			req->refuse = MHD_HTTP_BAD_REQUEST;
-			req->refuse_text = "400 too many query parameters\n";
+			req->refuse_text = "too many query parameters";
 		}
 		if (req->refuse)
 			*(char *)(uintptr_t)(q + 1) = '\0';
@@ -235,10 +235,19 @@ static void auth_job(void *arg)
 	struct req *req = arg;
 	struct http *h = req->h;
 
-	atomic_fetch_add(&h->p.stats->password_checks, 1);
-	req->auth = auth_verify(req->s->auth, &req->attempt);
-	if (req->have_client)
-		throttle_end(h->throttle, &req->client, req->auth == AUTH_OK, mono_ns());
+	if (atomic_load(&h->stopping)) {
+		/* Stopping: a check still queued is not made (a stop waits at
+		 * most for the ones under way, AUTH_COST_MAX each). */
+		explicit_bzero(&req->attempt, sizeof(req->attempt));
+		if (req->have_client)
+			throttle_abandon(h->throttle, &req->client);
+		req->auth = AUTH_UNAVAILABLE;
+	} else {
+		atomic_fetch_add(&h->p.stats->password_checks, 1);
+		req->auth = auth_verify(req->s->auth, &req->attempt);
+		if (req->have_client)
+			throttle_end(h->throttle, &req->client, req->auth == AUTH_OK, mono_ns());
+	}
 	req->phase = PHASE_AUTHED;
 	/* The last touch: once resumed, the request may complete and go. */
 	MHD_resume_connection(req->mc);
@@ -290,7 +299,8 @@ static json_t *history_document(struct http *h, const struct snapshot *snap, dou
 				unsigned level)
 {
 	struct history_series *series = NULL;
-	json_t *doc = history_series(h->p.history, since, &series) == 0
+	json_t *doc = history_series(h->p.history, since, snapshot_mono_s(snap), snap->timestamp,
+				     &series) == 0
 			      ? api_history(snap, series, level, h->p.hostname, topdownd_version)
 			      : NULL;
 
@@ -494,6 +504,18 @@ static bool render_on_worker(struct http *h, struct req *req, const struct snaps
 	return false;
 }
 
+/* A refusal of what request_begins() saw: "STATUS text" as plain text,
+ * or {"error": text} from the JSON API. */
+static enum MHD_Result refuse(struct req *req)
+{
+	char text[160];
+
+	if (req->ep == EXPO_EP_API)
+		return respond_json_error(req->mc, req->status, req->refuse_text);
+	str_printf(text, sizeof(text), "%u %s\n", req->status, req->refuse_text);
+	return respond_text(req->mc, req->status, text);
+}
+
 /* Basic auth.  Returns true when the request may go on; otherwise a
  * response is queued, or the check runs on a worker (*@suspended). */
 static bool authorized(struct req *req, enum MHD_Result *ret, bool *suspended)
@@ -505,6 +527,10 @@ static bool authorized(struct req *req, enum MHD_Result *ret, bool *suspended)
 	if (req->phase == PHASE_AUTHED) {
 		if (req->auth == AUTH_OK)
 			return true;
+		if (req->auth == AUTH_UNAVAILABLE) {
+			*ret = busy(req);
+			return false;
+		}
 		req->status = MHD_HTTP_UNAUTHORIZED;
 		*ret = respond_text(req->mc, req->status, "401 unauthorized\n");
 		return false;
@@ -747,7 +773,7 @@ static enum MHD_Result serve_api(struct req *req, const struct snapshot **snap, 
 	if (req->query.window_ns) {
 		req->then = malloc(sizeof(*req->then));
 		if (!req->then ||
-		    history_at(h->p.history, (*snap)->timestamp - (double)req->query.window_ns / 1e9,
+		    history_at(h->p.history, snapshot_mono_s(*snap) - (double)req->query.window_ns / 1e9,
 			       req->then) < 0) {
 			free(req->then);
 			req->then = NULL;
@@ -885,15 +911,44 @@ static bool has_body(struct MHD_Connection *conn)
 struct framing {
 	unsigned hosts, lengths;
 	const char *length;
-	bool lengths_differ;
+	bool lengths_differ, folded, bad_name;
 };
 
+/* A field name is a token (RFC 9110 section 5.1). */
+static bool is_token(const char *s, size_t len)
+{
+	static const char others[] = "!#$%&'*+-.^_`|~";
+
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c && strchr(others, c))))
+			return false;
+	}
+	return true;
+}
+
 static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
-				     const char *value)
+				     size_t key_size, const char *value, size_t value_size)
 {
 	struct framing *f = cls;
 
 	(void)kind;
+	(void)value_size;
+	/* obs-fold (a field continued on a line that starts with a space):
+	 * libmicrohttpd 0.9.75 appends the continuation to the field's
+	 * *name* in a copy of it made after the request's buffer, where
+	 * every other field's value follows its name ("Content-Length:" then
+	 * " 48" is a field "Content-Length48" with an empty value, and the
+	 * body is then read as a second request).  A name that does not
+	 * precede its own value, or that is not a token, is such a field. */
+	if (value && (uintptr_t)value < (uintptr_t)key + key_size + 1)
+		f->folded = true;
+	if (!is_token(key, key_size))
+		f->bad_name = true;
 	if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
 		f->hosts++;
 	} else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
@@ -904,14 +959,18 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
 	return MHD_YES;
 }
 
-/* RFC 9112: a request with two Hosts, or HTTP/1.1 without one (3.2), or
- * two different Content-Lengths (6.3) is a 400, not a guess: a proxy in
- * front may have read it otherwise. */
+/* RFC 9112: a request with two Hosts, or HTTP/1.1 without one (3.2), two
+ * different Content-Lengths (6.3), or a field folded over two lines (5.2)
+ * is a 400, not a guess: a proxy in front may have read it otherwise. */
 static const char *bad_framing(struct MHD_Connection *conn, const char *version)
 {
 	struct framing f = { 0 };
 
-	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
+	MHD_get_connection_values_n(conn, MHD_HEADER_KIND, count_framing, &f);
+	if (f.folded)
+		return "400 a header field is continued on a second line (obsolete line folding is not accepted: RFC 9112 section 5.2)\n";
+	if (f.bad_name)
+		return "400 a header field's name is not a token\n";
 	if (f.hosts > 1)
 		return "400 more than one Host header\n";
 	if (f.hosts == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0)
@@ -938,10 +997,6 @@ static unsigned screen(struct req *req, const char *method, const char *version,
 	if (has_body(conn)) {
 		*ret = respond_text(conn, MHD_HTTP_CONTENT_TOO_LARGE, "413 request bodies are not accepted\n");
 		return MHD_HTTP_CONTENT_TOO_LARGE;
-	}
-	if (req->refuse) {
-		*ret = respond_text(conn, req->refuse, req->refuse_text);
-		return req->refuse;
 	}
 	if (!client_verified(req->s, conn)) {
 		*ret = respond_text(conn, MHD_HTTP_FORBIDDEN, "403 client certificate required\n");
@@ -1005,6 +1060,15 @@ enum MHD_Result request_handle(void *cls, struct MHD_Connection *conn, const cha
 		if (!suspended)
 			http_count(h, req->ep, req->status);
 		return suspended ? MHD_YES : ret;
+	}
+	/* What request_begins() found in the request line is answered
+	 * only now: an unauthenticated client learns nothing of how a
+	 * request is parsed (every path is 401 to it), and the JSON API
+	 * answers in JSON. */
+	if (req->refuse) {
+		req->status = req->refuse;
+		http_count(h, req->ep, req->status);
+		return refuse(req);
 	}
 	if (req->route->open) {
 		http_count(h, req->ep, MHD_HTTP_OK);

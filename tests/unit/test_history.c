@@ -17,11 +17,16 @@
 static struct snap_pkg pkgs[2];
 static struct snapshot snap = { .n_pkgs = 2, .pkgs = pkgs };
 
-/* An interval at @t seconds: the host has counted t * 1000 slots. */
+/* The wall clock's offset from the monotonic one (stepped by a test). */
+static double wall_offset;
+
+/* An interval ending at @t monotonic seconds: the host has counted
+ * t * 1000 slots. */
 static void at(struct history *h, double t)
 {
 	snap.seq++;
-	snap.timestamp = t;
+	snap.collected_ns = (uint64_t)(t * 1e9 + 0.5);
+	snap.timestamp = t + wall_offset;
 	snap.host.total[TD_C_SLOTS] = t * 1000;
 	pkgs[0].package = 0;
 	pkgs[1].package = 7;
@@ -42,25 +47,26 @@ static void test_window_start(void **state)
 	/* Before the first interval: nothing to start at. */
 	snap.seq = 0;
 	snap.timestamp = 0;
+	snap.collected_ns = 0;
 	history_record(h, &snap);
 	assert_int_equal(history_at(h, 100, &s), -ENOENT);
 	/* Intervals every 0.25 s from t = 1000: one kept a second. */
 	for (double t = 1000; t <= 1010; t += 0.25)
 		at(h, t);
 	assert_int_equal(history_at(h, 1005.5, &s), 0);
-	assert_true(s.timestamp == 1005);
+	assert_true(s.mono == 1005);
 	assert_true(s.host[TD_C_SLOTS] == 1005000);
 	assert_int_equal(s.n_pkgs, 2);
 	assert_int_equal(s.pkg_ids[1], 7);
 	assert_true(s.pkgs[1][TD_C_SLOTS] == 10050);
 	/* A window longer than the history: its oldest sample. */
 	assert_int_equal(history_at(h, 10, &s), 0);
-	assert_true(s.timestamp == 1000);
+	assert_true(s.mono == 1000);
 	/* The ring keeps the newest 900 samples. */
 	for (double t = 1011; t < 3000; t += 1)
 		at(h, t);
 	assert_int_equal(history_at(h, 0, &s), 0);
-	assert_true(s.timestamp == 3000 - 900);
+	assert_true(s.mono == 3000 - 900);
 	/* A new length drops what was kept. */
 	history_set_length(h, 60 * S);
 	assert_int_equal(history_at(h, 5000, &s), -ENOENT);
@@ -68,9 +74,9 @@ static void test_window_start(void **state)
 	at(h, 4000.05); /* within the step (60 s / 900): not kept */
 	at(h, 4000.1);
 	assert_int_equal(history_at(h, 4000.09, &s), 0);
-	assert_true(s.timestamp == 4000);
+	assert_true(s.mono == 4000);
 	assert_int_equal(history_at(h, 4001, &s), 0);
-	assert_true(s.timestamp == 4000.1);
+	assert_true(s.mono == 4000.1);
 	assert_true(history_bytes(h) > 900 * 3 * TD_C_COUNT * sizeof(double));
 	history_free(h);
 	history_free(NULL);
@@ -86,13 +92,13 @@ static void test_series(void **state)
 	(void)state;
 	snap.seq = 0;
 	assert_int_equal(history_new(900 * S, 2, ~(td_catset)0, &h), 0);
-	assert_int_equal(history_series(h, 0, &s), 0);
+	assert_int_equal(history_series(h, 0, snapshot_mono_s(&snap), snap.timestamp, &s), 0);
 	assert_int_equal(s->n, 0);
 	history_series_free(s);
 	for (double t = 2000; t <= 2010; t += 0.5)
 		at(h, t);
 	/* One sample a second: 2000 .. 2010. */
-	assert_int_equal(history_series(h, 0, &s), 0);
+	assert_int_equal(history_series(h, 0, snapshot_mono_s(&snap), snap.timestamp, &s), 0);
 	assert_int_equal(s->n, 11);
 	assert_int_equal(s->n_pkgs, 2);
 	assert_int_equal(s->pkg_ids[1], 7);
@@ -103,15 +109,58 @@ static void test_series(void **state)
 	assert_true(s->totals[(3 * 3 + 2) * TD_C_COUNT + TD_C_SLOTS] == 20030);
 	history_series_free(s);
 	/* After 2007.5: 2007 (where the step to 2008 starts) and later. */
-	assert_int_equal(history_series(h, 2007.5, &s), 0);
+	assert_int_equal(history_series(h, 2007.5, snapshot_mono_s(&snap), snap.timestamp, &s), 0);
 	assert_int_equal(s->n, 4);
 	assert_true(s->ts[0] == 2007 && s->ts[3] == 2010);
 	history_series_free(s);
 	/* Nothing newer than the last: no sample, no step. */
-	assert_int_equal(history_series(h, 2010, &s), 0);
+	assert_int_equal(history_series(h, 2010, snapshot_mono_s(&snap), snap.timestamp, &s), 0);
 	assert_int_equal(s->n, 0);
 	history_series_free(s);
 	history_series_free(NULL);
+	history_free(h);
+}
+
+/* The wall clock stepped (NTP, date -s): a day forward, then an hour
+ * back.  Samples stay a step apart on the monotonic clock, a window
+ * starts where it should, and a series read now has times that only go
+ * forward, in the frame of the wall clock now. */
+static void test_wall_steps(void **state)
+{
+	struct history_series *s = NULL;
+	struct history_sample at10;
+	struct history *h;
+
+	(void)state;
+	snap.seq = 0;
+	wall_offset = 1.7e9;
+	assert_int_equal(history_new(900 * S, 2, ~(td_catset)0, &h), 0);
+	for (double t = 5000; t <= 5030; t += 0.5) {
+		if (t == 5010)
+			wall_offset += 86400;
+		if (t == 5020)
+			wall_offset -= 3600;
+		at(h, t);
+	}
+	/* One sample a second, 31 of them: no step dropped or doubled. */
+	assert_int_equal(history_series(h, 0, snapshot_mono_s(&snap), snap.timestamp, &s), 0);
+	assert_int_equal(s->n, 31);
+	for (unsigned i = 1; i < s->n; i++)
+		assert_true(s->ts[i] - s->ts[i - 1] > 0.999 && s->ts[i] - s->ts[i - 1] < 1.001);
+	/* Each in the frame of now: the last is now's wall time. */
+	assert_true(s->ts[s->n - 1] == snap.timestamp);
+	assert_true(s->ts[0] == snap.timestamp - 30);
+	history_series_free(s);
+	/* "?window=10s" from 5030: the sample at 5020 (before the steps
+	 * the wall clock said 86,404 s or -3,593.5 s). */
+	assert_int_equal(history_at(h, snapshot_mono_s(&snap) - 10, &at10), 0);
+	assert_true(at10.mono == 5020);
+	assert_true(at10.host[TD_C_SLOTS] == 5020000);
+	/* Since a time in this frame: the samples after it. */
+	assert_int_equal(history_series(h, snap.timestamp - 2.5, snapshot_mono_s(&snap), snap.timestamp, &s), 0);
+	assert_int_equal(s->n, 4);
+	history_series_free(s);
+	wall_offset = 0;
 	history_free(h);
 }
 
@@ -147,7 +196,7 @@ static void test_categories(void **state)
 	snap.cats = l1 | (1u << TD_CAT_MEMORY_BOUND) | (1u << TD_CAT_CORE_BOUND);
 	at(h, 101);
 	assert_int_equal(history_at(h, 100, &s), 0);
-	assert_true(s.timestamp == 101);
+	assert_true(s.mono == 101);
 	assert_true(s.host[TD_C_CAT + TD_CAT_MEMORY_BOUND] == 17);
 	assert_true(s.host[TD_C_CAT + TD_CAT_BACKEND_BOUND] == 42);
 	snap.cats = 0;
@@ -162,6 +211,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window_start),
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_wall_steps),
 		cmocka_unit_test(test_categories),
 	};
 
