@@ -26,6 +26,8 @@
 #include "tls.h"
 #include "topo.h"
 
+struct app_reload;
+
 /* Everything the running daemon holds, in init order. */
 struct app {
 	const struct cli *cli;
@@ -58,6 +60,24 @@ struct app {
 	char status[640];
 	char reload_error[400]; /* why the last reload failed, until one works */
 	uint64_t status_at_ns;
+	/* Reloads: read on a worker, applied on the loop (app_reload_*). */
+	struct jobs *reload_jobs;
+	int reload_fd;        /* eventfd: a reload's files are read */
+	bool reload_busy;     /* one is being read */
+	bool reload_again;    /* SIGHUP(s) came meanwhile: one more after it */
+	struct app_reload *reload;
+};
+
+/* A reload's slow half, read off the collection's thread: the file with
+ * the command line's overrides, and the files it names, checked against
+ * the configuration in force (@current, a copy). */
+struct app_reload {
+	struct config current;
+	struct config cfg;
+	struct tls_material *tls;
+	struct auth_db *auth;
+	int r;             /* 0, or -errno: nothing to apply */
+	char error[400];   /* why not, for the status line */
 };
 
 /* Discovery, topology, plan: what both --probe and a run need.  0, or
@@ -112,6 +132,22 @@ void app_http_params(struct app *app, const struct config *cfg, struct tls_mater
 
 /* The HTTP server on the listening sockets.  0, or -errno after saying why. */
 int app_start_http(struct app *app);
+
+/* Reloads (SIGHUP).  The files are read and checked on a worker, so
+ * that nothing in them (a slow disk, a large password file) holds up
+ * collection; the result is applied on the loop's thread.  SIGHUPs that
+ * come while a reload is read are coalesced into one more reload after
+ * it: the state in force is the last file's within two reloads' time of
+ * the last signal.  app_reload_start() creates the worker and the
+ * eventfd (app->reload_fd) the loop watches; app_reload_request() is a
+ * SIGHUP; app_reload_finish() runs when reload_fd is readable and
+ * returns whether the interval changed (the loop re-arms its timer and
+ * tells systemd READY=1), then app_reload_coalesced() starts the one
+ * more reload that SIGHUPs meanwhile asked for, if any. */
+int app_reload_start(struct app *app);
+void app_reload_request(struct app *app);
+bool app_reload_finish(struct app *app);
+void app_reload_coalesced(struct app *app);
 
 /* One line for `systemctl status`. */
 void app_status(const struct app *app, char *buf, size_t len);

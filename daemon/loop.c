@@ -73,14 +73,12 @@ static int setup_loop(struct app *app)
 	sigset_t mask;
 	int r;
 
+	/* main() blocked them first thing (so every thread inherits the
+	 * mask): one that came during start-up waits in the signalfd. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
-	/* Blocked before any thread starts, so every thread inherits it. */
-	if (pthread_sigmask(SIG_BLOCK, &mask, NULL) != 0)
-		return log_error_errno(-EINVAL, "Failed to block signals");
-	signal(SIGPIPE, SIG_IGN);
 	app->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (app->epoll_fd < 0)
 		return log_error_errno(-errno, "Failed to create an epoll instance: %m");
@@ -93,7 +91,8 @@ static int setup_loop(struct app *app)
 	r = arm_periodic(app->timer_fd, app->cfg.interval_ns);
 	if (r < 0)
 		return log_error_errno(r, "Failed to arm the interval timer: %m");
-	if ((r = watch(app, app->timer_fd)) < 0 || (r = watch(app, app->signal_fd)) < 0)
+	if ((r = watch(app, app->timer_fd)) < 0 || (r = watch(app, app->signal_fd)) < 0 ||
+	    (r = watch(app, app->reload_fd)) < 0)
 		return log_error_errno(r, "Failed to set up the event loop: %m");
 	/* Pinged from this loop, which also collects: a stuck collection
 	 * stops the pings and systemd restarts the service. */
@@ -156,103 +155,21 @@ static void on_timer(struct app *app)
 	update_status(app, now);
 }
 
-/* The HTTP side of a reload: the running server takes the new settings
- * under its live connections, or, when only a new server can apply them,
- * a new one takes the sockets and the old one retires in the background. */
-static int reload_http(struct app *app, const struct config *cfg, struct tls_material *tls,
-		       struct auth_db *auth)
+/* A reload's files are read: applied here, on the loop's thread. */
+static void on_reload(struct app *app)
 {
-	struct http_params params;
-	struct http *http;
-	bool https = tls != NULL;
+	uint64_t n;
 	int r;
 
-	app_http_params(app, cfg, tls, auth, &params);
-	r = http_update(app->http, &params);
-	if (r != -EAGAIN)
-		return r;
-	log_info("%s: starting a new HTTP server; open connections are closed",
-		 https != app->https ? (https ? "HTTPS turned on" : "HTTPS turned off")
-				     : "the connection limit changed");
-	r = http_new(&params, &http);
-	if (r < 0)
-		return r;
-	http_retire(app->http);
-	app->http = http;
-	app->https = https;
-	app->http_connections = params.max_connections;
-	return 0;
-}
-
-/* SIGHUP: a bad file changes nothing; a good one takes effect at once
- * without touching the listening sockets, and counters carry on.
- * Nothing here waits: collection keeps its schedule. */
-static void reload(struct app *app)
-{
-	char changed[256], why[128];
-	struct tls_material *tls;
-	struct config_diag diag;
-	struct auth_db *auth;
-	struct config cfg;
-	int r;
-
-	sd_glue_reloading();
-	log_info("Reloading %s", app->cli->config_path);
-	if (app_load_config(app->cli, &cfg, true, &diag) < 0) {
-		str_printf(app->reload_error, sizeof(app->reload_error), "%s",
-			   diag.n ? diag.entries[0].text : "cannot read the file");
-		goto failed;
-	}
-	if (config_turns_protection_off(&app->cfg, &cfg, why, sizeof(why))) {
-		str_printf(app->reload_error, sizeof(app->reload_error), "%s %s",
-			   app->cli->config_path, why);
-		log_warning("%s", app->reload_error);
-		goto failed;
-	}
-	if (app_load_files(&cfg, true, &tls, &auth) < 0) {
-		str_printf(app->reload_error, sizeof(app->reload_error),
-			   "a file it names is unusable, see the journal");
-		goto failed;
-	}
-	if (!app->socket_activated && config_diff(&cfg, &app->cfg, "http", "listen", NULL, 0))
-		log_warning("[http] listen changed: restart topdownd to listen on the new addresses");
-	/* [cgroups] sizes the snapshots and loads the BPF program: a restart
-	 * applies it. */
-	if (config_diff(&cfg, &app->cfg, "cgroups", NULL, changed, sizeof(changed))) {
-		log_warning("[cgroups] %s changed: restart topdownd to apply it (the previous [cgroups] "
-			    "stays in force)", changed);
-		config_copy_section(&cfg, &app->cfg, "cgroups");
-	}
-	r = reload_http(app, &cfg, tls, auth);
-	if (r < 0) {
-		log_error_errno(r, "Failed to apply the HTTP settings: %m");
-		str_printf(app->reload_error, sizeof(app->reload_error), "the HTTP server could not restart");
-		goto failed;
-	}
-	log_set_level(cfg.log_level);
-	if (cfg.interval_ns != app->cfg.interval_ns) {
-		r = rearm_interval(app, cfg.interval_ns);
+	if (read(app->reload_fd, &n, sizeof(n)) != sizeof(n))
+		return;
+	if (app_reload_finish(app)) {
+		r = rearm_interval(app, app->cfg.interval_ns);
 		if (r < 0)
 			log_error_errno(r, "Failed to re-arm the interval timer: %m");
 	}
-	history_set_length(app->history, cfg.history_ns);
-	app->cfg = cfg;
-	plan_make(&app->pmu, app->topo, &app->cfg, &app->budget, &app->plan);
-	collector_reload(app->collector, &app->plan, cfg.count_kernel, cfg.count_guest, cfg.interval_ns);
-	while (app_learn(app))
-		;
-	/* The state in force first, then published: /metrics says at once
-	 * that this reload worked, whatever the interval. */
-	app->reload_error[0] = '\0';
-	app->config_loaded_at = app_wall_now();
-	app_publish(app);
-	log_info("Configuration reloaded");
 	notify_ready(app);
-	return;
-failed:
-	log_error("Configuration not reloaded: the previous one stays in force");
-	app_publish(app); /* topdown_config_last_reload_successful 0, now */
-	notify_ready(app);
+	app_reload_coalesced(app);
 }
 
 /* Returns true when the daemon should stop. */
@@ -267,7 +184,7 @@ static bool on_signal(struct app *app)
 			return true;
 		}
 		if (si.ssi_signo == SIGHUP)
-			reload(app);
+			app_reload_request(app);
 	}
 	return false;
 }
@@ -288,7 +205,8 @@ int loop_run(struct app *app)
 	/* Sockets first: a taken port fails at once, before opening counters. */
 	if (app_listen(app) < 0)
 		return EXIT_RUNTIME;
-	if (setup_loop(app) < 0 || app_discover(app) < 0 || app_start_collection(app) < 0)
+	if (app_reload_start(app) < 0 || setup_loop(app) < 0 || app_discover(app) < 0 ||
+	    app_start_collection(app) < 0)
 		return EXIT_RUNTIME;
 	if (!app->plan.usable)
 		log_warning("TopDown is not available: %s. Serving topdown_up 0.", app->plan.reason);
@@ -333,6 +251,8 @@ int loop_run(struct app *app)
 				on_watchdog(app);
 			else if (events[i].data.fd == app->signal_fd)
 				stop = on_signal(app) || stop;
+			else if (events[i].data.fd == app->reload_fd)
+				on_reload(app);
 		}
 	}
 	return EXIT_SUCCESS;

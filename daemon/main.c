@@ -4,6 +4,7 @@
  * (loop.c); app_free() tears down what either built. */
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,29 @@
 
 int main(int argc, char **argv)
 {
-	struct app app = { .epoll_fd = -1, .timer_fd = -1, .signal_fd = -1, .watchdog_fd = -1 };
+	struct app app = { .epoll_fd = -1, .timer_fd = -1, .signal_fd = -1, .watchdog_fd = -1,
+			   .reload_fd = -1 };
 	struct config_diag diag;
+	sigset_t handled, before;
 	struct config cfg;
 	struct cli cli;
 	int r;
+
+	/* First of all: the signals the daemon handles wait, blocked, until
+	 * its loop reads them from a signalfd.  systemd, logrotate and
+	 * configuration management send SIGHUP whenever they like; one
+	 * during start-up is then a reload once the daemon runs, never a
+	 * death.  The one-shot modes take the default actions back below.
+	 * SIGUSR1 and SIGUSR2 mean nothing here: ignored rather than fatal
+	 * (topdownd(8) SIGNALS). */
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGHUP);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGINT);
+	sigprocmask(SIG_BLOCK, &handled, &before);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
 
 	/* Rendered /metrics bodies are megabytes each interval.  A fixed mmap
 	 * threshold (it also turns off glibc's dynamic one, which rises after
@@ -37,6 +56,11 @@ int main(int argc, char **argv)
 	r = cli_parse(argc, argv, &cli);
 	if (r >= 0)
 		return r;
+	/* A command that ends by itself stops on SIGINT or SIGTERM as any
+	 * program does, and a closed terminal's SIGHUP ends it too (--watch
+	 * reads SIGINT and SIGTERM itself). */
+	if (cli.check_config || cli.print_config || cli.probe || cli.once || cli.watch)
+		sigprocmask(SIG_SETMASK, &before, NULL);
 
 	r = app_load_config(&cli, &cfg, false, &diag);
 	/* Only what serves HTTP needs the TLS and auth files. */
