@@ -38,8 +38,6 @@ struct cache_slot {
 struct auth_db {
 	size_t n_users;
 	struct user *users;
-	unsigned cost;             /* the highest in the file */
-	char dummy[HASH_LEN + 1];  /* bcrypt setting at that cost, random salt */
 	pthread_mutex_t lock; /* guards the cache */
 	uint8_t key[DIGEST_LEN];
 	struct cache_slot cache[CACHE_SLOTS];
@@ -51,21 +49,6 @@ static unsigned cost_of(const char *hash)
 	return (unsigned)((hash[4] - '0') * 10 + (hash[5] - '0'));
 }
 
-/* A salt of our own at the file's highest cost: checking an unknown user
- * against it takes as long as the slowest known user, whoever asks. */
-static int make_dummy(struct auth_db *db)
-{
-	unsigned char rnd[16];
-
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		return -EIO;
-	if (!crypt_gensalt_rn("$2b$", db->cost, (const char *)rnd, (int)sizeof(rnd), db->dummy,
-			      (int)sizeof(db->dummy)))
-		return -EINVAL;
-	explicit_bzero(rnd, sizeof(rnd));
-	return 0;
-}
-
 static bool is_bcrypt(const char *h)
 {
 	static const char alphabet[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -74,7 +57,7 @@ static bool is_bcrypt(const char *h)
 	    (h[2] != 'y' && h[2] != 'b' && h[2] != 'a') || h[3] != '$' ||
 	    !isdigit((unsigned char)h[4]) || !isdigit((unsigned char)h[5]) || h[6] != '$')
 		return false;
-	if ((h[4] - '0') * 10 + (h[5] - '0') < 4 || (h[4] - '0') * 10 + (h[5] - '0') > 31)
+	if ((h[4] - '0') * 10 + (h[5] - '0') < 4)
 		return false;
 	for (size_t i = 7; i < HASH_LEN; i++)
 		if (!strchr(alphabet, h[i]) || !h[i])
@@ -162,6 +145,14 @@ int auth_db_parse(const char *name, const char *text, size_t len, struct auth_db
 						u->name);
 				continue;
 			}
+			if (cost_of(u->hash) > AUTH_COST_MAX) {
+				config_diag_add(diag, false, name, line,
+						"user \"%s\": bcrypt cost %u is above the maximum of %d (every check of it, "
+						"and of unknown users, would hold a core for seconds); make the hash again "
+						"with htpasswd -B -C %d or less",
+						u->name, cost_of(u->hash), AUTH_COST_MAX, AUTH_COST_MAX);
+				continue;
+			}
 			for (size_t i = 0; i < db->n_users; i++) {
 				if (strcmp(db->users[i].name, u->name) == 0) {
 					config_diag_add(diag, false, name, line, "user \"%s\" is listed twice",
@@ -169,8 +160,6 @@ int auth_db_parse(const char *name, const char *text, size_t len, struct auth_db
 					goto next;
 				}
 			}
-			if (cost_of(u->hash) > db->cost)
-				db->cost = cost_of(u->hash);
 			db->n_users++;
 		}
 next:;
@@ -184,17 +173,37 @@ next:;
 		auth_db_free(db);
 		return -EINVAL;
 	}
-	if (make_dummy(db) < 0) {
-		auth_db_free(db);
-		return -EIO;
-	}
 	*ret = db;
 	return 0;
 }
 
-unsigned auth_db_cost(const struct auth_db *db)
+/* The user whose hash checks a password given for @name: @name's own, or
+ * for a name not in the file one chosen by a keyed hash of the name.  An
+ * unknown name then costs what a known one costs (the same for the same
+ * name, drawn from the file's costs as the names in it are), and no one
+ * line, however slow, decides what every unknown name costs. */
+static const struct user *checked_by(const struct auth_db *db, const char *name, bool *known)
 {
-	return db->cost;
+	uint8_t mac[DIGEST_LEN];
+	uint64_t pick = 0;
+
+	for (size_t i = 0; i < db->n_users; i++) {
+		if (strcmp(db->users[i].name, name) == 0) {
+			*known = true;
+			return &db->users[i];
+		}
+	}
+	*known = false;
+	if (gnutls_hmac_fast(GNUTLS_MAC_SHA256, db->key, sizeof(db->key), name, strlen(name), mac) == 0)
+		memcpy(&pick, mac, sizeof(pick));
+	return &db->users[pick % db->n_users];
+}
+
+unsigned auth_db_cost_of(const struct auth_db *db, const char *user)
+{
+	bool known;
+
+	return cost_of(checked_by(db, user, &known)->hash);
 }
 
 int auth_db_load(const char *path, struct auth_db **ret, struct config_diag *diag)
@@ -337,15 +346,13 @@ enum auth_result auth_lookup(struct auth_db *db, const char *authorization,
 
 enum auth_result auth_verify(struct auth_db *db, struct auth_attempt *a)
 {
-	const struct user *found = NULL;
 	enum auth_result result = AUTH_DENIED;
+	bool known;
+	const struct user *by = checked_by(db, a->user, &known);
 
-	for (size_t i = 0; i < db->n_users; i++)
-		if (strcmp(db->users[i].name, a->user) == 0)
-			found = &db->users[i];
-	if (!found) {
-		verify(a->pass, db->dummy, NULL);
-	} else if (verify(a->pass, found->hash, found->hash)) {
+	/* An unknown name is checked against another user's hash and
+	 * compared with nothing: the same work, never a match. */
+	if (verify(a->pass, by->hash, known ? by->hash : NULL) && known) {
 		result = AUTH_OK;
 		pthread_mutex_lock(&db->lock);
 		memcpy(db->cache[db->next_slot].digest, a->digest, DIGEST_LEN);

@@ -22,6 +22,12 @@
 #define AUTH_REALM "topdownd"
 #define AUTH_USER_MAX 256
 #define AUTH_PASSWORD_MAX 256
+/* The highest bcrypt cost a basic_auth_file may hold: about a second of a
+ * core per check (1.3 s at 14 on the test machines; each step doubles
+ * it), so that a stop waits at most that for a check under way (the
+ * unit's TimeoutStopSec is 5 s) and no line makes every check slow.
+ * Apache's htpasswd goes to 17; exporter-toolkit's documentation uses 10. */
+#define AUTH_COST_MAX 14
 
 struct auth_db;
 
@@ -43,6 +49,7 @@ enum auth_result {
 	AUTH_MALFORMED, /* not Basic, bad base64, no colon... */
 	AUTH_DENIED,    /* unknown user or wrong password */
 	AUTH_VERIFY,    /* not known yet: auth_verify() decides */
+	AUTH_UNAVAILABLE, /* not checked: the server is stopping (503) */
 };
 
 /* What auth_verify() needs; wiped by it. */
@@ -61,7 +68,8 @@ enum auth_result auth_lookup(struct auth_db *db, const char *authorization,
 enum auth_result auth_verify(struct auth_db *db, struct auth_attempt *attempt);
 /* Both halves in one call; *@bcrypt says whether the slow one ran. */
 enum auth_result auth_check(struct auth_db *db, const char *authorization, bool *bcrypt);
-/* The bcrypt cost every failed check pays: the file's highest. */
-unsigned auth_db_cost(const struct auth_db *db);
+/* The bcrypt cost a check of @user pays: its own, or for a name not in
+ * the file the cost of a user chosen by a keyed hash of the name. */
+unsigned auth_db_cost_of(const struct auth_db *db, const char *user);
 
 #endif

@@ -40,14 +40,61 @@ static struct auth_db *two_users(void)
 	return db;
 }
 
+/* A known user pays its own cost; an unknown name pays the cost of a
+ * user its keyed hash chooses: always the same for the same name, and
+ * spread over the file's costs, so that no one line decides them all. */
 static void test_cost(void **state)
 {
 	struct auth_db *db = two_users();
+	unsigned at[16] = { 0 };
+	char name[32];
 
 	(void)state;
 	assert_int_equal(auth_db_users(db), 2);
-	/* Failed checks pay the file's highest cost, whoever they name. */
-	assert_int_equal(auth_db_cost(db), 6);
+	assert_int_equal(auth_db_cost_of(db, "prometheus"), 4);
+	assert_int_equal(auth_db_cost_of(db, "alice"), 6);
+	for (unsigned i = 0; i < 200; i++) {
+		unsigned c;
+
+		snprintf(name, sizeof(name), "nobody%u", i);
+		c = auth_db_cost_of(db, name);
+		assert_true(c == 4 || c == 6);
+		assert_int_equal(auth_db_cost_of(db, name), c);
+		at[c]++;
+	}
+	/* 200 names, two users: each user checks a share of them. */
+	assert_true(at[4] > 50 && at[6] > 50);
+	auth_db_free(db);
+}
+
+/* A cost above AUTH_COST_MAX is an error naming the file and the line:
+ * the file is refused (at start, and on a reload, which keeps the old). */
+static void test_cost_max(void **state)
+{
+	/* Costs are not checked by bcrypt here: a well-formed hash string. */
+	static const char salt_hash[] = "abcdefghijklmnopqrstuvABCDEFGHIJKLMNOPQRSTUVWXYZ01234";
+	char file[512], ok14[128];
+	struct config_diag diag = { 0 };
+	struct auth_db *db = NULL;
+
+	(void)state;
+	assert_int_equal(strlen(salt_hash), 53);
+	snprintf(file, sizeof(file), "alice:$2y$14$%s\n# slow\nmallory:$2y$31$%s\nbob:$2b$15$%s\n",
+		 salt_hash, salt_hash, salt_hash);
+	assert_int_equal(auth_db_parse("/etc/topdownd/users", file, strlen(file), &db, &diag), -EINVAL);
+	assert_null(db);
+	assert_int_equal(diag.n, 2);
+	assert_string_equal(diag.entries[0].text,
+			    "/etc/topdownd/users:3: user \"mallory\": bcrypt cost 31 is above the maximum of 14 "
+			    "(every check of it, and of unknown users, would hold a core for seconds); make the "
+			    "hash again with htpasswd -B -C 14 or less");
+	assert_non_null(strstr(diag.entries[1].text, "/etc/topdownd/users:4: user \"bob\": bcrypt cost 15 "));
+	/* 14 itself is accepted. */
+	memset(&diag, 0, sizeof(diag));
+	snprintf(ok14, sizeof(ok14), "alice:$2y$14$%s\n", salt_hash);
+	assert_int_equal(auth_db_parse("users", ok14, strlen(ok14), &db, &diag), 0);
+	assert_int_equal(auth_db_cost_of(db, "alice"), 14);
+	assert_int_equal(auth_db_cost_of(db, "anyone"), 14);
 	auth_db_free(db);
 }
 
@@ -104,6 +151,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_cost_max),
 		cmocka_unit_test(test_lookup_then_verify),
 		cmocka_unit_test(test_file_errors),
 	};
