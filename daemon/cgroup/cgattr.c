@@ -47,6 +47,7 @@ struct cgattr {
 	unsigned *online;  /* CPUs with a group, this interval */
 	struct bucket *buckets; /* cap + 1: other, then the slots' */
 	unsigned dropped;
+	unsigned too_long;
 	/* The guard. */
 	uint64_t guard_ns, guard_run_ns, guard_runs;
 	unsigned over;
@@ -160,11 +161,16 @@ static void apply_changes(struct cgattr *a, const struct cgroups_change *ch)
 	/* When it starts, at most every 10 minutes: under churn the count
 	 * leaves and comes back to 0 every few seconds (1,800 lines an hour
 	 * seen); topdown_cgroups{state="dropped"} follows it. */
-	if (ch->dropped && !a->dropped)
+	if (ch->dropped > ch->too_long && !a->dropped)
 		log_ratelimited(&dropped_rl, LOG_LEVEL_WARNING, 0,
 				"%u cgroups match [cgroups] track beyond max_cgroups=%u; their slices count as "
 				"other (raise max_cgroups or narrow track)",
-				ch->dropped, a->p.cap);
+				ch->dropped - ch->too_long, a->p.cap);
+	if (ch->too_long && !a->too_long)
+		log_warning("%u cgroups match [cgroups] track with a path longer than %d bytes; their slices "
+			    "count as other (topdown_cgroups{state=\"dropped\"})",
+			    ch->too_long, CGROUPS_PATH_MAX - 1);
+	a->too_long = ch->too_long;
 	a->dropped = ch->dropped;
 }
 

@@ -34,6 +34,8 @@ struct cgroups {
 	/* This scan's matches; kept between scans, grown only when needed. */
 	struct candidate *cand;
 	size_t n_cand, cand_cap;
+	/* Matched this scan, but a path too long for a bucket's name. */
+	unsigned too_long;
 };
 
 bool cgroups_match(const char *const *globs, unsigned n, const char *path)
@@ -206,8 +208,18 @@ static int walk(struct cgroups *g, int dirfd, const char *rel, unsigned level)
 		if (e->d_type != DT_DIR || e->d_name[0] == '.')
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
-		    sizeof(path) - 1)
-			continue; /* room for the leading '/' */
+		    sizeof(path) - 1) {
+			/* No room for it (and the leading '/'): one that matches
+			 * is dropped, and counted as such, not skipped unseen.
+			 * Nothing below it is shorter. */
+			char *full = NULL;
+
+			if (asprintf(&full, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >= 0 &&
+			    cgroups_match((const char *const *)g->globs, g->n_globs, full))
+				g->too_long++;
+			free(full);
+			continue;
+		}
 		if (cgroups_match((const char *const *)g->globs, g->n_globs, path) &&
 		    cgroups_id(dirfd, e->d_name, &id) == 0)
 			r = add_candidate(g, path, id);
@@ -251,6 +263,7 @@ int cgroups_scan(struct cgroups *g, struct cgroups_change *out)
 		if (g->state[i] == SLOT_GONE)
 			g->state[i] = SLOT_FREE;
 	g->n_cand = 0;
+	g->too_long = 0;
 	fd = open(g->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -260,7 +273,8 @@ int cgroups_scan(struct cgroups *g, struct cgroups_change *out)
 	/* No match, no array yet: qsort and bsearch take no NULL. */
 	if (g->n_cand)
 		qsort(g->cand, g->n_cand, sizeof(*g->cand), cand_cmp);
-	out->matched = (unsigned)g->n_cand;
+	out->matched = (unsigned)g->n_cand + g->too_long;
+	out->dropped = out->too_long = g->too_long;
 	/* The tracked that are still there (same path, same id) keep their
 	 * bucket; a cgroup created again under the same name is a new one. */
 	for (unsigned i = 0; i < g->cap; i++) {

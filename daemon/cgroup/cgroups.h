@@ -56,7 +56,8 @@ struct cgroups_change {
 	 * next scan, so their last values can be read and published. */
 	unsigned n_added, n_gone;
 	unsigned *added, *gone;
-	unsigned dropped; /* matched but beyond the cap, this scan */
+	unsigned dropped; /* matched but beyond the cap or too long, this scan */
+	unsigned too_long; /* of them: a path longer than CGROUPS_PATH_MAX - 1 bytes */
 	unsigned matched; /* matched in all */
 };
 

@@ -55,9 +55,36 @@ static int open_unix(const struct listen_addr *addr, int *fds, size_t max, size_
 		return -ENOSPC;
 	}
 	strcpy(sun.sun_path, addr->path);
-	/* A socket left by a previous run is stale; anything else is not ours. */
-	if (lstat(addr->path, &st) == 0 && S_ISSOCK(st.st_mode))
+	/* A socket left by a previous run is stale and goes; one that
+	 * answers belongs to a running server (a second topdownd, another
+	 * daemon) and stays; anything else is not ours to remove. */
+	if (lstat(addr->path, &st) == 0) {
+		int probe;
+
+		if (!S_ISSOCK(st.st_mode)) {
+			str_printf(err, errlen, "Failed to listen on unix:%s: it exists and is not a socket; "
+				   "remove it or choose another path", addr->path);
+			return -EEXIST;
+		}
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (probe < 0) {
+			str_printf(err, errlen, "Failed to check unix:%s: %s", addr->path, strerror(errno));
+			return -errno;
+		}
+		/* Nonblocking: a listener whose backlog is full answers
+		 * EAGAIN rather than holding the start. */
+		int e = connect(probe, (const struct sockaddr *)&sun, sizeof(sun)) == 0 ? 0 : errno;
+
+		if (e != ECONNREFUSED) {
+			close(probe);
+			str_printf(err, errlen, "Failed to listen on unix:%s: %s; is another topdownd running? "
+				   "(stop it, or choose another path)", addr->path,
+				   e == 0 || e == EAGAIN ? "a server is listening on it" : strerror(e));
+			return -EADDRINUSE;
+		}
+		close(probe);
 		unlink(addr->path);
+	}
 	fd = bind_listen(AF_UNIX, (const struct sockaddr *)&sun, sizeof(sun));
 	if (fd < 0) {
 		str_printf(err, errlen, "Failed to listen on unix:%s: %s", addr->path, strerror(-fd));

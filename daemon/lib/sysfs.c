@@ -57,11 +57,25 @@ int sysfs_read(const struct sysfs *sysfs, const char *path, char *buf, size_t le
 	size_t used = 0;
 	int fd, r;
 
+	struct stat st;
+
 	if (len == 0)
 		return -EINVAL;
-	fd = openat(sysfs->rootfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Every sysfs attribute is a regular file.  Anything else under the
+	 * root (a FIFO in a test or demo tree) is refused at once: opening a
+	 * FIFO for reading, or reading it, would wait for a writer, and this
+	 * runs on the collection's thread. */
+	fd = openat(sysfs->rootfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -ENXIO;
+		goto out;
+	}
 	for (;;) {
 		ssize_t n = read(fd, buf + used, len - used);
 

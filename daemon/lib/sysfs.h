@@ -16,7 +16,8 @@ const char *sysfs_root(const struct sysfs *sysfs);
 
 /* Reads a small attribute file into @buf (NUL-terminated, trailing
  * whitespace removed).  Returns its length or -errno (-ENOENT if absent,
- * -EFBIG if it does not fit). */
+ * -EFBIG if it does not fit, -ENXIO if not a regular file: a FIFO would
+ * block the reader; read_file_strerror() says so). */
 int sysfs_read(const struct sysfs *sysfs, const char *path, char *buf, size_t len);
 int sysfs_read_int(const struct sysfs *sysfs, const char *path, long *out);
 bool sysfs_exists(const struct sysfs *sysfs, const char *path);

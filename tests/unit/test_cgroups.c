@@ -172,7 +172,7 @@ static char tree[256];
 
 static void mk(const char *rel)
 {
-	char p[512];
+	char p[1024];
 
 	snprintf(p, sizeof(p), "%s/%s", tree, rel);
 	assert_int_equal(mkdir(p, 0755), 0);
@@ -180,7 +180,7 @@ static void mk(const char *rel)
 
 static void rm(const char *rel)
 {
-	char p[512];
+	char p[1024];
 
 	snprintf(p, sizeof(p), "%s/%s", tree, rel);
 	assert_int_equal(rmdir(p), 0);
@@ -269,6 +269,24 @@ static void test_scan(void **state)
 	assert_int_equal(ch.n_gone, 1);
 	assert_int_equal(ch.dropped, 1);
 	cgroups_free(g);
+	/* A match whose path is too long for a bucket's name: dropped and
+	 * counted, not skipped unseen (CGROUPS_PATH_MAX with the '/'). */
+	{
+		char long_name[300];
+
+		memset(long_name, 'x', sizeof(long_name));
+		memcpy(long_name, "svc/", 4);
+		long_name[4 + 251] = '\0';
+		mk(long_name);
+		assert_int_equal(cgroups_new(tree, globs, 2, 10, &g), 0);
+		assert_int_equal(cgroups_scan(g, &ch), 0);
+		assert_int_equal(ch.matched, 3);
+		assert_int_equal(ch.n_added, 2);
+		assert_int_equal(ch.dropped, 1);
+		assert_int_equal(ch.too_long, 1);
+		cgroups_free(g);
+		rm(long_name);
+	}
 	rm("svc/a");
 	rm("svc/b");
 	rm("svc");
