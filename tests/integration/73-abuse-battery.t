@@ -68,13 +68,13 @@ is "$(jq -r .body <<<"$out")" '{"error":"invalid scope \"?\": expected host, pac
 	"?scope=%ff: a JSON body, the byte replaced"
 amps=$(printf '&%.0s' $(seq 1 3000))
 out=$(A raw "GET /api/v1/topdown?$amps HTTP/1.1"$'\r\nHost: x\r\n\r\n')
-is "$(jq -r '[.status_lines[0], .body] | join("|")' <<<"$out")" "HTTP/1.1 414 URI Too Long|414 query string too long" \
-	"3,000 '&' in a query: 414 with a body"
+is "$(jq -r '[.status_lines[0], .body] | join("|")' <<<"$out")" "HTTP/1.1 414 URI Too Long|{\"error\":\"query string too long\"}" \
+	"3,000 '&' in a query: 414 with a JSON body (the API's)"
 ok $(jq -e '.seconds < 2' <<<"$out" >/dev/null; echo $?) "... at once ($(jq .seconds <<<"$out") s)"
 amps=$(printf '&%.0s' $(seq 1 900))
 out=$(A raw "GET /api/v1/topdown?$amps HTTP/1.1"$'\r\nHost: x\r\n\r\n')
-is "$(jq -r '[.status_lines[0], .body] | join("|")' <<<"$out")" "HTTP/1.1 400 Bad Request|400 too many query parameters" \
-	"900 '&' (under 1 KiB): 400 with a body"
+is "$(jq -r '[.status_lines[0], .body] | join("|")' <<<"$out")" "HTTP/1.1 400 Bad Request|{\"error\":\"too many query parameters\"}" \
+	"900 '&' (under 1 KiB): 400 with a JSON body"
 out=$(A raw $'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\nxx')
 is "$(jq -r '[.status_lines[0], .body] | join("|")' <<<"$out")" "HTTP/1.1 413 Content Too Large|413 request bodies are not accepted" \
 	"a body promised and never sent: 413 at once, not held"
