@@ -13,7 +13,16 @@
 #     per-cgroup attribution against cpu.stat, HTTP, reload and SIGTERM,
 #     each against what the kernel (or QEMU's 1 GHz cycle counter) says.
 # QEMU counts cycles and little else, so there are no real TopDown values
-# here; Intel and AMD paths are not reachable.  KERNEL_DIR holds vmlinuz
+# here; Intel and AMD paths are not reachable.
+# The guest runs on QEMU's instruction counter (-icount shift=0,sleep=off):
+# its time, its timers, its cycle counter and cpu.stat all advance by the
+# instructions it executes (1 ns each), not by the host's wall clock, so
+# that what the checks compare (a cycle count against enabled time, a
+# cgroup's cycles against its cpu.stat) does not depend on how busy the
+# host is: without it, a loaded host once made a rotating group read 0.94
+# of its time, and the 30 %-limited spinner 0.07 of CPU 1 against
+# cpu.stat's 0.30.  Idle time is skipped (sleep=off): the lane takes 20 s
+# where it took 40.  KERNEL_DIR holds vmlinuz
 # and initramfs.cpio.gz (make check-kernel builds them); LANE_CONSOLE=FILE
 # keeps the guest's console output.
 . "$(dirname "$0")/../integration/lib.sh"
@@ -31,7 +40,7 @@ plan 39
 # ---- boot the guest once
 t0=$(date +%s)
 timeout -k 5 "$LANE_TIMEOUT" qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp 4 -m 512 \
-	-accel tcg -nic none -nographic -no-reboot -kernel "$KDIR/vmlinuz" -initrd "$KDIR/initramfs.cpio.gz" \
+	-accel tcg -icount shift=0,sleep=off -nic none -nographic -no-reboot -kernel "$KDIR/vmlinuz" -initrd "$KDIR/initramfs.cpio.gz" \
 	-append "console=ttyAMA0 quiet panic=-1" </dev/null >"$TMP/console.raw" 2>&1
 st=$?
 tr -d '\r' <"$TMP/console.raw" >"$TMP/console"
