@@ -53,15 +53,26 @@ struct phase {
 	uint8_t bytes[NMETRIC];		/* PERF_METRICS bytes of this phase alone */
 };
 
+/* Another user of the PMU on one CPU (a profiler, an agent, a second
+ * watchdog), present from from_ns until to_ns (UINT64_MAX: for good).
+ * Pinned, it takes its counters before any group of ours, invisible to
+ * group validation (like the NMI watchdog); flexible, it is a group of
+ * its own in the CPU's rotation, appended when it arrives, as a
+ * system-wide session opened after ours is (kernel/events/core.c:
+ * perf_install_in_context, ctx_resched). */
+#define HOLDERS_MAX 8
+struct holder {
+	int gp;
+	bool fixed[4];
+	bool pinned;
+	uint64_t from_ns, to_ns;
+};
+
 struct cpucfg {
 	double slots_per_ns;
 	double running;			/* (0,1] */
-	/* Counters a pinned holder (another profiler, a second watchdog)
-	 * takes on this CPU before any group of ours, from held_from_ns on:
-	 * invisible to group validation, like the NMI watchdog. */
-	int held_gp;
-	bool held_fixed[4];
-	uint64_t held_from_ns;
+	struct holder holders[HOLDERS_MAX];
+	int nholders;
 	int nphases;
 	struct phase *phases;
 };

@@ -89,6 +89,9 @@ struct ctx {
 	struct fev *head, *tail;	/* leaders in rotation order */
 	uint64_t last_ns;		/* settled up to here */
 	bool rotate_necessary;		/* a flexible group did not fit */
+	/* The scenario's flexible holders: each a group of our own making
+	 * (fd -1), in the rotation while the holder is there. */
+	struct fev *holder[HOLDERS_MAX];
 };
 
 static struct ctx *ctxs;		/* [ncpus] */
@@ -156,8 +159,18 @@ static bool group_is_software(struct fev *l)
 
 /* ---- counters: what a group needs and whether it fits ---- */
 
+#define MAX_PLACED 64
+
 struct counters {
-	uint32_t gp_free;		/* free general-purpose counters, a bit each */
+	/* The general-purpose counters, a bit each; free after the events
+	 * placed so far, as the last assignment left them. */
+	uint32_t gp_all, gp_free;
+	/* The counters each placed general-purpose event may take: the
+	 * kernel assigns them all again, from scratch, whenever a group is
+	 * added (x86_schedule_events over every collected event), so an
+	 * event placed earlier moves to make room for a constrained one. */
+	uint32_t placed[MAX_PLACED];
+	int n_placed;
 	bool fixed_busy[FIXED_MAX];
 };
 
@@ -172,12 +185,42 @@ static uint32_t all_counters(int n)
 	return n >= 32 ? UINT32_MAX : (1u << n) - 1;
 }
 
-/* Takes the @n lowest free counters: a pinned holder is placed first, on
- * the lowest free ones (x86_schedule_events). */
-static void take_lowest(uint32_t *free_mask, int n)
+/* Assigns @n events that may take the counters @want[i] out of @all as
+ * perf_assign_events() does: fewest allowed counters first, each on the
+ * lowest free one.  The counters left free, or -1 when one does not fit. */
+static int64_t assign(const uint32_t *want, int n, uint32_t all)
 {
-	while (n-- > 0 && *free_mask)
-		*free_mask &= *free_mask - 1;
+	uint32_t free_mask = all;
+
+	for (int w = 1; w <= 32 && n; w++)
+		for (int i = 0; i < n; i++) {
+			uint32_t ok;
+
+			if (popcount(want[i]) != w && !(w == 32 && popcount(want[i]) >= 32))
+				continue;
+			ok = want[i] & free_mask;
+			if (!ok)
+				return -1;
+			free_mask &= ~(ok & -ok);
+		}
+	return free_mask;
+}
+
+/* @c with @gp general-purpose counters, none taken. */
+static void counters_init(struct counters *c, int gp)
+{
+	memset(c, 0, sizeof(*c));
+	c->gp_all = c->gp_free = all_counters(gp);
+}
+
+/* Another user's pinned events take @n general-purpose counters, any of
+ * them, before any of ours (ctx_sched_in: pinned first). */
+static void take_any(struct counters *c, int n)
+{
+	while (n-- > 0 && c->n_placed < MAX_PLACED && popcount(c->gp_free) > 0) {
+		c->placed[c->n_placed++] = UINT32_MAX;
+		c->gp_free = (uint32_t)assign(c->placed, c->n_placed, c->gp_all);
+	}
 }
 
 static int gp_counters(const struct pmu *p)
@@ -240,17 +283,18 @@ static bool fits(struct fev *l, struct counters *c, const struct fev *new_ev)
 			return false;
 		want[n_gp++] = ev->gp_mask ? ev->gp_mask : UINT32_MAX;
 	}
-	for (int w = 1; w <= 32 && n_gp; w++)
-		for (int i = 0; i < n_gp; i++) {
-			uint32_t ok;
+	if (n_gp) {
+		int64_t left;
 
-			if (popcount(want[i]) != w && !(w == 32 && popcount(want[i]) >= 32))
-				continue;
-			ok = want[i] & t.gp_free;
-			if (!ok)
-				return false;
-			t.gp_free &= ~(ok & -ok);	/* the lowest free one it may take */
-		}
+		if (t.n_placed + n_gp > MAX_PLACED)
+			return false;
+		memcpy(t.placed + t.n_placed, want, (size_t)n_gp * sizeof(want[0]));
+		t.n_placed += n_gp;
+		left = assign(t.placed, t.n_placed, t.gp_all);
+		if (left < 0)
+			return false;
+		t.gp_free = (uint32_t)left;
+	}
 	if (topdown) {
 		if (t.fixed_busy[3])
 			return false;
@@ -453,12 +497,34 @@ static uint64_t slice_of(uint64_t t)
 	return t / fp_fix.mux_ns;
 }
 
+static bool holder_there(const struct holder *h, uint64_t t)
+{
+	return t >= h->from_ns && t < h->to_ns;
+}
+
+/* The first time after @t at which a holder of @cfg comes or goes, or
+ * UINT64_MAX. */
+static uint64_t next_holder_change(const struct cpucfg *cfg, uint64_t t)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (int h = 0; h < cfg->nholders; h++) {
+		const struct holder *ho = &cfg->holders[h];
+
+		if (ho->from_ns > t && ho->from_ns < next)
+			next = ho->from_ns;
+		if (ho->to_ns > t && ho->to_ns < next)
+			next = ho->to_ns;
+	}
+	return next;
+}
+
 /* Places the groups of @cpu for slice @k: pinned groups first, then the
  * flexible ones in list order until one does not fit (merge_sched_in:
  * can_add_hw drops to 0, and rotation becomes necessary); a pinned group
  * that does not fit goes to ERROR.  Groups that leave are scheduled out
  * before any arrives (ctx_sched_out, then ctx_sched_in). */
-static void place(int cpu, uint64_t k)
+static void place(int cpu, uint64_t k, uint64_t now)
 {
 	struct ctx *c = &ctxs[cpu];
 	const struct cpucfg *cfg = fp_scen.cpu[cpu];
@@ -466,7 +532,7 @@ static void place(int cpu, uint64_t k)
 	struct counters cnt = { 0 };
 	struct fev *l;
 
-	cnt.gp_free = all_counters(gp_counters(fp_core_pmu_for_cpu(cpu)));
+	counters_init(&cnt, gp_counters(fp_core_pmu_for_cpu(cpu)));
 	/* The NMI watchdog's pinned cycles event (kernel/watchdog_perf.c)
 	 * holds a counter on every CPU before any of ours: fixed counter 1
 	 * (arm64: the cycle counter), or on AMD, which has no fixed counters,
@@ -474,14 +540,19 @@ static void place(int cpu, uint64_t k)
 	 * (ctx_sched_in: EVENT_PINNED before EVENT_FLEXIBLE), and group
 	 * validation never sees them. */
 	if (fp_fix.amd)
-		take_lowest(&cnt.gp_free, fp_fix.watchdog);
+		take_any(&cnt, fp_fix.watchdog);
 	else
 		cnt.fixed_busy[1] = fp_fix.watchdog;
-	/* The scenario's other pinned holder, from its time on. */
-	if (k * fp_fix.mux_ns >= cfg->held_from_ns) {
-		take_lowest(&cnt.gp_free, cfg->held_gp);
+	/* The scenario's pinned holders there in this slice: before any
+	 * flexible group, on the lowest free counters. */
+	for (int h = 0; h < cfg->nholders; h++) {
+		const struct holder *ho = &cfg->holders[h];
+
+		if (!ho->pinned || !holder_there(ho, now))
+			continue;
+		take_any(&cnt, ho->gp);
 		for (int f = 0; f < FIXED_MAX; f++)
-			cnt.fixed_busy[f] |= cfg->held_fixed[f];
+			cnt.fixed_busy[f] |= ho->fixed[f];
 	}
 	c->rotate_necessary = false;
 	for (int pass = 0; pass < 2; pass++) {
@@ -495,8 +566,11 @@ static void place(int cpu, uint64_t k)
 				l->want = true;
 				continue;
 			}
+			/* The outside user of "running" is a flexible one: a
+			 * pinned group goes before it (ctx_sched_in: pinned
+			 * first), in its slices too. */
 			if (l->pinned) {
-				if (!phantom && fits(l, &cnt, NULL)) {
+				if (fits(l, &cnt, NULL)) {
 					l->want = true;
 				} else {
 					sched_out(l);
@@ -517,11 +591,17 @@ static void place(int cpu, uint64_t k)
 		}
 	}
 	for (l = c->head; l; l = l->cpu_next)
-		if (l->in && !l->want)
+		if (l->in && !l->want) {
 			sched_out(l);
+			if (l->fd < 0)
+				fp_trace("holder cpu=%d out %llu", cpu, (unsigned long long)(k * fp_fix.mux_ns));
+		}
 	for (l = c->head; l; l = l->cpu_next)
-		if (!l->in && l->want)
+		if (!l->in && l->want) {
 			sched_in(l);
+			if (l->fd < 0)
+				fp_trace("holder cpu=%d in %llu", cpu, (unsigned long long)(k * fp_fix.mux_ns));
+		}
 }
 
 /* rotate_ctx(): the first flexible group goes to the end of the list. */
@@ -545,30 +625,124 @@ static void rotate(int cpu)
 	c->tail = l;
 }
 
+static void cpu_link(struct fev *l);
+static void cpu_unlink(struct fev *l);
+static int grow_siblings(struct fev *l);
+
+/* A flexible holder's group: its general-purpose events and its fixed
+ * counters' (fixed counter 3 as slots), counting nothing. */
+static struct fev *holder_group(int cpu, const struct holder *h)
+{
+	struct fev *l = NULL;
+	int n = h->gp + h->fixed[0] + h->fixed[1] + h->fixed[2] + h->fixed[3];
+
+	for (int i = 0, f = 0; i < n; i++) {
+		struct fev *ev = calloc(1, sizeof(*ev));
+
+		if (!ev)
+			fp_fatal("fakepmu: out of memory");
+		ev->fd = -1;
+		ev->cpu = cpu;
+		ev->sid = -1;
+		ev->fixed = -1;
+		ev->gp_ok = true;
+		ev->cls = EC_HW;
+		ev->enabled = true;
+		ev->pmu = fp_core_pmu_for_cpu(cpu);
+		if (i >= h->gp) {
+			while (!h->fixed[f])
+				f++;
+			if (f == 3) {
+				ev->cls = EC_SLOTS;
+			} else {
+				ev->fixed = f;
+				ev->gp_ok = false;
+			}
+			f++;
+		}
+		if (!l) {
+			l = ev;
+			ev->leader = ev;
+			ev->hw_phase = ev->saved_phase = -1;
+			continue;
+		}
+		ev->leader = l;
+		if (grow_siblings(l))
+			fp_fatal("fakepmu: out of memory");
+		l->sib[l->nsib++] = ev;
+	}
+	return l;
+}
+
+static void holder_free(struct fev *l)
+{
+	for (int i = 0; i < l->nsib; i++)
+		free(l->sib[i]);
+	free(l->sib);
+	free(l);
+}
+
+/* The flexible holders of @cpu at @t: those arriving join the rotation
+ * at its end, those leaving go (their groups are kept for a return). */
+static void holders_at(int cpu, uint64_t t)
+{
+	const struct cpucfg *cfg = fp_scen.cpu[cpu];
+	struct ctx *c = &ctxs[cpu];
+
+	for (int h = 0; h < cfg->nholders; h++) {
+		const struct holder *ho = &cfg->holders[h];
+		struct fev *l = c->holder[h];
+		bool there = holder_there(ho, t);
+
+		if (ho->pinned)
+			continue;
+		if (there && !l) {
+			l = c->holder[h] = holder_group(cpu, ho);
+			cpu_link(l);
+			fp_trace("holder cpu=%d arrives %llu", cpu, (unsigned long long)t);
+		} else if (!there && l) {
+			sched_out(l);
+			cpu_unlink(l);
+			fp_trace("holder cpu=%d out %llu", cpu, (unsigned long long)t);
+			fp_trace("holder cpu=%d leaves %llu", cpu, (unsigned long long)t);
+			c->holder[h] = NULL;
+			holder_free(l);
+		}
+	}
+}
+
 /* Settles every group of @cpu up to @t: counts over each mux slice, and
  * at every slice boundary the rotation (when a flexible group was left
- * out) and the new placement.  When no rotation is due and no outside
- * user comes and goes, nothing changes at the boundaries: one step. */
+ * out) and the new placement.  Another user's events arriving or leaving
+ * reschedule at that instant, in list order, without rotating (the
+ * kernel's perf_install_in_context and perf_remove_from_context:
+ * ctx_resched).  When no rotation is due and no outside user comes and
+ * goes, nothing changes at the boundaries: one step. */
 static void cpu_advance(int cpu, uint64_t t)
 {
 	struct ctx *c = &ctxs[cpu];
 	const struct cpucfg *cfg = fp_scen.cpu[cpu];
 
 	while (c->last_ns < t) {
-		bool holder_due = cfg->held_from_ns > c->last_ns &&
-				  (cfg->held_gp || cfg->held_fixed[0] || cfg->held_fixed[1] ||
-				   cfg->held_fixed[2] || cfg->held_fixed[3]);
-		bool steady = !c->rotate_necessary && cfg->running >= 1.0 && !holder_due;
+		uint64_t change = next_holder_change(cfg, c->last_ns);
+		bool steady = !c->rotate_necessary && cfg->running >= 1.0 && change > t;
 		uint64_t boundary = (slice_of(c->last_ns) + 1) * fp_fix.mux_ns;
-		uint64_t end = steady || boundary > t ? t : boundary;
+		uint64_t end = t;
 
+		if (!steady) {
+			end = boundary < end ? boundary : end;
+			end = change < end ? change : end;
+		}
 		for (struct fev *l = c->head; l; l = l->cpu_next)
 			run_group(l, c->last_ns, end);
 		c->last_ns = end;
-		if (!steady && end == boundary) {
-			if (c->rotate_necessary)
-				rotate(cpu);
-			place(cpu, slice_of(end));
+		if (steady)
+			continue;
+		if (end == boundary && c->rotate_necessary)
+			rotate(cpu);
+		if (end == boundary || end == change) {
+			holders_at(cpu, end);
+			place(cpu, slice_of(end), end);
 		}
 	}
 }
@@ -578,7 +752,8 @@ static void cpu_advance(int cpu, uint64_t t)
 static void resched(int cpu, uint64_t now)
 {
 	cpu_advance(cpu, now);
-	place(cpu, slice_of(now));
+	holders_at(cpu, now);
+	place(cpu, slice_of(now), now);
 }
 
 static void cpu_link(struct fev *l)
@@ -642,6 +817,17 @@ static void detach_cpu(int cpu, int64_t since, uint64_t now)
 	if (t < c->last_ns)
 		t = c->last_ns;
 	cpu_advance(cpu, t);
+	/* The holders' groups go too (they come back with the CPU). */
+	for (int h = 0; h < HOLDERS_MAX; h++) {
+		struct fev *g = c->holder[h];
+
+		if (!g)
+			continue;
+		sched_out(g);
+		cpu_unlink(g);
+		holder_free(g);
+		c->holder[h] = NULL;
+	}
 	while ((l = c->head) != NULL) {
 		sched_out(l);
 		cpu_unlink(l);
@@ -769,7 +955,7 @@ static int check_group(struct fev *l, int cpu, struct fev *ev)
 	if (!is_sw_cls(ev->cls)) {
 		bool ok;
 
-		cnt.gp_free = all_counters(gp_counters(ev->pmu));
+		counters_init(&cnt, gp_counters(ev->pmu));
 		l->sib[l->nsib] = ev;	/* room was made by the caller */
 		l->nsib++;
 		ok = fits(l, &cnt, ev);
@@ -1205,16 +1391,22 @@ int fp_close(struct fev *ev)
 
 	check_cpu(ev->cpu, now);
 	l = ev->leader;		/* after a possible hotplug detach */
-	if (!ev->detached && !ev->error) {
+	/* perf_remove_from_context() whatever the state: an event in error
+	 * (a pinned group that did not fit, a metric whose leader went)
+	 * leaves its context too. */
+	if (!ev->detached) {
 		cpu_advance(ev->cpu, now);
 		if (l == ev) {
+			struct ctx *c = &ctxs[ev->cpu];
+
 			sched_out(ev);
-			cpu_unlink(ev);
+			if (c->head == ev || ev->cpu_prev || ev->cpu_next)
+				cpu_unlink(ev);
 			promote_siblings(ev);
 		} else {
 			/* event_sched_out() of one member: the group's
 			 * topdown events are updated and saved. */
-			if (l->in)
+			if (l->in && !ev->error)
 				topdown_update(l, false);
 			for (int i = 0; i < l->nsib; i++) {
 				if (l->sib[i] != ev)

@@ -293,12 +293,77 @@ static void parse_phase(const char *path, json_t *ph, bool last, struct phase *o
 	fp_quantise(out->f, out->bytes);
 }
 
+/* One holder: {"gp": N, "fixed": [counters], "pinned": bool, "from": s,
+ * "to": s}, or the older "held" object ({"gp", "fixed", "after_seconds"}:
+ * pinned, from after_seconds for good). */
+static void parse_holder(const char *path, json_t *v, bool held, struct holder *out)
+{
+	static const char *const hkeys[] = {"gp", "fixed", "pinned", "from", "to", NULL};
+	static const char *const oldkeys[] = {"gp", "fixed", "after_seconds", NULL};
+	char sub[512];
+	json_t *h;
+
+	if (!json_is_object(v))
+		bad(path, "must be an object");
+	check_keys(path, v, held ? oldkeys : hkeys);
+	memset(out, 0, sizeof(*out));
+	out->pinned = true;
+	out->to_ns = UINT64_MAX;
+	if ((h = json_object_get(v, "gp"))) {
+		double n;
+
+		sp(sub, sizeof(sub), "%s.gp", path);
+		n = number(sub, h, "an integer in [0,16]");
+		if (n < 0 || n > 16 || n != (int)n)
+			bad(sub, "must be an integer in [0,16]");
+		out->gp = (int)n;
+	}
+	if ((h = json_object_get(v, "fixed"))) {
+		sp(sub, sizeof(sub), "%s.fixed", path);
+		if (!json_is_array(h))
+			bad(sub, "must be an array of fixed counter numbers (0-3)");
+		for (size_t i = 0; i < json_array_size(h); i++) {
+			json_t *e = json_array_get(h, i);
+
+			if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 3)
+				bad(sub, "must be an array of fixed counter numbers (0-3)");
+			out->fixed[json_integer_value(e)] = true;
+		}
+	}
+	if ((h = json_object_get(v, "pinned"))) {
+		sp(sub, sizeof(sub), "%s.pinned", path);
+		if (!json_is_boolean(h))
+			bad(sub, "must be true or false");
+		out->pinned = json_is_true(h);
+	}
+	if ((h = json_object_get(v, held ? "after_seconds" : "from"))) {
+		double t;
+
+		sp(sub, sizeof(sub), "%s.%s", path, held ? "after_seconds" : "from");
+		t = number(sub, h, "a number >= 0");
+		if (t < 0 || t > 1e6)
+			bad(sub, "must be a number >= 0");
+		out->from_ns = (uint64_t)(t * 1e9);
+	}
+	if ((h = json_object_get(v, "to"))) {
+		double t;
+
+		sp(sub, sizeof(sub), "%s.to", path);
+		t = number(sub, h, "a number after \"from\"");
+		if (t < 0 || t > 1e6 || (uint64_t)(t * 1e9) <= out->from_ns)
+			bad(sub, "must be a number after \"from\"");
+		out->to_ns = (uint64_t)(t * 1e9);
+	}
+	if (!out->gp && !out->fixed[0] && !out->fixed[1] && !out->fixed[2] && !out->fixed[3])
+		bad(path, "holds no counter: give \"gp\" or \"fixed\"");
+}
+
 /* One "cpus" entry.  Fields it omits are taken from def (NULL when there
  * is no "default"). */
 static void parse_cpucfg(const char *path, json_t *o, const struct cpucfg *def,
 			 struct cpucfg *out)
 {
-	static const char *const keys[] = {"slots_per_second", "running", "phases", "held", NULL};
+	static const char *const keys[] = {"slots_per_second", "running", "phases", "held", "holders", NULL};
 	char sub[512];
 	json_t *v;
 
@@ -328,51 +393,27 @@ static void parse_cpucfg(const char *path, json_t *o, const struct cpucfg *def,
 	} else {
 		out->running = def ? def->running : 1.0;
 	}
-	if ((v = json_object_get(o, "held"))) {
-		static const char *const hkeys[] = {"gp", "fixed", "after_seconds", NULL};
-		json_t *h;
+	if ((v = json_object_get(o, "held")) || (v = json_object_get(o, "holders"))) {
+		json_t *list = json_object_get(o, "holders");
 
-		sp(sub, sizeof(sub), "%s.held", path);
-		if (!json_is_object(v))
-			bad(sub, "must be an object");
-		check_keys(sub, v, hkeys);
-		memset(out->held_fixed, 0, sizeof(out->held_fixed));
-		out->held_gp = 0;
-		out->held_from_ns = 0;
-		if ((h = json_object_get(v, "gp"))) {
-			double n;
-
-			sp(sub, sizeof(sub), "%s.held.gp", path);
-			n = number(sub, h, "an integer in [0,16]");
-			if (n < 0 || n > 16 || n != (int)n)
-				bad(sub, "must be an integer in [0,16]");
-			out->held_gp = (int)n;
-		}
-		if ((h = json_object_get(v, "fixed"))) {
-			sp(sub, sizeof(sub), "%s.held.fixed", path);
-			if (!json_is_array(h))
-				bad(sub, "must be an array of fixed counter numbers (0-3)");
-			for (size_t i = 0; i < json_array_size(h); i++) {
-				json_t *e = json_array_get(h, i);
-
-				if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 3)
-					bad(sub, "must be an array of fixed counter numbers (0-3)");
-				out->held_fixed[json_integer_value(e)] = true;
+		if (json_object_get(o, "held") && list)
+			bad(path, "\"held\" and \"holders\" exclude each other (\"held\" is one pinned holder)");
+		out->nholders = 0;
+		if (list) {
+			sp(sub, sizeof(sub), "%s.holders", path);
+			if (!json_is_array(list) || json_array_size(list) > HOLDERS_MAX)
+				bad(sub, "must be an array of at most %d holders", HOLDERS_MAX);
+			for (size_t i = 0; i < json_array_size(list); i++) {
+				sp(sub, sizeof(sub), "%s.holders[%zu]", path, i);
+				parse_holder(sub, json_array_get(list, i), false, &out->holders[out->nholders++]);
 			}
-		}
-		if ((h = json_object_get(v, "after_seconds"))) {
-			double t;
-
-			sp(sub, sizeof(sub), "%s.held.after_seconds", path);
-			t = number(sub, h, "a number >= 0");
-			if (t < 0 || t > 1e6)
-				bad(sub, "must be a number >= 0");
-			out->held_from_ns = (uint64_t)(t * 1e9);
+		} else {
+			sp(sub, sizeof(sub), "%s.held", path);
+			parse_holder(sub, v, true, &out->holders[out->nholders++]);
 		}
 	} else if (def) {
-		out->held_gp = def->held_gp;
-		memcpy(out->held_fixed, def->held_fixed, sizeof(out->held_fixed));
-		out->held_from_ns = def->held_from_ns;
+		out->nholders = def->nholders;
+		memcpy(out->holders, def->holders, sizeof(out->holders));
 	}
 	if ((v = json_object_get(o, "phases"))) {
 		uint64_t t = 0;
@@ -539,8 +580,6 @@ static void parse_fault(const char *path, json_t *o, struct fault *f)
 	}
 	if ((v = json_object_get(o, "event"))) {
 		sp(sub, sizeof(sub), "%s.event", path);
-		if (f->op != FO_OPEN)
-			bad(sub, "only allowed with \"op\": \"open\"");
 		if (!json_is_string(v))
 			bad(sub, "must be an event name");
 		for (int k = 0; k < EC_HW; k++)

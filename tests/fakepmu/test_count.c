@@ -800,6 +800,40 @@ static void rt_read_chk(void **state)
 	t_close_all(fds, n);
 }
 
+/* Other users of the PMU that come and go (the scenario's "holders"): on
+ * CPU 0 a flexible one of 6 general-purpose events from 0 to 0.2 s; our
+ * group of 4 (BR_INST_RETIRED.ALL_BRANCHES, any counter) and it do not fit
+ * together on 8 counters, so they take turns, one 4 ms slice each, the
+ * kernel's rotation: ours runs 25 of the 50 slices, then alone.  On CPU 1
+ * a pinned one of 6 from 0.1 to 0.3 s: our group does not fit beside it
+ * and runs only outside that window. */
+static void clk_holders(void **state)
+{
+	int a[4], b[4];
+	struct gread g;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		a[i] = t_open(PERF_TYPE_RAW, 0x00c4, 0, i ? a[0] : -1);
+		b[i] = t_open(PERF_TYPE_RAW, 0x00c4, 1, i ? b[0] : -1);
+		assert_true(a[i] >= 0 && b[i] >= 0);
+	}
+	t_clock(0.2);
+	t_read_group(a[0], &g);
+	assert_int_equal(g.enabled, 200000000);
+	assert_int_equal(g.running, 100000000);
+	t_read_group(b[0], &g);
+	assert_int_equal(g.running, 100000000);
+	t_clock(0.4);
+	t_read_group(a[0], &g);
+	assert_int_equal(g.running, 300000000);
+	t_read_group(b[0], &g);
+	assert_int_equal(g.enabled, 400000000);
+	assert_int_equal(g.running, 200000000);
+	t_close_all(b, 4);
+	t_close_all(a, 4);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(clk_group_read),
 	cmocka_unit_test(clk_reset_on_read),
@@ -815,6 +849,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(clk_software_events),
 	cmocka_unit_test(clk_read_formats),
 	cmocka_unit_test(clk_close_leader),
+	cmocka_unit_test(clk_holders),
 	cmocka_unit_test(step_paced_reads),
 	cmocka_unit_test(rt_group_read),
 	cmocka_unit_test(rt_multiplex),

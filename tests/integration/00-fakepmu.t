@@ -189,6 +189,21 @@ for c in group_read reset_on_read per_cpu_keys multiplex fixed_counter_sharing p
 	run "$d" "$spr" "$tmp/count.json" 1 test_count "clk_$c"
 done
 
+# ---- other users of the PMU that come and go ----
+cat >"$tmp/holders.json" <<EOF
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [{$A}]},
+   "0": {"holders": [{"gp": 6, "pinned": false, "from": 0, "to": 0.2}]},
+   "1": {"holders": [{"gp": 6, "pinned": true, "from": 0.1, "to": 0.3}]}}}
+EOF
+rm -f "$tmp/trace"
+FAKEPMU_TRACE="$tmp/trace" run "holders: a flexible one takes turns with our group (4 ms slices, half each) and leaves; a pinned one keeps it off while there" \
+	"$spr" "$tmp/holders.json" 1 test_count clk_holders
+# In once as it arrives beside our group's first event, then every other
+# slice until it leaves.
+is "$(grep -c '^holder cpu=0 in ' "$tmp/trace"):$(grep -c '^holder cpu=0 out ' "$tmp/trace"):$(grep '^holder cpu=0 \(arrives\|leaves\)' "$tmp/trace" | tr '\n' ' ')" \
+	"26:26:holder cpu=0 arrives 0 holder cpu=0 leaves 200000000 " \
+	"... the flexible holder's turns are traced: in and out 26 times, arriving at 0 and leaving at 0.2 s"
+
 # ---- the read-paced clock (tests/oracle/parity.py's) ----
 run "read-paced clock: an event's nth read sees n steps, whatever the real clock did; slots over exactly those steps" \
 	"$spr" "$tmp/count.json" step test_count step_paced_reads
@@ -330,8 +345,10 @@ bad "fault: read without errno, short or delay" \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"read\"}]}"
 bad "fault: delay_ms on an open fault" 'fakepmu: scen.json: faults[0].delay_ms: only allowed with "op": "read"' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"open\", \"errno\": \"EIO\", \"delay_ms\": 5}]}"
-bad "fault: event on a read fault" 'fakepmu: scen.json: faults[0].event: only allowed with "op": "open"' \
-	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"read\", \"errno\": \"EIO\", \"event\": \"slots\"}]}"
+bad "holders: one that holds nothing" 'fakepmu: scen.json: cpus.default.holders[0]: holds no counter: give "gp" or "fixed"' \
+	"{\"cpus\": {\"default\": {$D, \"holders\": [{\"pinned\": false}], \"phases\": [{$P}]}}}"
+bad "holders: leaving before it comes" 'fakepmu: scen.json: cpus.default.holders[0].to: must be a number after "from"' \
+	"{\"cpus\": {\"default\": {$D, \"holders\": [{\"gp\": 2, \"from\": 3, \"to\": 1}], \"phases\": [{$P}]}}}"
 bad "fault: unknown event" \
 	"fakepmu: scen.json: faults[0].event: unknown event \"cycles\" (slots, retiring, bad_speculation, frontend_bound, backend_bound, heavy_operations, branch_mispredicts, fetch_latency, memory_bound, uop_dropping, recovery_cycles, or an event of perf's sapphirerapids tables)" \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"op\": \"open\", \"errno\": \"EIO\", \"event\": \"cycles\"}]}"
