@@ -172,6 +172,13 @@ int app_discover(struct app *app)
 	budget_probe(&app->pmu, app->topo, app->sysfs, NMI_WATCHDOG_PATH, app->cfg.count_kernel,
 		     &app->budget);
 	plan_make(&app->pmu, app->topo, &app->cfg, &app->budget, &app->plan);
+	if (!cpuset_empty(&app->plan.isolated)) {
+		char list[256];
+
+		cpuset_format(&app->plan.isolated, list, sizeof(list));
+		log_info("CPUs %s are isolated (isolcpus=, nohz_full=): not read, so that their tenants pay no "
+			 "interrupt for it; [collect] cpus listing them reads them", list);
+	}
 	return 0;
 }
 
@@ -190,21 +197,14 @@ bool app_learn_budget(struct app *app)
 		for (unsigned i = 0; i < app->plan.n_pmus; i++)
 			if (app->plan.pmu[i].core == &app->pmu.core[ev.pmu])
 				pp = &app->plan.pmu[i];
-		if (pp && budget_learn(&app->budget, &ev, pp->gp_available, pp->fixed1_busy)) {
+		if (pp && budget_learn(&app->budget, &ev, pp->gp_available)) {
 			log_warning("%s: %s; making the plan again", app->pmu.core[ev.pmu].name,
 				    app->budget.pmu[ev.pmu].learned);
 			changed = true;
 		} else {
 			char why[SNAP_REASON];
 
-			if (ev.kind == BUDGET_TOO_BIG)
-				str_printf(why, sizeof(why), "the kernel refuses the smallest group on CPU %d",
-					   ev.cpu);
-			else
-				str_printf(why, sizeof(why),
-					   "a group of the smallest plan never runs on CPU %d: another user holds "
-					   "the counters%s%s%s; no figures while it does",
-					   ev.cpu, ev.holders[0] ? " (" : "", ev.holders, ev.holders[0] ? ")" : "");
+			str_printf(why, sizeof(why), "the kernel refuses the smallest group on CPU %d", ev.cpu);
 			log_warning("%s: %s, and no smaller plan is possible", app->pmu.core[ev.pmu].name, why);
 			collector_give_up(app->collector, ev.pmu, mono_ns(), why);
 		}
@@ -219,7 +219,7 @@ bool app_learn(struct app *app)
 	if (!app_learn_budget(app))
 		return false;
 	collector_reload(app->collector, &app->plan, app->cfg.count_kernel, app->cfg.count_guest,
-			 app->cfg.interval_ns);
+			 app->cfg.interval_ns, app->cfg.pmu_sharing);
 	return true;
 }
 
@@ -232,6 +232,7 @@ int app_make_collector(struct app *app)
 		.plan = &app->plan,
 		.count_kernel = app->cfg.count_kernel,
 		.count_guest = app->cfg.count_guest,
+		.sharing = app->cfg.pmu_sharing,
 		.oneshot = app->cli->once || app->cli->watch,
 		.interval_ns = app->cfg.interval_ns,
 		.fd_others_want = FD_INTERNAL + (unsigned)app->cfg.max_connections *
@@ -606,7 +607,8 @@ static bool reload_apply(struct app *app, struct app_reload *rl)
 	history_set_length(app->history, cfg->history_ns);
 	app->cfg = *cfg;
 	plan_make(&app->pmu, app->topo, &app->cfg, &app->budget, &app->plan);
-	collector_reload(app->collector, &app->plan, cfg->count_kernel, cfg->count_guest, cfg->interval_ns);
+	collector_reload(app->collector, &app->plan, cfg->count_kernel, cfg->count_guest, cfg->interval_ns,
+			 cfg->pmu_sharing);
 	while (app_learn(app))
 		;
 	/* The state in force first, then published: /metrics says at once

@@ -21,16 +21,16 @@
  * opened, read and closed per core PMU. */
 int oneshot_probe(struct app *app)
 {
-	char counted[256], why[600];
+	char counted[256], why[600], avail[2048] = "";
 	int r;
 
 	if (app_discover(app) < 0)
 		return EXIT_RUNTIME;
 	if (!app->plan.usable) {
-		report_probe(stdout, &app->pmu, app->topo, &app->plan, NULL, NULL);
+		report_probe(stdout, &app->pmu, app->topo, &app->plan, NULL, NULL, NULL);
 		return EXIT_RUNTIME;
 	}
-	/* A group refused as too big, or one that never runs: the budget
+	/* A group refused as too big: the budget
 	 * learns it, and the probe tries the new plan with a new collector. */
 	for (;;) {
 		why[0] = '\0';
@@ -39,7 +39,7 @@ int oneshot_probe(struct app *app)
 			str_printf(why, sizeof(why), "cannot set up the collector: %s", strerror(-r));
 			break;
 		}
-		r = collector_probe(app->collector, counted, sizeof(counted), why, sizeof(why));
+		r = collector_probe(app->collector, counted, sizeof(counted), avail, sizeof(avail), why, sizeof(why));
 		if (r != -EAGAIN)
 			break;
 		if (!app_learn_budget(app)) {
@@ -50,7 +50,7 @@ int oneshot_probe(struct app *app)
 		collector_free(app->collector);
 		app->collector = NULL;
 	}
-	report_probe(stdout, &app->pmu, app->topo, &app->plan, counted, r < 0 ? why : NULL);
+	report_probe(stdout, &app->pmu, app->topo, &app->plan, counted, avail, r < 0 ? why : NULL);
 	return r < 0 ? EXIT_RUNTIME : EXIT_SUCCESS;
 }
 
@@ -73,6 +73,8 @@ static void print_interval(struct app *app, const struct snapshot *snap, bool on
 		json_decref(doc);
 	} else if (snap->up) {
 		report_once(stdout, snap);
+	} else {
+		report_down(stdout, snap);
 	}
 	fflush(stdout);
 }

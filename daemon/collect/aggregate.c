@@ -26,23 +26,30 @@ static unsigned agg_dom_host(const struct collector *c)
 	return 2 * c->n_cpus;
 }
 
-static double *agg_row(struct collector *c, unsigned pmu, unsigned dom)
+/* Rows by PMU and model: a CPU counting on the fixed counters alone
+ * (share.c: it gave its general-purpose counters back) has the model
+ * without refinement, and its counts are summed apart, as another core
+ * type's are. */
+#define AGG_KINDS 2
+
+static unsigned agg_key(const struct collector *c, unsigned pmu, unsigned kind, unsigned dom)
 {
-	return &c->agg[((size_t)pmu * c->agg_doms + dom) * UA_EVENTS_MAX];
+	return (pmu * AGG_KINDS + kind) * c->agg_doms + dom;
 }
 
 static void agg_add_to(struct collector *c, const struct ccpu *cc, unsigned dom)
 {
 	const struct cpmu *pm = &c->pmus[cc->pmu];
-	bool *used = &c->agg_used[(size_t)cc->pmu * c->agg_doms + dom];
-	double *row = agg_row(c, (unsigned)cc->pmu, dom);
+	unsigned key = agg_key(c, (unsigned)cc->pmu, !cc->lay.refine && pm->model.refine, dom);
+	double *row = &c->agg[(size_t)key * UA_EVENTS_MAX];
 
-	if (!*used) {
-		memset(row, 0, pm->n_events * sizeof(*row));
-		*used = true;
+	if (!c->agg_used[key]) {
+		memset(row, 0, pm->n_vars * sizeof(*row));
+		c->agg_used[key] = true;
 	}
-	for (unsigned pos = 0; pos < pm->n_events; pos++)
-		row[pos] += pm->input.v[pm->var[pos]];
+	/* By variable: each CPU groups the events its own way. */
+	for (unsigned k = 0; k < pm->n_vars; k++)
+		row[k] += pm->input.v[pm->vars[k]];
 }
 
 /* A CPU with figures this interval: its counts into its domains. */
@@ -61,23 +68,25 @@ static void agg_compute(struct collector *c, unsigned dom, struct snap_counts *o
 {
 	for (unsigned p = 0; p < c->n_pmus; p++) {
 		const struct cpmu *pm = &c->pmus[p];
-		bool *used = &c->agg_used[(size_t)p * c->agg_doms + dom];
-		const double *row = agg_row(c, p, dom);
-		struct tma_input in;
-		struct tma_result res;
 
-		if (!*used)
-			continue;
-		*used = false;
-		/* Assigned by position, as a CPU's read assigns them. */
-		memset(&in, 0, sizeof(in));
-		for (unsigned pos = 0; pos < pm->n_events; pos++)
-			in.v[pm->var[pos]] = row[pos];
-		if (tma_compute(&pm->model, &in, &res) < 0)
-			continue;
-		out->last[TD_C_SLOTS] += res.slots;
-		for (int k = 0; k < TD_CAT_COUNT; k++)
-			out->last[TD_C_CAT + k] += res.frac[k] * res.slots;
+		for (unsigned kind = 0; kind < AGG_KINDS; kind++) {
+			unsigned key = agg_key(c, p, kind, dom);
+			const double *row = &c->agg[(size_t)key * UA_EVENTS_MAX];
+			struct tma_input in;
+			struct tma_result res;
+
+			if (!c->agg_used[key])
+				continue;
+			c->agg_used[key] = false;
+			memset(&in, 0, sizeof(in));
+			for (unsigned k = 0; k < pm->n_vars; k++)
+				in.v[pm->vars[k]] = row[k];
+			if (tma_compute(kind ? &pm->model_fixed : &pm->model, &in, &res) < 0)
+				continue;
+			out->last[TD_C_SLOTS] += res.slots;
+			for (int k = 0; k < TD_CAT_COUNT; k++)
+				out->last[TD_C_CAT + k] += res.frac[k] * res.slots;
+		}
 	}
 }
 
@@ -93,6 +102,7 @@ static void dom_reset(struct snap_counts *sc, bool *covered)
 {
 	memset(sc->last, 0, sizeof(sc->last));
 	sc->cats = 0;
+	sc->cpus = sc->measured = 0;
 	if (covered)
 		*covered = false;
 }
@@ -172,6 +182,8 @@ void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mo
 			doms[d]->last[TD_C_ENABLED] += cpu->c.last[TD_C_ENABLED];
 			doms[d]->last[TD_C_RUNNING] += cpu->c.last[TD_C_RUNNING];
 			doms[d]->cats |= cpu->c.cats;
+			doms[d]->cpus += cpu->c.cpus;
+			doms[d]->measured += cpu->c.measured;
 		}
 		if (cpu->core_idx >= 0)
 			snap->cores[cpu->core_idx].covered |= covered;

@@ -132,6 +132,76 @@ static void plan_reason(const struct plan_pmu *pp, char *buf, size_t len)
 	str_printf(buf, len, "%s%s%s", slots, slots[0] && note[0] ? "; " : "", note);
 }
 
+/* The variables of @lay's positions, its cycles, and each position's
+ * place in @full (itself for the canonical grouping). */
+static void lay_vars(const struct cpmu *pm, struct clayout *lay, const struct clayout *full)
+{
+	const struct uarch *ua = pm->pp->ua;
+
+	lay->cycles_pos = -1;
+	for (unsigned i = 0; i < lay->n_events; i++) {
+		lay->var[i] = ua->events[lay->events[i]].var;
+		if (lay->cycles_pos < 0 && (lay->var[i] == TD_EV_CYCLES || lay->var[i] == TD_EV_CYCLES_ANY))
+			lay->cycles_pos = (int)i;
+		lay->canon[i] = (uint8_t)i;
+		for (unsigned k = 0; full && k < full->n_events; k++)
+			if (full->events[k] == lay->events[i])
+				lay->canon[i] = (uint8_t)k;
+	}
+}
+
+int coll_layout(const struct cpmu *pm, unsigned gp, bool fixed1_busy, bool fixed_only,
+		struct clayout *lay)
+{
+	const struct plan_pmu *pp = pm->pp;
+	struct plan_layout pl;
+	bool refine = pm->model.refine && !fixed_only;
+	int r;
+
+	if (!fixed_only && gp == pp->gp_available && fixed1_busy == pp->fixed1_busy) {
+		*lay = pm->full;
+		return 0;
+	}
+	r = plan_layout(pp, gp, fixed1_busy, fixed_only, refine, &pl);
+	/* What it can still count with less: without the refinement events
+	 * (model hardware), then on the fixed counters alone. */
+	if (r < 0 && refine) {
+		refine = false;
+		r = plan_layout(pp, gp, fixed1_busy, fixed_only, false, &pl);
+	}
+	if (r < 0 && !fixed_only && plan_fixed_only(pp)) {
+		fixed_only = true;
+		r = plan_layout(pp, 0, fixed1_busy, true, false, &pl);
+	}
+	if (r < 0)
+		return r;
+	memset(lay, 0, sizeof(*lay));
+	lay->n_events = pl.n_events;
+	memcpy(lay->events, pl.events, sizeof(lay->events));
+	lay->n_groups = pl.n_groups;
+	memcpy(lay->group_start, pl.group_start, sizeof(lay->group_start));
+	lay->gp = gp;
+	lay->fixed1_busy = fixed1_busy;
+	lay->fixed_only = fixed_only;
+	lay->refine = refine;
+	lay_vars(pm, lay, &pm->full);
+	return 0;
+}
+
+/* The variables the domains sum: each of the canonical grouping's once. */
+static void pmu_vars(struct cpmu *pm)
+{
+	pm->n_vars = 0;
+	for (unsigned i = 0; i < pm->full.n_events; i++) {
+		bool seen = false;
+
+		for (unsigned k = 0; k < pm->n_vars && !seen; k++)
+			seen = pm->vars[k] == pm->full.var[i];
+		if (!seen)
+			pm->vars[pm->n_vars++] = pm->full.var[i];
+	}
+}
+
 static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct plan_pmu *pp)
 {
 	pm->pp = pp;
@@ -143,12 +213,16 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 	memcpy(pm->planned_events, pp->events, sizeof(pm->planned_events));
 	memcpy(pm->planned_group_start, pp->group_start, sizeof(pm->planned_group_start));
 	pm->planned_n_groups = pp->n_groups;
-	pm->n_events = pp->n_events;
-	memcpy(pm->events, pp->events, sizeof(pm->events));
-	for (unsigned i = 0; i < pm->n_events; i++)
-		pm->var[i] = pp->ua->events[pp->events[i]].var;
-	pm->n_groups = pp->n_groups;
-	memcpy(pm->group_start, pp->group_start, sizeof(pm->group_start));
+	memset(&pm->full, 0, sizeof(pm->full));
+	pm->full.n_events = pp->n_events;
+	memcpy(pm->full.events, pp->events, sizeof(pm->full.events));
+	pm->full.n_groups = pp->n_groups;
+	memcpy(pm->full.group_start, pp->group_start, sizeof(pm->full.group_start));
+	pm->full.gp = pp->gp_available;
+	pm->full.fixed1_busy = pp->fixed1_busy;
+	pm->full.refine = pp->model == MODEL_PERF;
+	lay_vars(pm, &pm->full, NULL);
+	pmu_vars(pm);
 	pm->model = (struct tma_model){ .formulas = pp->ua->formulas,
 					.refine = pp->model == MODEL_PERF,
 					.level = pp->level,
@@ -156,15 +230,13 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 					.mode = pp->mode,
 					.slots_per_cycle = pp->core->slots,
 					.stall_minus_cycles = pp->core->stall_minus_cycles };
+	pm->model_fixed = pm->model;
+	pm->model_fixed.refine = false;
 	snap_cols_of(pp->cats, &pm->cols);
 	memset(&pm->input, 0, sizeof(pm->input));
 	plan_reason(pp, pm->reason, sizeof(pm->reason));
 	pm->silent = false;
 	pm->gave_up = false;
-	pm->cycles_pos = -1;
-	for (unsigned i = 0; i < pm->n_events && pm->cycles_pos < 0; i++)
-		if (pm->var[i] == TD_EV_CYCLES || pm->var[i] == TD_EV_CYCLES_ANY)
-			pm->cycles_pos = (int)i;
 }
 
 static bool same_groups(const struct cpmu *pm, const struct plan_pmu *pp)
@@ -214,9 +286,16 @@ static void apply_plan(struct collector *c, bool reopen_all)
 		for (unsigned k = 0; k < plan->n_pmus && want; k++)
 			if (cpuset_test(&plan->pmu[k].monitor, (unsigned)cc->cpu))
 				pmu = (int)k;
-		/* A CPU whose PMU changed, or whose groups change, reopens. */
-		if (cc->fd[0] >= 0 && (pmu < 0 || reopen[pmu] || pmu != cc->pmu))
+		/* A CPU whose PMU changed, or whose groups change, reopens,
+		 * with the plan's grouping (what it learned about other users
+		 * is learned again: coll_learn). */
+		if (pmu >= 0 && (reopen[pmu] || pmu != cc->pmu)) {
+			if (cc->fd[0] >= 0)
+				coll_close_group(c, cc);
+			coll_reset_budget(c, cc, pmu);
+		} else if (cc->fd[0] >= 0 && pmu < 0) {
 			coll_close_group(c, cc);
+		}
 		cc->pmu = pmu;
 		cc->selected = want;
 		memset(cc->norun_ns, 0, sizeof(cc->norun_ns));
@@ -224,7 +303,11 @@ static void apply_plan(struct collector *c, bool reopen_all)
 		/* A hybrid CPU no PMU listed when the plan was made (it was
 		 * offline): it waits, and is given the PMU that lists it once
 		 * it is online (assign_pmu). */
-		if (pmu < 0 && want && cpuset_test(&plan->unlisted, (unsigned)cc->cpu))
+		if (cpuset_test(&plan->isolated, (unsigned)cc->cpu)) {
+			/* Shown, never read. */
+			cc->selected = true;
+			coll_set_state(c, cc, CPU_STATE_ISOLATED);
+		} else if (pmu < 0 && want && cpuset_test(&plan->unlisted, (unsigned)cc->cpu))
 			coll_set_state(c, cc, CPU_STATE_OFFLINE);
 		else if (pmu < 0)
 			coll_set_state(c, cc, CPU_STATE_UNSUPPORTED);
@@ -234,7 +317,7 @@ static void apply_plan(struct collector *c, bool reopen_all)
 }
 
 int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
-		     bool count_guest, uint64_t interval_ns)
+		     bool count_guest, uint64_t interval_ns, enum config_sharing sharing)
 {
 	bool reopen_all = count_kernel != c->count_kernel || count_guest != c->count_guest;
 
@@ -242,11 +325,11 @@ int collector_reload(struct collector *c, const struct plan *plan, bool count_ke
 	c->count_kernel = count_kernel;
 	c->count_guest = count_guest;
 	c->interval_ns = interval_ns;
+	c->sharing = sharing;
 	apply_plan(c, reopen_all);
 	if (plan->usable) {
 		coll_raise_fd_limit(c);
 		coll_open_pending(c, mono_ns());
-		coll_settle_fresh(c);
 	}
 	return 0;
 }
@@ -262,37 +345,14 @@ static void went_offline(struct collector *c, struct ccpu *cc, uint64_t now)
 	log_info("CPU %d went offline; monitoring it again when it comes back", cc->cpu);
 }
 
-/* Group @g of @cc was enabled @enabled_ns without running: after NORUN_NS
- * and NORUN_READS reads in a row, another user holds what it needs (the
- * NMI watchdog, a pinned profiler): evidence for the budget. */
-static void did_not_run(struct collector *c, struct ccpu *cc, unsigned g, uint64_t enabled_ns)
-{
-	struct cpmu *pm = &c->pmus[cc->pmu];
-	bool on_fixed1;
-
-	cc->norun_ns[g] += enabled_ns;
-	cc->norun_reads[g]++;
-	if (cc->norun_ns[g] < NORUN_NS || cc->norun_reads[g] < NORUN_READS || pm->evidence_pending ||
-	    pm->evidence_taken)
-		return;
-	pm->evidence_pending = true;
-	pm->evidence = (struct budget_evidence){
-		.kind = BUDGET_NEVER_RAN, .pmu = pm->core_idx, .cpu = cc->cpu, .group = g,
-		.gp_in_group = coll_group_gp(pm, g, pm->group_start[g + 1], &on_fixed1),
-		.seconds = (double)cc->norun_ns[g] / 1e9,
-	};
-	pm->evidence.uses_fixed1 = on_fixed1;
-	coll_perf_holders(pm->evidence.holders, sizeof(pm->evidence.holders));
-}
-
 /* Reads group @g of @cc, adding its scaled deltas to @in; false when the
  * CPU has nothing to report this interval (the reason is counted). */
 static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_t now,
 		       struct tma_input *in, double *enabled_ns, double *running_ns,
 		       bool *read_error)
 {
-	const struct cpmu *pm = &c->pmus[cc->pmu];
-	unsigned lead = pm->group_start[g], n = pm->group_start[g + 1] - lead;
+	const struct clayout *lay = &cc->lay;
+	unsigned lead = lay->group_start[g], n = lay->group_start[g + 1] - lead;
 	const size_t want = (3 + 2 * (size_t)n) * sizeof(uint64_t);
 	uint64_t *b = c->buf, enabled, running;
 	double scale, span_ns;
@@ -378,7 +438,7 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 		 * a read of every group computes.  Through int64_t: one
 		 * instruction where uint64_t takes several on x86-64; a delta
 		 * of 2^63 counts is not one interval's. */
-		in->v[pm->var[pos]] = (double)(int64_t)(value - cc->prev[pos]) * scale;
+		in->v[lay->var[pos]] = (double)(int64_t)(value - cc->prev[pos]) * scale;
 		cc->prev[pos] = value;
 	}
 	if (bad) {
@@ -391,7 +451,7 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	}
 	if (norun && (*running_ns == 0 || !counted)) {
 		*running_ns = 0;
-		did_not_run(c, cc, g, (uint64_t)*enabled_ns);
+		coll_norun(c, cc, g, (uint64_t)*enabled_ns, now);
 		return false;
 	}
 	cc->norun_ns[g] = 0;
@@ -443,25 +503,36 @@ static void commit(struct snap_counts *restrict out, const struct snap_counts *r
  * without issuing or retiring anything, so the formulas would divide
  * nothing by nothing (a "100 % bad speculation" from OP_RETIRED / OP_SPEC
  * = 0 / 0).  After NORUN_NS and NORUN_READS such intervals in a row the
- * PMU is silent (no figures) and says why. */
+ * PMU is silent: no figures, its CPUs reported silenced, until one of them
+ * counts work again (a hypervisor's filter lifted).  Its groups stay open:
+ * that is how it would know, and what other users leave is still
+ * learned (share.c). */
 static bool check_work(struct collector *c, struct ccpu *cc, const double *ran, uint64_t enabled)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
+	const struct clayout *lay = &cc->lay;
 	const struct tma_input *in = &pm->input;
 	int quiet = -1;
 
-	if (pm->silent)
-		return false;
-	if (pm->cycles_pos < 0 || !(in->v[pm->var[pm->cycles_pos]] > 0))
-		return true;
-	for (unsigned i = 0; i < pm->n_events && quiet < 0; i++)
-		if (counts_work(pm, pm->var[i]) && ran[coll_group_of(pm, i)] > 0 && in->v[pm->var[i]] == 0)
+	if (lay->cycles_pos < 0 || !(in->v[lay->var[lay->cycles_pos]] > 0))
+		return !pm->silent;
+	for (unsigned i = 0; i < lay->n_events && quiet < 0; i++)
+		if (counts_work(pm, lay->var[i]) && ran[coll_group_of(lay, i)] > 0 && in->v[lay->var[i]] == 0)
 			quiet = (int)i;
 	if (quiet < 0) {
 		cc->silent_ns = 0;
 		cc->silent_reads = 0;
+		if (pm->silent) {
+			pm->silent = false;
+			str_printf(pm->reason, sizeof(pm->reason), "CPU %d counts work again: TopDown figures "
+				   "from %s again", cc->cpu, pm->pp->core->name);
+			log_info("%s", pm->reason);
+			c->gen++;
+		}
 		return true;
 	}
+	if (pm->silent)
+		return false;
 	cc->silent_ns += enabled;
 	if (++cc->silent_reads < NORUN_READS || cc->silent_ns < NORUN_NS)
 		return false;
@@ -469,7 +540,7 @@ static bool check_work(struct collector *c, struct ccpu *cc, const double *ran, 
 	str_printf(pm->reason, sizeof(pm->reason),
 		   "%s counts nothing while cycles count (CPU %d, %.1f s): the CPU does not implement it or a "
 		   "hypervisor filters it; no TopDown figures from %s",
-		   coll_event_name(pm, (unsigned)quiet), cc->cpu, (double)cc->silent_ns / 1e9, pm->pp->core->name);
+		   coll_event_name(pm, lay, (unsigned)quiet), cc->cpu, (double)cc->silent_ns / 1e9, pm->pp->core->name);
 	log_warning("%s", pm->reason);
 	c->gen++;
 	return false;
@@ -481,6 +552,7 @@ static bool check_work(struct collector *c, struct ccpu *cc, const double *ran, 
 static void log_counts(const struct cpmu *pm, const struct ccpu *cc, bool ok, double enabled,
 		       double running_share)
 {
+	const struct clayout *lay = &cc->lay;
 	char line[LOG_LINE_MAX];
 	int n;
 
@@ -488,15 +560,15 @@ static void log_counts(const struct cpmu *pm, const struct ccpu *cc, bool ok, do
 		return;
 	n = snprintf(line, sizeof(line), "CPU %d counts: enabled %.6f s, running %.1f %%%s:", cc->cpu,
 		     enabled / 1e9, running_share * 100, ok ? "" : " (a group did not run)");
-	for (unsigned i = 0; i < pm->n_events && n > 0 && (size_t)n < sizeof(line); i++) {
+	for (unsigned i = 0; i < lay->n_events && n > 0 && (size_t)n < sizeof(line); i++) {
 		bool seen = false;
 
 		/* An event some groups share (cycles) is one variable. */
 		for (unsigned j = 0; j < i && !seen; j++)
-			seen = pm->var[j] == pm->var[i];
+			seen = lay->var[j] == lay->var[i];
 		if (!seen)
-			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s=%.0f", coll_event_name(pm, i),
-				      pm->input.v[pm->var[i]]);
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s=%.0f", coll_event_name(pm, lay, i),
+				      pm->input.v[lay->var[i]]);
 	}
 	log_debug("%s", line);
 }
@@ -507,10 +579,14 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	struct tma_input *in = &pm->input;
 	struct tma_result res;
-	double enabled = 0, running_share = 1, ran[PLAN_GROUPS_MAX] = { 0 };
+	double enabled = 0, running_share = 1, share_sum = 0, ran[PLAN_GROUPS_MAX] = { 0 };
 	bool ok = true, read_error = false;
 
-	for (unsigned g = 0; g < pm->n_groups && coll_group_open(cc); g++) {
+	/* The variables a smaller grouping does not read (the refinement
+	 * events of the fixed counters' one) are another CPU's: none here. */
+	if (cc->lay.n_events != pm->full.n_events)
+		coll_lay_clear(pm, &cc->lay, in);
+	for (unsigned g = 0; g < cc->lay.n_groups && coll_group_open(cc); g++) {
 		double e = 0, r = 0;
 		if (!read_group(c, cc, g, now, in, &e, &r, &read_error)) {
 			ok = false;
@@ -523,6 +599,8 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 			enabled = e;
 		if (e > 0 && r / e < running_share)
 			running_share = r / e;
+		if (e > 0)
+			share_sum += r / e;
 	}
 	if (!coll_group_open(cc) || read_error) {
 		commit(out, before, &pm->cols, 0, 0, NULL);
@@ -548,7 +626,12 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 		log_info("%s: every group runs on CPU %d again", pm->pp->core->name, cc->cpu);
 		c->gen++;
 	}
-	ok = ok && check_work(c, cc, ran, (uint64_t)enabled) && tma_compute(&pm->model, in, &res) == 0;
+	coll_share(c, cc, ok ? share_sum : -1, (uint64_t)enabled, now);
+	ok = ok && check_work(c, cc, ran, (uint64_t)enabled);
+	/* Measured: its counters were read and can be trusted, whether or
+	 * not it ran (a halted CPU adds no slots, and has no figures). */
+	cc->measured = ok;
+	ok = ok && tma_compute(cc->lay.refine ? &pm->model : &pm->model_fixed, in, &res) == 0;
 	if (ok) {
 		for (unsigned d = 0; d < TMA_DEP_COUNT; d++)
 			pm->departures[d] += (res.departures >> d) & 1;
@@ -597,7 +680,10 @@ static void revisit_waiting(struct collector *c, uint64_t now)
 			if (coll_try_open(c, cc, now))
 				log_info("CPU %d is online; monitoring it again", cc->cpu);
 		} else if (cc->state == CPU_STATE_FAILED && cc->fd[0] < 0 && now >= cc->retry_at_ns) {
-			if (coll_try_open(c, cc, now))
+			bool quiet = cc->regrouped;
+
+			cc->regrouped = false;
+			if (coll_try_open(c, cc, now) && !quiet)
 				log_info("CPU %d: TopDown group opened after an earlier failure", cc->cpu);
 		}
 	}
@@ -606,6 +692,12 @@ static void revisit_waiting(struct collector *c, uint64_t now)
 }
 
 static const struct snap_counts zero_counts;
+
+unsigned coll_to_measure(const struct ccpu *cc)
+{
+	return cc->selected && cc->pmu >= 0 && cc->state != CPU_STATE_UNSUPPORTED &&
+	       cc->state != CPU_STATE_ISOLATED;
+}
 
 static const struct snap_counts *before_of(const struct collector *c, unsigned i)
 {
@@ -637,19 +729,30 @@ static void catch_up(const struct collector *c, struct snapshot *snap)
 void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *snap)
 {
 	struct timespec wall;
+	unsigned measured = 0;
 
 	catch_up(c, snap);
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
+		struct snap_counts *out = &snap->cpus[i].c;
 
+		cc->measured = false;
 		if (coll_group_open(cc))
-			read_cpu(c, cc, now_ns, &snap->cpus[i].c, before_of(c, i));
+			read_cpu(c, cc, now_ns, out, before_of(c, i));
 		else
-			commit(&snap->cpus[i].c, before_of(c, i), cols_of(c, cc), 0, 0, NULL);
+			commit(out, before_of(c, i), cols_of(c, cc), 0, 0, NULL);
+		out->cpus = coll_to_measure(cc);
+		out->measured = cc->measured;
+		measured += cc->measured;
 	}
-	/* After the reads: a group reopened now is first read next interval. */
+	c->measured_last = measured;
+	/* After the reads: what other users left each CPU (probes, groups
+	 * made again, yields); a group reopened now is first read next
+	 * interval. */
+	coll_learn(c, now_ns);
 	if (c->n_waiting)
 		revisit_waiting(c, now_ns);
+	coll_learned_flush(c);
 	c->last_interval_s = c->started_ns && now_ns > c->started_ns ? (double)(now_ns - c->started_ns) / 1e9 : 0;
 	c->started_ns = now_ns;
 	c->collected_ns = mono_ns();
@@ -681,6 +784,7 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->plan = p->plan;
 	c->count_kernel = p->count_kernel;
 	c->count_guest = p->count_guest;
+	c->sharing = p->sharing;
 	c->interval_ns = p->interval_ns;
 	c->oneshot = p->oneshot;
 	c->fd_others_want = p->fd_others_want;
@@ -697,8 +801,9 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->buf_words = 3 + 2 * UA_EVENTS_MAX;
 	c->buf = calloc(c->buf_words, sizeof(uint64_t));
 	c->agg_doms = 2 * c->n_cpus + 1;
-	c->agg = calloc((size_t)PMU_CORE_MAX * c->agg_doms * UA_EVENTS_MAX, sizeof(*c->agg));
-	c->agg_used = calloc((size_t)PMU_CORE_MAX * c->agg_doms, sizeof(*c->agg_used));
+	/* Rows by PMU, model (AGG_KINDS, aggregate.c) and domain. */
+	c->agg = calloc((size_t)PMU_CORE_MAX * 2 * c->agg_doms * UA_EVENTS_MAX, sizeof(*c->agg));
+	c->agg_used = calloc((size_t)PMU_CORE_MAX * 2 * c->agg_doms, sizeof(*c->agg_used));
 	if (!c->cpus || !c->cores || !c->pkgs || !c->buf || !c->agg || !c->agg_used) {
 		collector_free(c);
 		return -ENOMEM;
@@ -746,10 +851,10 @@ unsigned collector_cpu_events(const struct collector *c, unsigned i, int *cpu, c
 	*cpu = cc->cpu;
 	*opened = cc->opened;
 	*pmu = cc->pmu;
-	*fds = cc->fd;
+	*fds = cc->cfd;
 	if (cc->pmu < 0 || !coll_group_open(cc))
 		return 0;
-	return c->pmus[cc->pmu].n_events;
+	return c->pmus[cc->pmu].full.n_events;
 }
 
 unsigned collector_pmu_arith(const struct collector *c, unsigned pmu, const struct tma_model **model,
@@ -758,13 +863,15 @@ unsigned collector_pmu_arith(const struct collector *c, unsigned pmu, const stru
 	if (pmu >= c->n_pmus)
 		return 0;
 	*model = &c->pmus[pmu].model;
-	*var = c->pmus[pmu].var;
-	return c->pmus[pmu].n_events;
+	*var = c->pmus[pmu].full.var;
+	return c->pmus[pmu].full.n_events;
 }
 
 const char *collector_pmu_event_name(const struct collector *c, unsigned pmu, unsigned pos)
 {
-	return pmu < c->n_pmus && pos < c->pmus[pmu].n_events ? coll_event_name(&c->pmus[pmu], pos) : "?";
+	return pmu < c->n_pmus && pos < c->pmus[pmu].full.n_events
+		       ? coll_event_name(&c->pmus[pmu], &c->pmus[pmu].full, pos)
+		       : "?";
 }
 
 unsigned collector_pmus(const struct collector *c)

@@ -29,6 +29,7 @@ struct collector_params {
 	const struct plan *plan;
 	bool count_kernel;
 	bool count_guest;           /* exclude_guest 0: a KVM host's guests count too */
+	enum config_sharing sharing; /* [collect] pmu_sharing (collect/share.c) */
 	bool oneshot;               /* --once, --watch: nothing is retried later */
 	uint64_t interval_ns;
 	/* Descriptors for everything but the perf groups (HTTP connections,
@@ -50,11 +51,14 @@ void collector_free(struct collector *c);
  * marks the other CPUs failed.  Per-CPU failures are logged and recorded,
  * not returned: returns 0 or -ENOMEM. */
 int collector_start(struct collector *c);
-/* --probe's proof: on one online CPU of each core PMU with TopDown, opens
- * the group the daemon would open, reads it once and closes it (with the
- * same fallback to model hardware).  0, or -errno with @why saying what
- * failed and what to do; @done lists what counted ("cpu on CPU 0"). */
-int collector_probe(struct collector *c, char *done, size_t donelen, char *why, size_t whylen);
+/* --probe's proof: probes what other users leave every online CPU (into
+ * @avail: a line per core PMU), then on one online CPU of each core PMU
+ * with TopDown opens the group the daemon would open, reads it once and
+ * closes it (with the same fallback to model hardware).  0, or -errno
+ * with @why saying what failed and what to do; @done lists what counted
+ * ("cpu on CPU 0"). */
+int collector_probe(struct collector *c, char *done, size_t donelen, char *avail, size_t availlen,
+		    char *why, size_t whylen);
 
 /* Descriptors the perf groups hold now. */
 unsigned collector_fds(const struct collector *c);
@@ -63,7 +67,7 @@ unsigned collector_fds(const struct collector *c);
  * open; CPUs no longer selected keep their totals, so cores, packages and
  * the host never decrease.  @plan must outlive the collector. */
 int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
-		     bool count_guest, uint64_t interval_ns);
+		     bool count_guest, uint64_t interval_ns, enum config_sharing sharing);
 
 /* Evidence against the plan the collector was given (budget.h): a group
  * the kernel refused as too big, or one that never runs because another

@@ -20,13 +20,28 @@
 #define EINTR_RETRIES 3
 /* Transient refusals (EBUSY, EOPNOTSUPP) back off up to this. */
 #define RETRY_MAX_NS (600 * UINT64_C(1000000000))
-/* A group enabled this long (and RUN_READS reads in a row) that never ran:
- * another user holds counters it needs. */
+/* A PMU's events that count nothing while cycles count: after this long
+ * and this many reads in a row, its figures are not served (silent). */
 #define NORUN_NS (1000 * UINT64_C(1000000))
 #define NORUN_READS 3
-/* Time a fresh plan's groups are given to show they run (collector_probe,
- * collector_start): 15 of the kernel's 4 ms mux slices. */
-#define SETTLE_NS 60000000L
+
+/* One grouping of a PMU's events on one CPU (plan_layout): the plan's,
+ * a smaller one for the counters another user leaves this CPU, or the
+ * fixed counters' alone (the CPU gave its general-purpose counters back).
+ * Every grouping holds the same variables as the plan's (canonical) one,
+ * or fewer: canon[] maps each position to the canonical one. */
+struct clayout {
+	unsigned n_events;
+	uint8_t events[UA_EVENTS_MAX];    /* indexes into ua->events */
+	enum td_event var[UA_EVENTS_MAX]; /* the variable of each position */
+	uint8_t canon[UA_EVENTS_MAX];     /* its position in the canonical grouping */
+	unsigned n_groups;
+	uint8_t group_start[PLAN_GROUPS_MAX + 1];
+	int cycles_pos;                   /* the cycles, -1 when none */
+	/* What it was packed for. */
+	unsigned gp;
+	bool fixed1_busy, fixed_only, refine;
+};
 
 struct ccpu {
 	int cpu;
@@ -35,7 +50,9 @@ struct ccpu {
 	bool known;
 	int core_idx, pkg_idx;
 	int pmu;       /* into collector.pmus, -1 when no monitored PMU covers it */
+	struct clayout lay;    /* its grouping, when pmu >= 0 */
 	int fd[UA_EVENTS_MAX]; /* in group order, -1 when closed */
+	int cfd[UA_EVENTS_MAX]; /* the same in the canonical order, -1 for none */
 	uint64_t id[UA_EVENTS_MAX];
 	uint64_t prev[UA_EVENTS_MAX];
 	uint64_t prev_enabled[PLAN_GROUPS_MAX], prev_running[PLAN_GROUPS_MAX];
@@ -46,9 +63,31 @@ struct ccpu {
 	unsigned read_failures; /* in a row */
 	uint64_t opened; /* successful opens of its groups */
 	/* Per group: enabled time and reads in a row in which it did not run
-	 * (another user holds what it needs; budget_evidence). */
+	 * (another user holds what it needs: share.c learns what). */
 	uint64_t norun_ns[PLAN_GROUPS_MAX];
 	unsigned norun_reads[PLAN_GROUPS_MAX];
+	/* The counters this CPU leaves topdownd, as last learned (share.c):
+	 * general-purpose ones, whether fixed counter 1 (arm64: the cycle
+	 * counter) and fixed counter 3 (SLOTS) are another user's. */
+	unsigned gp_free;
+	bool fixed1_held, slots_held;
+	/* [collect] pmu_sharing = yield: this CPU gave its general-purpose
+	 * counters back to another user (its groups ran less than their
+	 * share), until reclaim_at_ns; its running share so far. */
+	bool yielded;
+	uint64_t reclaim_at_ns, reclaim_wait_ns;
+	uint64_t contended_ns;
+	unsigned contended_reads;
+	double contended_share; /* the sum of its groups' shares, last time */
+	bool yield_due;
+	/* Its counters were probed since it took its grouping; when they are
+	 * probed next (UINT64_MAX: only when a group stops running). */
+	bool probed;
+	uint64_t probe_at_ns;
+	bool measured;          /* it has figures this interval */
+	/* Closed to be opened again with another grouping (share.c), not
+	 * after a failure: its reopening is not news. */
+	bool regrouped;
 	/* Enabled time and intervals in a row in which its PMU's work event
 	 * counted nothing while its cycles counted (silent_work). */
 	uint64_t silent_ns;
@@ -59,12 +98,16 @@ struct ccpu {
  * model hardware. */
 struct cpmu {
 	const struct plan_pmu *pp;
-	unsigned n_events;
-	uint8_t events[UA_EVENTS_MAX];       /* indexes into ua->events */
-	enum td_event var[UA_EVENTS_MAX];    /* the variable of each position */
-	unsigned n_groups;
-	uint8_t group_start[PLAN_GROUPS_MAX + 1];
+	/* The plan's grouping (the canonical order: per-cgroup attribution
+	 * and the aggregates count by it), after any fallback to model
+	 * hardware. */
+	struct clayout full;
+	/* The variables it reads, each once, for the domains' sums. */
+	unsigned n_vars;
+	enum td_event vars[UA_EVENTS_MAX];
 	struct tma_model model;
+	/* The model of a CPU counting on the fixed counters alone. */
+	struct tma_model model_fixed;
 	/* The counter columns its categories use (snapshot.h). */
 	struct snap_cols cols;
 	/* The formula variables of one CPU's read: only this PMU's are ever
@@ -77,13 +120,19 @@ struct cpmu {
 	 * while one is pending the PMU's CPUs wait for the new plan. */
 	bool evidence_pending, evidence_taken;
 	bool fresh;           /* groups of a new plan, not yet seen to run */
-	/* The position of the cycles, -1 when the plan has none; once an event
-	 * that counts work (counts_work) is found counting nothing while
-	 * cycles count, the PMU's figures are not served (silent). */
-	int cycles_pos;
+	/* Once an event that counts work (counts_work) is found counting
+	 * nothing while cycles count, the PMU's figures are not served. */
 	bool silent;
 	/* CPU intervals whose figures departed from perf's (tma.h). */
 	uint64_t departures[TMA_DEP_COUNT];
+	/* The kernel's multiplexing period of its PMU (share.c). */
+	uint64_t mux_ns;
+	/* What share.c learned of several CPUs alike, one line for them all
+	 * (coll_learned_flush). */
+	char learned[SNAP_REASON];
+	struct cpuset learned_cpus;
+	/* Said once: its groups' rotation is longer than the interval. */
+	bool rotation_warned;
 	/* No smaller plan runs (collector_give_up): the reason says so until
 	 * a CPU's groups all run again. */
 	bool gave_up;
@@ -106,6 +155,8 @@ struct collector {
 	const struct plan *plan;
 	bool count_kernel;
 	bool count_guest;
+	enum config_sharing sharing;
+	uint64_t mux_at_ns; /* when the PMUs' multiplexing periods are read again */
 	bool oneshot;
 	uint64_t interval_ns;
 	unsigned fd_others_want, fd_others_min;
@@ -144,6 +195,7 @@ struct collector {
 	uint64_t started_ns;   /* monotonic, at the start of the last collection */
 	double last_interval_s;
 	uint64_t seq;
+	unsigned measured_last; /* CPUs with figures in the last interval */
 
 	uint64_t *buf;
 	size_t buf_words;
@@ -160,14 +212,24 @@ enum agg_mode {
 /* Closes every group of @cc. */
 void coll_close_group(struct collector *c, struct ccpu *cc);
 
-/* The name of the event at position @pos of @pm's plan. */
-const char *coll_event_name(const struct cpmu *pm, unsigned pos);
+/* The name of the event at position @pos of @lay (a grouping of @pm's). */
+const char *coll_event_name(const struct cpmu *pm, const struct clayout *lay, unsigned pos);
 
-/* General-purpose counters group @g of @pm takes for its events before @upto; *@on_fixed1 whether its cycles may take fixed counter 1. */
-unsigned coll_group_gp(const struct cpmu *pm, unsigned g, unsigned upto, bool *on_fixed1);
+/* General-purpose counters group @g of @lay takes for its events before
+ * @upto; *@on_fixed1 whether its cycles may take fixed counter 1. */
+unsigned coll_group_gp(const struct cpmu *pm, const struct clayout *lay, unsigned g, unsigned upto,
+		       bool *on_fixed1);
 
 /* The group of the event at position @pos. */
-unsigned coll_group_of(const struct cpmu *pm, unsigned pos);
+unsigned coll_group_of(const struct clayout *lay, unsigned pos);
+
+/* @pm's events grouped for @gp general-purpose counters (fixed counter
+ * 1 another user's: @fixed1_busy), or on the fixed counters alone: 0, or
+ * -ENOSPC (collector.c). */
+int coll_layout(const struct cpmu *pm, unsigned gp, bool fixed1_busy, bool fixed_only,
+		struct clayout *lay);
+/* Zeroes the variables of @pm a CPU on @lay does not read. */
+void coll_lay_clear(const struct cpmu *pm, const struct clayout *lay, struct tma_input *in);
 
 /* Which other processes hold perf events (for a reason), or "". */
 void coll_perf_holders(char *buf, size_t len);
@@ -190,8 +252,36 @@ void coll_raise_fd_limit(struct collector *c);
 /* Opens the groups of every CPU waiting for them. */
 void coll_open_pending(struct collector *c, uint64_t now);
 
-/* Lets a fresh plan's groups show that they run (SETTLE_NS). */
-void coll_settle_fresh(struct collector *c);
+
+/* Whether @cc is one topdownd is to measure: selected, on a PMU with
+ * TopDown, not isolated (collector.c). */
+unsigned coll_to_measure(const struct ccpu *cc);
+
+/* ---- share.c: the counters other users leave each CPU ---- */
+
+/* @cc starts afresh on PMU @pmu: the plan's grouping, the plan's
+ * counters, nothing yielded. */
+void coll_reset_budget(struct collector *c, struct ccpu *cc, int pmu);
+/* Group @g of @cc did not run over @enabled_ns of this interval. */
+void coll_norun(struct collector *c, struct ccpu *cc, unsigned g, uint64_t enabled_ns, uint64_t now);
+/* @cc's groups ran @share (the sum of each group's running over enabled
+ * time; -1 when a group could not be read) of @enabled_ns. */
+void coll_share(struct collector *c, struct ccpu *cc, double share, uint64_t enabled_ns, uint64_t now);
+/* After an interval's reads: probes and regroups the CPUs whose
+ * counters changed, yields and reclaims (share.c). */
+void coll_learn(struct collector *c, uint64_t now);
+/* Probes @cc's counters with pinned groups (what other users' pinned
+ * events leave: the kernel schedules pinned groups before any flexible
+ * one, and one that does not fit is in error at once) and sets its
+ * budget; true when it changed. */
+bool coll_probe_cpu(struct collector *c, struct ccpu *cc, uint64_t now);
+/* Logs what was learned since the last call, one line per PMU and
+ * finding with the CPUs it concerns, and makes it the PMU's reason. */
+void coll_learned_flush(struct collector *c);
+/* What other users leave the probed CPUs of PMU @p, CPUs alike together
+ * ("8 of 8 general-purpose on CPUs 0-3; 5 of 8 general-purpose, fixed
+ * counter 1 held on CPU 4"). */
+void coll_describe_free(const struct collector *c, unsigned p, char *buf, size_t len);
 
 /* ---- aggregate.c ---- */
 

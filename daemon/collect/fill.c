@@ -80,12 +80,18 @@ void coll_describe(const struct collector *c, struct snapshot *snap)
 		s->package = t ? t->package : -1;
 		s->die = t ? t->die : -1;
 		s->node = t ? t->node : -1;
-		s->state = cc->state;
+		/* A PMU that counts nothing: its CPUs count, with no figures. */
+		s->state = cc->state == CPU_STATE_MONITORED && cc->pmu >= 0 && c->pmus[cc->pmu].silent ?
+			   CPU_STATE_SILENCED : cc->state;
 		s->core_idx = cc->core_idx;
 		s->pkg_idx = cc->pkg_idx;
 		s->c.cats = cc->pmu >= 0 && c->pmus[cc->pmu].pp ? c->pmus[cc->pmu].pp->cats : 0;
+		s->gp_free = cc->pmu >= 0 ? cc->gp_free : 0;
+		s->fixed1_held = cc->fixed1_held;
+		s->slots_held = cc->slots_held;
+		s->yielded = cc->yielded;
 		if (cc->selected)
-			snap->cpus_by_state[cc->state]++;
+			snap->cpus_by_state[s->state]++;
 	}
 	snap->up = snap->cpus_by_state[CPU_STATE_MONITORED] > 0;
 	snap->n_cores = c->n_cores;
@@ -110,6 +116,10 @@ void coll_stamp(struct collector *c, struct snapshot *snap)
 	snap->cats = c->plan->cats;
 	str_printf(snap->reason, sizeof(snap->reason), "%s",
 		   c->plan->usable ? "" : c->plan->reason);
+	/* Once an interval is in: whether any CPU had figures in the last
+	 * one (a PMU that counts nothing, every counter held or yielded:
+	 * down, whatever the states say). */
+	snap->up = snap->cpus_by_state[CPU_STATE_MONITORED] > 0 && (c->seq == 0 || c->measured_last > 0);
 	snap->seq = c->seq;
 	snap->layout = c->layout;
 	snap->timestamp = c->timestamp;

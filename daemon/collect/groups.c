@@ -34,28 +34,30 @@ void coll_close_group(struct collector *c, struct ccpu *cc)
 			c->fds_open--;
 		}
 		cc->fd[i] = -1;
+		cc->cfd[i] = -1;
 	}
 	cc->read_failures = 0;
 }
 
-const char *coll_event_name(const struct cpmu *pm, unsigned pos)
+const char *coll_event_name(const struct cpmu *pm, const struct clayout *lay, unsigned pos)
 {
-	return pm->pp->ua->events[pm->events[pos]].name;
+	return pm->pp->ua->events[lay->events[pos]].name;
 }
 
 /* Replays the packer's placement of group @g up to position @upto (not
  * included): how many of its events took a general-purpose counter, and
  * whether one sits on fixed counter 1. */
-unsigned coll_group_gp(const struct cpmu *pm, unsigned g, unsigned upto, bool *on_fixed1)
+unsigned coll_group_gp(const struct cpmu *pm, const struct clayout *lay, unsigned g, unsigned upto,
+		       bool *on_fixed1)
 {
 	bool busy[4] = { false, false, false, false };
 	unsigned n = 0;
 
-	busy[1] = pm->pp->fixed1_busy;
+	busy[1] = lay->fixed1_busy;
 	if (on_fixed1)
 		*on_fixed1 = false;
-	for (unsigned i = pm->group_start[g]; i < upto && i < pm->group_start[g + 1]; i++) {
-		int fixed = ua_event_fixed(&pm->pp->ua->events[pm->events[i]]);
+	for (unsigned i = lay->group_start[g]; i < upto && i < lay->group_start[g + 1]; i++) {
+		int fixed = ua_event_fixed(&pm->pp->ua->events[lay->events[i]]);
 
 		if (fixed == 3)
 			continue;
@@ -70,11 +72,11 @@ unsigned coll_group_gp(const struct cpmu *pm, unsigned g, unsigned upto, bool *o
 	return n;
 }
 
-unsigned coll_group_of(const struct cpmu *pm, unsigned pos)
+unsigned coll_group_of(const struct clayout *lay, unsigned pos)
 {
 	unsigned g = 0;
 
-	while (g + 1 < pm->n_groups && pos >= pm->group_start[g + 1])
+	while (g + 1 < lay->n_groups && pos >= lay->group_start[g + 1])
 		g++;
 	return g;
 }
@@ -144,24 +146,25 @@ void coll_perf_holders(char *buf, size_t len)
 static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 {
 	const struct cpmu *pm = &c->pmus[cc->pmu];
+	const struct clayout *lay = &cc->lay;
 	const struct pmu_core *core = pm->pp->core;
 	int r;
 
 	/* Past the budget the descriptors belong to HTTP: as if the limit
 	 * were reached, without reaching it. */
-	if (c->fds_open + pm->n_events > c->fd_budget) {
+	if (c->fds_open + lay->n_events > c->fd_budget) {
 		*failed = 0;
 		return -EMFILE;
 	}
-	for (unsigned g = 0; g < pm->n_groups; g++) {
-		unsigned lead = pm->group_start[g];
+	for (unsigned g = 0; g < lay->n_groups; g++) {
+		unsigned lead = lay->group_start[g];
 
-		for (unsigned i = lead; i < pm->group_start[g + 1]; i++) {
+		for (unsigned i = lead; i < lay->group_start[g + 1]; i++) {
 			struct perf_event_attr attr;
 
 			/* Each group starts at once, as perf does: its leader
 			 * disabled until the group is enabled. */
-			perfev_attr(&attr, core->type, core->enc[pm->events[i]].config, c->count_kernel,
+			perfev_attr(&attr, core->type, core->enc[lay->events[i]].config, c->count_kernel,
 				    c->count_guest, READ_FORMAT, i == lead);
 			r = perfev_open(&attr, cc->cpu, i == lead ? -1 : cc->fd[lead]);
 			if (r < 0) {
@@ -179,14 +182,18 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 			}
 		}
 	}
-	for (unsigned g = 0; g < pm->n_groups; g++) {
-		r = perfev_enable_group(cc->fd[pm->group_start[g]]);
+	for (unsigned g = 0; g < lay->n_groups; g++) {
+		r = perfev_enable_group(cc->fd[lay->group_start[g]]);
 		if (r < 0) {
-			*failed = pm->group_start[g];
+			*failed = lay->group_start[g];
 			coll_close_group(c, cc);
 			return r;
 		}
 	}
+	for (unsigned i = 0; i < UA_EVENTS_MAX; i++)
+		cc->cfd[i] = -1;
+	for (unsigned i = 0; i < lay->n_events; i++)
+		cc->cfd[lay->canon[i]] = cc->fd[i];
 	cc->opened++;
 	/* Counts and times start at 0 when a group is created: the first
 	 * read is a full delta, nothing is lost after a reopen. */
@@ -268,20 +275,21 @@ static void describe_permission(char *buf, size_t len)
 static bool too_big(struct collector *c, struct ccpu *cc, int r, unsigned failed)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
+	const struct clayout *lay = &cc->lay;
 	unsigned g, before;
 
 	/* Refinement events have their own fallback (model hardware). */
-	if (r != -EINVAL || failed >= pm->n_events || failed >= pm->pp->n_core)
+	if (r != -EINVAL || failed >= lay->n_events || failed >= pm->pp->n_core)
 		return false;
-	g = coll_group_of(pm, failed);
-	before = coll_group_gp(pm, g, failed, NULL);
-	if (before == 0 || coll_group_gp(pm, g, failed + 1, NULL) == before)
+	g = coll_group_of(lay, failed);
+	before = coll_group_gp(pm, lay, g, failed, NULL);
+	if (before == 0 || coll_group_gp(pm, lay, g, failed + 1, NULL) == before)
 		return false;	/* the first GP member, or not a GP one */
 	if (!pm->evidence_pending) {
 		pm->evidence_pending = true;
 		pm->evidence = (struct budget_evidence){
-			.kind = BUDGET_TOO_BIG, .pmu = pm->core_idx, .cpu = cc->cpu, .group = g,
-			.gp_in_group = coll_group_gp(pm, g, pm->group_start[g + 1], NULL), .gp_fit = before,
+			.pmu = pm->core_idx, .cpu = cc->cpu, .group = g,
+			.gp_in_group = coll_group_gp(pm, lay, g, lay->group_start[g + 1], NULL), .gp_fit = before,
 		};
 	}
 	return true;
@@ -321,12 +329,12 @@ static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned fa
 			uint64_t now)
 {
 	const struct cpmu *pm = &c->pmus[cc->pmu];
-	const char *ev = coll_event_name(pm, failed);
+	const char *ev = coll_event_name(pm, &cc->lay, failed);
 	unsigned n_events = 0, n_monitor = cpuset_count(&c->plan->monitor);
 
 	for (unsigned i = 0; i < c->n_pmus; i++)
-		if (c->pmus[i].n_events > n_events)
-			n_events = c->pmus[i].n_events;
+		if (c->pmus[i].full.n_events > n_events)
+			n_events = c->pmus[i].full.n_events;
 
 	switch (-r) {
 	case EACCES:
@@ -408,31 +416,46 @@ static void open_failed(struct collector *c, struct ccpu *cc, int r, unsigned fa
 	cc->retry_at_ns = now + RETRY_NS;
 }
 
-static bool refinement_refused(const struct cpmu *pm, int r, unsigned failed)
+/* The packer puts the refinement events after every needed one, in
+ * any grouping (plan_pack): positions n_core and later. */
+static bool refinement_refused(const struct cpmu *pm, const struct clayout *lay, int r, unsigned failed)
 {
-	return failed >= pm->pp->n_core && failed < pm->n_events &&
+	return failed >= pm->pp->n_core && failed < lay->n_events &&
 	       (r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP);
 }
 
 /* Drops the refinement events of @pm (they sit after the others, at the
- * end of the last group). */
-static void use_hardware_model(struct cpmu *pm, int cpu, unsigned failed, int r)
+ * end of the last group) on every CPU: their groupings follow. */
+static void use_hardware_model(struct collector *c, struct cpmu *pm, const struct ccpu *at, unsigned failed,
+			       int r)
 {
-	const char *ev = coll_event_name(pm, failed);
+	const char *ev = coll_event_name(pm, &at->lay, failed);
+	struct clayout *full = &pm->full;
 
 	log_warning_errno(r, "Failed to open %s on CPU %d: %m; using model hardware "
-			  "(metric events only, no refinement) on all CPUs of %s", ev, cpu,
+			  "(metric events only, no refinement) on all CPUs of %s", ev, at->cpu,
 			  pm->pp->core->name);
 	str_printf(pm->reason, sizeof(pm->reason),
 		   "model perf unavailable: %s refused on CPU %d (%s); using model hardware",
-		   ev, cpu, strerror(-r));
-	pm->n_events = pm->pp->n_core;
-	for (unsigned g = 0; g <= pm->n_groups; g++)
-		if (pm->group_start[g] > pm->n_events)
-			pm->group_start[g] = (uint8_t)pm->n_events;
-	while (pm->n_groups > 1 && pm->group_start[pm->n_groups - 1] == pm->n_events)
-		pm->n_groups--;
+		   ev, at->cpu, strerror(-r));
+	full->n_events = pm->pp->n_core;
+	for (unsigned g = 0; g <= full->n_groups; g++)
+		if (full->group_start[g] > full->n_events)
+			full->group_start[g] = (uint8_t)full->n_events;
+	while (full->n_groups > 1 && full->group_start[full->n_groups - 1] == full->n_events)
+		full->n_groups--;
+	full->refine = false;
 	pm->model.refine = false;
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		struct ccpu *cc = &c->cpus[i];
+
+		if (cc->pmu != (int)(pm - c->pmus))
+			continue;
+		if (cc->fd[0] >= 0)
+			coll_close_group(c, cc);
+		if (coll_layout(pm, cc->lay.gp, cc->lay.fixed1_busy, cc->lay.fixed_only, &cc->lay) < 0)
+			cc->lay = *full;
+	}
 }
 
 /* A CPU whose PMU's plan is being made again: failed for now, tried
@@ -444,6 +467,8 @@ static void wait_for_plan(struct collector *c, struct ccpu *cc, uint64_t now)
 	cc->retry_at_ns = now;
 }
 
+static bool wants_groups(const struct ccpu *cc);
+
 /* Opens one CPU's groups; returns true if it is monitored afterwards. */
 bool coll_try_open(struct collector *c, struct ccpu *cc, uint64_t now)
 {
@@ -453,6 +478,11 @@ bool coll_try_open(struct collector *c, struct ccpu *cc, uint64_t now)
 	if (c->pmus[cc->pmu].evidence_pending) {
 		wait_for_plan(c, cc, now);
 		return false;
+	}
+	if (!cc->probed) {
+		coll_probe_cpu(c, cc, now);
+		if (!wants_groups(cc))
+			return false;
 	}
 	r = open_group(c, cc, &failed);
 	if (r == 0) {
@@ -481,10 +511,10 @@ void coll_raise_fd_limit(struct collector *c)
 	for (unsigned i = 0; i < c->n_pmus; i++) {
 		unsigned n = cpuset_count(&c->pmus[i].pp->monitor);
 
-		perf += (rlim_t)n * c->pmus[i].n_events;
+		perf += (rlim_t)n * c->pmus[i].full.n_events;
 		n_monitor += n;
-		if (c->pmus[i].n_events > n_events)
-			n_events = c->pmus[i].n_events;
+		if (c->pmus[i].full.n_events > n_events)
+			n_events = c->pmus[i].full.n_events;
 	}
 	/* Hybrid CPUs that join a PMU later, with the largest groups. */
 	n_monitor += cpuset_count(&c->plan->unlisted);
@@ -522,9 +552,21 @@ void coll_raise_fd_limit(struct collector *c)
 	c->warned_fds = c->fd_budget < perf;
 }
 
-/* Opens the groups of every selected, covered CPU that has none, falling
- * back to model hardware (on every CPU of the PMU: one model per core
- * type) as soon as a refinement event is refused. */
+/* Whether @cc should have groups open: selected, on a PMU, and not kept
+ * from counting on purpose (unsupported, isolated, yielded without a
+ * fixed-counter grouping, every counter held, a PMU that counts
+ * nothing). */
+static bool wants_groups(const struct ccpu *cc)
+{
+	return cc->selected && cc->pmu >= 0 &&
+	       (cc->state == CPU_STATE_MONITORED || cc->state == CPU_STATE_FAILED ||
+		cc->state == CPU_STATE_OFFLINE);
+}
+
+/* Opens the groups of every CPU that wants them and has none, each
+ * grouped for the counters its probe finds free (share.c), falling back
+ * to model hardware (on every CPU of the PMU: one model per core type) as
+ * soon as a refinement event is refused. */
 void coll_open_pending(struct collector *c, uint64_t now)
 {
 restart:
@@ -533,12 +575,18 @@ restart:
 		unsigned failed = 0;
 		int r;
 
-		if (!cc->selected || cc->pmu < 0 || cc->state == CPU_STATE_UNSUPPORTED ||
-		    cc->fd[0] >= 0)
+		if (!wants_groups(cc) || cc->fd[0] >= 0)
 			continue;
 		if (c->pmus[cc->pmu].evidence_pending) {
 			wait_for_plan(c, cc, now);
 			continue;
+		}
+		/* What other users' pinned events leave this CPU, before its
+		 * groups are made. */
+		if (!cc->probed) {
+			coll_probe_cpu(c, cc, now);
+			if (!wants_groups(cc))
+				continue;
 		}
 		r = open_group(c, cc, &failed);
 		if (r < 0 && too_big(c, cc, r, failed)) {
@@ -550,11 +598,8 @@ restart:
 			wait_for_plan(c, cc, now);
 			continue;
 		}
-		if (r < 0 && refinement_refused(&c->pmus[cc->pmu], r, failed)) {
-			use_hardware_model(&c->pmus[cc->pmu], cc->cpu, failed, r);
-			for (unsigned j = 0; j < c->n_cpus; j++)
-				if (c->cpus[j].pmu == cc->pmu && c->cpus[j].fd[0] >= 0)
-					coll_close_group(c, &c->cpus[j]);
+		if (r < 0 && refinement_refused(&c->pmus[cc->pmu], &cc->lay, r, failed)) {
+			use_hardware_model(c, &c->pmus[cc->pmu], cc, failed, r);
 			goto restart;
 		}
 		if (r == 0) {
@@ -564,6 +609,7 @@ restart:
 			open_failed(c, cc, r, failed, now);
 		}
 	}
+	coll_learned_flush(c);
 }
 
 bool collector_take_evidence(struct collector *c, struct budget_evidence *ev)
@@ -592,60 +638,23 @@ void collector_give_up(struct collector *c, unsigned core_idx, uint64_t now, con
 		pm->gave_up = true;
 		c->gen++;
 		/* Nothing left to give up: the CPUs that waited for a new plan
-		 * fail as the kernel answered; groups that never run stay open
-		 * and report no numbers. */
+		 * fail as the kernel answered. */
 		pm->evidence_pending = false;
 		for (unsigned j = 0; j < c->n_cpus; j++) {
 			struct ccpu *cc = &c->cpus[j];
 
 			if (cc->pmu == (int)i && cc->fd[0] < 0 && cc->state == CPU_STATE_FAILED)
-				open_failed(c, cc, -EINVAL, pm->group_start[pm->evidence.group], now);
+				open_failed(c, cc, -EINVAL, cc->lay.group_start[pm->evidence.group], now);
 		}
 	}
 }
 
-/* Every group of @cc, just opened, runs: after SETTLE_NS (enough mux
- * slices for PLAN_GROUPS_MAX groups to take their turn) each has running
- * time, or another user holds what it needs (evidence, -EAGAIN).  -errno
- * when a read fails.  Time that does not pass (a fake clock) proves
- * nothing either way: 0. */
-static int settle(struct collector *c, struct ccpu *cc)
-{
-	struct cpmu *pm = &c->pmus[cc->pmu];
-	struct timespec ts = { 0, SETTLE_NS };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
-	for (unsigned g = 0; g < pm->n_groups; g++) {
-		ssize_t r;
-
-		r = perfev_read(cc->fd[pm->group_start[g]], c->buf, c->buf_words * sizeof(uint64_t));
-		if (r < (ssize_t)(3 * sizeof(uint64_t)))
-			return r < 0 ? (int)r : -EIO;
-		if (c->buf[1] > 0 && c->buf[2] == 0) {
-			bool on_fixed1;
-
-			if (pm->evidence_taken)
-				return 0;	/* given up: it stays without numbers */
-			pm->evidence_pending = true;
-			pm->evidence = (struct budget_evidence){
-				.kind = BUDGET_NEVER_RAN, .pmu = pm->core_idx, .cpu = cc->cpu, .group = g,
-				.gp_in_group = coll_group_gp(pm, g, pm->group_start[g + 1], &on_fixed1),
-				.seconds = (double)c->buf[1] / 1e9,
-			};
-			pm->evidence.uses_fixed1 = on_fixed1;
-			coll_perf_holders(pm->evidence.holders, sizeof(pm->evidence.holders));
-			return -EAGAIN;
-		}
-	}
-	return 0;
-}
-
-int collector_probe(struct collector *c, char *done, size_t donelen, char *why, size_t whylen)
+int collector_probe(struct collector *c, char *done, size_t donelen, char *avail, size_t availlen,
+		    char *why, size_t whylen)
 {
 	const struct cpuset *online = topo_online(c->topo);
 
-	done[0] = why[0] = '\0';
+	done[0] = why[0] = avail[0] = '\0';
 	coll_raise_fd_limit(c);
 	for (unsigned p = 0; p < c->n_pmus; p++) {
 		struct cpmu *pm = &c->pmus[p];
@@ -653,26 +662,44 @@ int collector_probe(struct collector *c, char *done, size_t donelen, char *why, 
 		unsigned failed = 0;
 		int r;
 
-		for (unsigned i = 0; i < c->n_cpus && !cc; i++)
+		/* The counters every CPU leaves, as the daemon would find them. */
+		for (unsigned i = 0; i < c->n_cpus; i++)
 			if (c->cpus[i].pmu == (int)p && cpuset_test(&pm->pp->monitor, (unsigned)c->cpus[i].cpu) &&
 			    cpuset_test(online, (unsigned)c->cpus[i].cpu))
+				coll_probe_cpu(c, &c->cpus[i], mono_ns());
+		if (availlen > strlen(avail) + 1) {
+			size_t at = strlen(avail);
+
+			at += (size_t)snprintf(avail + at, availlen - at, "%s%s: ", at ? "\n" : "", pm->pp->core->name);
+			if (at < availlen)
+				coll_describe_free(c, p, avail + at, availlen - at);
+		}
+		/* The groups themselves, on the first CPU that counts. */
+		for (unsigned i = 0; i < c->n_cpus && !cc; i++)
+			if (c->cpus[i].pmu == (int)p && cpuset_test(&pm->pp->monitor, (unsigned)c->cpus[i].cpu) &&
+			    cpuset_test(online, (unsigned)c->cpus[i].cpu) && wants_groups(&c->cpus[i]))
 				cc = &c->cpus[i];
-		if (!cc)
+		if (!cc) {
+			if (!why[0])
+				str_printf(why, whylen, "another user holds what TopDown needs on every CPU of %s "
+					   "(Free now); the daemon waits for it and counts once it is free",
+					   pm->pp->core->name);
 			continue;
+		}
 		r = open_group(c, cc, &failed);
 		if (r < 0 && too_big(c, cc, r, failed))
 			return -EAGAIN;	/* the caller makes the plan again */
-		if (r < 0 && refinement_refused(pm, r, failed)) {
-			use_hardware_model(pm, cc->cpu, failed, r);
+		if (r < 0 && refinement_refused(pm, &cc->lay, r, failed)) {
+			use_hardware_model(c, pm, cc, failed, r);
 			r = open_group(c, cc, &failed);
 		}
 		if (r == 0) {
-			r = settle(c, cc);
+			ssize_t got = perfev_read(cc->fd[0], c->buf, c->buf_words * sizeof(uint64_t));
+
+			r = got < 0 ? (int)got : 0;
 			failed = 0;
 		}
 		coll_close_group(c, cc);
-		if (r == -EAGAIN)
-			return r;
 		if (r < 0) {
 			char fix[300] = "";
 
@@ -683,8 +710,9 @@ int collector_probe(struct collector *c, char *done, size_t donelen, char *why, 
 			else if (r == -ENOENT || r == -EINVAL || r == -EOPNOTSUPP)
 				str_printf(fix, sizeof(fix), "the kernel's perf driver does not count this "
 					   "event on this CPU (with --sysfs-root: is that tree this machine?)");
-			str_printf(why, whylen, "opening %s on CPU %d (%s) failed: %s%s%s", coll_event_name(pm, failed),
-				   cc->cpu, pm->pp->core->name, strerror(-r), fix[0] ? "; " : "", fix);
+			str_printf(why, whylen, "opening %s on CPU %d (%s) failed: %s%s%s",
+				   coll_event_name(pm, &cc->lay, failed), cc->cpu, pm->pp->core->name, strerror(-r),
+				   fix[0] ? "; " : "", fix);
 			return r;
 		}
 		str_printf(done + strlen(done), donelen - strlen(done), "%s%s on CPU %d, model %s",
@@ -692,7 +720,8 @@ int collector_probe(struct collector *c, char *done, size_t donelen, char *why, 
 			   pm->model.refine ? "perf" : "hardware");
 	}
 	if (!done[0]) {
-		str_printf(why, whylen, "no online CPU to count on");
+		if (!why[0])
+			str_printf(why, whylen, "no online CPU to count on");
 		return -ENODEV;
 	}
 	return 0;
@@ -708,30 +737,11 @@ unsigned collector_fds(const struct collector *c)
 	return c->fds_open;
 }
 
-/* The settle check on one CPU of each PMU whose groups were just made. */
-void coll_settle_fresh(struct collector *c)
-{
-	for (unsigned p = 0; p < c->n_pmus; p++) {
-		struct cpmu *pm = &c->pmus[p];
-
-		if (!pm->fresh || pm->evidence_pending)
-			continue;
-		pm->fresh = false;
-		for (unsigned i = 0; i < c->n_cpus; i++)
-			if (c->cpus[i].pmu == (int)p && c->cpus[i].state == CPU_STATE_MONITORED &&
-			    c->cpus[i].fd[0] >= 0) {
-				settle(c, &c->cpus[i]);
-				break;
-			}
-	}
-}
-
 int collector_start(struct collector *c)
 {
 	if (!c->plan->usable)
 		return 0;
 	coll_raise_fd_limit(c);
 	coll_open_pending(c, mono_ns());
-	coll_settle_fresh(c);
 	return 0;
 }

@@ -15,6 +15,10 @@ const char *const cpu_state_name[] = {
 	[CPU_STATE_FAILED] = "failed",
 	[CPU_STATE_OFFLINE] = "offline",
 	[CPU_STATE_UNSUPPORTED] = "unsupported",
+	[CPU_STATE_HELD] = "held",
+	[CPU_STATE_YIELDED] = "yielded",
+	[CPU_STATE_SILENCED] = "silenced",
+	[CPU_STATE_ISOLATED] = "isolated",
 };
 TABLE_COVERS(cpu_state_name, CPU_STATE_COUNT);
 
@@ -58,6 +62,8 @@ static void add_counts(struct snap_counts *restrict dst, const struct snap_count
 			dst->last[i] += src->last[i];
 		}
 	dst->cats |= src->cats;
+	dst->cpus += src->cpus;
+	dst->measured += src->measured;
 }
 
 /* A CPU's counts go once into its package (its core does not stand

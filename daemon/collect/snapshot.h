@@ -35,6 +35,20 @@ enum cpu_state {
 	CPU_STATE_FAILED,
 	CPU_STATE_OFFLINE,
 	CPU_STATE_UNSUPPORTED,
+	/* Another user holds every counter a group of one would need. */
+	CPU_STATE_HELD,
+	/* Its counters given back to another user that wanted them
+	 * ([collect] pmu_sharing = yield), no grouping on the fixed
+	 * counters alone left to count with, until it takes them again. */
+	CPU_STATE_YIELDED,
+	/* Its PMU's events count nothing while cycles count (a hypervisor's
+	 * filter, an event the CPU does not implement): no figures.  As
+	 * published: the collector keeps such a CPU's groups open (it would
+	 * see the events count again) and calls it monitored. */
+	CPU_STATE_SILENCED,
+	/* isolcpus or nohz_full, and [collect] cpus does not list it: not
+	 * read, so that its latency-critical tenant pays for no IPI. */
+	CPU_STATE_ISOLATED,
 	CPU_STATE_COUNT,
 };
 
@@ -60,6 +74,11 @@ struct snap_counts {
 	/* The categories its CPUs' microarchitectures yield (on a hybrid
 	 * part a P-core and an E-core differ); 0: the snapshot's. */
 	td_catset cats;
+	/* Its CPUs topdownd is to measure (selected, on a PMU with TopDown,
+	 * not isolated), and those with figures in the last interval: a
+	 * domain's figures are over the latter (a CPU another user holds,
+	 * or that yielded its counters, has none). */
+	unsigned cpus, measured;
 };
 
 struct snap_cpu {
@@ -70,6 +89,12 @@ struct snap_cpu {
 	int core_id, package, die, node;
 	enum cpu_state state;
 	int core_idx, pkg_idx; /* into cores[]/pkgs[], -1 when !known */
+	/* The counters another user's pinned events leave it, as last
+	 * probed (collect/share.c); whether it counts on the fixed counters
+	 * alone, its general-purpose ones given back ([collect]
+	 * pmu_sharing = yield). */
+	unsigned gp_free;
+	bool fixed1_held, slots_held, yielded;
 	struct snap_counts c;
 };
 

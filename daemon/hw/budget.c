@@ -49,41 +49,18 @@ bool budget_watchdog(const char *text, bool writable, bool arm64, const char *cm
 	return true;
 }
 
-bool budget_learn(struct budget *b, const struct budget_evidence *ev, unsigned gp_in_use,
-		  bool fixed1_busy)
+bool budget_learn(struct budget *b, const struct budget_evidence *ev, unsigned gp_in_use)
 {
 	struct budget_pmu *bp = &b->pmu[ev->pmu];
+	unsigned cap = ev->gp_fit < gp_in_use ? ev->gp_fit : gp_in_use - 1;
 
-	if (ev->kind == BUDGET_TOO_BIG) {
-		unsigned cap = ev->gp_fit < gp_in_use ? ev->gp_fit : gp_in_use - 1;
-
-		if (gp_in_use <= 1 || cap == 0)
-			return false;
-		bp->group_max = cap;
-		str_printf(bp->learned, sizeof(bp->learned),
-			   "the kernel refused a group of %u general-purpose events on CPU %d (EINVAL past "
-			   "member %u): groups of at most %u",
-			   ev->gp_in_group, ev->cpu, ev->gp_fit, cap);
-		return true;
-	}
-	if (ev->uses_fixed1 && !fixed1_busy && !bp->fixed1_held) {
-		bp->fixed1_held = true;
-		str_printf(bp->learned, sizeof(bp->learned),
-			   "group %u never ran on CPU %d in %.1f s: another user holds %s%s%s%s; "
-			   "cycles moved to a general-purpose counter",
-			   ev->group + 1, ev->cpu, ev->seconds, bp->arm64 ? "the cycle counter" : "fixed counter 1",
-			   ev->holders[0] ? " (" : "", ev->holders,
-			   ev->holders[0] ? ")" : "");
-		return true;
-	}
-	if (gp_in_use <= 1)
+	if (gp_in_use <= 1 || cap == 0)
 		return false;
-	bp->held++;
+	bp->group_max = cap;
 	str_printf(bp->learned, sizeof(bp->learned),
-		   "group %u never ran on CPU %d in %.1f s: another user holds %u general-purpose "
-		   "counter%s%s%s%s; planning with %u",
-		   ev->group + 1, ev->cpu, ev->seconds, bp->held, bp->held == 1 ? "" : "s",
-		   ev->holders[0] ? " (" : "", ev->holders, ev->holders[0] ? ")" : "", gp_in_use - 1);
+		   "the kernel refused a group of %u general-purpose events on CPU %d (EINVAL past "
+		   "member %u): groups of at most %u",
+		   ev->gp_in_group, ev->cpu, ev->gp_fit, cap);
 	return true;
 }
 
@@ -113,7 +90,6 @@ void budget_table(const struct pmu_info *pmu, const struct topo *topo,
 		const struct pmu_core *core = &pmu->core[i];
 
 		out->pmu[i].gp = core->ua ? ua_gp_counters(core->ua) : 0;
-		out->pmu[i].arm64 = core->ua && core->ua->arch && strcmp(core->ua->arch, "arm64") == 0;
 		if (core->ua && core->ua->gp_source)
 			str_printf(out->pmu[i].source, sizeof(out->pmu[i].source), "the kernel's driver: %s",
 				   core->ua->gp_source);
@@ -123,13 +99,53 @@ void budget_table(const struct pmu_info *pmu, const struct topo *topo,
 	}
 }
 
-/* The first general-purpose-only event of @core that could be encoded. */
+/* Encodings (event | umask << 8) the Intel perf driver may place on a
+ * fixed counter (arch/x86/events/intel/core.c: FIXED_EVENT_CONSTRAINT of
+ * its event-constraint tables, reference/kernel/intel-fixed-constraints.c;
+ * tests/unit/test_budget.c checks the list against that file).  perf's
+ * tables list INST_RETIRED.ANY_P (0x00c0) on the general-purpose counters
+ * only, but the kernel counts it on fixed counter 0 too: a probe with it
+ * found one counter more than a guest has. */
+const uint16_t budget_x86_fixed_codes[BUDGET_X86_FIXED_CODES] = {
+	0x00c0, 0x01c0, 0x0100, 0x003c, 0x0300, 0x0400, 0x013c, 0x0073, 0x019c, 0x02c2,
+};
+
+/* Whether the kernel may count event @i of @core on something else than
+ * a general-purpose counter: one of the fixed-counter encodings above,
+ * or on arm64 CPU_CYCLES (0x11), which takes the cycle counter when free
+ * (drivers/perf/arm_pmuv3.c: armv8pmu_get_event_idx). */
+static bool kernel_may_fix(const struct pmu_core *core, unsigned i)
+{
+	uint64_t config = core->enc[i].config[0];
+
+	if (core->ua->arch && strcmp(core->ua->arch, "arm64") == 0)
+		return (config & 0xffff) == 0x11;
+	if (core->ua->vendor && strcmp(core->ua->vendor, "GenuineIntel") == 0)
+		for (unsigned k = 0; k < BUDGET_X86_FIXED_CODES; k++)
+			if ((config & 0xffff) == budget_x86_fixed_codes[k])
+				return true;
+	return false;
+}
+
+int budget_gp_event(const struct pmu_core *core, enum ua_mode mode)
+{
+	unsigned gp = ua_gp_counters(core->ua);
+
+	for (unsigned i = 0; i < core->ua->n_events; i++) {
+		const struct ua_event *ev = &core->ua->events[i];
+
+		if (core->have[i] && ua_event_fixed(ev) < 0 && ua_event_gp_ok(ev) &&
+		    ua_event_counters(ev, mode) >= gp && !kernel_may_fix(core, i))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* The event the counter probe uses: budget_gp_event() in the SMT mode
+ * of the machine. */
 static int probe_event(const struct pmu_core *core)
 {
-	for (unsigned i = 0; i < core->ua->n_events; i++)
-		if (core->have[i] && ua_event_fixed(&core->ua->events[i]) < 0)
-			return (int)i;
-	return -1;
+	return budget_gp_event(core, UA_MODE_SMT);
 }
 
 static int probe_cpu(const struct pmu_core *core, const struct topo *topo)

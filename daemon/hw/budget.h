@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pmu.h"
 #include "sysfs.h"
@@ -28,11 +29,9 @@
 struct budget_pmu {
 	unsigned gp;                      /* general-purpose counters per CPU */
 	char source[BUDGET_SOURCE_MAX];   /* how gp was found, for --probe */
-	/* Learned while running (budget_learn): counters another user holds
-	 * that no validation shows, and the largest group the kernel took. */
-	unsigned held;                    /* general-purpose counters held */
-	bool fixed1_held;                 /* fixed counter 1 (arm64: the cycle counter) */
-	bool arm64;                       /* for the messages: the cycle counter */
+	/* Learned while running (budget_learn): the largest group of
+	 * general-purpose events the kernel took.  What other users hold is
+	 * learned per CPU, by the collector (collect/share.c). */
 	unsigned group_max;               /* 0: no limit seen */
 	char learned[BUDGET_NOTE_MAX];    /* what was learned and why, or "" */
 };
@@ -45,23 +44,25 @@ struct budget {
 	struct budget_pmu pmu[PMU_CORE_MAX]; /* indexed like pmu_info.core[] */
 };
 
-/* What the collector saw that the budget did not foresee. */
-enum budget_evidence_kind {
-	BUDGET_TOO_BIG,     /* a group refused with EINVAL past its first GP member */
-	BUDGET_NEVER_RAN,   /* a group enabled for a while that never ran */
-};
-
+/* What the collector saw that the budget did not foresee: a group
+ * refused with EINVAL past its first general-purpose member (the kernel's
+ * validate_group found it too big for the counters). */
 struct budget_evidence {
-	enum budget_evidence_kind kind;
 	unsigned pmu;        /* index into pmu_info.core[] */
 	int cpu;
 	unsigned group;      /* 0-based */
 	unsigned gp_in_group;/* general-purpose events of the group */
-	unsigned gp_fit;     /* TOO_BIG: the members that were accepted */
-	bool uses_fixed1;    /* NEVER_RAN: an event of the group sits on fixed counter 1 */
-	double seconds;      /* NEVER_RAN: enabled time without running */
-	char holders[200];   /* NEVER_RAN: who holds counters, if the system shows it */
+	unsigned gp_fit;     /* the members that were accepted */
 };
+
+/* The encodings the Intel perf driver may put on a fixed counter. */
+#define BUDGET_X86_FIXED_CODES 10
+extern const uint16_t budget_x86_fixed_codes[BUDGET_X86_FIXED_CODES];
+
+/* An event of @core the kernel counts on a general-purpose counter only,
+ * on any of them (its table restricts it to none; in SMT mode @mode): for
+ * probing how many there are.  Its index into ua->events, or -1. */
+int budget_gp_event(const struct pmu_core *core, enum ua_mode mode);
 
 /* From perf's tables alone: the highest general-purpose counter any event
  * of the core's microarchitecture may use, plus one; SMT from sysfs
@@ -90,14 +91,10 @@ void budget_probe(const struct pmu_info *pmu, const struct topo *topo,
 bool budget_watchdog(const char *text, bool writable, bool arm64, const char *cmdline,
 		     char *why, size_t whylen);
 
-/* Takes @ev into @b (pmu index ev->pmu, with @takes_gp: the PMU has no
- * fixed counters and its watchdog event takes a general-purpose one):
- * a refused group caps the group size at what was accepted (one fewer if
- * that is no smaller), a group that never ran means another user holds a
- * counter: fixed counter 1 if the group used it, else one more
- * general-purpose counter.  Returns true when the budget changed (the
- * plan must be made again), false when nothing is left to give up. */
-bool budget_learn(struct budget *b, const struct budget_evidence *ev, unsigned gp_in_use,
-		  bool fixed1_busy);
+/* Takes @ev into @b (pmu index ev->pmu): the group size is capped at
+ * what was accepted (one fewer if that is no smaller).  Returns true when
+ * the budget changed (the plan must be made again), false when nothing is
+ * left to give up. */
+bool budget_learn(struct budget *b, const struct budget_evidence *ev, unsigned gp_in_use);
 
 #endif

@@ -64,3 +64,38 @@ int perfev_open_cgroup_switches(unsigned cpu)
 
 	return perfev_open(&attr, (int)cpu, -1);
 }
+
+int perfev_pinned_fits(uint32_t type, const uint64_t (*configs)[3], unsigned n, bool count_kernel,
+		       bool count_guest, int cpu)
+{
+	uint64_t buf[1 + 16];
+	int fd[16], r = 1;
+	unsigned k = 0;
+	ssize_t got;
+
+	if (n == 0 || n > 16)
+		return -EINVAL;
+	for (; k < n; k++) {
+		struct perf_event_attr attr;
+
+		perfev_attr(&attr, type, configs[k], count_kernel, count_guest, PERF_FORMAT_GROUP, k == 0);
+		attr.pinned = k == 0;
+		fd[k] = perfev_open(&attr, cpu, k ? fd[0] : -1);
+		if (fd[k] < 0) {
+			r = fd[k];
+			break;
+		}
+	}
+	if (r == 1)
+		r = perfev_enable_group(fd[0]);
+	if (r >= 0) {
+		do
+			got = perfev_read(fd[0], buf, sizeof(buf));
+		while (got == -EINTR);
+		r = got < 0 ? (int)got : got > 0;
+	}
+	/* Members first, the leader last, as perf does. */
+	while (k-- > 0)
+		close(fd[k]);
+	return r;
+}

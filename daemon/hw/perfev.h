@@ -35,6 +35,19 @@ int perfev_enable_group(int leader);
  * included: the caller decides whether to retry). */
 ssize_t perfev_read(int fd, void *buf, size_t len);
 
+/* Whether a pinned group of the @n events @configs[] of PMU @type fits
+ * on @cpu now: 1, 0, or -errno.  The kernel schedules pinned groups
+ * before every flexible one (kernel/events/core.c: perf_event_sched_in:
+ * cpu pinned, task pinned, cpu flexible, task flexible), so what it
+ * measures is the counters other users' pinned events (a watchdog, a
+ * pinned profiler) leave; one that does not fit goes to
+ * PERF_EVENT_STATE_ERROR when the group is enabled (merge_sched_in) and
+ * read() then returns 0 (perf_read).  The group is opened with its
+ * leader disabled, enabled whole, read once and closed: flexible groups
+ * lose their counters for those microseconds.  At most 16 events. */
+int perfev_pinned_fits(uint32_t type, const uint64_t (*configs)[3], unsigned n, bool count_kernel,
+		       bool count_guest, int cpu);
+
 /* A disabled software cgroup-switches event on @cpu sampling every switch
  * (per-cgroup attribution attaches its BPF program to it).  The
  * descriptor, or -errno. */

@@ -152,17 +152,18 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 
 	/* Where the NMI watchdog's pinned cycles event goes: fixed counter 1,
 	 * or on a PMU without fixed counters one of the general-purpose ones
-	 * (no group validation sees it there either).  What another user was
-	 * found holding while running (budget_learn) comes off the same way. */
-	bool fixed1_busy = (budget->watchdog && !ua->watchdog_takes_gp) || bp->fixed1_held;
+	 * (no group validation sees it there either).  What other users hold
+	 * CPU by CPU the collector learns (collect/share.c, plan_layout). */
+	bool fixed1_busy = budget->watchdog && !ua->watchdog_takes_gp;
 
 	pp->gp_available = bp->gp ? bp->gp : ua_gp_counters(ua);
+	pp->gp_total = pp->gp_available;
+	pp->group_max = bp->group_max;
 	str_printf(pp->gp_source, sizeof(pp->gp_source), "%s",
 		   bp->source[0] ? bp->source : "perf's tables");
 	pp->watchdog = budget->watchdog;
 	if (budget->watchdog && ua->watchdog_takes_gp && pp->gp_available > 1)
 		pp->gp_available--;
-	pp->gp_available = bp->held < pp->gp_available ? pp->gp_available - bp->held : 1;
 	if (bp->group_max && bp->group_max < pp->gp_available)
 		pp->gp_available = bp->group_max;
 	pp->fixed1_busy = fixed1_busy;
@@ -283,7 +284,8 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 		budget = &table;
 	}
 	if (cfg->cpus_all) {
-		plan->selected = *possible;
+		cpuset_and(&plan->isolated, possible, topo_isolated(topo));
+		cpuset_andnot(&plan->selected, possible, &plan->isolated);
 	} else {
 		cpuset_and(&plan->selected, &cfg->cpus, possible);
 		cpuset_andnot(&plan->nonexistent, &cfg->cpus, possible);
@@ -341,6 +343,35 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 	else
 		str_printf(plan->reason, sizeof(plan->reason), "%s",
 			   plan->unsupported_reason[0] ? plan->unsupported_reason : pmu->reason);
+}
+
+bool plan_fixed_only(const struct plan_pmu *pp)
+{
+	for (unsigned i = 0; i < pp->n_core; i++) {
+		int fixed = ua_event_fixed(&pp->ua->events[pp->order[i]]);
+
+		if (fixed < 0 || (fixed == 1 && pp->fixed1_busy))
+			return false;
+	}
+	return pp->n_core > 0;
+}
+
+int plan_layout(const struct plan_pmu *pp, unsigned gp, bool fixed1_busy, bool fixed_only, bool refine,
+		struct plan_layout *out)
+{
+	unsigned n = fixed_only || !refine ? pp->n_core : pp->n_events;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (fixed_only && !plan_fixed_only(pp))
+		return -ENOSPC;
+	r = plan_pack(pp->ua, pp->order, n, pp->n_core, fixed_only ? 0 : gp, fixed1_busy, pp->mode,
+		      out->events, out->group_start);
+	if (r < 0)
+		return r;
+	out->n_events = n;
+	out->n_groups = (unsigned)r;
+	return 0;
 }
 
 const struct plan_pmu *plan_pmu_of(const struct plan *plan, unsigned cpu)

@@ -19,7 +19,9 @@
 #include "uarch.h"
 
 #define PLAN_REASON_MAX 512
-#define PLAN_GROUPS_MAX 8
+/* As many groups as events: with one general-purpose counter left by
+ * other users each event still counts, in a group of its own. */
+#define PLAN_GROUPS_MAX UA_EVENTS_MAX
 
 /* The monitoring of one core PMU. */
 struct plan_pmu {
@@ -51,6 +53,11 @@ struct plan_pmu {
 	uint8_t order[UA_EVENTS_MAX];
 	bool fixed1_busy;          /* fixed counter 1 held by someone else */
 	unsigned gp_available;     /* general-purpose counters per CPU */
+	/* The PMU's general-purpose counters per CPU as group validation
+	 * takes them (other users' pinned events aside), and the largest
+	 * group the kernel accepted (0: no limit seen): what a CPU's own
+	 * probe of what is free starts from (collect/share.c). */
+	unsigned gp_total, group_max;
 	char gp_source[BUDGET_SOURCE_MAX]; /* how gp_available was found */
 	unsigned gp_needed;        /* general-purpose counters the events take */
 	bool watchdog;             /* the NMI watchdog holds a counter (fixed 1, or a
@@ -67,6 +74,10 @@ struct plan {
 	struct plan_pmu pmu[PMU_CORE_MAX];
 
 	struct cpuset selected;     /* configured CPUs that exist */
+	/* isolcpus or nohz_full CPUs [collect] cpus does not list by number
+	 * (cpus = all): not read, so that their latency-critical tenants
+	 * pay for no IPI (not in selected). */
+	struct cpuset isolated;
 	struct cpuset monitor;      /* selected and covered by a monitored PMU */
 	struct cpuset unsupported;  /* selected but not covered */
 	/* Selected CPUs no hybrid PMU listed in its cpus at discovery: the
@@ -96,6 +107,31 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
  * needed. */
 int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigned n_core,
 	      unsigned gp, bool fixed1_busy, enum ua_mode mode, uint8_t *out, uint8_t *group_start);
+
+/* One grouping of a plan's events for one CPU: the plan's own, or a
+ * smaller one where another user holds counters of that CPU (the
+ * collector learns them per CPU), or the fixed counters' alone. */
+struct plan_layout {
+	unsigned n_events;
+	uint8_t events[UA_EVENTS_MAX];   /* indexes into ua->events, group order */
+	unsigned n_groups;
+	uint8_t group_start[PLAN_GROUPS_MAX + 1];
+};
+
+/* Packs @pp's events for a CPU with @gp general-purpose counters free
+ * (fixed counter 1 not when @fixed1_busy): its needed events, and with
+ * @refine the refinement events after them.  With @fixed_only, the
+ * needed events alone on the fixed counters (none may need a
+ * general-purpose counter: -ENOSPC otherwise, see plan_fixed_only).
+ * -ENOSPC when the events cannot be grouped so. */
+int plan_layout(const struct plan_pmu *pp, unsigned gp, bool fixed1_busy, bool fixed_only, bool refine,
+		struct plan_layout *out);
+
+/* Whether @pp's needed events all count on fixed counters (PERF_METRICS'
+ * slots and metric events): then a CPU that gives its general-purpose
+ * counters back to another user keeps the plan's categories, without
+ * refinement (model hardware). */
+bool plan_fixed_only(const struct plan_pmu *pp);
 
 /* The plan of the PMU monitoring @cpu, or NULL. */
 const struct plan_pmu *plan_pmu_of(const struct plan *plan, unsigned cpu);

@@ -14,6 +14,7 @@ struct topo {
 	struct cpuset possible;
 	struct cpuset present;
 	struct cpuset online;
+	struct cpuset isolated; /* isolcpus= or nohz_full= */
 	unsigned n_slots;      /* last possible CPU + 1 */
 	struct topo_cpu *cpus; /* indexed by CPU number */
 	int *node_of;          /* from nodeN/cpulist, -1 if unlisted */
@@ -135,6 +136,17 @@ int topo_new(const struct sysfs *sysfs, struct topo **ret)
 	r = read_cpulist(sysfs, CPU_DIR "/online", t->listbuf, &t->online);
 	if (r < 0)
 		goto fail;
+	/* The kernel's lists of CPUs kept for latency-critical work
+	 * (drivers/base/cpu.c: isolated, nohz_full; an empty list, or
+	 * "(null)" from older kernels, or none at all: no CPU). */
+	{
+		struct cpuset nohz;
+
+		if (read_cpulist(sysfs, CPU_DIR "/isolated", t->listbuf, &t->isolated) < 0)
+			cpuset_zero(&t->isolated);
+		if (read_cpulist(sysfs, CPU_DIR "/nohz_full", t->listbuf, &nohz) == 0)
+			cpuset_or(&t->isolated, &t->isolated, &nohz);
+	}
 	last = cpuset_last(&t->possible);
 	if (last < 0) {
 		r = -ENODEV;
@@ -171,6 +183,11 @@ void topo_free(struct topo *topo)
 	free(topo->node_of);
 	free(topo->listbuf);
 	free(topo);
+}
+
+const struct cpuset *topo_isolated(const struct topo *topo)
+{
+	return &topo->isolated;
 }
 
 const struct cpuset *topo_possible(const struct topo *topo)

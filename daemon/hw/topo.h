@@ -27,6 +27,9 @@ void topo_free(struct topo *topo);
 const struct cpuset *topo_possible(const struct topo *topo);
 const struct cpuset *topo_present(const struct topo *topo);
 const struct cpuset *topo_online(const struct topo *topo);
+/* CPUs the kernel keeps for latency-critical work: isolcpus= or
+ * nohz_full= (devices/system/cpu/isolated, nohz_full). */
+const struct cpuset *topo_isolated(const struct topo *topo);
 /* NULL for a CPU that is not possible. */
 const struct topo_cpu *topo_cpu(const struct topo *topo, unsigned cpu);
 

@@ -50,6 +50,9 @@ static const struct choice trigger_choices[] = {
 	{ "auto", CG_TRIGGER_AUTO }, { "cgroup-switches", CG_TRIGGER_SWITCHES },
 	{ "sched_switch", CG_TRIGGER_SCHED_SWITCH }, { NULL, 0 }
 };
+static const struct choice sharing_choices[] = {
+	{ "yield", SHARING_YIELD }, { "share", SHARING_SHARE }, { NULL, 0 }
+};
 static const struct choice log_choices[] = {
 	{ "error", LOG_LEVEL_ERROR }, { "warning", LOG_LEVEL_WARNING },
 	{ "info", LOG_LEVEL_INFO }, { "debug", LOG_LEVEL_DEBUG }, { NULL, 0 }
@@ -70,6 +73,7 @@ static const struct key_desc keys[] = {
 	{ "collect", "count_kernel", KEY_BOOL, FIELD(count_kernel), 0, 0, NULL, "true" },
 	{ "collect", "count_guest", KEY_BOOL, FIELD(count_guest), 0, 0, NULL, "false" },
 	{ "collect", "history", KEY_DURATION, FIELD(history_ns), 60 * SEC, 86400 * SEC, NULL, "15m" },
+	{ "collect", "pmu_sharing", KEY_CHOICE, FIELD(pmu_sharing), 0, 0, sharing_choices, "yield" },
 	{ "metrics", "granularity", KEY_CHOICE, FIELD(granularity), 0, 0, gran_choices, "package" },
 	{ "metrics", "ratios", KEY_BOOL, FIELD(ratios), 0, 0, NULL, "true" },
 	{ "http", "listen", KEY_LISTEN, FIELD(listen), 0, 0, NULL, "[::]:10412" },

@@ -35,6 +35,14 @@ enum config_granularity {
 	GRAN_COUNT,
 };
 
+/* What topdownd does when another user's events want the counters its
+ * groups hold (collect/share.c): give its general-purpose counters back
+ * (yield), or take turns with them as perf does (share). */
+enum config_sharing {
+	SHARING_YIELD,
+	SHARING_SHARE,
+};
+
 /* What runs the per-cgroup program: cgroup-switches unless perf_event
  * sits on a cgroup v1 hierarchy (auto), or as configured. */
 enum config_cg_trigger {
@@ -56,6 +64,7 @@ struct config {
 	bool count_kernel;
 	bool count_guest;     /* a KVM host's guests counted too (exclude_guest 0) */
 	uint64_t history_ns;    /* host and package totals kept for ?window= */
+	enum config_sharing pmu_sharing;
 	/* [metrics] */
 	enum config_granularity granularity;
 	bool ratios;

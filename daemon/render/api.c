@@ -158,6 +158,10 @@ static int add_counts(json_t *obj, const struct snap_counts *c, unsigned level, 
 	json_object_set_new(obj, "running_ratio",
 			    last[TD_C_ENABLED] > 0 ? ratio(last[TD_C_RUNNING] / last[TD_C_ENABLED])
 						   : json_null());
+	/* The figures are over the CPUs measured in the last interval: a
+	 * partly measured package says so. */
+	json_object_set_new(obj, "cpus_expected", json_integer(c->cpus));
+	json_object_set_new(obj, "cpus_measured", json_integer(c->measured));
 	if (slots <= 0) {
 		json_object_set_new(obj, "level1", json_null());
 		if (level >= 2) {
@@ -269,6 +273,16 @@ static json_t *ext_string(const char *s)
 	return j;
 }
 
+/* What other users leave a CPU (collect/share.c): its general-purpose
+ * counters free of their pinned events, whether they hold fixed counter
+ * 1 (arm64: the cycle counter) or fixed counter 3 (SLOTS), and whether it
+ * gave its general-purpose counters back ([collect] pmu_sharing). */
+static json_t *cpu_counters(const struct snap_cpu *c)
+{
+	return json_pack("{s:i,s:b,s:b,s:b}", "general_purpose_free", (int)c->gp_free, "fixed1_held",
+			 c->fixed1_held, "slots_held", c->slots_held, "yielded", c->yielded);
+}
+
 static json_t *str_or_null(const char *s)
 {
 	return s && s[0] ? ext_string(s) : json_null();
@@ -327,6 +341,10 @@ static void add_cgroups(json_t *doc, const struct snapshot *snap, unsigned level
 			json_object_set_new(o, "qos_class", ext_string(c->qos_class));
 		}
 		add_counts(o, &c->c, level < cg->level ? level : cg->level, c->c.cats);
+		/* A cgroup runs on whichever CPUs: the host says which were
+		 * measured. */
+		json_object_del(o, "cpus_expected");
+		json_object_del(o, "cpus_measured");
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(doc, "cgroups", arr);
@@ -423,6 +441,8 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				sum.last[k] += c->c.last[k];
 			}
 			sum.cats |= c->c.cats;
+			sum.cpus += c->c.cpus;
+			sum.measured += c->c.measured;
 		}
 		json_object_set_new(sel, "cpus", cpus);
 		add_counts(sel, &sum, level, snap->cats);
@@ -493,6 +513,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				json_object_set_new(o, "uarch", ext_string(p->uarch));
 				json_object_set_new(o, "level", json_integer(p->level));
 				json_object_set_new(o, "per_cpu", json_string(p->core_share ? "core_share" : "thread"));
+				json_object_set_new(o, "counters", cpu_counters(c));
 			}
 			add_counts(o, &c->c, level, snap->cats);
 			json_array_append_new(arr, o);

@@ -284,6 +284,21 @@ static void counter_family(struct render *r, enum metric_id id, int column, bool
 	}
 }
 
+/* A gauge of each entity's CPUs: those to measure, or those measured. */
+static void cpus_family(struct render *r, enum metric_id id, bool measured)
+{
+	const char *name = metric_get(id)->name;
+	size_t name_len = strlen(name);
+
+	family(r, id);
+	for (unsigned i = 0; i < r->n_ents; i++) {
+		const struct ent *e = &r->ents[i];
+
+		put_sample(r, name, name_len, e, e->len ? "} " : " ", e->len ? 2 : 1,
+			   measured ? e->c->measured : e->c->cpus, false);
+	}
+}
+
 /* An entity's own categories (a hybrid part's E-cores have other level-2
  * children than its P-cores), or the snapshot's. */
 static td_catset entity_cats(const struct render *r, const struct snap_counts *c)
@@ -671,6 +686,8 @@ int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 		category_families(&r);
 		counter_family(&r, MET_ENABLED_SECONDS, TD_C_ENABLED, true);
 		counter_family(&r, MET_RUNNING_SECONDS, TD_C_RUNNING, true);
+		cpus_family(&r, MET_EXPECTED_CPUS, false);
+		cpus_family(&r, MET_MEASURED_CPUS, true);
 	}
 	ratio_families(&r);
 	cgroup_families(&r);

@@ -221,6 +221,7 @@ static void put_state(struct buf *b, const json_t *doc)
 	json_int_t mon = json_integer_value(json_object_get(st, "monitored"));
 	json_int_t total = 0;
 	const char *key;
+	const json_t *host, *measured, *expected;
 	json_t *v, *p;
 	size_t i;
 
@@ -235,6 +236,13 @@ static void put_state(struct buf *b, const json_t *doc)
 			put_html(b, key);
 		}
 	}
+	/* The figures are over the CPUs measured in the last interval. */
+	host = json_object_get(doc, "host");
+	measured = json_object_get(host, "cpus_measured");
+	expected = json_object_get(host, "cpus_expected");
+	if (measured && expected && json_integer_value(measured) < json_integer_value(expected))
+		buf_printf(b, "; the figures are over %lld of %lld CPUs", (long long)json_integer_value(measured),
+			   (long long)json_integer_value(expected));
 	buf_puts(b, ".</p>\n");
 	json_array_foreach(json_object_get(doc, "pmus"), i, p) {
 		if (json_string_value(json_object_get(p, "reason"))) {

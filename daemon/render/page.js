@@ -104,6 +104,10 @@
     for (const k in st) total += st[k];
     let text = st.monitored + ' of ' + total + ' CPUs monitored';
     for (const k in st) if (k !== 'monitored' && st[k] > 0) text += ', ' + st[k] + ' ' + k;
+    // The figures are over the CPUs measured in the last interval.
+    const host = doc.host || {};
+    if (host.cpus_measured !== undefined && host.cpus_measured < host.cpus_expected)
+      text += '; the figures are over ' + host.cpus_measured + ' of ' + host.cpus_expected + ' CPUs';
     const out = [h('p', { class: 'state', id: 'cpus' }, [text + '.'])];
     for (const p of doc.pmus || [])
       if (p.reason) out.push(h('p', { class: 'state warn' }, [p.name + ': ' + p.reason]));

@@ -186,7 +186,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 }
 
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,
-		  const struct plan *plan, const char *counted, const char *failure)
+		  const struct plan *plan, const char *counted, const char *avail, const char *failure)
 {
 	struct cpuset offline, online_monitor, pkgs;
 	unsigned n_pkg, n_core;
@@ -242,9 +242,20 @@ void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo
 		   cpuset_empty(&offline) ? NULL : "monitored once they come online");
 	print_cpus(out, "Unsupported:", &plan->unsupported,
 		   plan->unsupported_reason[0] ? plan->unsupported_reason : NULL);
+	if (!cpuset_empty(&plan->isolated))
+		print_cpus(out, "Isolated:", &plan->isolated,
+			   "isolcpus= or nohz_full=: not read unless [collect] cpus lists them");
 	if (!cpuset_empty(&plan->nonexistent))
 		print_cpus(out, "Ignored:", &plan->nonexistent,
 			   "configured in [collect] cpus but not present on this machine");
+	/* What other users' pinned events leave each CPU now (share.c). */
+	for (const char *line = avail; line && *line;) {
+		const char *end = strchr(line, '\n');
+		int n = end ? (int)(end - line) : (int)strlen(line);
+
+		fprintf(out, "%-13s %.*s\n", line == avail ? "Free now:" : "", n, line);
+		line = end ? end + 1 : NULL;
+	}
 	if (failure) {
 		fprintf(out, "%-13s not usable: %s\n", "TopDown:", failure);
 		return;
@@ -326,6 +337,22 @@ static void report_cgroups(FILE *out, const struct snapshot *snap)
 	if (snap->cg.dropped)
 		fprintf(out, "(%u more cgroups match [cgroups] track beyond max_cgroups: counted as other)\n",
 			snap->cg.dropped);
+}
+
+void report_down(FILE *out, const struct snapshot *snap)
+{
+	const char *sep = "";
+
+	fprintf(out, "# no figures this interval; CPUs: ");
+	for (unsigned k = 0; k < CPU_STATE_COUNT; k++)
+		if (snap->cpus_by_state[k]) {
+			fprintf(out, "%s%u %s", sep, snap->cpus_by_state[k], cpu_state_name[k]);
+			sep = ", ";
+		}
+	fprintf(out, "%s\n", sep[0] ? "" : "none");
+	for (unsigned i = 0; i < snap->n_pmus; i++)
+		if (snap->pmus[i].reason[0])
+			fprintf(out, "# %s: %s\n", snap->pmus[i].name, snap->pmus[i].reason);
 }
 
 void report_once(FILE *out, const struct snapshot *snap)

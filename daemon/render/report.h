@@ -12,10 +12,15 @@
 #include "pmu.h"
 #include "topo.h"
 
-/* @counted: what the probe's group counted; @failure: why it could not
- * count (NULL when it did). */
+/* An interval without figures (no CPU measured): the CPUs by state and
+ * each PMU's reason, as comment lines. */
+void report_down(FILE *out, const struct snapshot *snap);
+
+/* @counted: what the probe's group counted; @avail: what other users leave
+ * each CPU, a line per core PMU (NULL: not probed); @failure: why it
+ * could not count (NULL when it did). */
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,
-		  const struct plan *plan, const char *counted, const char *failure);
+		  const struct plan *plan, const char *counted, const char *avail, const char *failure);
 
 /* The host and per-package breakdown of the last interval, percentages
  * with one decimal, level 2 indented under its parent, '*' on the

@@ -281,6 +281,7 @@ Monitored:    8 CPUs on 1 package, 8 cores (0-7)
   package 0:  8 CPUs, 8 cores (0-7)
 Offline:      none
 Unsupported:  none
+Free now:     armv8_pmuv3_0: 6 of 6 general-purpose on CPUs 0-7
 Counted:      armv8_pmuv3_0 on CPU 0, model perf
 TopDown:      usable
 EOF
@@ -357,7 +358,7 @@ expect_lines "spr-guest: no PERF_METRICS, counted at level 2 with Intel's altern
 	"Level:        2" \
 	"Formulas:     sapphirerapids-alt (perfspect/spr_alt_tma_metrics.json), events from perf's x86/sapphirerapids tables" \
 	"              no PERF_METRICS (no events/slots: a virtual machine?): counting with general-purpose events, Intel's alternate TMA formulas for Sapphire Rapids (perfspect/spr_alt_tma_metrics.json)" \
-	"Counters:     10 general-purpose needed, 9 per CPU (probed on CPU 0 with CPU_CLK_UNHALTED.THREAD_P)" \
+	"Counters:     10 general-purpose needed, 8 per CPU (probed on CPU 0 with TOPDOWN.SLOTS_P)" \
 	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
 	"TopDown:      usable"
 # parity-spr-guest.json's rates per slot, through Intel's formulas: CPU 0

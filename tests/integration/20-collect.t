@@ -215,17 +215,23 @@ near "$(awk -v e="$e" -v r="$r" 'BEGIN {if (e > 0) print r / e}')" 0.5 0.01 \
 td_stop
 
 # --- 8. EINTR is retried, short reads skip one interval, never garbage ---
+# (on the reads of the groups, slots-led, from 0.2 s: not on the counter
+# probes before the first interval)
 faults=$(write_scenario faults <<'EOF'
 {"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
   {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
    "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12, "memory_bound": 0.25}]}},
- "faults": [{"cpus": "5", "op": "read", "errno": "EINTR", "count": 2},
-            {"cpus": "6", "op": "read", "short": true, "count": 2},
-            {"cpus": "7", "op": "read", "errno": "EIO", "count": 1}]}
+ "faults": [{"cpus": "5", "op": "read", "event": "slots", "errno": "EINTR", "count": 2, "after_seconds": 0.2},
+            {"cpus": "6", "op": "read", "event": "slots", "short": true, "count": 2, "after_seconds": 0.2},
+            {"cpus": "7", "op": "read", "event": "slots", "errno": "EIO", "count": 1, "after_seconds": 0.2}]}
 EOF
 )
 td_start "$SPR" "$faults" -i 100ms || exit 1
-wait_intervals 4
+# Every fault has fired once both short reads are counted; two intervals
+# more and anything else (an EINTR counted) would show.
+short_reads() { [ "$(metric 'topdown_collection_errors_total{reason="short_read"}')" = 2 ]; }
+wait_until 60 short_reads
+wait_intervals 2
 api "scope=cpu" >"$TMP/faults.json"
 is "$(metric 'topdown_collection_errors_total{reason="read"}')" 1 "EIO counted once as a read error; EINTR retried silently"
 is "$(metric 'topdown_collection_errors_total{reason="short_read"}')" 2 "two short reads counted"

@@ -47,8 +47,8 @@ for a in $($PC rules "$RULES" | awk -F'\t' '$1 == "alert" {print $2}'); do
 done
 is "$missing" "" "every alert is tested firing and not firing"
 is "$($PC rules "$RULES" | awk -F'\t' '$1 == "alert" {print $2}' | sort | tr '\n' ' ')" \
-	"TopdownCPUsFailing TopdownCPUsOffline TopdownCollectionStalled TopdownHeavyMultiplexing TopdownUnsupported TopdowndDown " \
-	"the six alerts exist"
+	"TopdownCPUsFailing TopdownCPUsNotMeasured TopdownCPUsOffline TopdownCollectionStalled TopdownHeavyMultiplexing TopdownUnsupported TopdowndDown " \
+	"the seven alerts exist"
 
 # --- the scrape configs, as shipped ---
 out=$(promtool check config "$PROM/prometheus.yml" 2>&1)

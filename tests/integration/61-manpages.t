@@ -87,7 +87,7 @@ N_EXITS=$(wc -w <<<"$EXITS")
 # 8 rendering, 1 defaults example, 1 live scrape, 3 signals, 4 variables,
 # 1 + the endpoints, 4 structure and examples; one per option, key, family, status.
 plan $((8 + ${#OPTS[@]} + ${#KEYS[@]} + 1 + 1 + ${#LIVE[@]} + ${#DOC[@]} + 3 + N_EXITS +
-	4 + 1 + N_ENDPOINTS + 4 + 13))
+	4 + 1 + N_ENDPOINTS + 4 + 14))
 
 # ---- 1. rendering: no warning anywhere ----
 for page in "$MAN8" "$MAN5"; do
@@ -212,12 +212,19 @@ is "$missing" "" "README: the Debian package paragraph names every package of ma
 # Descriptors per CPU: what topdownd.8 states against what each fixture's
 # plan opens (the fake's trace: the events live on CPU 1 at once).
 stated=$(section "$TMP/8.txt" PERMISSIONS | tr '\n' ' ' | grep -oE 'up to [0-9]+ per CPU' | grep -oE '[0-9]+')
-per_cpu() { # per_cpu FIXTURE [CONF]: the most events open at once on CPU 1
+# The counter probes (pinned groups opened and closed at once, one CPU at
+# a time: at most one per general-purpose counter and one fixed event,
+# stated apart) are not counted.
+per_cpu() { # per_cpu FIXTURE [CONF] [probes]: the most events open at once on CPU 1
 	rm -f "$TMP/fd.trace"
 	FAKEPMU_TRACE=$TMP/fd.trace FAKEPMU_SYSFS=$FIXTURES/$1 FAKEPMU_SCENARIO=$ROOT/tests/scenarios/constant.json \
 		LD_PRELOAD=$FAKEPMU "$TOPDOWND" -c "${2:-/dev/null}" --sysfs-root "$FIXTURES/$1" --once -i 10ms >/dev/null 2>&1
-	awk '$1 == "open" {split($2, a, "="); split($3, c, "="); cpu[a[2]] = c[2]; if (++n[c[2]] > m[c[2]]) m[c[2]] = n[c[2]]}
-		$1 == "close" {split($2, a, "="); n[cpu[a[2]]]--} END {print m[1] + 0}' "$TMP/fd.trace"
+	awk -v want="${3:-groups}" '$1 == "open" {
+			split($2, a, "="); split($3, c, "="); split($4, g, "=")
+			probe[a[2]] = g[2] == -1 ? $NF == "pinned=1" : probe[g[2]]
+			if ((want == "probes") != probe[a[2]]) next
+			cpu[a[2]] = c[2]; if (++n[c[2]] > m[c[2]]) m[c[2]] = n[c[2]]}
+		$1 == "close" {split($2, a, "="); if (a[2] in cpu) n[cpu[a[2]]]--; delete cpu[a[2]]} END {print m[1] + 0}' "$TMP/fd.trace"
 }
 worst=0 seen=
 for fx in adl-hybrid clx-2s emr-2s genoa-2s gnr-2s grr-12 icl-client icx-1s neoverse-n2-8 neoverse-v1-16 \
@@ -232,6 +239,11 @@ for kv in icx-1s=20 skx-2s=15 clx-2s=15 genoa-2s=12 turin-1s=12 spr-2s=10; do
 	[[ " $seen " == *" $kv "* ]]
 	ok $? "topdownd.8: ${kv%=*} opens ${kv#*=} descriptors per CPU, as it says"
 done
+probes=
+for fx in icx-1s spr-2s genoa-2s neoverse-v2-64; do probes="$probes $fx=$(per_cpu "$fx" "" probes)"; done
+diag "the counter probes' events open at once on a CPU:$probes"
+[[ " $probes " == *" icx-1s=8 "* && " $probes " == *" genoa-2s=6 "* && " $probes " == *" neoverse-v2-64=7 "* ]]
+ok $? "topdownd.8: a probe opens one event per general-purpose counter and one more, at most (8 on Ice Lake, 6 on AMD Zen 4, 7 on Neoverse V2: its 6 and the cycle counter)"
 for kv in icx-1s=7 spr-2s=6; do
 	printf '[collect]\nlevel = 1\n' >"$TMP/l1.conf"
 	is "$(per_cpu "${kv%=*}" "$TMP/l1.conf")" "${kv#*=}" "topdownd.conf.5: level 1 on ${kv%=*} opens ${kv#*=} per CPU, as it says"

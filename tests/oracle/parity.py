@@ -486,12 +486,21 @@ def perf_events_mode(a, tables):
     return {"cpu": series, "core": series, "socket": series, "host": series}
 
 
+def topdownd_conf(a, name):
+    """topdownd's configuration file: its [collect] level and
+    pmu_sharing when given, nothing else."""
+    conf = os.path.join(a.tmp, name)
+    with open(conf, "w") as f:
+        f.write("[collect]\n")
+        if a.topdownd_level:
+            f.write("level = %d\n" % a.topdownd_level)
+        if a.topdownd_sharing:
+            f.write("pmu_sharing = %s\n" % a.topdownd_sharing)
+    return conf
+
+
 def topdownd_values(a):
-    conf = "/dev/null"
-    if a.topdownd_level:
-        conf = os.path.join(a.tmp, "topdownd.conf")
-        with open(conf, "w") as f:
-            f.write("[collect]\nlevel = %d\n" % a.topdownd_level)
+    conf = topdownd_conf(a, "topdownd.conf")
     cmd = [a.topdownd, "-c", conf, "--sysfs-root", a.fixture, "--watch", "--json",
            "--count", str(a.intervals + 1), "-i", "%dms" % a.interval_ms]
     trace = os.path.join(a.tmp, "topdownd.trace")
@@ -611,10 +620,7 @@ def topdownd_http_values(a):
     import signal
     import time
     import urllib.request
-    conf = os.path.join(a.tmp, "topdownd-http.conf")
-    with open(conf, "w") as f:
-        if a.topdownd_level:
-            f.write("[collect]\nlevel = %d\n" % a.topdownd_level)
+    conf = topdownd_conf(a, "topdownd-http.conf")
     trace = os.path.join(a.tmp, "topdownd.trace")
     log = open(os.path.join(a.tmp, "topdownd.log"), "w+")
     proc = subprocess.Popen([a.topdownd, "-c", conf, "--sysfs-root", a.fixture, "-l", "127.0.0.1:0",
@@ -730,6 +736,11 @@ def main():
     ap.add_argument("--metric-groups", default="TopdownL1,TopdownL2")
     ap.add_argument("--tol", type=float, default=0.0005)
     ap.add_argument("--cpus", help="compare these CPUs only")
+    ap.add_argument("--gaps", action="store_true",
+                    help="a CPU interval in which topdownd has no figures where perf has "
+                         "them is printed (GAP cpu N START END), not a mismatch: the caller "
+                         "asserts where they may be (another user's counters arriving); "
+                         "the CPUs' figures only are compared")
     ap.add_argument("--icl", action="store_true", help="Ice Lake formulas (its ratio children)")
     ap.add_argument("--ignore", action="append", default=[],
                     help="a perf metric (tma_ name without tma_) topdownd does not export")
@@ -744,6 +755,8 @@ def main():
                          "counters (held), which perf does not meet")
     ap.add_argument("--topdownd-level", type=int,
                     help="topdownd at this level ([collect] level); compared on its categories")
+    ap.add_argument("--topdownd-sharing", choices=("yield", "share"),
+                    help="topdownd's [collect] pmu_sharing (its default when not given)")
     ap.add_argument("--interface", choices=("watch", "api", "metrics"), default="watch",
                     help="topdownd's figures from --watch --json, /api/v1/topdown, or the "
                          "counters and ratio gauges of /metrics")
@@ -795,12 +808,13 @@ def main():
         # included.
         ph = step_of(a, window) if a.lockstep else phase_of(window, bounds)
         if ph is not None:
-            mine_by_phase.setdefault(ph, []).append(vals)
+            mine_by_phase.setdefault(ph, []).append((window, vals))
     straddling = set()
 
     worst = {"cpu": 0.0, "core": 0.0, "package": 0.0, "host": 0.0}
     compared = {"cpu": 0, "core": 0, "package": 0, "host": 0}
     errors = []
+    gaps = set()  # --gaps: (cpu, start, end) of topdownd's intervals without figures
     pairs = {}  # (phase, entity, category) -> ([perf's], [topdownd's])
     # Departures seen: kind -> [values, largest |perf value| replaced]
     departures = {"negative": [0, 0.0], "no_value": [0, 0.0]}
@@ -821,6 +835,11 @@ def main():
             if a.lockstep and any(window[0] < b < window[1] for b in bounds[1:-1]):
                 straddling.add(ph)
             for entity, pv in pvals.items():
+                # --gaps: a core's, a package's and the host's figures
+                # are over the CPUs measured, perf's over all of them:
+                # the CPUs only.
+                if a.gaps and entity[0] != "cpu":
+                    continue
                 if aggr == "cpu" and entity[0] != "cpu":
                     continue
                 if aggr == "core" and entity[0] != "core":
@@ -833,7 +852,7 @@ def main():
                     # A subset of the CPUs: perf's packages and host are
                     # of that subset, topdownd's of every CPU.
                     continue
-                for mv in mine_by_phase[ph]:
+                for mwin, mv in mine_by_phase[ph]:
                     got = mv.get(entity, "absent")
                     where = "phase %d [%.2f, %.2f] s %s %s" % (ph, window[0], window[1],
                                                                entity[0], entity[1])
@@ -842,7 +861,11 @@ def main():
                             errors.append("%s: halted in perf, topdownd has %s" % (where, got))
                         continue
                     if not got or got == "absent":
-                        errors.append("%s: perf has values, topdownd none" % where)
+                        if a.gaps and entity[0] == "cpu":
+                            # Asserted by the caller: where and how long.
+                            gaps.add((entity[1], round(mwin[0], 3), round(mwin[1], 3)))
+                        else:
+                            errors.append("%s: perf has values, topdownd none" % where)
                         continue
                     pv = {c: v for c, v in pv.items() if c not in a.ignore}
                     if a.topdownd_level == 1:
@@ -928,6 +951,8 @@ def main():
         if n and not counted.get(kind):
             errors.append("perf's values departed (%s) %d times, topdownd's "
                           "topdown_departures_total says none" % (kind, n))
+    for cpu, t0, t1 in sorted(gaps):
+        print("GAP cpu %s %.3f %.3f" % (cpu, t0, t1))
     if sum(compared.values()) == 0:
         errors.append("nothing compared")
     for e in errors[:20]:

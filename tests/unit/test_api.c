@@ -377,7 +377,11 @@ static void test_document_host(void **state)
 	jint(doc, "cpus_by_state.failed", 0);
 	jint(doc, "cpus_by_state.offline", 0);
 	jint(doc, "cpus_by_state.unsupported", 1);
-	assert_int_equal(json_object_size(jhas(doc, "cpus_by_state")), 4);
+	jint(doc, "cpus_by_state.held", 0);
+	jint(doc, "cpus_by_state.yielded", 0);
+	jint(doc, "cpus_by_state.silenced", 0);
+	jint(doc, "cpus_by_state.isolated", 0);
+	assert_int_equal(json_object_size(jhas(doc, "cpus_by_state")), 8);
 	jabsent(doc, "packages");
 	jabsent(doc, "cores");
 	jabsent(doc, "cpus");

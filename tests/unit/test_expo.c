@@ -92,6 +92,9 @@ static struct fixture *tiny(void)
 	memcpy(f->cpus[0].c.last, l0, sizeof(l0));
 	memcpy(f->cpus[1].c.total, t1, sizeof(t1));
 	f->cpus[1].c.last[TD_C_ENABLED] = 1e9;
+	/* Both to be measured; CPU 1 had no figures in the last interval. */
+	f->cpus[0].c.cpus = f->cpus[1].c.cpus = 1;
+	f->cpus[0].c.measured = 1;
 	f->cores[0] = (struct snap_core){ .core_id = 0, .package = 0, .die = 0 };
 	f->pkgs[0].package = 0;
 	s->cpus_by_state[CPU_STATE_MONITORED] = 2;
@@ -150,6 +153,10 @@ static void no_text(const char *text, const char *what)
 	"topdown_cpus{state=\"failed\"} 0\n" \
 	"topdown_cpus{state=\"offline\"} 0\n" \
 	"topdown_cpus{state=\"unsupported\"} 0\n" \
+	"topdown_cpus{state=\"held\"} 0\n" \
+	"topdown_cpus{state=\"yielded\"} 0\n" \
+	"topdown_cpus{state=\"silenced\"} 0\n" \
+	"topdown_cpus{state=\"isolated\"} 0\n" \
 	"# HELP topdown_cpu_info Topology of each CPU: core, package, die and NUMA node.\n" \
 	"# TYPE topdown_cpu_info gauge\n" \
 	"topdown_cpu_info{cpu=\"0\",core=\"0\",package=\"0\",die=\"0\",node=\"0\"} 1\n" \
@@ -194,6 +201,14 @@ static void no_text(const char *text, const char *what)
 	"# TYPE topdown_running_seconds_total counter\n" \
 	"topdown_running_seconds_total{cpu=\"0\",core=\"0\",package=\"0\"} 1.5\n" \
 	"topdown_running_seconds_total{cpu=\"1\",core=\"0\",package=\"0\"} 0.75\n" \
+	"# HELP topdown_expected_cpus CPUs topdownd is to measure: selected, on a core PMU with TopDown, not isolated.\n" \
+	"# TYPE topdown_expected_cpus gauge\n" \
+	"topdown_expected_cpus{cpu=\"0\",core=\"0\",package=\"0\"} 1\n" \
+	"topdown_expected_cpus{cpu=\"1\",core=\"0\",package=\"0\"} 1\n" \
+	"# HELP topdown_measured_cpus CPUs measured in the last interval (an idle one too: it adds no slots): an entity's figures are over these (fewer than topdown_expected_cpus: another user holds counters, a CPU yielded them, a PMU counts nothing).\n" \
+	"# TYPE topdown_measured_cpus gauge\n" \
+	"topdown_measured_cpus{cpu=\"0\",core=\"0\",package=\"0\"} 1\n" \
+	"topdown_measured_cpus{cpu=\"1\",core=\"0\",package=\"0\"} 0\n" \
 	"# HELP topdown_level1_ratio Share of the host's pipeline slots in each level-1 category over the last interval.\n" \
 	"# TYPE topdown_level1_ratio gauge\n" \
 	"topdown_level1_ratio{category=\"retiring\"} 0.4\n" \
@@ -336,6 +351,9 @@ static void test_granularities(void **state)
 	has_line(t, "topdown_level2_slots_total{core=\"0\",package=\"0\",category=\"core_bound\",parent=\"backend_bound\"} 1500000000125");
 	has_line(t, "topdown_enabled_seconds_total{core=\"0\",package=\"0\"} 3");
 	has_line(t, "topdown_running_seconds_total{core=\"0\",package=\"0\"} 2.25");
+	/* The core's figures are over one of its two CPUs. */
+	has_line(t, "topdown_expected_cpus{core=\"0\",package=\"0\"} 2");
+	has_line(t, "topdown_measured_cpus{core=\"0\",package=\"0\"} 1");
 	no_text(t, "_total{cpu=");
 	/* Topology stays per CPU. */
 	has_line(t, "topdown_cpu_info{cpu=\"1\",core=\"0\",package=\"0\",die=\"0\",node=\"0\"} 1");

@@ -24,7 +24,7 @@ static const char now_doc[] =
 	" \"interval_seconds\": 1, \"intervals\": 7,"
 	" \"pmus\": [{\"name\": \"cpu\", \"uarch\": \"sapphirerapids\", \"level\": 2, \"model\": \"perf\"}],"
 	" \"cpus_by_state\": {\"monitored\": 3, \"failed\": 1, \"offline\": 0, \"unsupported\": 0},"
-	" \"host\": {\"running_ratio\": 0.5,"
+	" \"host\": {\"running_ratio\": 0.5, \"cpus_expected\": 4, \"cpus_measured\": 3,"
 	"   \"level1\": {\"retiring\": 0.25, \"bad_speculation\": 0.05, \"frontend_bound\": 0.2, \"backend_bound\": 0.5},"
 	"   \"level2\": {\"heavy_operations\": 0.05, \"light_operations\": 0.2, \"memory_bound\": 0.38, \"core_bound\": 0.12},"
 	"   \"level2_by_parent\": {\"retiring\": {\"heavy_operations\": 0.05, \"light_operations\": 0.2},"
@@ -96,7 +96,8 @@ static void test_tree(void **state)
 	has(p, "<tr class=\"l2 top\"><td><i class=\"sw c-memory_bound l2 k0\"></i>memory bound</td>");
 	has(p, "<p class=\"state warn\">Counters running 50.0 % of the time: they are shared with another "
 	       "user of the PMU (perf, another topdownd) or rotate among groups");
-	has(p, "<p class=\"state\" id=\"cpus\">3 of 4 CPUs monitored, 1 failed.</p>");
+	/* The figures are over the CPUs measured: said when not all were. */
+	has(p, "<p class=\"state\" id=\"cpus\">3 of 4 CPUs monitored, 1 failed; the figures are over 3 of 4 CPUs.</p>");
 	/* A package without slots: no bars, said so. */
 	has(p, "<div class=\"entity\" id=\"e-package-1\"><h3>package 1</h3>\n<p class=\"bneck\">Bottleneck: "
 	       "<b>none (no slots counted)</b></p>\n</div>");

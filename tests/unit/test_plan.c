@@ -603,35 +603,21 @@ static void test_watchdog_parse(void **state)
 static void test_budget_learn(void **state)
 {
 	struct budget b;
-	struct budget_evidence ev = { .kind = BUDGET_TOO_BIG, .pmu = 0, .cpu = 0, .gp_in_group = 8, .gp_fit = 6 };
+	struct budget_evidence ev = { .pmu = 0, .cpu = 0, .gp_in_group = 8, .gp_fit = 6 };
 
 	(void)state;
 	memset(&b, 0, sizeof(b));
 	b.pmu[0].gp = 8;
-	assert_true(budget_learn(&b, &ev, 8, false));
+	assert_true(budget_learn(&b, &ev, 8));
 	assert_int_equal(b.pmu[0].group_max, 6);
 	assert_string_equal(b.pmu[0].learned, "the kernel refused a group of 8 general-purpose events on CPU 0 (EINVAL past member 6): groups of at most 6");
 	/* No smaller than what is in use already: one fewer. */
 	ev.gp_fit = 6;
-	assert_true(budget_learn(&b, &ev, 6, false));
+	assert_true(budget_learn(&b, &ev, 6));
 	assert_int_equal(b.pmu[0].group_max, 5);
 	/* Nothing left to give up. */
 	ev.gp_fit = 1;
-	assert_false(budget_learn(&b, &ev, 1, false));
-	/* A group on fixed counter 1 that never ran: fixed counter 1 first. */
-	memset(&b, 0, sizeof(b));
-	ev = (struct budget_evidence){ .kind = BUDGET_NEVER_RAN, .pmu = 1, .cpu = 3, .group = 0,
-				       .uses_fixed1 = true, .seconds = 1.5 };
-	assert_true(budget_learn(&b, &ev, 4, false));
-	assert_true(b.pmu[1].fixed1_held);
-	assert_int_equal(b.pmu[1].held, 0);
-	assert_string_equal(b.pmu[1].learned, "group 1 never ran on CPU 3 in 1.5 s: another user holds fixed counter 1; cycles moved to a general-purpose counter");
-	/* Again (it was not that): a general-purpose counter. */
-	snprintf(ev.holders, sizeof(ev.holders), "perf (pid 42)");
-	assert_true(budget_learn(&b, &ev, 4, true));
-	assert_int_equal(b.pmu[1].held, 1);
-	assert_string_equal(b.pmu[1].learned, "group 1 never ran on CPU 3 in 1.5 s: another user holds 1 general-purpose counter (perf (pid 42)); planning with 3");
-	assert_false(budget_learn(&b, &ev, 1, true));
+	assert_false(budget_learn(&b, &ev, 1));
 }
 
 static void test_spr_holes(void **state)
