@@ -329,18 +329,20 @@ check-arm64:
 	$(MAKE) CROSS=arm64 check-arm64
 endif
 
-# The kernel lane: Debian 12's arm64 kernel and busybox (make deps fetches
-# them into KERNEL_DIR), an initramfs with the arm64 daemon, its libraries,
+# The kernel lane: Debian 12's arm64 kernel, busybox and perf (make deps
+# fetches them into KERNEL_DIR), an initramfs with the arm64 daemon and
+# perf, their libraries,
 # a static perfprobe and the guest scripts; tests/kernel/lane.t boots it
 # once under qemu-system-aarch64 and checks what it printed.
 KERNEL_DIR := build/kernel
-KERNEL_LIBDIRS := $(ARM64_LIBDIR) /usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu
+KERNEL_LIBDIRS := $(ARM64_LIBDIR) /usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu \
+	$(KERNEL_DIR)/perf-root/usr/lib/aarch64-linux-gnu $(KERNEL_DIR)/perf-root/lib/aarch64-linux-gnu
 check-kernel: $(FAKEPMU) build/tests/tools/perfprobe
 	$(MAKE) CROSS=arm64 build/arm64/topdownd
 	@tests/kernel/fetch $(KERNEL_DIR)
 	aarch64-linux-gnu-gcc -static -std=gnu11 $(WARNINGS) -O2 -o $(KERNEL_DIR)/perfprobe $(PERFPROBE_SRC)
 	tests/kernel/mkinitramfs $(KERNEL_DIR)/initramfs.cpio.gz $(KERNEL_DIR)/busybox build/arm64/topdownd \
-		$(KERNEL_DIR)/perfprobe $(KERNEL_LIBDIRS)
+		$(KERNEL_DIR)/perfprobe $(KERNEL_DIR)/perf-root/usr/bin/perf $(KERNEL_LIBDIRS)
 	$(TEST_ENV) KERNEL_DIR=$(abspath $(KERNEL_DIR)) TOOL_DIR=$(abspath build/tests/tools) prove -f tests/kernel/lane.t
 
 TEST_ENV = TOPDOWND=$(abspath $(TOPDOWND)) FAKEPMU=$(abspath $(FAKEPMU)) \

@@ -7,11 +7,16 @@
 # guest once, bounded in time, splits what it printed and checks it:
 #   - perfprobe's answers from the kernel equal the fake PMU's (the same
 #     questions asked under the fake with an Arm fixture of 6 counters);
-#   - the daemon's counter figure, groups, re-planning when another user
-#     holds counters, rotation and scaling, groups that never run, CPU
-#     hotplug (the daemon and --watch), events that count nothing,
-#     per-cgroup attribution against cpu.stat, HTTP, reload and SIGTERM,
-#     each against what the kernel (or QEMU's 1 GHz cycle counter) says.
+#   - the daemon's counter figure, what it learns when another user holds
+#     K = 0..6 of the 6 event counters (before it starts, arriving and
+#     leaving while it runs: --probe's free counters, the diagnosis, the
+#     groups it regroups into, the intervals to step down and back up),
+#     rotation and scaling, CPU hotplug (the daemon and --watch), events
+#     that count nothing (silenced, topdown_up 0), per-cgroup attribution
+#     against cpu.stat, HTTP, reload and SIGTERM, each against what the
+#     kernel (or QEMU's 1 GHz cycle counter) says;
+#   - Debian's perf (perf stat -a -I, perf record) beside the daemon that
+#     shares its counters or gives them back: perf's running share.
 # QEMU counts cycles and little else, so there are no real TopDown values
 # here; Intel and AMD paths are not reachable.
 # The guest runs on QEMU's instruction counter (-icount shift=0,sleep=off):
@@ -35,7 +40,7 @@ for f in "$KDIR/vmlinuz" "$KDIR/initramfs.cpio.gz" "$TOOL_DIR/perfprobe"; do
 done
 command -v qemu-system-aarch64 >/dev/null || missing_all "qemu-system-aarch64 (make deps installs qemu-system-arm)"
 
-plan 39
+plan 87
 
 # ---- boot the guest once
 t0=$(date +%s)
@@ -150,12 +155,16 @@ scaled() { # LOG AFTER MAX_RUNNING
 
 # ---- the daemon: groups run; events that count nothing; HTTP; reload; SIGTERM
 R=$G/run.json
-is "$(jq -c '[.cpus[] | [.state, (.running_ratio >= 0.99)]] | unique' "$R" 2>/dev/null)" '[["monitored",true]]' \
-	"the daemon's groups open and run on every CPU of the real kernel (running ratios $(jq -c '[.cpus[].running_ratio]' "$R" 2>/dev/null))"
+is "$(jq -c '[.cpus[] | [.state, (.running_ratio >= 0.99)]] | unique' "$R" 2>/dev/null)" '[["silenced",true]]' \
+	"the daemon's groups open and run on every CPU of the real kernel, each CPU silenced: its PMU counts no work (running ratios $(jq -c '[.cpus[].running_ratio]' "$R" 2>/dev/null))"
 like "$(jq -r .pmu.reason "$R" 2>/dev/null)" '^OP_RETIRED counts nothing while cycles count \(CPU [0-9], [0-9.]+ s\): the CPU does not implement it' \
 	"events that count nothing (QEMU implements none of the TopDown events): the reason says so"
 is "$(jq -c '[([.cpus[].level1] | unique), ([.host.level1_slots_total[]] | unique)]' "$R" 2>/dev/null)" '[[null],[0]]' \
 	"... and there is no data: no CPU has figures, no category got a slot (not 100 % bad speculation)"
+is "$(awk '$1 == "topdown_up" || $1 == "topdown_cpus{state=\"silenced\"}" || $1 == "topdown_cpus{state=\"monitored\"}" ||
+	$1 == "topdown_expected_cpus{package=\"0\"}" || $1 == "topdown_measured_cpus{package=\"0\"}" { printf "%s %s ", $1, $2 }' "$G/run.metrics" 2>/dev/null)" \
+	'topdown_up 0 topdown_cpus{state="monitored"} 0 topdown_cpus{state="silenced"} 4 topdown_expected_cpus{package="0"} 4 topdown_measured_cpus{package="0"} 0 ' \
+	"... topdown_up 0, 4 CPUs silenced, 0 of 4 measured: the shipped alerts' inputs"
 ! grep -qE '^(retiring|bad_speculation|frontend_bound|backend_bound) +[0-9]' "$G/watch" 2>/dev/null
 ok $? "--watch prints no figure in any interval, the first ones included"
 read -r med worst n far <<<"$(scaled "$G/run.log" "" 100.1)"
@@ -168,43 +177,106 @@ ok $? "SIGHUP reloads (topdown_config_last_reload_successful 1, and it collects 
 is "$(tail -1 "$G/run.log")" "exit 0" "SIGTERM: the daemon exits 0"
 
 # ---- another user holds 2 counters of every CPU before the daemon starts
-like "$(grep -m1 'making the plan again' "$G/held.log")" 'never ran on CPU [0-9] in [0-9.]+ s: another user holds .*\(perfprobe \(pid [0-9]+\)\)' \
-	"held before start: the daemon re-plans, naming the holder /proc shows"
-like "$(cat "$G/held.probe" 2>/dev/null)" 'Group 2: .*2 groups rotate: .*re-planned: ' \
-	"... --probe shows the groups it re-planned, rotating"
-is "$(jq -c '[.cpus[] | [.state, (.running_ratio > 0.1 and .running_ratio < 0.9)]] | unique' "$G/held.json" 2>/dev/null)" \
-	'[["monitored",true]]' "... every CPU counts, its two groups rotating (running ratios $(jq -c '[.cpus[].running_ratio]' "$G/held.json" 2>/dev/null))"
+like "$(grep -m1 'another user holds' "$G/held.log")" 'armv8_pmuv3: CPUs 0-3: another user holds 2 of 6 general-purpose counters \(perfprobe \(pid [0-9]+\)\); 4 left$' \
+	"held before start: the daemon names what is held (2 event counters, not the cycle counter) and the holder /proc shows"
+awk '/another user holds/ { held = NR } /Started: monitoring/ { started = NR } END { exit !(held && started && held < started) }' "$G/held.log"
+ok $? "... learned before its groups are made (the line comes before 'Started')"
+is "$(jq -c '[.cpus[] | [.state, (.running_ratio > 0.45 and .running_ratio < 0.55)]] | unique' "$G/held.json" 2>/dev/null)" \
+	'[["silenced",true]]' "... every CPU counts, its 7 events in two groups of what is left, rotating (running ratios $(jq -c '[.cpus[].running_ratio]' "$G/held.json" 2>/dev/null))"
 # The kernel's own scaling is an estimate: rotation stops the counters for
 # a moment it counts as running (perfprobe's singletons above show it).
 read -r med worst n far <<<"$(scaled "$G/held.log" "Started" 90)"
 near "${med:-x}" 1.0 0.05 "... and rotating groups are scaled as perf scales them: CPU_CYCLES x enabled/running is 1 per enabled ns (median of $n rotating reads $med, worst $worst, $far off by more than half; perfprobe's rotating singleton above: $ghz)"
 is "$(tail -1 "$G/held.log")" "exit 0" "... SIGTERM: exit 0"
 
-# ---- ... and when the holder arrives while the daemon runs
-like "$(grep -m1 'making the plan again' "$G/later.log")" 'never ran on CPU [0-9] in [0-9.]+ s: another user holds .*\(perfprobe' \
-	"held while running: the daemon sees its groups stop running and re-plans"
-last_run=$(counts "$G/later.log" 'making the plan again' | awk '{ last[$1] = $3 } END { for (c in last) printf "%s ", last[c] }')
-[ -n "$last_run" ] && ! echo "$last_run" | grep -qE '(^| )0\.0( |$)'
-ok $? "... and counts again on every CPU (last running %: $last_run)"
+# ---- a pinned holder of K = 0..6 counters arrives while the daemon runs
+# and leaves.  Step down/up: CPU 0's reads between the holder's arrival
+# (leaving) and the line that says so.
+reads_until() { # LOG MARK REGEX: CPU 0's reads after MARK before REGEX's line
+	awk -v m="$2" -v re="$3" 'index($0, m) == 1 { go = 1 } go && / debug: CPU 0 counts/ { n++ }
+		go && $0 ~ re { print n + 0; found = 1; exit } END { if (!found) print "never" }' "$1"
+}
+for K in 0 1 2 3 4 5 6; do
+	L=$G/k$K.log
+	left=$((6 - K))
+	like "$(grep '^Free now:' "$G/k$K.probe" 2>/dev/null)" "^Free now: +armv8_pmuv3: $left of 6 general-purpose on CPUs 0-3\$" \
+		"K=$K held: --probe says $left of 6 event counters are free on every CPU (the kernel's pinned probes)"
+	if [ "$K" -eq 0 ]; then
+		! grep -q 'another user' "$L" 2>/dev/null && [ -s "$L" ]
+		ok $? "K=0: nothing held, nothing said"
+		is "$(jq -c '[.cpus[].running_ratio]' "$G/k0.json" 2>/dev/null)" '[1,1,1,1]' "K=0: its one group runs all the time"
+		continue
+	fi
+	like "$(grep -m1 'another user holds' "$L")" "CPUs 0-3: another user holds $K of 6 general-purpose counters \\(perfprobe \\(pid [0-9]+\\)\\); $left left\$" \
+		"K=$K arrives: the diagnosis names $K event counters and the holder, not the cycle counter ($(reads_until "$L" "@@ mark arrive" 'another user holds') reads to step down)"
+	down=$(reads_until "$L" "@@ mark arrive" 'another user holds')
+	[ "$down" != never ] && [ "$down" -le 4 ]
+	ok $? "K=$K: stepped down within 4 intervals ($down)"
+	if [ "$K" -eq 6 ]; then
+		is "$(jq -c '[([.cpus[].state] | unique), ([.cpus[].running_ratio] | unique), .host.cpus_measured]' "$G/k6.json" 2>/dev/null)" '[["held"],[0],0]' \
+			"K=6: every CPU held: its groups closed (nothing of ours in the way), no figures"
+		like "$(grep '^TopDown:' "$G/k6.probe" 2>/dev/null)" 'not usable: another user holds what TopDown needs on every CPU of armv8_pmuv3' \
+			"K=6: --probe says why it cannot count now"
+	else
+		n=$(((6 + left - 1) / left))
+		want=$(awk -v n="$n" 'BEGIN { printf "%.4f", 1 / n }')
+		is "$(jq -c --argjson w "$want" '[.cpus[] | [.state, ((.running_ratio - $w) | fabs) < 0.03]] | unique' "$G/k$K.json" 2>/dev/null)" '[["silenced",true]]' \
+			"K=$K: every CPU counts in $n groups of at most $left events, each running 1/$n of the time ($(jq -c '[.cpus[].running_ratio]' "$G/k$K.json" 2>/dev/null))"
+	fi
+	up=$(reads_until "$L" "@@ mark leave" 'every counter is free again \(6 general-purpose\)')
+	[ "$up" != never ] && [ "$up" -le 11 ]
+	ok $? "K=$K leaves: stepped back up within 11 intervals (the probe every 10; $up)"
+	is "$(jq -c '[.cpus[] | [.state, .running_ratio]] | unique' "$G/k$K.after.json" 2>/dev/null)" '[["silenced",1]]' \
+		"K=$K left: one group again, running all the time on every CPU"
+	! grep -q 'cycle counter' "$L"
+	ok $? "K=$K: nothing said of the cycle counter, which nobody held"
+done
 
-# ---- every counter held: groups that never run give no numbers
-like "$(jq -r .pmu.reason "$G/full.json" 2>/dev/null)" 'a group of the smallest plan never runs on CPU [0-9]: another user holds the counters \(perfprobe' \
-	"all 6 counters held: the reason says a group never runs and who holds the counters"
-is "$(jq -c '[.cpus[] | [.running_ratio, .level1]] | unique' "$G/full.json" 2>/dev/null)" '[[0,null]]' \
-	"... and no CPU has numbers (running 0, no figures)"
+# ---- perf stat and perf record beside the daemon
+# perf stat -x, -I: time,count,unit,event,run time,running %,...
+perf_running() { # FILE FIRST LAST: perf's mean running % over intervals FIRST..LAST (1-based)
+	awk -F, -v a="$2" -v b="$3" '$1 != t { t = $1; k++ } k >= a && k <= b && $6 != "" { s += $6; n++ }
+		END { if (n) printf "%.1f", s / n; else print "none" }' "$1"
+}
+rec_rate() { # FILE FIRST LAST: perf record's samples per 0.25 s, buckets FIRST..LAST (0-based)
+	awk -v a="$2" -v b="$3" 'NR == 1 { t0 = $1 } { k = int(($1 - t0) / 0.25); if (k >= a && k <= b) n++ }
+		END { printf "%.1f", n / (b - a + 1) }' "$1"
+}
+share_all=$(perf_running "$G/perf-share.stat" 1 10)
+yield_first=$(perf_running "$G/perf-yield.stat" 1 1)
+yield_last=$(perf_running "$G/perf-yield.stat" 4 10)
+diag "perf stat -a -e r08 x 6 -I 250 beside the daemon: pmu_sharing = share: $share_all % running; yield: $yield_first % in its first interval, $yield_last % from the fourth"
+awk -v s="$share_all" 'BEGIN { exit !(s + 0 > 30 && s + 0 < 70) }'
+ok $? "pmu_sharing = share: perf stat's events rotate with the daemon's groups ($share_all % running)"
+awk -v f="$yield_first" -v l="$yield_last" 'BEGIN { exit !(f + 0 < 90 && l + 0 == 100) }'
+ok $? "pmu_sharing = yield: perf stat runs $yield_first % until the daemon gives its counters back, then 100 % ($yield_last)"
+like "$(grep -m1 'wanted the counters' "$G/perf-yield.log")" "CPUs 0-3: another user's events wanted the counters \\(topdownd's ran [0-9]+% of the time\\); its groups are closed, for [0-9]+ s" \
+	"... the daemon says it yielded and for how long"
+like "$(grep -m1 'takes its general-purpose counters back' "$G/perf-yield.log")" 'CPUs 0-3: takes its general-purpose counters back' \
+	"... and takes them back after perf has gone"
+! grep -q 'wanted the counters' "$G/perf-share.log"
+ok $? "pmu_sharing = share: the daemon keeps its counters"
+# perf record's share is reported, not asserted: on this guest a sampling
+# event beside a rotating group that leaves the PMU sometimes delivers no
+# more samples until another group arrives, whoever's the group (seen
+# with perfprobe's groups alone, no daemon running: QEMU's emulated
+# overflow interrupt, it seems); perf stat above counts through it.
+rs=$(rec_rate "$G/perf-share.rec" 1 8)
+ry=$(rec_rate "$G/perf-yield.rec" 0 0)
+diag "perf record -C 1 -e r08 -c 1000000 on a spinner: $rs samples per 0.25 s beside the sharing daemon; beside the yielding one, per 0.25 s: $(awk 'NR == 1 { t0 = $1 } { n[int(($1 - t0) / 0.25)]++ } END { for (i = 0; i < 10; i++) printf "%d ", n[i] }' "$G/perf-yield.rec" 2>/dev/null)"
 
 # ---- CPU hotplug under the daemon
-is "$(jq -c '[.cpus[] | .state]' "$G/hotplug-off.json" 2>/dev/null)" '["monitored","monitored","offline","monitored"]' \
-	"CPU 2 taken offline under the daemon: offline, the others monitored"
-is "$(jq -c '[.cpus[] | .state]' "$G/hotplug-on.json" 2>/dev/null)" '["monitored","monitored","monitored","monitored"]' \
-	"... back online: monitored again"
+is "$(jq -c '[.cpus[] | .state]' "$G/hotplug-off.json" 2>/dev/null)" '["silenced","silenced","offline","silenced"]' \
+	"CPU 2 taken offline under the daemon: offline, the others counting (silenced: no work counted)"
+is "$(jq -c '[.cpus[] | .state]' "$G/hotplug-on.json" 2>/dev/null)" '["silenced","silenced","silenced","silenced"]' \
+	"... back online: counting again"
 last2=$(counts "$G/hotplug.log" 'CPU 2 is online' | awk '$1 == "2" { r = $3 } END { print r }')
 is "${last2:-none}" "100.0" "... and its new groups run (running % of its last read)"
 is "$(tail -1 "$G/hotplug.log")" "exit 0" "... SIGTERM: exit 0"
 
 # ---- CPU hotplug under --watch
-seq_w=$(sed -n 's/^# \([0-9]*\) CPUs monitored.*/\1/p' "$G/watch" 2>/dev/null | uniq | tr '\n' ' ')
-is "$seq_w" "4 3 4 " "--watch: CPU 3 offline and back: 4, then 3, then 4 CPUs monitored"
+seq_w=$(sed -n 's/^# no figures this interval; CPUs: //p' "$G/watch" 2>/dev/null | uniq | tr '\n' ';')
+is "$seq_w" "4 monitored;4 silenced;1 offline, 3 silenced;4 silenced;" "--watch: CPU 3 offline and back: 4, then 3 CPUs counting, then 4 (each interval's line: no figures, monitored until the PMU is found silent)"
 is "$(tail -1 "$G/watch.err")" "exit 0" "... --watch --count exits 0"
 
 # ---- per-cgroup attribution against cpu.stat
@@ -225,9 +297,9 @@ is "$(tail -1 "$G/cg.log")" "exit 0" "... SIGTERM: exit 0"
 ! grep -qE 'Segmentation fault|Kernel panic|Oops|BUG:' "$TMP/console"
 ok $? "no crash on the console"
 n_warn=$(cat "$G"/*.log 2>/dev/null | grep -E ': (error|warning): ' |
-	grep -vcE 'counts nothing while cycles count|never ran on CPU|no smaller plan is possible')
+	grep -vcE 'counts nothing while cycles count')
 is "$n_warn" 0 "no other warning or error from the daemon in any run"
 cat "$G"/*.log 2>/dev/null | grep -E ': (error|warning): ' |
-	grep -vE 'counts nothing while cycles count|never ran on CPU|no smaller plan is possible' | head -5 | sed 's/^/# /'
+	grep -vE 'counts nothing while cycles count' | head -5 | sed 's/^/# /'
 diag "the lane took $secs s in the guest"
 done_testing

@@ -78,10 +78,10 @@ mirror() {
 }
 
 DPID=
-start() { # CONF LOG [ARGS...]: the daemon on the mirror, until it serves
+start() { # CONF LOG [ARGS...]: the daemon on the mirror, until it serves (LOG appended to)
 	conf=$1 log=$2
 	shift 2
-	topdownd -c "$conf" --sysfs-root $R -l 127.0.0.1:$PORT "$@" 2>"$log" &
+	topdownd -c "$conf" --sysfs-root $R -l 127.0.0.1:$PORT "$@" 2>>"$log" &
 	DPID=$!
 	waitfor 30 get /-/ready >/dev/null
 }
@@ -190,40 +190,78 @@ emit run.log $T/run.log
 # ---- another user holds 2 counters of every CPU before the daemon starts
 if hold 2 0 1 2 3; then
 	start $T/base.conf $T/held.log &&
-		waitfor 30 log_has "making the plan again" $T/held.log &&
 		waitfor 30 log_count_ge "CPU 3 counts" $T/held.log 8 &&
 		get '/api/v1/topdown?scope=cpu' >$T/held.json
-	topdownd -c /dev/null --sysfs-root $R --probe >$T/held.probe 2>&1
 	stop $T/held.log
 	unhold
 	emit held.json $T/held.json
-	emit held.probe $T/held.probe
 fi
 emit held.log $T/held.log
 
-# ---- ... and once the daemon runs (its groups stop running)
-if start $T/base.conf $T/later.log && waitfor 30 collections_ge 4 && hold 2 0 1 2 3; then
-	waitfor 30 log_has "making the plan again" $T/later.log &&
-		n=$(grep -c "CPU 3 counts" $T/later.log) &&
-		waitfor 30 log_count_ge "CPU 3 counts" $T/later.log $((n + 8)) &&
-		get '/api/v1/topdown?scope=cpu' >$T/later.json
-	stop $T/later.log
-	unhold
-	emit later.json $T/later.json
-fi
-emit later.log $T/later.log
+# ---- a pinned holder of K = 0..6 of the 6 event counters of every CPU
+# arrives while the daemon runs, then leaves.  Marks in the daemon's log
+# (it appends) say when; --probe runs while it holds.
+for K in 0 1 2 3 4 5 6; do
+	L=$T/k$K.log
+	rm -f $L
+	if start $T/base.conf $L && waitfor 30 collections_ge 4; then
+		echo "@@ mark arrive $K" >>$L
+		[ $K -eq 0 ] || hold $K 0 1 2 3
+		topdownd -c /dev/null --sysfs-root $R --probe >$T/k$K.probe 2>&1
+		# Stepped down (K > 0): its groups of what is left ran (or
+		# it holds none: K = 6) for 8 reads of CPU 3.
+		[ $K -eq 0 ] || waitfor 30 log_has "another user holds $K of 6" $L
+		n=$(grep -c "CPU 3 counts" $L)
+		[ $K -eq 6 ] || waitfor 30 log_count_ge "CPU 3 counts" $L $((n + 8))
+		get '/api/v1/topdown?scope=cpu' >$T/k$K.json
+		echo "@@ mark leave $K" >>$L
+		[ $K -eq 0 ] || unhold
+		[ $K -eq 0 ] || waitfor 30 log_has "every counter is free again" $L
+		n=$(grep -c "CPU 3 counts" $L)
+		waitfor 30 log_count_ge "CPU 3 counts" $L $((n + 4))
+		get '/api/v1/topdown?scope=cpu' >$T/k$K.after.json
+		stop $L
+		emit k$K.probe $T/k$K.probe
+		emit k$K.json $T/k$K.json
+		emit k$K.after.json $T/k$K.after.json
+	fi
+	emit k$K.log $L
+done
 
-# ---- every counter held: groups that never run give no numbers
-if hold 6 0 1 2 3; then
-	start $T/base.conf $T/full.log &&
-		waitfor 30 log_has "no smaller plan is possible" $T/full.log &&
-		waitfor 30 collections_ge 6 &&
-		get '/api/v1/topdown?scope=cpu' >$T/full.json
-	stop $T/full.log
-	unhold
-	emit full.json $T/full.json
-fi
-emit full.log $T/full.log
+# ---- perf stat and perf record beside the daemon, which keeps its
+# counters (pmu_sharing = share) or gives them back (yield, the default):
+# perf's own figures of its running share, and the daemon's taking them
+# back once perf is gone.  perf record samples the instructions of a
+# spinner on CPU 1 (QEMU's icount: one per ns), its share from how many.
+for pol in share yield; do
+	printf '[collect]\ninterval = 250ms\npmu_sharing = %s\n[log]\nlevel = debug\n' $pol >$T/$pol.conf
+	L=$T/perf-$pol.log
+	rm -f $L
+	if start $T/$pol.conf $L && waitfor 30 collections_ge 4; then
+		echo "@@ mark perf stat" >>$L
+		perf stat -a -x, -I 250 -e r08,r08,r08,r08,r08,r08 -- sleep 2.5 2>$T/perf-$pol.stat
+		echo "@@ mark perf stat done" >>$L
+		if [ $pol = yield ]; then
+			waitfor 30 log_has "takes its general-purpose counters back" $L
+			n=$(grep -c "CPU 3 counts" $L)
+			waitfor 30 log_count_ge "CPU 3 counts" $L $((n + 4))
+		fi
+		taskset -c 1 sh -c 'while :; do :; done' &
+		SPIN=$!
+		echo "@@ mark perf record $(cut -d' ' -f1 /proc/uptime)" >>$L
+		perf record -q -C 1 -e r08 -c 1000000 -o $T/rec.data -- sleep 2.5 2>$T/perf-$pol.rec.err
+		echo "@@ mark perf record done $(cut -d' ' -f1 /proc/uptime)" >>$L
+		kill $SPIN
+		wait $SPIN 2>/dev/null
+		perf script -i $T/rec.data -F time 2>/dev/null | tr -d ' :' >$T/perf-$pol.rec
+		get '/api/v1/topdown?scope=cpu' >$T/perf-$pol.json
+		stop $L
+		emit perf-$pol.stat $T/perf-$pol.stat
+		emit perf-$pol.rec $T/perf-$pol.rec
+		emit perf-$pol.rec.err $T/perf-$pol.rec.err
+	fi
+	emit perf-$pol.log $L
+done
 
 # ---- CPU hotplug under the daemon
 offline_is() { [ "$(get /metrics | awk '$1 == "topdown_cpus{state=\"offline\"}" { print $2 }')" = "$1" ]; }
@@ -243,11 +281,12 @@ fi
 emit hotplug.log $T/hotplug.log
 
 # ---- CPU hotplug under --watch
-topdownd -c /dev/null --sysfs-root $R --watch --count 24 -i 250ms >$T/watch 2>$T/watch.err &
+# (the PMU counts no work: each interval says so, with the CPUs by state)
+topdownd -c /dev/null --sysfs-root $R --watch --count 32 -i 250ms >$T/watch 2>$T/watch.err &
 W=$!
-if waitfor 30 log_count_ge '^# 4 CPUs monitored' $T/watch 2; then
+if waitfor 30 log_count_ge '^# no figures this interval; CPUs: 4 silenced$' $T/watch 2; then
 	echo 0 >/sys/devices/system/cpu/cpu3/online
-	waitfor 30 log_count_ge '^# 3 CPUs monitored' $T/watch 2
+	waitfor 30 log_count_ge '^# no figures this interval; CPUs: 1 offline, 3 silenced$' $T/watch 2
 	echo 1 >/sys/devices/system/cpu/cpu3/online
 fi
 wait $W
