@@ -19,6 +19,7 @@
 #include "perfev.h"
 #include "tma.h"
 #include "util.h"
+#include "vec.h"
 
 static struct log_ratelimit read_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(1000000000), 10);
 
@@ -72,7 +73,7 @@ static void build_layout(struct collector *c)
 		if (!c->cpus[i].known)
 			continue;
 		if (find_core(c, t) < 0)
-			c->cores[c->n_cores++] = (struct layout_core){ t->package, t->die, t->core_id };
+			c->cores[c->n_cores++] = (struct layout_core){ t->package, t->die, t->core_id, -1 };
 		if (find_pkg(c, t->package) < 0)
 			c->pkgs[c->n_pkgs++] = t->package;
 	}
@@ -84,6 +85,8 @@ static void build_layout(struct collector *c)
 		c->cpus[i].core_idx = c->cpus[i].known ? find_core(c, t) : -1;
 		c->cpus[i].pkg_idx = c->cpus[i].known ? find_pkg(c, t->package) : -1;
 	}
+	for (unsigned i = 0; i < c->n_cores; i++)
+		c->cores[i].pkg_idx = find_pkg(c, c->cores[i].package);
 	c->layout++;
 	c->gen++;
 }
@@ -275,6 +278,13 @@ static void apply_plan(struct collector *c, bool reopen_all)
 		}
 	}
 	c->n_pmus = plan->n_pmus;
+	{
+		td_catset cats = 0;
+
+		for (unsigned i = 0; i < c->n_pmus; i++)
+			cats |= c->pmus[i].pp->cats;
+		snap_cols_of(cats, &c->dom_cols);
+	}
 	/* The next snapshot starts afresh: the last interval's figures of
 	 * the old plan are not carried over. */
 	c->gen++;
@@ -355,10 +365,11 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	unsigned lead = lay->group_start[g], n = lay->group_start[g + 1] - lead;
 	const size_t want = (3 + 2 * (size_t)n) * sizeof(uint64_t);
 	uint64_t *b = c->buf, enabled, running;
+	const uint64_t *vals = b + 3;
 	double scale, span_ns;
 	ssize_t r;
 	int tries = 0;
-	bool bad = false, norun, counted = false;
+	bool bad = false, norun, counted = false, first = cc->read_at[g] == 0;
 
 	do {
 		r = perfev_read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
@@ -427,19 +438,33 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	 * (the ids say so), each at least its previous value.  A read that
 	 * breaks either is counted and skipped; its values become the new
 	 * baseline. */
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t value = b[3 + 2 * i], id = b[4 + 2 * i];
-		unsigned pos = lead + i;
+	/* The order of a group's values is fixed when it is made (the
+	 * leader's sibling list): its ids are checked on its first read. */
+	for (unsigned i = 0; first && i < n; i++)
+		bad |= vals[2 * i + 1] != cc->id[lead + i];
+	{
+		uint64_t *restrict prev = &cc->prev[lead];
+		const enum td_event *restrict var = &lay->var[lead];
+		double *restrict v = in->v;
+		int64_t any = 0;
 
-		bad |= (id != cc->id[pos]) | (value < cc->prev[pos]);
-		counted |= value != cc->prev[pos];
-		/* Each variable is one event's (uarch.h), so assigned, not
-		 * added: a CPU's read overwrites all of its PMU's, and only
-		 * a read of every group computes.  Through int64_t: one
-		 * instruction where uint64_t takes several on x86-64; a delta
-		 * of 2^63 counts is not one interval's. */
-		in->v[lay->var[pos]] = (double)(int64_t)(value - cc->prev[pos]) * scale;
-		cc->prev[pos] = value;
+		for (unsigned i = 0; i < n; i++) {
+			/* Through int64_t: one instruction where uint64_t
+			 * takes several on x86-64; a delta of 2^63 counts is
+			 * not one interval's, and one below 0 is a counter
+			 * gone back (the sign of their OR). */
+			int64_t delta = (int64_t)(vals[2 * i] - prev[i]);
+
+			any |= delta;
+			/* Each variable is one event's (uarch.h), so
+			 * assigned, not added: a CPU's read overwrites all
+			 * of its PMU's, and only a read of every group
+			 * computes. */
+			v[var[i]] = (double)delta * scale;
+			prev[i] = vals[2 * i];
+		}
+		bad |= any < 0;
+		counted = any != 0;
 	}
 	if (bad) {
 		c->errors[COLL_ERR_SHORT_READ]++;
@@ -481,18 +506,13 @@ static void commit(struct snap_counts *restrict out, const struct snap_counts *r
 	for (unsigned r = 0; r < cols->n; r++) {
 		unsigned k = cols->lo[r] < TD_C_CAT ? TD_C_CAT : cols->lo[r], hi = cols->hi[r];
 
+		if (k >= hi)
+			continue;
 		if (res) {
-			const double *restrict frac = res->frac;
-
-			for (; k < hi; k++) {
-				last[k] = frac[k - TD_C_CAT] * slots;
-				total[k] = was[k] + last[k];
-			}
+			vec_commit(last + k, total + k, was + k, res->frac + (k - TD_C_CAT), slots, hi - k);
 		} else {
-			for (; k < hi; k++) {
-				last[k] = 0;
-				total[k] = was[k];
-			}
+			memset(last + k, 0, (hi - k) * sizeof(*last));
+			memcpy(total + k, was + k, (hi - k) * sizeof(*total));
 		}
 	}
 }
@@ -579,8 +599,11 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	struct tma_input *in = &pm->input;
 	struct tma_result res;
-	double enabled = 0, running_share = 1, share_sum = 0, ran[PLAN_GROUPS_MAX] = { 0 };
+	double enabled = 0, running_share = 1, share_sum = 0, ran[PLAN_GROUPS_MAX];
 	bool ok = true, read_error = false;
+
+	for (unsigned g = 0; g < cc->lay.n_groups; g++)
+		ran[g] = 0;
 
 	/* The variables a smaller grouping does not read (the refinement
 	 * events of the fixed counters' one) are another CPU's: none here. */

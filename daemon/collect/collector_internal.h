@@ -146,6 +146,7 @@ struct cpmu {
 
 struct layout_core {
 	int package, die, core_id;
+	int pkg_idx; /* its package's index in pkgs[] */
 };
 
 struct collector {
@@ -179,6 +180,8 @@ struct collector {
 	double *agg;
 	bool *agg_used;
 	unsigned agg_doms;
+	struct snap_cols dom_cols; /* the columns any PMU's categories write */
+	struct tma_input agg_in; /* a domain's sums as perf's variables; 0 between uses */
 
 	uint64_t errors[COLL_ERR_COUNT];
 	/* The snapshot written last, whose totals the next one continues, and
@@ -234,8 +237,12 @@ void coll_lay_clear(const struct cpmu *pm, const struct clayout *lay, struct tma
 /* Which other processes hold perf events (for a reason), or "". */
 void coll_perf_holders(char *buf, size_t len);
 
-/* Whether @cc's groups are open. */
-bool coll_group_open(const struct ccpu *cc);
+/* Whether @cc's groups are open.  A group that is open is read every
+ * interval: the CPU is monitored, or failed because its reads fail. */
+static inline bool coll_group_open(const struct ccpu *cc)
+{
+	return cc->fd[0] >= 0 && (cc->state == CPU_STATE_MONITORED || cc->state == CPU_STATE_FAILED);
+}
 
 /* @cc's state, counted in c->n_waiting and the generation. */
 void coll_set_state(struct collector *c, struct ccpu *cc, enum cpu_state state);

@@ -204,13 +204,6 @@ static int open_group(struct collector *c, struct ccpu *cc, unsigned *failed)
 	return 0;
 }
 
-/* A group that is open is read every interval: the CPU is monitored, or
- * failed because its reads fail. */
-bool coll_group_open(const struct ccpu *cc)
-{
-	return cc->fd[0] >= 0 &&
-	       (cc->state == CPU_STATE_MONITORED || cc->state == CPU_STATE_FAILED);
-}
 
 /* n_waiting counts the CPUs worth revisiting: offline or failed. */
 void coll_set_state(struct collector *c, struct ccpu *cc, enum cpu_state state)

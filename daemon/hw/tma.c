@@ -96,6 +96,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "vec.h"
 
 /* perf's '/' (tools/perf/util/expr.y): no value when dividing by 0.  No
  * value is NaN here, and propagates through every node that reads it. */
@@ -131,11 +132,19 @@ static void put(struct tma_result *out, td_catset *set, enum td_cat cat, double 
 /* The departures: every node of @set that is not a share becomes 0. */
 static int finish(struct tma_result *out, td_catset set)
 {
-	for (int c = 0; c < TD_CAT_COUNT; c++) {
+	unsigned n = set ? 32 - (unsigned)__builtin_clz(set) : 0;
+
+	/* The common case first, without a branch per node: every node a
+	 * share (the others are 0).  This runs for every CPU and domain
+	 * every interval. */
+	if (vec_all_nonneg(out->frac, n))
+		return 0;
+	for (td_catset left = set; left; left &= left - 1) {
+		int c = __builtin_ctz(left);
 		double v = out->frac[c];
 		enum tma_departure d;
 
-		if (!td_catset_has(set, (enum td_cat)c) || v >= 0)
+		if (v >= 0)
 			continue;
 		if (isnan(v)) {
 			if (td_cat[c].level == 1)

@@ -6,6 +6,8 @@
 #ifndef TOPDOWND_TOPDOWN_H
 #define TOPDOWND_TOPDOWN_H
 
+#include <assert.h>
+
 /* Formula variables.  Which of them a CPU counts, and with which event,
  * is the microarchitecture's business (uarch.c). */
 enum td_event {
@@ -141,6 +143,7 @@ extern const struct td_cat_info td_cat[];
 
 /* A set of categories, one bit per enum td_cat. */
 typedef unsigned td_catset;
+static_assert(TD_CAT_COUNT <= 32, "a td_catset holds every category");
 
 static inline int td_catset_has(td_catset set, enum td_cat c)
 {

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/* vec: the few loops over short runs of doubles that collection runs for
+ * every CPU and domain every interval (a dozen categories, a dozen
+ * events), two at a time.  GCC's -O2 leaves them scalar (their lengths
+ * are not known, and its cheap cost model does not vectorise with an
+ * epilogue); these are GCC's and Clang's generic vectors, which are SSE2
+ * on x86-64 and NEON on arm64, with a scalar tail.  Callers guarantee the
+ * ranges do not overlap. */
+#ifndef TOPDOWND_VEC_H
+#define TOPDOWND_VEC_H
+
+#include <string.h>
+
+typedef double vec_d2 __attribute__((vector_size(2 * sizeof(double))));
+typedef long long vec_l2 __attribute__((vector_size(2 * sizeof(long long))));
+
+static inline vec_d2 vec_load(const double *p)
+{
+	vec_d2 v;
+
+	memcpy(&v, p, sizeof(v)); /* no alignment assumed */
+	return v;
+}
+
+static inline void vec_store(double *p, vec_d2 v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* dst[i] += src[i] */
+static inline void vec_add(double *restrict dst, const double *restrict src, unsigned n)
+{
+	unsigned i = 0;
+
+	for (; i + 2 <= n; i += 2)
+		vec_store(dst + i, vec_load(dst + i) + vec_load(src + i));
+	if (i < n)
+		dst[i] += src[i];
+}
+
+/* dst[i] += src[i] * k */
+static inline void vec_add_scaled(double *restrict dst, const double *restrict src, double k, unsigned n)
+{
+	unsigned i = 0;
+
+	for (; i + 2 <= n; i += 2)
+		vec_store(dst + i, vec_load(dst + i) + vec_load(src + i) * k);
+	if (i < n)
+		dst[i] += src[i] * k;
+}
+
+/* last[i] = src[i] * k; total[i] = was[i] + last[i] */
+static inline void vec_commit(double *restrict last, double *restrict total, const double *restrict was,
+			      const double *restrict src, double k, unsigned n)
+{
+	unsigned i = 0;
+
+	for (; i + 2 <= n; i += 2) {
+		vec_d2 l = vec_load(src + i) * k;
+
+		vec_store(last + i, l);
+		vec_store(total + i, vec_load(was + i) + l);
+	}
+	if (i < n) {
+		last[i] = src[i] * k;
+		total[i] = was[i] + last[i];
+	}
+}
+
+/* Whether every v[i] is at least 0 (not NaN). */
+static inline int vec_all_nonneg(const double *v, unsigned n)
+{
+	const vec_d2 zero = { 0, 0 };
+	vec_l2 bad = { 0, 0 };
+	unsigned i = 0;
+
+	for (; i + 2 <= n; i += 2)
+		bad |= ~(vec_load(v + i) >= zero);
+	if (i < n && !(v[i] >= 0))
+		return 0;
+	return !(bad[0] | bad[1]);
+}
+
+#endif
