@@ -98,14 +98,14 @@ FAKEPMU_TEST_BINS := $(patsubst tests/fakepmu/%.c,build/tests/fakepmu/%,$(FAKEPM
 # The longest first, so that prove's jobs finish together rather than
 # one of them running a long test alone at the end.
 SLOW_TESTS := tests/integration/25-perf-parity.t tests/integration/62-package.t tests/integration/73-abuse-battery.t \
-	tests/integration/42-fleet.t tests/integration/63-first-run.t
+	tests/integration/42-fleet.t tests/integration/63-first-run.t tests/integration/29-cost.t
 INTEGRATION_TESTS := $(sort $(wildcard tests/integration/*.t))
 INTEGRATION_TESTS := $(filter $(SLOW_TESTS),$(INTEGRATION_TESTS)) \
 	$(filter-out $(SLOW_TESTS),$(INTEGRATION_TESTS))
 # Those that exercise no sanitized code (they build their own binaries or
 # run the plain one under valgrind): in the plain pass only.
 PLAIN_ONLY_TESTS := tests/integration/62-package.t tests/integration/63-first-run.t \
-	tests/integration/72-valgrind.t
+	tests/integration/72-valgrind.t tests/integration/29-cost.t
 ifneq ($(SAN),)
 INTEGRATION_TESTS := $(filter-out $(PLAIN_ONLY_TESTS),$(INTEGRATION_TESTS))
 endif

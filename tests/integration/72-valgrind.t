@@ -4,13 +4,7 @@
 # basic auth, a reload and SIGTERM: no errors and no leaks.
 . "$(dirname "$0")/lib.sh"
 
-if [ "${SAN:-}" = 1 ]; then
-	echo "1..0 # SKIP valgrind runs the unsanitized build (AddressSanitizer cannot run under it)"
-	exit 0
-fi
-if ! command -v valgrind >/dev/null; then
-	missing_all "valgrind is not installed (make deps installs it)"
-fi
+needs_valgrind
 plan 10
 
 SPR=$FIXTURES/spr-2s

@@ -141,6 +141,16 @@ missing_all() { # missing_all REASON: the whole file cannot run
 	exit 0
 }
 
+# A file that runs the plain build under valgrind: not in the sanitized
+# pass (AddressSanitizer cannot run under valgrind; the plain pass runs it).
+needs_valgrind() {
+	if [ "${SAN:-}" = 1 ]; then
+		echo "1..0 # SKIP valgrind runs the unsanitized build (AddressSanitizer cannot run under it)"
+		exit 0
+	fi
+	command -v valgrind >/dev/null || missing_all "valgrind is not installed (make deps installs it)"
+}
+
 diag() { echo "# $*"; }
 
 # wait_until SECONDS COMMAND...: runs COMMAND every 20 ms until it succeeds
