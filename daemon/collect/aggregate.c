@@ -89,15 +89,10 @@ void coll_agg_add(struct collector *c, const struct ccpu *cc)
 		row[k] += v[vars[k]];
 }
 
-/* v[vars[k]] = row[k] (0 without @row). */
+/* v[vars[k]] = row[k] */
 static void scatter(double *restrict v, const double *restrict row, const enum td_event *restrict vars,
 		    unsigned n)
 {
-	if (!row) {
-		for (unsigned k = 0; k < n; k++)
-			v[vars[k]] = 0;
-		return;
-	}
 	for (unsigned k = 0; k < n; k++)
 		v[vars[k]] = row[k];
 }
@@ -107,12 +102,12 @@ static void scatter(double *restrict v, const double *restrict row, const enum t
  * the next interval. */
 static void agg_compute(struct collector *c, unsigned dom, struct snap_counts *out)
 {
-	struct tma_input *in = &c->agg_in;
 	bool up = dom != agg_dom_host(c);
 	unsigned parent = up ? agg_parent(c, dom) : 0;
 
 	for (unsigned p = 0; p < c->n_pmus; p++) {
-		const struct cpmu *pm = &c->pmus[p];
+		struct cpmu *pm = &c->pmus[p];
+		struct tma_input *in = &pm->agg_in;
 
 		for (unsigned kind = 0; kind < AGG_KINDS; kind++) {
 			unsigned key = agg_key(c, p, kind, dom);
@@ -125,11 +120,8 @@ static void agg_compute(struct collector *c, unsigned dom, struct snap_counts *o
 			c->agg_used[key] = false;
 			if (up)
 				agg_fold(c, pm->n_vars, key, agg_key(c, p, kind, parent));
-			/* in holds 0 but for these variables while they are
-			 * used: no clearing of every event per domain. */
 			scatter(in->v, row, pm->vars, pm->n_vars);
 			r = tma_compute(kind ? &pm->model_fixed : &pm->model, in, &res);
-			scatter(in->v, NULL, pm->vars, pm->n_vars);
 			if (r < 0)
 				continue;
 			out->last[TD_C_SLOTS] += res.slots;

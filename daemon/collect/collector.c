@@ -237,6 +237,7 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 	pm->model_fixed.refine = false;
 	snap_cols_of(pp->cats, &pm->cols);
 	memset(&pm->input, 0, sizeof(pm->input));
+	memset(&pm->agg_in, 0, sizeof(pm->agg_in));
 	plan_reason(pp, pm->reason, sizeof(pm->reason));
 	pm->silent = false;
 	pm->gave_up = false;

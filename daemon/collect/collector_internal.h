@@ -113,6 +113,9 @@ struct cpmu {
 	/* The formula variables of one CPU's read: only this PMU's are ever
 	 * written (each read overwrites all of them), the others stay 0. */
 	struct tma_input input;
+	/* A domain's sums as perf's variables (aggregate.c): 0 but for
+	 * vars[], which each domain overwrites. */
+	struct tma_input agg_in;
 	char reason[SNAP_REASON];
 	unsigned core_idx;    /* into pmu_info.core[] */
 	struct cpuset covered; /* CPUs its sysfs cpus lists now (hybrid) */
@@ -181,7 +184,6 @@ struct collector {
 	bool *agg_used;
 	unsigned agg_doms;
 	struct snap_cols dom_cols; /* the columns any PMU's categories write */
-	struct tma_input agg_in; /* a domain's sums as perf's variables; 0 between uses */
 
 	uint64_t errors[COLL_ERR_COUNT];
 	/* The snapshot written last, whose totals the next one continues, and

@@ -115,7 +115,7 @@ static double d_ratio(double num, double den)
  * (fmax and fmin would drop it). */
 static double max0(double v)
 {
-	return isnan(v) || v > 0 ? v : 0;
+	return v < 0 ? 0 : v; /* NaN < 0 is false: NaN stays */
 }
 
 static double min2(double a, double b)
@@ -137,7 +137,7 @@ static int finish(struct tma_result *out, td_catset set)
 	/* The common case first, without a branch per node: every node a
 	 * share (the others are 0).  This runs for every CPU and domain
 	 * every interval. */
-	if (vec_all_nonneg(out->frac, n))
+	if (n <= 16 ? vec_all_nonneg16(out->frac) : vec_all_nonneg(out->frac, n))
 		return 0;
 	for (td_catset left = set; left; left &= left - 1) {
 		int c = __builtin_ctz(left);
@@ -552,7 +552,16 @@ bool tma_uses_perf_metrics(enum ua_formulas f)
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		struct tma_result *out)
 {
-	memset(out, 0, sizeof(*out));
+	/* Stores, not memset(): GCC makes that a rep stos, counted an
+	 * instruction per word, for every CPU and domain every interval. */
+	out->slots = 0;
+	out->departures = 0;
+	out->departure_size = 0;
+#pragma GCC unroll 16
+	for (unsigned c = 0; c + 2 <= TD_CAT_COUNT; c += 2)
+		vec_store(out->frac + c, (vec_d2){ 0, 0 });
+	if (TD_CAT_COUNT % 2)
+		out->frac[TD_CAT_COUNT - 1] = 0;
 	if ((unsigned)model->formulas >= UA_FORMULAS_COUNT)
 		return -EINVAL;
 	return formulas[model->formulas].compute(model, in->v, out);

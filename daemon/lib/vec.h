@@ -81,4 +81,16 @@ static inline int vec_all_nonneg(const double *v, unsigned n)
 	return !(bad[0] | bad[1]);
 }
 
+/* The same for v[0..16), without a loop. */
+static inline int vec_all_nonneg16(const double *v)
+{
+	const vec_d2 zero = { 0, 0 };
+	vec_l2 bad = { 0, 0 };
+
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < 16; i += 2)
+		bad |= ~(vec_load(v + i) >= zero);
+	return !(bad[0] | bad[1]);
+}
+
 #endif
