@@ -449,6 +449,7 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 		double *restrict v = in->v;
 		int64_t any = 0;
 
+#pragma GCC unroll 2
 		for (unsigned i = 0; i < n; i++) {
 			/* Through int64_t: one instruction where uint64_t
 			 * takes several on x86-64; a delta of 2^63 counts is
@@ -657,7 +658,7 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	cc->measured = ok;
 	ok = ok && tma_compute(cc->lay.refine ? &pm->model : &pm->model_fixed, in, &res) == 0;
 	if (ok) {
-		for (unsigned d = 0; d < TMA_DEP_COUNT; d++)
+		for (unsigned d = 0; res.departures && d < TMA_DEP_COUNT; d++)
 			pm->departures[d] += (res.departures >> d) & 1;
 		coll_agg_add(c, cc);
 	}
