@@ -385,6 +385,7 @@ fuzz: deps
 
 lint:
 	build-aux/check-layers daemon
+	tests/bench/run --check-readme
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem \
 		$(DAEMON_INC) daemon/

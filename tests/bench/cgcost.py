@@ -122,12 +122,25 @@ def per_interval(a, b, n):
             "intervals": (a["calls"], b["calls"]), "by_fn": by_fn}
 
 
+def parse_interval(s):
+    m = re.fullmatch(r"([\d.]+)(ms|s)", s)
+    if not m:
+        raise ValueError("interval %r: expected NUMBERms or NUMBERs" % s)
+    return float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+
+
 def watch_runs(topdownd, fakepmu, fixture, scenario, out_prefix, interval="50ms", counts=(4, 12),
                config="/dev/null", tables_fallback=None, timeout=900):
     """Runs `topdownd --watch --count N` under callgrind for each N and
     returns the cost of one interval."""
     n = cpus_of(fixture)
-    env = dict(os.environ, FAKEPMU_SYSFS=fixture, FAKEPMU_SCENARIO=scenario, LD_PRELOAD=fakepmu)
+    # The fake PMU's clock paced by reads, an interval per read: on the
+    # wall clock, the minutes a 1024-CPU start-up takes under valgrind
+    # would each be simulated rotation by rotation (40 ms slices of every
+    # CPU), longer the slower it runs.
+    env = dict(os.environ, FAKEPMU_SYSFS=fixture, FAKEPMU_SCENARIO=scenario, LD_PRELOAD=fakepmu,
+               FAKEPMU_CLOCK_STEP="%g" % parse_interval(interval))
+    env.pop("FAKEPMU_CLOCK_FILE", None)
     if tables_fallback:
         env["FAKEPMU_TABLES_FALLBACK"] = tables_fallback
     runs = []
