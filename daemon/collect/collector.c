@@ -141,9 +141,13 @@ static void lay_vars(const struct cpmu *pm, struct clayout *lay, const struct cl
 {
 	const struct uarch *ua = pm->pp->ua;
 
+	static_assert(UA_EVENTS_MAX <= 32, "a position set is 32 bits");
 	lay->cycles_pos = -1;
+	lay->work = 0;
 	for (unsigned i = 0; i < lay->n_events; i++) {
 		lay->var[i] = ua->events[lay->events[i]].var;
+		if (counts_work(pm, lay->var[i]))
+			lay->work |= 1u << i;
 		if (lay->cycles_pos < 0 && (lay->var[i] == TD_EV_CYCLES || lay->var[i] == TD_EV_CYCLES_ANY))
 			lay->cycles_pos = (int)i;
 		lay->canon[i] = (uint8_t)i;
@@ -538,9 +542,12 @@ static bool check_work(struct collector *c, struct ccpu *cc, const double *ran, 
 
 	if (lay->cycles_pos < 0 || !(in->v[lay->var[lay->cycles_pos]] > 0))
 		return !pm->silent;
-	for (unsigned i = 0; i < lay->n_events && quiet < 0; i++)
-		if (counts_work(pm, lay->var[i]) && ran[coll_group_of(lay, i)] > 0 && in->v[lay->var[i]] == 0)
+	for (uint32_t w = lay->work; w && quiet < 0; w &= w - 1) {
+		unsigned i = (unsigned)__builtin_ctz(w);
+
+		if (ran[coll_group_of(lay, i)] > 0 && in->v[lay->var[i]] == 0)
 			quiet = (int)i;
+	}
 	if (quiet < 0) {
 		cc->silent_ns = 0;
 		cc->silent_reads = 0;

@@ -41,6 +41,7 @@ struct clayout {
 	/* What it was packed for. */
 	unsigned gp;
 	bool fixed1_busy, fixed_only, refine;
+	uint32_t work; /* positions of events that count work (check_work) */
 };
 
 struct ccpu {
