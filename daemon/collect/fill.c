@@ -27,25 +27,22 @@ static void fill_pmus(const struct collector *c, struct snapshot *snap, int pmu_
 				pm = &c->pmus[k];
 				pmu_row[k] = (int)i;
 			}
-		str_printf(row->name, sizeof(row->name), "%s", core->name);
-		str_printf(row->pmu_name, sizeof(row->pmu_name), "%s", core->pmu_name);
-		str_printf(row->uarch, sizeof(row->uarch), "%s",
-			   pm || core->level ? core->ua->id : "");
+		str_copy(row->name, sizeof(row->name), core->name);
+		str_copy(row->pmu_name, sizeof(row->pmu_name), core->pmu_name);
+		str_copy(row->uarch, sizeof(row->uarch), pm || core->level ? core->ua->id : "");
 		if (pm) {
 			row->level = pm->pp->level;
 			row->core_share = pm->pp->core_share;
-			str_printf(row->model, sizeof(row->model), "%s",
-				   pm->model.refine ? "perf" : "hardware");
-			str_printf(row->reason, sizeof(row->reason), "%s", pm->reason);
+			str_copy(row->model, sizeof(row->model), pm->model.refine ? "perf" : "hardware");
+			str_copy(row->reason, sizeof(row->reason), pm->reason);
 			memcpy(row->departures, pm->departures, sizeof(row->departures));
 		} else {
 			memset(row->departures, 0, sizeof(row->departures));
 			row->level = 0;
 			row->core_share = false;
 			row->model[0] = '\0';
-			str_printf(row->reason, sizeof(row->reason), "%s",
-				   core->level ? "none of its CPUs is selected by [collect] cpus"
-					       : core->reason);
+			str_copy(row->reason, sizeof(row->reason),
+				 core->level ? "none of its CPUs is selected by [collect] cpus" : core->reason);
 		}
 	}
 }
@@ -114,8 +111,7 @@ void coll_stamp(struct collector *c, struct snapshot *snap)
 	fill_pmus(c, snap, pmu_row);
 	snap->level = c->plan->level;
 	snap->cats = c->plan->cats;
-	str_printf(snap->reason, sizeof(snap->reason), "%s",
-		   c->plan->usable ? "" : c->plan->reason);
+	str_copy(snap->reason, sizeof(snap->reason), c->plan->usable ? "" : c->plan->reason);
 	/* Once an interval is in: whether any CPU had figures in the last
 	 * one (a PMU that counts nothing, every counter held or yielded:
 	 * down, whatever the states say). */

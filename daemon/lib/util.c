@@ -34,6 +34,17 @@ void str_printf(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+void str_copy(char *buf, size_t len, const char *src)
+{
+	size_t n;
+
+	if (len == 0)
+		return;
+	n = strnlen(src, len - 1);
+	memcpy(buf, src, n);
+	buf[n] = '\0';
+}
+
 size_t utf8_len(const unsigned char *s)
 {
 	unsigned char c = s[0];

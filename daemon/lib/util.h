@@ -21,6 +21,10 @@
 void str_printf(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* str_printf(buf, len, "%s", src) without the formatting machinery (the
+ * collection copies its PMUs' names into every interval's snapshot). */
+void str_copy(char *buf, size_t len, const char *src);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t mono_ns(void);
 

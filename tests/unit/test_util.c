@@ -283,6 +283,24 @@ static void test_str_printf(void **state)
 	assert_string_equal(buf, "KEEPME!");
 }
 
+static void test_str_copy(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	str_copy(buf, sizeof(buf), "abc");
+	assert_string_equal(buf, "abc");
+	str_copy(buf, sizeof(buf), "abcdefghij");
+	assert_string_equal(buf, "abcdefg");
+	str_copy(buf, sizeof(buf), "");
+	assert_string_equal(buf, "");
+	str_copy(buf, 1, "xyz");
+	assert_string_equal(buf, "");
+	memcpy(buf, "KEEPME!", 8);
+	str_copy(buf, 0, "xyz"); /* writes nothing */
+	assert_string_equal(buf, "KEEPME!");
+}
+
 static void test_str_printable(void **state)
 {
 	char buf[16];
@@ -339,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_printf_growth),
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_str_printf),
+		cmocka_unit_test(test_str_copy),
 		cmocka_unit_test(test_str_printable),
 		cmocka_unit_test(test_str_escape),
 	};
