@@ -146,7 +146,7 @@ static void counts_shift(struct snap_counts *sc, double sign)
  * give it afresh. */
 static void dom_reset(struct snap_counts *sc, bool *covered)
 {
-	memset(sc->last, 0, sizeof(sc->last));
+	VEC_ZERO(sc->last, TD_C_COUNT);
 	sc->cats = 0;
 	sc->cpus = sc->measured = 0;
 	if (covered)
@@ -283,7 +283,7 @@ void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mo
 		}
 		/* The other columns' last are 0: they keep their totals. */
 		if (base != dom->total)
-			memcpy(dom->total, base, sizeof(dom->total));
+			VEC_COPY(dom->total, base, TD_C_COUNT);
 		for (unsigned q = 0; q < c->dom_cols.n; q++)
 			vec_add(dom->total + c->dom_cols.lo[q], dom->last + c->dom_cols.lo[q],
 				c->dom_cols.hi[q] - c->dom_cols.lo[q]);

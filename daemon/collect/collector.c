@@ -629,10 +629,13 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 		/* The CPU runs as much as its least scheduled group. */
 		if (g == 0)
 			enabled = e;
-		if (e > 0 && r / e < running_share)
-			running_share = r / e;
-		if (e > 0)
-			share_sum += r / e;
+		if (e > 0) {
+			double share = r / e;
+
+			if (share < running_share)
+				running_share = share;
+			share_sum += share;
+		}
 	}
 	if (!coll_group_open(cc) || read_error) {
 		commit(out, before, &pm->cols, 0, 0, NULL);

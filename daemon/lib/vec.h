@@ -67,6 +67,25 @@ static inline void vec_commit(double *restrict last, double *restrict total, con
 	}
 }
 
+/* dst[0..n) = 0 for a constant @n: stores, where GCC makes memset() of a
+ * few hundred bytes a rep stos (an instruction per word). */
+#define VEC_ZERO(dst, n)                                                  \
+	do {                                                              \
+		_Pragma("GCC unroll 32") for (unsigned vz_ = 0; vz_ + 2 <= (n); vz_ += 2) \
+			vec_store((dst) + vz_, (vec_d2){ 0, 0 });         \
+		if ((n) % 2)                                              \
+			(dst)[(n) - 1] = 0;                               \
+	} while (0)
+
+/* dst[0..n) = src[0..n) for a constant @n, the same way. */
+#define VEC_COPY(dst, src, n)                                             \
+	do {                                                              \
+		_Pragma("GCC unroll 32") for (unsigned vc_ = 0; vc_ + 2 <= (n); vc_ += 2) \
+			vec_store((dst) + vc_, vec_load((src) + vc_));    \
+		if ((n) % 2)                                              \
+			(dst)[(n) - 1] = (src)[(n) - 1];                  \
+	} while (0)
+
 /* Whether every v[i] is at least 0 (not NaN). */
 static inline int vec_all_nonneg(const double *v, unsigned n)
 {
