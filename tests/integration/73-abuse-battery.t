@@ -288,13 +288,17 @@ out=$(A flood 64 '/api/v1/topdown?scope=cpu&cpu={k}-1023' victim='/api/v1/topdow
 diag "the victim asking ?scope=cpu during the flood: $out"
 vmed=$(jq '[.scrapes[].ms] | sort | .[2]' <<<"$out")
 fmed=$(jq '.flood_ok_median_ms' <<<"$out")
-# Ratios against the flood in the same run, not times: a sanitizer build
-# beside another make check renders several times slower.
+# Waits in the flood's answers given meanwhile, not in milliseconds: under
+# TSan beside two busy loops the flood's waits reach the 2 s deadline
+# while the victim's grow with the render time (1.69 s against 2.68 s
+# once); whom the workers serve in between does not depend on the load.
+vans=$(jq '[.scrapes[].answers_meanwhile] | sort | .[2]' <<<"$out")
+fans=$(jq '.flood_answers_meanwhile_median' <<<"$out")
 ok "$(jq -e '(.scrapes | length == 5) and
 	([.scrapes[] | select(.status == 200)] | length) / 5 > (.flood["200"] // 0) / ([.flood[]] | add)' <<<"$out" >/dev/null; echo $?)" \
 	"another client's API requests during the flood are answered 200 more often than the flood's ($(jq -c '[.scrapes[].status]' <<<"$out"), flood $(jq -c .flood <<<"$out"))"
-ok "$(awk -v v="$vmed" -v f="$fmed" 'BEGIN {exit !(f > 0 && v < f / 2)}'; echo $?)" \
-	"... in under half the flooding clients' median wait (victim median $vmed ms, flood's $fmed ms)"
+ok "$(awk -v v="$vans" -v f="$fans" 'BEGIN {exit !(f > 0 && v < f / 2)}'; echo $?)" \
+	"... after under half as many of the flood's answers as a flooding client waits for (victim median $vans answers, $vmed ms; flood's $fans, $fmed ms)"
 # The same document asked by every client is rendered once per interval
 # (before: once per request, each ~45 ms at 1,024 CPUs and the flood's
 # median 2 s).  Every render is of an interval no older than the two

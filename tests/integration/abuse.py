@@ -50,6 +50,7 @@ the victim (a scraper) uses 127.0.3.1.
       answer or to the close.
 """
 import base64
+import bisect
 import json
 import os
 import signal
@@ -249,9 +250,15 @@ def tls_stall(pid, mode, seconds):
     return {"cpu_percent": round(100 * cpu / seconds, 1), "closed_after": closed_after}
 
 
+def answers_between(done, t0, t1):
+    """How many of the (sorted) answer times @done fall in (t0, t1)."""
+    return bisect.bisect_left(done, t1) - bisect.bisect_right(done, t0)
+
+
 def flood(n, path, ready=None, victim="/metrics"):
     counts = {}
     took_ok = []
+    waits = []  # the flood's requests under way: (start, end)
     lock = threading.Lock()
     stop = threading.Event()
     addrs = host_addresses(8, base=2)
@@ -260,11 +267,14 @@ def flood(n, path, ready=None, victim="/metrics"):
         # {k}: the client's number, so that each asks its own document.
         mine = path.replace("{k}", str(k))
         while not stop.is_set():
+            t0 = time.monotonic()
             status, took, _ = request(mine, addr, timeout=30)
             with lock:
                 counts[str(status)] = counts.get(str(status), 0) + 1
-                if status == 200 and ready_seen.is_set():
-                    took_ok.append(took)
+                if ready_seen.is_set():
+                    waits.append((t0, time.monotonic()))
+                    if status == 200:
+                        took_ok.append(took)
     ready_seen = threading.Event()
     threads = [threading.Thread(target=client, args=(addrs[k % 8], k), daemon=True) for k in range(n)]
     for t in threads:
@@ -281,15 +291,24 @@ def flood(n, path, ready=None, victim="/metrics"):
     ready_seen.set()
     scrapes = []
     for _ in range(5):
+        t0 = time.monotonic()
         status, took, _ = request(victim, VICTIM, timeout=30)
-        scrapes.append({"status": status, "ms": round(took * 1000, 1)})
+        scrapes.append({"status": status, "ms": round(took * 1000, 1), "span": (t0, time.monotonic())})
         time.sleep(1.0)
     stop.set()
     for t in threads:
         t.join(35)
     took_ok.sort()
     median = round(took_ok[len(took_ok) // 2] * 1000, 1) if took_ok else None
-    return {"scrapes": scrapes, "flood": counts, "flood_ok_median_ms": median}
+    # Waits counted in the flood's answers given meanwhile, not in
+    # milliseconds: how long a turn takes depends on the machine's load,
+    # who is served in between does not.
+    done = sorted(end for _, end in waits)
+    for sc in scrapes:
+        sc["answers_meanwhile"] = answers_between(done, *sc.pop("span"))
+    flood_between = sorted(answers_between(done, a, b) for a, b in waits)
+    return {"scrapes": scrapes, "flood": counts, "flood_ok_median_ms": median,
+            "flood_answers_meanwhile_median": flood_between[len(flood_between) // 2] if flood_between else None}
 
 
 def guess(clients, tries, user, password, tls):
