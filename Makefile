@@ -74,7 +74,7 @@ endif
 # Evaluated when used, after `make deps` has installed the .pc files.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS))
-ALL_CFLAGS = -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(SANFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(SANFLAGS) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lcrypt -lpthread -lm
 
@@ -137,7 +137,7 @@ DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_IMAGE) $(DEB_CROSS) $(DEB_ARM6
 # dpkg-buildpackage gains root through fakeroot unless it has it.
 DEB_ROOT_CMD = $(if $(filter 0,$(shell id -u)),,-rfakeroot)
 
-.PHONY: all run demo deps deps-build deps-demo check check-tests check-threads check-unit check-integration check-arm64 check-kernel manifests image \
+.PHONY: all run demo deps deps-build deps-demo deps-deb deps-image check check-tests check-threads check-unit check-integration check-arm64 check-kernel manifests image \
 	lint bench fuzz install uninstall deb clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
@@ -245,11 +245,19 @@ define apt_install
 endef
 
 # What `make run` needs to build the daemon; `make demo` the fake PMU too
-# (the same libraries) and python3 for its scenario.
+# (the same libraries), python3 for its scenario, and curl and jq, which
+# its examples use.
 deps-build:
 	$(call apt_install,$(DEB_BUILD))
 deps-demo:
-	$(call apt_install,$(DEB_BUILD) python3)
+	$(call apt_install,$(DEB_BUILD) python3 curl jq)
+# make deb: the build and the packaging tools (contrib/debian/control's
+# Build-Depends); make image: those and the image's (debootstrap, setcap,
+# umoci), not the test toolchain.
+deps-deb:
+	$(call apt_install,$(DEB_BUILD) $(DEB_PKG) systemd git)
+deps-image:
+	$(call apt_install,$(DEB_BUILD) $(DEB_PKG) systemd git debootstrap libcap2-bin util-linux umoci)
 
 deps:
 	$(call apt_install,$(DEBS))
@@ -429,7 +437,7 @@ uninstall:
 
 # The Debian package: the tree's tracked files with contrib/debian as debian/,
 # built by dpkg-buildpackage into build/deb.
-deb: deps
+deb: deps-deb
 	rm -rf build/deb
 	mkdir -p build/deb/topdownd-$(VERSION)
 	git ls-files -z | tar --null -cf - -T - | tar -xf - -C build/deb/topdownd-$(VERSION)
@@ -440,8 +448,9 @@ deb: deps
 # An OCI image from the .deb (build-aux/mkimage says how), in build/image:
 # the layout and topdownd-$(VERSION).oci.tar.  As root.
 DEB_FILE = build/deb/topdownd_$(VERSION)_$(shell dpkg --print-architecture).deb
-image: deb
-	build-aux/mkimage $(DEB_FILE) $(VERSION) build/image
+image: deps-image
+	$(MAKE) deb
+	build-aux/mkimage $(DEB_FILE) $(VERSION) build/image $(REVISION)
 
 clean:
 	rm -rf build daemon/topdownd $(FAKEPMU)

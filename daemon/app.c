@@ -440,6 +440,7 @@ void app_http_params(struct app *app, const struct config *cfg, struct tls_mater
 		.ratios = cfg->ratios,
 		.max_connections = http_connections(app, (unsigned)cfg->max_connections),
 		.timeout_s = (unsigned)((cfg->timeout_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC),
+		.unhealthy_after_s = (double)cfg->unhealthy_after_ns / 1e9,
 	};
 }
 
@@ -603,6 +604,7 @@ static bool reload_apply(struct app *app, struct app_reload *rl)
 		goto failed;
 	}
 	log_set_level(cfg->log_level);
+	log_set_format(cfg->log_format);
 	interval = cfg->interval_ns != app->cfg.interval_ns;
 	history_set_length(app->history, cfg->history_ns);
 	app->cfg = *cfg;

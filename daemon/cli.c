@@ -14,8 +14,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: topdownd [-c FILE] [options]\n"
-		"Serve Intel TopDown (TMA) level-1/level-2 bottleneck metrics of every CPU\n"
-		"to Prometheus (/metrics) and as JSON (/api/v1/topdown).\n"
+		"Serve the TopDown (TMA) level-1/level-2 bottleneck metrics of every CPU\n"
+		"(Intel, AMD and Arm cores) to Prometheus (/metrics) and as JSON (/api/v1/topdown).\n"
 		"\n"
 		"  -c, --config FILE        config file (default " CONFIG_DEFAULT_PATH ";\n"
 		"                           a missing default file means the defaults)\n"

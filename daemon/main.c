@@ -12,6 +12,7 @@
 
 #include "app.h"
 #include "auth.h"
+#include "caps.h"
 #include "cli.h"
 #include "config.h"
 #include "log.h"
@@ -83,11 +84,18 @@ int main(int argc, char **argv)
 	if (r < 0)
 		return EXIT_CONFIG;
 	log_set_level(cfg.log_level);
+	log_set_format(cfg.log_format);
 	if (cli.print_config) {
 		config_print(&cfg, stdout);
 		return EXIT_SUCCESS;
 	}
 
+	/* The image's binary holds CAP_PERFMON and CAP_BPF as permitted file
+	 * capabilities only (caps.h): effective from here on, where the
+	 * container was given them. */
+	r = caps_raise();
+	if (r < 0)
+		log_debug_errno(r, "Failed to raise the permitted capabilities: %m");
 	app.cli = &cli;
 	app.cfg = cfg;
 	if (gethostname(app.hostname, sizeof(app.hostname) - 1) < 0)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "caps.h"
 #include "log.h"
 #include "report.h"
 #include "util.h"
@@ -21,13 +22,17 @@
  * opened, read and closed per core PMU. */
 int oneshot_probe(struct app *app)
 {
-	char counted[256], why[600], avail[2048] = "";
+	char counted[256], why[600], avail[2048] = "", privileges[512];
+	const char *lacking;
 	int r;
 
+	/* Said only when something is missing: as root, or with both given,
+	 * the probe's lines are those of topdownd(8)'s example. */
+	lacking = caps_describe(privileges, sizeof(privileges)) ? NULL : privileges;
 	if (app_discover(app) < 0)
 		return EXIT_RUNTIME;
 	if (!app->plan.usable) {
-		report_probe(stdout, &app->pmu, app->topo, &app->plan, NULL, NULL, NULL);
+		report_probe(stdout, &app->pmu, app->topo, &app->plan, NULL, NULL, NULL, lacking);
 		return EXIT_RUNTIME;
 	}
 	/* A group refused as too big: the budget
@@ -50,7 +55,7 @@ int oneshot_probe(struct app *app)
 		collector_free(app->collector);
 		app->collector = NULL;
 	}
-	report_probe(stdout, &app->pmu, app->topo, &app->plan, counted, avail, r < 0 ? why : NULL);
+	report_probe(stdout, &app->pmu, app->topo, &app->plan, counted, avail, r < 0 ? why : NULL, lacking);
 	return r < 0 ? EXIT_RUNTIME : EXIT_SUCCESS;
 }
 

@@ -17,6 +17,7 @@
 #pragma GCC diagnostic ignored "-Wcast-qual"
 #include "cgattr.skel.h"
 #pragma GCC diagnostic pop
+#include "caps.h"
 #include "cgbpf.h"
 #include "log.h"
 #include "perfev.h"
@@ -59,7 +60,8 @@ static void explain_load(int r, char *why, size_t whylen)
 	if (r == -EPERM || r == -EACCES)
 		snprintf(why, whylen,
 			 "the kernel refused to load the BPF program (%s): the daemon needs CAP_BPF besides "
-			 "CAP_PERFMON and the bpf() system call (the drop-in contrib/systemd/cgroups.conf grants both)",
+			 "CAP_PERFMON and the bpf() system call (" CAPS_HOW_TO_GRANT "; "
+			 "contrib/systemd/cgroups.conf also allows bpf())",
 			 strerror(-r));
 	else
 		snprintf(why, whylen, "the kernel refused the BPF program (%s); it needs Linux 5.13 or newer "

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "log.h"
 #include "perfev.h"
 #include "util.h"
@@ -216,25 +217,10 @@ void coll_set_state(struct collector *c, struct ccpu *cc, enum cpu_state state)
 	c->gen++;
 }
 
-/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in the effective set. */
+/* CAP_PERFMON or CAP_SYS_ADMIN in the effective set. */
 static bool has_perf_capability(void)
 {
-	char line[256];
-	bool has = false;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long eff;
-
-		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
-			has = (eff >> 38) & 1 || (eff >> 21) & 1;
-			break;
-		}
-	}
-	fclose(f);
-	return has;
+	return caps_effective(CAP_PERFMON) || caps_effective(CAP_SYS_ADMIN);
 }
 
 /* Says which of the two ways to be allowed is missing. */
@@ -255,10 +241,10 @@ static void describe_permission(char *buf, size_t len)
 			   "lockdown) or a seccomp filter denies perf_event_open");
 	else if (!f)
 		str_printf(buf, len, "the process lacks CAP_PERFMON and kernel.perf_event_paranoid cannot be read: "
-			   "grant CAP_PERFMON (AmbientCapabilities=CAP_PERFMON) or set kernel.perf_event_paranoid=0");
+			   "grant CAP_PERFMON (" CAPS_HOW_TO_GRANT ") or set kernel.perf_event_paranoid=0");
 	else
 		str_printf(buf, len, "the process lacks CAP_PERFMON and kernel.perf_event_paranoid is %ld: "
-			   "grant CAP_PERFMON (AmbientCapabilities=CAP_PERFMON) or run sysctl kernel.perf_event_paranoid=0",
+			   "grant CAP_PERFMON (" CAPS_HOW_TO_GRANT ") or run sysctl kernel.perf_event_paranoid=0",
 			   paranoid);
 }
 

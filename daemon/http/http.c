@@ -84,6 +84,7 @@ static int settings_new(struct http *h, const struct http_params *p, struct sett
 	s->granularity = p->granularity;
 	s->ratios = p->ratios;
 	s->timeout_s = p->timeout_s;
+	s->unhealthy_after_s = p->unhealthy_after_s;
 	s->tls = p->tls;
 	s->auth = p->auth;
 	*ret = s;

@@ -58,6 +58,7 @@ struct http_params {
 	enum config_granularity granularity;
 	bool ratios;
 	unsigned timeout_s;
+	double unhealthy_after_s;       /* [http] unhealthy_after */
 	struct tls_material *tls;       /* NULL: plain HTTP */
 	struct auth_db *auth;           /* NULL: no authentication */
 };

@@ -25,6 +25,7 @@ struct settings {
 	enum config_granularity granularity;
 	bool ratios;
 	unsigned timeout_s;
+	double unhealthy_after_s; /* /-/healthy fails after a stall this long */
 	struct tls_material *tls;
 	struct auth_db *auth;
 };

@@ -827,9 +827,9 @@ struct route {
 	const char *path;
 	const char *link;      /* the live page's link to it, relative */
 	enum expo_endpoint ep; /* its label in the accounting */
-	bool open;             /* answered without authentication, and
-				* without a snapshot (liveness probes) */
-	serve_fn serve;        /* NULL for an open route: "OK" */
+	bool open;             /* answered without authentication (the
+				* liveness probe: liveness()) */
+	serve_fn serve;        /* NULL for an open route */
 };
 
 static const struct route routes[] = {
@@ -893,6 +893,33 @@ static enum MHD_Result serve(struct req *req, bool *suspended)
 	if (snap)
 		snapring_release(h->p.ring, snap);
 	return ret;
+}
+
+/* /-/healthy, the liveness probe: "OK", unless collection stopped (a read
+ * stuck in the kernel, a wedged main loop) for ten intervals and at least
+ * [http] unhealthy_after since the last one: 503, so that Kubernetes
+ * restarts the pod as systemd's WatchdogSec= restarts the service.  Longer
+ * than /-/ready's limit: a slow interval takes a pod out of the Service
+ * first, and only a stall restarts it.  Before the first interval
+ * (start-up) it is alive. */
+static unsigned liveness(const struct req *req, char *text, size_t len)
+{
+	const struct snapshot *s = snapring_acquire(req->h->p.ring);
+	double late, limit;
+	unsigned status = MHD_HTTP_OK;
+
+	str_printf(text, len, "OK\n");
+	if (!s)
+		return status;
+	late = s->collected_ns ? (double)(mono_ns() - s->collected_ns) / 1e9 : 0;
+	limit = 10 * s->interval_s > req->s->unhealthy_after_s ? 10 * s->interval_s : req->s->unhealthy_after_s;
+	if (s->seq > 0 && late > limit) {
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		str_printf(text, len, "unhealthy: no interval collected for %.1f s (the interval is %g s, "
+			   "the limit %g s)\n", late, s->interval_s, limit);
+	}
+	snapring_release(req->h->p.ring, s);
+	return status;
 }
 
 /* A request with a body (none of ours takes one) is refused at once, so
@@ -1071,8 +1098,11 @@ enum MHD_Result request_handle(void *cls, struct MHD_Connection *conn, const cha
 		return refuse(req);
 	}
 	if (req->route->open) {
-		http_count(h, req->ep, MHD_HTTP_OK);
-		return respond_text(conn, MHD_HTTP_OK, "OK\n");
+		char text[160];
+
+		req->status = liveness(req, text, sizeof(text));
+		http_count(h, req->ep, req->status);
+		return respond_text(conn, req->status, text);
 	}
 	ret = serve(req, &suspended);
 	if (!suspended)

@@ -55,7 +55,12 @@ static const struct choice sharing_choices[] = {
 };
 static const struct choice log_choices[] = {
 	{ "error", LOG_LEVEL_ERROR }, { "warning", LOG_LEVEL_WARNING },
-	{ "info", LOG_LEVEL_INFO }, { "debug", LOG_LEVEL_DEBUG }, { NULL, 0 }
+	{ "info", LOG_LEVEL_INFO }, { "debug", LOG_LEVEL_DEBUG },
+	/* node_exporter's and Prometheus' spelling (--log.level=warn). */
+	{ "warn", LOG_LEVEL_WARNING }, { NULL, 0 }
+};
+static const struct choice log_format_choices[] = {
+	{ "text", LOG_FORMAT_TEXT }, { "logfmt", LOG_FORMAT_LOGFMT }, { "json", LOG_FORMAT_JSON }, { NULL, 0 }
 };
 
 #define OFF(field) offsetof(struct config, field)
@@ -85,7 +90,9 @@ static const struct key_desc keys[] = {
 	{ "http", "allow_unauthenticated", KEY_BOOL, FIELD(allow_unauthenticated), 0, 0, NULL, "false" },
 	{ "http", "max_connections", KEY_UINT, FIELD(max_connections), 1, 65536, NULL, "4096" },
 	{ "http", "timeout", KEY_DURATION, FIELD(timeout_ns), 1 * SEC, 3600 * SEC, NULL, "10s" },
+	{ "http", "unhealthy_after", KEY_DURATION, FIELD(unhealthy_after_ns), 1 * SEC, 86400 * SEC, NULL, "1m" },
 	{ "log", "level", KEY_CHOICE, FIELD(log_level), 0, 0, log_choices, "info" },
+	{ "log", "format", KEY_CHOICE, FIELD(log_format), 0, 0, log_format_choices, "text" },
 	{ "cgroups", "enabled", KEY_BOOL, FIELD(cgroups_enabled), 0, 0, NULL, "false" },
 	{ "cgroups", "root", KEY_PATH, FIELD(cgroups_root), 0, 0, NULL, "" },
 	{ "cgroups", "track", KEY_GLOBS, FIELD(cgroups_track), 0, 0, NULL,
@@ -708,9 +715,12 @@ static void print_value(const struct config *cfg, const struct key_desc *k, FILE
 			fprintf(out, "%" PRIu64, *(const uint64_t *)cfield(cfg, k));
 		return;
 	case KEY_CHOICE:
+		/* The first name of the value: "warning", not its alias "warn". */
 		for (size_t i = 0; k->choices[i].name; i++)
-			if (k->choices[i].value == *(const int *)cfield(cfg, k))
+			if (k->choices[i].value == *(const int *)cfield(cfg, k)) {
 				fputs(k->choices[i].name, out);
+				break;
+			}
 		return;
 	case KEY_BOOL:
 		fputs(*(const bool *)cfield(cfg, k) ? "true" : "false", out);

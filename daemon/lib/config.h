@@ -81,8 +81,10 @@ struct config {
 	bool allow_unauthenticated;
 	uint64_t max_connections;
 	uint64_t timeout_ns;
+	uint64_t unhealthy_after_ns;
 	/* [log] */
 	enum log_level log_level;
+	enum log_format log_format;
 	/* [cgroups] */
 	bool cgroups_enabled;
 	char cgroups_root[PATH_MAX]; /* "": the cgroup2 mount in /proc/self/mountinfo */

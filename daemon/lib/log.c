@@ -16,6 +16,7 @@
 
 static _Atomic int current_level = LOG_LEVEL_INFO;
 static _Atomic bool journal_format;
+static _Atomic int line_format = LOG_FORMAT_TEXT;
 
 void log_set_level(enum log_level level)
 {
@@ -30,6 +31,11 @@ enum log_level log_get_level(void)
 bool log_level_enabled(enum log_level level)
 {
 	return (int)level <= atomic_load(&current_level);
+}
+
+void log_set_format(enum log_format format)
+{
+	atomic_store(&line_format, (int)format);
 }
 
 void log_set_journal(bool journal)
@@ -69,33 +75,93 @@ static const char *level_name(enum log_level level)
 	return "?";
 }
 
+/* logfmt's and JSON's level names, as Prometheus' exporters spell them. */
+static const char *short_level_name(enum log_level level)
+{
+	return level == LOG_LEVEL_WARNING ? "warn" : level_name(level);
+}
+
+/* @msg between double quotes, '"' and '\\' escaped (the same rule in
+ * logfmt and JSON: @msg holds no control byte). */
+static size_t quoted(char *buf, size_t len, size_t n, const char *msg)
+{
+	if (n < len)
+		buf[n] = '"';
+	n++;
+	for (const char *p = msg; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			if (n < len)
+				buf[n] = '\\';
+			n++;
+		}
+		if (n < len)
+			buf[n] = *p;
+		n++;
+	}
+	if (n < len)
+		buf[n] = '"';
+	return n + 1;
+}
+
+size_t log_format_line(char *buf, size_t len, enum log_format format, bool journal,
+		       enum log_level level, const struct timespec *ts, int pid, const char *msg)
+{
+	char when[40], prefix[8] = "";
+	size_t n = 0;
+	struct tm tm;
+	int k;
+
+	if (len == 0)
+		return 0;
+	if (journal)
+		snprintf(prefix, sizeof(prefix), "<%d>", (int)level);
+	if (format == LOG_FORMAT_TEXT) {
+		if (journal) {
+			k = snprintf(buf, len, "%s%s\n", prefix, msg);
+		} else {
+			localtime_r(&ts->tv_sec, &tm);
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+			k = snprintf(buf, len, "%s.%03ld topdownd[%d]: %s: %s\n", when, ts->tv_nsec / 1000000, pid,
+				     level_name(level), msg);
+		}
+		n = k < 0 ? 0 : (size_t)k;
+	} else {
+		gmtime_r(&ts->tv_sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		if (format == LOG_FORMAT_LOGFMT)
+			k = snprintf(buf, len, "%sts=%s.%03ldZ level=%s msg=", prefix, when, ts->tv_nsec / 1000000,
+				     short_level_name(level));
+		else
+			k = snprintf(buf, len, "%s{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"msg\":", prefix, when,
+				     ts->tv_nsec / 1000000, short_level_name(level));
+		n = quoted(buf, len, k < 0 ? 0 : (size_t)k, msg);
+		k = format == LOG_FORMAT_LOGFMT ? snprintf(buf + (n < len ? n : len - 1), n < len ? len - n : 1,
+							   " pid=%d\n", pid)
+						: snprintf(buf + (n < len ? n : len - 1), n < len ? len - n : 1,
+							   ",\"pid\":%d}\n", pid);
+		n += k < 0 ? 0 : (size_t)k;
+	}
+	/* Cut: the line still ends with its newline. */
+	if (n >= len) {
+		n = len - 1;
+		buf[n] = '\0';
+		if (n > 0)
+			buf[n - 1] = '\n';
+	}
+	return n;
+}
+
 static void emit(enum log_level level, const char *msg)
 {
 	char line[2048];
-	int n;
+	struct timespec ts;
+	size_t n;
 
-	if (atomic_load(&journal_format)) {
-		n = snprintf(line, sizeof(line), "<%d>%s\n", (int)level, msg);
-	} else {
-		struct timespec ts;
-		struct tm tm;
-		char when[32];
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		localtime_r(&ts.tv_sec, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-		n = snprintf(line, sizeof(line), "%s.%03ld topdownd[%d]: %s: %s\n",
-			     when, ts.tv_nsec / 1000000, (int)getpid(),
-			     level_name(level), msg);
-	}
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(line)) {
-		n = sizeof(line) - 1;
-		line[n - 1] = '\n';
-	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	n = log_format_line(line, sizeof(line), (enum log_format)atomic_load(&line_format),
+			    atomic_load(&journal_format), level, &ts, (int)getpid(), msg);
 	/* One write(2) per line keeps lines whole between threads. */
-	ssize_t ignored = write(STDERR_FILENO, line, (size_t)n);
+	ssize_t ignored = write(STDERR_FILENO, line, n);
 	(void)ignored;
 }
 

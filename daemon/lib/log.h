@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Values are syslog priorities, as sd-daemon(3) prefixes expect. */
 enum log_level {
@@ -19,11 +20,27 @@ enum log_level {
 	LOG_LEVEL_DEBUG = 7,
 };
 
+/* How a line is written ([log] format): topdownd's own text, or for log
+ * pipelines (Loki, Elasticsearch) logfmt as Prometheus' exporters write
+ * it, or a JSON object per line. */
+enum log_format {
+	LOG_FORMAT_TEXT,
+	LOG_FORMAT_LOGFMT,
+	LOG_FORMAT_JSON,
+};
+
 /* The longest message a line carries (longer ones are cut). */
 #define LOG_LINE_MAX 1536
 
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
+void log_set_format(enum log_format format);
+/* One line of @msg (already escaped: no control bytes, UTF-8) at @level
+ * and time @ts, by process @pid, into @buf, newline included: with the
+ * "<N>" priority prefix for the journal (which strips it), then the
+ * format's fields.  The length written, cut to @len - 1.  Pure. */
+size_t log_format_line(char *buf, size_t len, enum log_format format, bool journal,
+		       enum log_level level, const struct timespec *ts, int pid, const char *msg);
 /* Chooses the journal format when JOURNAL_STREAM names our stderr. */
 void log_setup_target(void);
 /* Forces the journal format on or off (tests). */

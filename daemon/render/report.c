@@ -186,7 +186,8 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 }
 
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,
-		  const struct plan *plan, const char *counted, const char *avail, const char *failure)
+		  const struct plan *plan, const char *counted, const char *avail, const char *failure,
+		  const char *privileges)
 {
 	struct cpuset offline, online_monitor, pkgs;
 	unsigned n_pkg, n_core;
@@ -198,6 +199,8 @@ void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo
 	}
 	for (unsigned i = 0; i < pmu->n_cores; i++)
 		probe_pmu(out, pmu, &pmu->core[i], plan);
+	if (privileges)
+		fprintf(out, "%-13s %s\n", "Privileges:", privileges);
 
 	if (!plan->usable) {
 		print_cpus(out, "Unsupported:", &plan->unsupported, NULL);

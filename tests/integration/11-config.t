@@ -54,7 +54,7 @@ usage_error() {
 
 SECTIONS="[collect], [metrics], [http], [log] or [cgroups]"
 DHINT="expected a number with a unit (ns, us, ms, s, m, h), e.g. 500ms or 2s"
-HTTP_KEYS="listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout"
+HTTP_KEYS="listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after"
 
 # ---- one bad line of each kind ----
 bad_config "unknown section" '[collect]\nlevel = 2\n\n[bogus]\nkey = 1\n' \
@@ -82,7 +82,7 @@ bad_config "bad boolean" '[collect]\ncount_kernel = sometimes\n' \
 bad_config "bad enum" '[metrics]\ngranularity = socket\n' \
 	"bad.conf:2: [metrics] granularity: invalid value \"socket\": expected cpu, core, package or system"
 bad_config "bad log level" '[log]\nlevel = verbose\n' \
-	"bad.conf:2: [log] level: invalid value \"verbose\": expected error, warning, info or debug"
+	"bad.conf:2: [log] level: invalid value \"verbose\": expected error, warning, info, debug or warn"
 bad_config "duplicate key" '[log]\nlevel = info\nlevel = debug\n' \
 	"bad.conf:3: [log] level is set twice (first on line 2)"
 bad_config "syntax error" '[collect]\nlevel 2\n' \
@@ -170,9 +170,11 @@ allow_plaintext = false
 allow_unauthenticated = false
 max_connections = 4096
 timeout = 10s
+unhealthy_after = 1m
 
 [log]
 level = info
+format = text
 
 [cgroups]
 enabled = false
@@ -222,9 +224,11 @@ allow_plaintext = true
 allow_unauthenticated = true
 max_connections = 8
 timeout = 2m
+unhealthy_after = 5m
 
 [log]
 level = warning
+format = json
 
 [cgroups]
 enabled = true
@@ -245,9 +249,11 @@ track = /system.slice/*.service   user.slice/*
 root = /sys/fs/cgroup
 enabled = yes
 [log]
-level = warning
+level = warn
+format = json
 [http]
 timeout = 120s
+unhealthy_after = 300s
 max_connections = 008
 listen = unix:/run/topdownd.sock   [::1]:10412
 tls_cert = /etc/topdownd/cert.pem

@@ -5,7 +5,7 @@
 # the JSON API, the other endpoints, listening, and a load of 50 clients.
 . "$(dirname "$0")/lib.sh"
 
-plan 162
+plan 165
 
 SPR=$FIXTURES/spr-2s
 constant=$(write_scenario constant <<'EOF'
@@ -240,17 +240,27 @@ stuck=$(write_scenario stuck <<'EOF'
  "faults": [{"cpus": "0", "op": "read", "delay_ms": 9000, "count": 1, "after_seconds": 1}]}
 EOF
 )
-td_start "$SPR" "$stuck" -i 100ms || exit 1
+# /-/healthy (the liveness probe) fails too once the stall passes [http]
+# unhealthy_after (2 s here, 60 s by default; ten intervals if longer),
+# before /-/ready's five seconds.
+printf '[http]\nunhealthy_after = 2s\n' >"$TMP/live.conf"
+td_start "$SPR" "$stuck" -i 100ms -c "$TMP/live.conf" || exit 1
 ready_is() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$TD_URL/-/ready")" = "$1" ]; }
+healthy_is() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$TD_URL/-/healthy")" = "$1" ]; }
 wait_until 30 ready_is 200
 ok $? "/-/ready: 200 while collecting"
+is "$(curl -s -w '|%{http_code}' --max-time 5 "$TD_URL/-/healthy" | tr -d '\n')" "OK|200" "/-/healthy: OK while collecting"
+wait_until 30 healthy_is 503
+ok $? "/-/healthy: 503 once collection is stuck for longer than unhealthy_after"
+like "$(curl -s --max-time 5 "$TD_URL/-/healthy")" '^unhealthy: no interval collected for [2-8]\.[0-9] s \(the interval is 0\.1 s, the limit 2 s\)$' \
+	"... saying for how long, and the limit"
 wait_until 30 ready_is 503
 ok $? "/-/ready: 503 while collection is stuck"
 like "$(curl -s --max-time 5 "$TD_URL/-/ready")" '^not ready: no interval collected for [5-9]\.[0-9] s \(the interval is 0\.1 s\)$' \
 	"... saying for how long"
-is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$TD_URL/-/healthy")" 200 "/-/healthy: 200 meanwhile (the process serves)"
 wait_until 30 ready_is 200
 ok $? "/-/ready: 200 again once the read returned"
+is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$TD_URL/-/healthy")" 200 "/-/healthy: 200 again too"
 td_stop
 
 # --- 5. sum by (package) of per-CPU counters = package granularity ---

@@ -6,7 +6,7 @@
 # binary runs there.
 . "$(dirname "$0")/lib.sh"
 
-plan 27
+plan 37
 
 # --- make install / uninstall ---
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
@@ -41,13 +41,23 @@ is "$missing" "" "every daemon source starts with its SPDX-License-Identifier"
 
 # --- make deb ---
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v lintian >/dev/null; then
-	missing "dpkg-dev, debhelper and lintian are not installed (make deps installs them)" 19
+	missing "dpkg-dev, debhelper and lintian are not installed (make deps installs them)" 29
 	done_testing
 fi
 if [ ! -d "$ROOT/.git" ]; then
-	missing "make deb packages the git tree's files: not a git checkout" 19
+	missing "make deb packages the git tree's files: not a git checkout" 29
 	done_testing
 fi
+# make deb and make image install what they build with, not the test
+# toolchain (before 2026-11-28 both ran make deps: chromium, valgrind,
+# qemu, the arm64 cross compiler and kernel, npm).
+want=$(make -s -C "$ROOT" -n deps-deb | sed -n 's/.*for p in \([^;]*\); do.*/\1/p' | head -1)
+extra=$(make -s -C "$ROOT" -n deps-image | sed -n 's/.*for p in \([^;]*\); do.*/\1/p' | head -1)
+ok $(make -s -C "$ROOT" -pn deb image 2>/dev/null | grep -qx 'deb: deps-deb' &&
+	make -s -C "$ROOT" -pn image 2>/dev/null | grep -qx 'image: deps-image' &&
+	echo " $want $extra " | grep -q ' dpkg-dev .* umoci ' &&
+	! echo " $want $extra " | grep -qE ' (chromium|valgrind|qemu[^ ]*|gcc-aarch64-linux-gnu|nodejs|npm|wrk|nginx-light|prometheus|linux-perf) '; echo $?) \
+	"make deb installs the build and packaging tools only ($(echo $want | wc -w) packages), make image those and $(echo " $extra " | tr ' ' '\n' | grep -c '^debootstrap$\|^umoci$\|^libcap2-bin$\|^util-linux$') more"
 make -s -C "$ROOT" deb >"$TMP/deb.log" 2>&1
 r=$?
 ok $r "make deb"
@@ -65,6 +75,10 @@ mkdir -p "$dr/var/lib/dpkg/info" "$dr/var/lib/dpkg/updates"
 : >"$dr/var/lib/dpkg/status"
 DPKG_ROOT=$dr dpkg --root="$dr" --force-script-chrootless --force-depends -i "$deb" >"$TMP/dpkg.log" 2>&1
 ok $? "dpkg -i into a scratch root"
+# dpkg-buildflags' CPPFLAGS reach the compiler (before 2026-11-28 the
+# Makefile dropped them: lintian's hardening-no-fortify-functions).
+chk=$(nm -D "$dr/usr/sbin/topdownd" 2>/dev/null | grep -c '__[a-z_]*_chk')
+ok $([ "$chk" -gt 0 ]; echo $?) "the package's binary is built with -D_FORTIFY_SOURCE=2 ($chk fortified libc functions)"
 # (-L: the links point at /lib/systemd/system of the scratch root's view.)
 # The shipped configuration listens on every address without
 # authentication: nothing may start it before the administrator has
@@ -86,19 +100,27 @@ like "$(tail -2 "$TMP/probe")" 'Counted: +cpu on CPU 0, model perf' "... with th
 # --- the OCI image (make image) from that package ---
 if [ "$(id -u)" -ne 0 ] || ! command -v umoci >/dev/null || ! command -v podman >/dev/null ||
 	! command -v runc >/dev/null || ! command -v debootstrap >/dev/null; then
-	missing "root, umoci, podman, runc and debootstrap (make deps installs them; CI runs as root)" 9
+	missing "root, umoci, podman, runc and debootstrap (make deps installs them; CI runs as root)" 17
 	done_testing
 fi
 version=$("$ROOT/daemon/topdownd" -V | awk '{print $2}')
+revision=$(git -C "$ROOT" describe --always --dirty --abbrev=12)
 img=$TMP/image
 ref=localhost/topdownd:$version
 t0=$(date +%s)
-"$ROOT/build-aux/mkimage" "$deb" "$version" "$img" >"$TMP/mkimage.log" 2>&1
+"$ROOT/build-aux/mkimage" "$deb" "$version" "$img" "$revision" >"$TMP/mkimage.log" 2>&1
 r=$?
 ok $r "build-aux/mkimage (make image) builds the image from the package ($(($(date +%s) - t0)) s)"
 [ $r -eq 0 ] || { tail -20 "$TMP/mkimage.log" | sed 's/^/#   /'; done_testing; }
 size=$(du -m "$img/topdownd-$version.oci.tar" | cut -f1)
-ok $([ "$size" -lt 60 ]; echo $?) "the image is small: $size MB (the OCI archive), under 60"
+# Before 2026-11-28 a Debian minbase root around the binary: 77.7 MB.
+ok $([ "$size" -lt 12 ]; echo $?) "the image is small: $size MB (the OCI archive), under 12"
+# Reproducible: built again from the same package, the same image.
+"$ROOT/build-aux/mkimage" "$deb" "$version" "$TMP/image2" "$revision" >"$TMP/mkimage2.log" 2>&1
+d1=$(jq -r '.manifests[0].digest' "$img/oci/index.json")
+d2=$(jq -r '.manifests[0].digest' "$TMP/image2/oci/index.json" 2>/dev/null)
+is "$d2" "$d1" "built twice, the same image (manifest ${d1:0:19}...): file times and dates are the commit's"
+rm -rf "$TMP/image2"
 # Its configuration: the entrypoint, an unprivileged user, the port.
 m=$(jq -r '.manifests[0].digest' "$img/oci/index.json" | sed 's/sha256://')
 is "$(jq -r '.manifests | length, .[0].annotations["org.opencontainers.image.ref.name"]' "$img/oci/index.json" | tr '\n' ' ')" \
@@ -107,9 +129,18 @@ cfg=$(jq -r '.config.digest' "$img/oci/blobs/sha256/$m" | sed 's/sha256://')
 is "$(jq -r '[.config.User, (.config.Entrypoint | join(" ")), (.config.Cmd | join(" ")), (.config.ExposedPorts | keys | join(" "))] | join(" | ")' "$img/oci/blobs/sha256/$cfg")" \
 	"65532:65532 | /usr/sbin/topdownd | -c /etc/topdownd/topdownd.conf | 10412/tcp" \
 	"the image runs /usr/sbin/topdownd as uid 65532, exposes 10412"
+is "$(jq -r '.config.Labels | ["org.opencontainers.image.version", "org.opencontainers.image.revision",
+	"org.opencontainers.image.licenses"] as $k | [$k[] as $n | .[$n]] | join(" ")' "$img/oci/blobs/sha256/$cfg")" \
+	"$version $revision MIT" "OCI labels: version, revision ($revision), licence"
 umoci unpack --image "$img/oci:$ref" "$TMP/unpacked" >/dev/null 2>&1
-is "$(getcap "$TMP/unpacked/rootfs/usr/sbin/topdownd" | awk '{print $2}')" "cap_perfmon,cap_bpf=ep" \
-	"its binary holds CAP_PERFMON and CAP_BPF as file capabilities, and the layer keeps them"
+is "$(getcap "$TMP/unpacked/rootfs/usr/sbin/topdownd" | awk '{print $2}')" "cap_perfmon,cap_bpf=p" \
+	"its binary holds CAP_PERFMON and CAP_BPF as permitted file capabilities, without the effective bit"
+# The binary, its libraries and the loader; no shell, no package manager.
+is "$(cd "$TMP/unpacked/rootfs" && ls usr/bin bin/sh usr/bin/apt 2>&1 | grep -c 'No such file')" "3" \
+	"no /usr/bin, no shell, no apt: $(cd "$TMP/unpacked/rootfs" && find . -type f | wc -l) files"
+missing=$(cd "$TMP/unpacked/rootfs" && for p in var/lib/dpkg/status.d/*; do
+	[ -s "usr/share/doc/${p##*/}/copyright" ] || echo "${p##*/}"; done | tr '\n' ' ')
+is "$missing" "" "every package it takes files from has its copyright file and dpkg record ($(ls "$TMP/unpacked/rootfs/var/lib/dpkg/status.d" | wc -l) packages)"
 # Podman runs it, with runc (crun refuses hosts with cgroup v1 controllers
 # beside v2, as these are) and limits this session can set (podman would
 # raise them, which needs CAP_SYS_RESOURCE).
@@ -141,12 +172,25 @@ like "$(grep '^topdown_up\|^topdown_pmu_info' "$TMP/image.metrics" | tr '\n' ' '
 	"podman run: the image's daemon under the fake PMU serves level 2 on Sapphire Rapids"
 [ -s "$TMP/image.metrics" ] || pod logs "topdownd-test-$$" 2>&1 | tail -5 | sed 's/^/#   /'
 pod rm -f "topdownd-test-$$" >/dev/null 2>&1
-# As its own user with the two capabilities and nothing else: it runs; with
-# one of them missing the kernel refuses to execute it (its file
-# capabilities exceed what the container may have).
+# As its own user with the two capabilities and nothing else: it raises
+# them and says nothing is missing.
 out=$(pod run --rm --network none "${limits[@]}" --cap-drop ALL --cap-add PERFMON,BPF "$ref" -c /dev/null --probe 2>&1)
-like "$out" 'TopDown: ' "as uid 65532 with CAP_PERFMON and CAP_BPF only, --probe runs ($(echo "$out" | grep -m1 'TopDown:' | cut -c1-60)...)"
+ok $(echo "$out" | grep -q '^TopDown: ' && ! echo "$out" | grep -q '^Privileges:'; echo $?) \
+	"as uid 65532 with CAP_PERFMON and CAP_BPF only, --probe runs and lacks nothing ($(echo "$out" | grep -m1 'TopDown:' | cut -c1-60)...)"
+# Without them (before 2026-11-28 the kernel refused to execute the binary:
+# "operation not permitted"), what needs none runs, and --probe says what
+# is missing and how to grant it.
+out=$(pod run --rm --network none "${limits[@]}" --cap-drop ALL "$ref" --version 2>&1)
+is "$out" "topdownd $version (revision $revision)" "no capability at all: --version runs"
+pod run --rm --network none "${limits[@]}" --cap-drop ALL "$ref" --help >"$TMP/help" 2>&1
+ok $([ $? -eq 0 ] && grep -q -- '--probe' "$TMP/help"; echo $?) "... --help runs"
+out=$(pod run --rm --network none "${limits[@]}" --cap-drop ALL "$ref" --check-config 2>&1)
+ok $? "... --check-config checks the image's configuration: valid${out:+ ($out)}"
+out=$(pod run --rm --network none "${limits[@]}" --cap-drop ALL "$ref" -c /dev/null --probe 2>&1)
+like "$(echo "$out" | grep '^Privileges:')" '^Privileges: +none of CAP_PERFMON, CAP_BPF .*docker or podman: --cap-add PERFMON --cap-add BPF; Kubernetes: securityContext.capabilities.add: \[PERFMON, BPF\]' \
+	"... --probe says neither capability is held and how to grant them"
 out=$(pod run --rm --network none "${limits[@]}" --cap-drop ALL --cap-add PERFMON "$ref" -c /dev/null --probe 2>&1)
-like "$out" 'operation not permitted' "without CAP_BPF the container cannot execute it: the file capabilities are in force"
+like "$(echo "$out" | grep '^Privileges:')" '^Privileges: +CAP_PERFMON \(no CAP_BPF: no per-cgroup attribution;' \
+	"with CAP_PERFMON alone it runs, and says CAP_BPF is missing and what for"
 
 done_testing

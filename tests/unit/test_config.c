@@ -48,9 +48,11 @@
 	"allow_unauthenticated = false\n" \
 	"max_connections = 4096\n" \
 	"timeout = 10s\n" \
+	"unhealthy_after = 1m\n" \
 	"\n" \
 	"[log]\n" \
 	"level = info\n" \
+	"format = text\n" \
 	"\n" \
 	"[cgroups]\n" \
 	"enabled = false\n" \
@@ -520,18 +522,18 @@ static void test_error_unknown_key(void **state)
 	expect_error("[metrics]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [metrics]: expected granularity, ratios");
 	expect_error("[http]\n\nfoo = 1\n", 3,
-		     "t.conf:3: unknown key \"foo\" in [http]: expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout");
+		     "t.conf:3: unknown key \"foo\" in [http]: expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after");
 	expect_error("[log]\nfoo = 1\n", 2,
-		     "t.conf:2: unknown key \"foo\" in [log]: expected level");
+		     "t.conf:2: unknown key \"foo\" in [log]: expected level, format");
 	expect_error("[collect]\nInterval = 1s\n", 2,
 		     "t.conf:2: unknown key \"Interval\" in [collect]: expected interval, cpus, level, model, count_kernel, count_guest, history, pmu_sharing");
 	/* A key of another section: say where it belongs. */
 	expect_error("[collect]\nlisten = [::1]:1\n", 2,
 		     "t.conf:2: unknown key \"listen\" in [collect] (it belongs in [http]); expected interval, cpus, level, model, count_kernel, count_guest, history, pmu_sharing");
 	expect_error("[http]\ninterval = 1s\n", 2,
-		     "t.conf:2: unknown key \"interval\" in [http] (it belongs in [collect]); expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout");
+		     "t.conf:2: unknown key \"interval\" in [http] (it belongs in [collect]); expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after");
 	expect_error("[log]\ngranularity = cpu\n", 2,
-		     "t.conf:2: unknown key \"granularity\" in [log] (it belongs in [metrics]); expected level");
+		     "t.conf:2: unknown key \"granularity\" in [log] (it belongs in [metrics]); expected level, format");
 }
 
 static void test_error_duplicate(void **state)
@@ -716,7 +718,7 @@ static void test_error_values(void **state)
 		     "t.conf:2: [http] timeout: invalid duration \"soon\": " DHINT);
 	/* [log] level */
 	expect_error("[log]\nlevel = verbose\n", 2,
-		     "t.conf:2: [log] level: invalid value \"verbose\": expected error, warning, info or debug");
+		     "t.conf:2: [log] level: invalid value \"verbose\": expected error, warning, info, debug or warn");
 }
 
 static void test_value_ranges_inclusive(void **state)
@@ -841,7 +843,7 @@ static void test_many_errors(void **state)
 	assert_int_equal(p->diag.entries[2].line, 4);
 	assert_int_equal(p->diag.entries[3].line, 6);
 	assert_string_equal(p->diag.entries[3].text,
-			    "t.conf:6: [log] level: invalid value \"loud\": expected error, warning, info or debug");
+			    "t.conf:6: [log] level: invalid value \"loud\": expected error, warning, info, debug or warn");
 	free(p);
 }
 
@@ -1073,9 +1075,11 @@ static const char modified_text[] =
 	"allow_unauthenticated = true\n"
 	"max_connections = 1000\n"
 	"timeout = 2m\n"
+	"unhealthy_after = 90s\n"
 	"\n"
 	"[log]\n"
 	"level = debug\n"
+	"format = logfmt\n"
 	"\n"
 	"[cgroups]\n"
 	"enabled = true\n"
@@ -1126,8 +1130,8 @@ static void test_print_modified(void **state)
 	/* Values written differently from how they print. */
 	p = parse_ok("[cgroups]\ntrigger = sched_switch\nbudget = 0.50%\nlevel = 2\nmax_cgroups = 050\nenabled = yes\n"
 		     "track = /system.slice/*.service\nroot = /sys/fs/cgroup\n"
-		     "[log]\nlevel = debug\n"
-		     "[http]\ntimeout = 120s\nmax_connections = 01000\n"
+		     "[log]\nformat = logfmt\nlevel = debug\n"
+		     "[http]\ntimeout = 120s\nunhealthy_after = 1.5m\nmax_connections = 01000\n"
 		     "listen = 127.0.0.1:9100 [::1]:9100 unix:/run/topdownd.sock metrics.example.com:80\n"
 		     "tls_cert = /etc/topdownd/cert.pem\ntls_key = /etc/topdownd/key.pem\n"
 		     "tls_client_ca = /etc/topdownd/ca.pem\nbasic_auth_file = /etc/topdownd/htpasswd\n"

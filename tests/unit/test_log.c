@@ -115,12 +115,41 @@ static void test_escaped(void **state)
 	assert_string_equal(buf, "\\xff\xc3\xa9");
 }
 
+/* [log] format: logfmt and JSON lines, as a log pipeline parses them,
+ * with the journal's priority prefix or without, and cut whole. */
+static void test_formats(void **state)
+{
+	const struct timespec ts = { .tv_sec = 1795900000, .tv_nsec = 123456789 };
+	const char *msg = "user \"a\\b\": \\x1b escaped";
+	char buf[256], tiny[40];
+	size_t n;
+
+	(void)state;
+	n = log_format_line(buf, sizeof(buf), LOG_FORMAT_LOGFMT, false, LOG_LEVEL_WARNING, &ts, 42, msg);
+	assert_string_equal(buf, "ts=2026-11-28T21:06:40.123Z level=warn msg=\"user \\\"a\\\\b\\\": \\\\x1b escaped\" pid=42\n");
+	assert_int_equal(n, strlen(buf));
+	log_format_line(buf, sizeof(buf), LOG_FORMAT_JSON, false, LOG_LEVEL_ERROR, &ts, 42, msg);
+	assert_string_equal(buf, "{\"ts\":\"2026-11-28T21:06:40.123Z\",\"level\":\"error\",\"msg\":"
+			    "\"user \\\"a\\\\b\\\": \\\\x1b escaped\",\"pid\":42}\n");
+	log_format_line(buf, sizeof(buf), LOG_FORMAT_JSON, true, LOG_LEVEL_INFO, &ts, 42, "ok");
+	assert_string_equal(buf, "<6>{\"ts\":\"2026-11-28T21:06:40.123Z\",\"level\":\"info\",\"msg\":\"ok\",\"pid\":42}\n");
+	log_format_line(buf, sizeof(buf), LOG_FORMAT_TEXT, true, LOG_LEVEL_DEBUG, &ts, 42, "ok");
+	assert_string_equal(buf, "<7>ok\n");
+	/* A line longer than the buffer: cut, still one line. */
+	n = log_format_line(tiny, sizeof(tiny), LOG_FORMAT_LOGFMT, false, LOG_LEVEL_INFO, &ts, 42, msg);
+	assert_int_equal(n, sizeof(tiny) - 1);
+	assert_int_equal(strlen(tiny), n);
+	assert_int_equal(tiny[n - 1], '\n');
+	assert_null(strchr(tiny, '\n') == tiny + n - 1 ? NULL : tiny);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ratelimit_threads),
 		cmocka_unit_test(test_journal_format),
 		cmocka_unit_test(test_escaped),
+		cmocka_unit_test(test_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
