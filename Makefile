@@ -137,7 +137,7 @@ DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_IMAGE) $(DEB_CROSS) $(DEB_ARM6
 # dpkg-buildpackage gains root through fakeroot unless it has it.
 DEB_ROOT_CMD = $(if $(filter 0,$(shell id -u)),,-rfakeroot)
 
-.PHONY: all run demo deps deps-build deps-demo deps-deb deps-image check check-tests check-threads check-unit check-integration check-arm64 check-kernel manifests image \
+.PHONY: all run demo deps deps-build deps-demo deps-deb deps-image deps-kubectl check check-tests check-threads check-unit check-integration check-arm64 check-kernel manifests image \
 	lint bench fuzz install uninstall deb clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
@@ -272,16 +272,22 @@ deps:
 	@tests/kernel/fetch $(KERNEL_DIR)
 	@[ -d $(NPM_DIR)/node_modules/kubernetes-models ] || \
 		npm install --no-audit --no-fund --prefix $(NPM_DIR) $(NPM_TEST)
+	@# kubectl's kustomize builds the kube-prometheus-stack profile (44-kubernetes.t):
+	@# the machine's own kubectl (these machines have Google's, kustomize v5),
+	@# else Debian's kubernetes-client (which conflicts with it).
+	@command -v kubectl >/dev/null || $(MAKE) --no-print-directory deps-kubectl
+deps-kubectl:
+	$(call apt_install,kubernetes-client)
 
 # The Kubernetes API's and the Prometheus Operator's schemas, for
 # tests/integration/44-kubernetes.t (the versions that run on Node.js 20).
 NPM_DIR := build/npm
 NPM_TEST := kubernetes-models@4.5.1 @kubernetes-models/prometheus-operator@4.4.4
 
-# The manifests that carry other files (contrib/kubernetes/prometheusrule.yaml
+# The manifests that carry other files (contrib/kubernetes/base/prometheusrule.yaml
 # from the rules, dashboard.yaml from the dashboard).
 manifests:
-	build-aux/kube-manifests contrib/kubernetes
+	build-aux/kube-manifests contrib/kubernetes/base
 
 RUN_ADDR ?= 127.0.0.1:10412
 

@@ -9,13 +9,14 @@
 # for what the README says and no more.
 . "$(dirname "$0")/lib.sh"
 
-K=$ROOT/contrib/kubernetes
+K=$ROOT/contrib/kubernetes/base
 MODS=$ROOT/build/npm/node_modules
 if [ ! -d "$MODS/kubernetes-models" ] || ! command -v node >/dev/null; then
 	missing_all "node or the kubernetes-models npm packages (make deps installs them under build/npm)"
 fi
 [ -x /usr/bin/promtool ] || missing_all "prometheus package not installed (make deps installs it)"
-plan 15
+command -v kubectl >/dev/null || missing_all "kubectl (its kustomize builds the kube-prometheus-stack profile; make deps installs Debian's kubernetes-client when the machine has none)"
+plan 24
 
 # The YAML documents of every manifest, as one JSON array.
 /usr/bin/python3 - "$K" "$TMP/objs.json" <<'PY'
@@ -32,7 +33,7 @@ jqk() { jq -r "$@" "$TMP/objs.json"; }
 out=$(node "$ROOT/tests/integration/kubecheck.js" "$MODS" "$TMP/objs.json" 2>&1)
 ok $? "every object validates against the API's schemas"
 echo "$out" | sed 's/^/#   /'
-is "$(echo "$out" | grep -c '^valid: ')" 7 "seven objects: Namespace, ConfigMap, DaemonSet, Service, PodMonitor, PrometheusRule, the dashboard's ConfigMap"
+is "$(echo "$out" | grep -c '^valid: ')" 8 "eight objects: Namespace, PriorityClass, ConfigMap, DaemonSet, Service, PodMonitor, PrometheusRule, the dashboard's ConfigMap"
 
 # The checker can fail: a port that is not a number, a PodMonitor port
 # that is not a name.
@@ -91,4 +92,54 @@ is "$(jqk "$ds | [.containers[0].volumeMounts[].readOnly] | map(tostring) | join
 # The names that tie the objects together.
 is "$(jqk "[(.[] | select(.kind == \"PodMonitor\") | .spec.podMetricsEndpoints[0].port), (.[] | select(.kind == \"Service\") | .spec.ports[0].targetPort), ($ds | .containers[0].ports[0].name)] | join(\" \")")" \
 	"metrics metrics metrics" "the PodMonitor and the Service name the container's port"
+
+# Pod Security Admission: the DaemonSet needs what only "privileged"
+# allows (a hostPath volume; capabilities beyond baseline's list,
+# pod-security.kubernetes.io "baseline": AUDIT_WRITE ... SYS_CHROOT), and
+# the namespace says so (before 2026-11-28 it had no label: under a
+# cluster's baseline enforcement the DaemonSet created no pod).
+baseline='["AUDIT_WRITE","CHOWN","DAC_OVERRIDE","FOWNER","FSETID","KILL","MKNOD","NET_BIND_SERVICE","SETFCAP","SETGID","SETPCAP","SETUID","SYS_CHROOT"]'
+is "$(jqk --argjson b "$baseline" "[($ds | [.volumes[] | select(.hostPath)] | length > 0), ($ds | [.containers[].securityContext.capabilities.add[] | select(. as \$c | \$b | index(\$c) | not)] | join(\",\"))] | map(tostring) | join(\" \")")" \
+	"true PERFMON,BPF" "the DaemonSet needs the privileged level: a hostPath volume, PERFMON and BPF outside baseline"
+is "$(jqk '.[] | select(.kind == "Namespace") | .metadata.labels | [."pod-security.kubernetes.io/enforce", ."pod-security.kubernetes.io/warn", ."pod-security.kubernetes.io/audit"] | join(" ")')" \
+	"privileged privileged privileged" "the namespace enforces (and warns, audits) the privileged level"
+# The priority class is the manifests' own, not system-node-critical
+# (reserved for kube-system on managed clusters), at the highest value a
+# user-defined class may have.
+is "$(jqk "[($ds | .priorityClassName), (.[] | select(.kind == \"PriorityClass\") | .metadata.name, (.value | tostring), (.globalDefault | tostring))] | join(\" \")")" \
+	"topdownd-node-critical topdownd-node-critical 1000000000 false" "the DaemonSet's priority class is priorityclass.yaml's (1000000000, not the default)"
+is "$(jqk "$ds | .containers[0].livenessProbe.httpGet.path")" "/-/healthy" "the liveness probe asks /-/healthy (503 on a stalled collection: 30-http.t)"
+
+# The kube-prometheus-stack profile: base/ with the labels the chart's
+# Prometheus selects PodMonitors and PrometheusRules by, and the dashboard
+# in the namespace its Grafana sidecar searches.  The chart's selectors
+# (charts/kube-prometheus-stack/templates/prometheus/prometheus.yaml with
+# *SelectorNilUsesHelmValues true, the default: podMonitorSelector
+# matchLabels release=RELEASE; ruleSelector release=RELEASE, and before
+# chart 50 app=kube-prometheus-stack too) and its Grafana's sidecar
+# (label grafana_dashboard=1, searchNamespace unset: the release's own).
+P=$ROOT/contrib/kubernetes/kube-prometheus-stack
+kubectl kustomize "$P" >"$TMP/profile.yaml" 2>"$TMP/profile.err"
+ok $? "kubectl kustomize contrib/kubernetes/kube-prometheus-stack ($(kubectl version --client 2>/dev/null | grep -o 'Kustomize Version: [^ ]*'))"
+sed 's/^/#   /' "$TMP/profile.err"
+/usr/bin/python3 -c 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(open(sys.argv[1])) if d], open(sys.argv[2], "w"))' \
+	"$TMP/profile.yaml" "$TMP/profile.json"
+out=$(node "$ROOT/tests/integration/kubecheck.js" "$MODS" "$TMP/profile.json" 2>&1)
+ok $? "the profile's $(echo "$out" | grep -c '^valid: ') objects validate against the API's schemas"
+release=$(sed -n '/path: \/metadata\/labels\/release/{n;s/.*value: //p}' "$P/release.yaml")
+ns=$(sed -n 's/.*value: //p' "$P/dashboard-namespace.yaml")
+selects() { # selects KIND MATCHLABELS-JSON: whether the profile's object of KIND carries every label
+	jq -e --arg k "$1" --argjson m "$2" '[.[] | select(.kind == $k) | .metadata.labels as $l | $m | to_entries | all(.[]; $l[.key] == .value)] | length == 1 and .[0]' \
+		"$TMP/profile.json" >/dev/null
+}
+selects PodMonitor "{\"release\": \"$release\"}" && selects PrometheusRule "{\"release\": \"$release\"}" &&
+	selects PrometheusRule "{\"release\": \"$release\", \"app\": \"kube-prometheus-stack\"}"
+ok $? "the chart's Prometheus (release $release) selects its PodMonitor and its PrometheusRule (either chart's ruleSelector)"
+is "$(jq -r --arg ns "$ns" '[.[] | select(.metadata.name == "topdownd-dashboard") | .metadata.namespace, .metadata.labels.grafana_dashboard] | join(" ")' "$TMP/profile.json")" \
+	"$ns 1" "its dashboard ConfigMap is in $ns, the chart's namespace, with grafana_dashboard=1"
+# Everything else is base/'s, unchanged.
+jq -S '[.[] | select(.kind != "PodMonitor" and .kind != "PrometheusRule" and .metadata.name != "topdownd-dashboard")] | sort_by(.kind, .metadata.name)' "$TMP/profile.json" >"$TMP/p.rest"
+jq -S '[.[] | select(.kind != "PodMonitor" and .kind != "PrometheusRule" and .metadata.name != "topdownd-dashboard")] | sort_by(.kind, .metadata.name)' "$TMP/objs.json" >"$TMP/b.rest"
+cmp -s "$TMP/p.rest" "$TMP/b.rest"
+ok $? "the other $(jq length "$TMP/b.rest") objects are base/'s unchanged"
 done_testing

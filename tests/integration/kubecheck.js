@@ -19,6 +19,7 @@ const models = {
   "v1/ConfigMap": "kubernetes-models/v1/ConfigMap",
   "v1/Service": "kubernetes-models/v1/Service",
   "apps/v1/DaemonSet": "kubernetes-models/apps/v1/DaemonSet",
+  "scheduling.k8s.io/v1/PriorityClass": "kubernetes-models/scheduling.k8s.io/v1/PriorityClass",
   "monitoring.coreos.com/v1/PodMonitor":
     "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor",
   "monitoring.coreos.com/v1/PrometheusRule":
