@@ -39,7 +39,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wcast-qual -Wformat=2 -Werror
-PKGS := libmicrohttpd libsystemd jansson inih libisal gnutls libbpf
+PKGS := libmicrohttpd libsystemd jansson inih libisal gnutls libbpf yaml-0.1
 
 # SAN=1 builds everything under build/asan with ASan + UBSan, SAN=thread
 # under build/tsan with ThreadSanitizer; CROSS=arm64 the daemon and unit
@@ -116,7 +116,7 @@ THREADED_TESTS := tests/integration/30-http.t tests/integration/35-live-page.t \
 
 # Debian 12 packages: building, then testing (README "Requirements" lists them).
 DEB_BUILD := gcc make pkg-config libmicrohttpd-dev libgnutls28-dev libsystemd-dev \
-	libjansson-dev libinih-dev libisal-dev libcrypt-dev libbpf-dev bpftool clang
+	libjansson-dev libinih-dev libisal-dev libcrypt-dev libbpf-dev bpftool clang libyaml-dev
 DEB_TEST := libcmocka-dev curl prometheus python3 python3-prometheus-client jq \
 	systemd clang libclang-rt-14-dev valgrind wrk nginx-light perl cppcheck \
 	man-db mandoc openssl linux-perf chromium chromium-driver python3-selenium \
@@ -131,7 +131,7 @@ DEB_IMAGE := umoci podman runc
 DEB_CROSS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 DEB_ARM64 := libmicrohttpd-dev:arm64 libgnutls28-dev:arm64 libsystemd-dev:arm64 \
 	libjansson-dev:arm64 libinih-dev:arm64 libcrypt-dev:arm64 \
-	libcmocka-dev:arm64 libbpf-dev:arm64
+	libcmocka-dev:arm64 libbpf-dev:arm64 libyaml-dev:arm64
 ARM64_UNPACK := libisal-dev:arm64 libisal2:arm64
 DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_IMAGE) $(DEB_CROSS) $(DEB_ARM64)
 # dpkg-buildpackage gains root through fakeroot unless it has it.

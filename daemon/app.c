@@ -21,6 +21,7 @@
 #include "log.h"
 #include "sd.h"
 #include "util.h"
+#include "webconfig.h"
 
 /* At start the diagnostics go to stderr as FILE:LINE: message; on a
  * reload they go through the log (the journal). */
@@ -64,6 +65,16 @@ int app_load_config(const struct cli *cli, struct config *cfg, bool to_log,
 		memcpy(cfg->listen, cli->listen, cli->n_listen * sizeof(cli->listen[0]));
 		cfg->n_listen = cli->n_listen;
 	}
+	if (cli->web_config_file) {
+		char err[300];
+
+		str_printf(cfg->web_config_file, sizeof(cfg->web_config_file), "%s", cli->web_config_file);
+		if (config_validate(cfg, err, sizeof(err)) < 0) {
+			config_diag_add(diag, false, "--web.config.file", 0, "%s", err);
+			print_diag(diag, to_log);
+			return -EINVAL;
+		}
+	}
 	if (cli->have_interval) {
 		cfg->interval_ns = cli->interval_ns;
 		if (cfg->interval_ns > 5 * NSEC_PER_SEC && !to_log)
@@ -95,6 +106,31 @@ static bool tls_key_exposed(const char *path, char *msg, size_t len)
 /* The files the configuration names: the TLS material and the basic-auth
  * file.  Errors name the file; at start they go to stderr, on reload to
  * the log. */
+/* [http] web_config_file: the TLS files and the users it names. */
+static int load_web_config(const char *path, bool to_log, struct tls_material **tls, struct auth_db **auth)
+{
+	struct config_diag diag = { 0 };
+	struct webconfig wc;
+	char err[600];
+	int r, ra = 0;
+
+	r = webconfig_load(path, &wc, &diag);
+	if (r == 0 && wc.cert_file[0]) {
+		r = tls_material_load(wc.cert_file, wc.key_file, wc.client_ca_file, tls, err, sizeof(err));
+		if (r < 0)
+			config_diag_add(&diag, false, path, 0, "%s", err);
+		else if (tls_key_exposed(wc.key_file, err, sizeof(err)))
+			config_diag_add(&diag, true, path, 0, "%s", err);
+	}
+	if (wc.users) {
+		/* Each user on its line of the file: FILE:LINE is the file's. */
+		ra = auth_db_parse(path, wc.users, wc.users_len, auth, &diag);
+	}
+	print_diag(&diag, to_log);
+	webconfig_clear(&wc);
+	return r < 0 ? r : ra;
+}
+
 int app_load_files(const struct config *cfg, bool to_log, struct tls_material **tls,
 		   struct auth_db **auth)
 {
@@ -126,6 +162,8 @@ int app_load_files(const struct config *cfg, bool to_log, struct tls_material **
 		if (ra < 0 && r == 0)
 			r = ra;
 	}
+	if (cfg->web_config_file[0])
+		r = load_web_config(cfg->web_config_file, to_log, tls, auth);
 	if (r < 0) {
 		tls_material_free(*tls);
 		auth_db_free(*auth);

@@ -22,6 +22,8 @@ static void usage(FILE *out)
 		"  -l, --listen ADDR        listen address, repeatable; overrides [http] listen\n"
 		"                           (host:port, [ipv6]:port or unix:/path)\n"
 		"  -i, --interval DURATION  collection interval, overrides [collect] interval\n"
+		"      --web.config.file FILE  TLS and basic auth in exporter-toolkit's format\n"
+		"                           (node_exporter's); overrides [http] web_config_file\n"
 		"      --check-config       validate the config, print errors as FILE:LINE: message\n"
 		"      --print-config       print the effective config in the file format\n"
 		"      --probe              print what would be monitored; exit 0 if TopDown works\n"
@@ -61,6 +63,7 @@ enum {
 	OPT_COUNT,
 	OPT_JSON,
 	OPT_SYSFS_ROOT,
+	OPT_WEB_CONFIG,
 };
 
 int cli_parse(int argc, char **argv, struct cli *cli)
@@ -77,6 +80,7 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+		{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -140,6 +144,11 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 			break;
 		case OPT_SYSFS_ROOT:
 			cli->sysfs_root = optarg;
+			break;
+		case OPT_WEB_CONFIG:
+			if (strlen(optarg) >= PATH_MAX)
+				return usage_error("--web.config.file: path longer than %d bytes", PATH_MAX - 1);
+			cli->web_config_file = optarg;
 			break;
 		case 'V':
 			printf("topdownd %s (revision %s)\n", topdownd_version, topdownd_revision);

@@ -31,6 +31,7 @@ struct cli {
 	uint64_t count;  /* --watch: intervals to print, 0 = until interrupted */
 	bool json;
 	const char *sysfs_root;
+	const char *web_config_file; /* --web.config.file, NULL when not given */
 };
 
 /* Returns -1 to go on, or the exit status (help and version printed,

@@ -86,6 +86,7 @@ static const struct key_desc keys[] = {
 	{ "http", "tls_key", KEY_PATH, FIELD(tls_key), 0, 0, NULL, "" },
 	{ "http", "tls_client_ca", KEY_PATH, FIELD(tls_client_ca), 0, 0, NULL, "" },
 	{ "http", "basic_auth_file", KEY_PATH, FIELD(basic_auth_file), 0, 0, NULL, "" },
+	{ "http", "web_config_file", KEY_PATH, FIELD(web_config_file), 0, 0, NULL, "" },
 	{ "http", "allow_plaintext", KEY_BOOL, FIELD(allow_plaintext), 0, 0, NULL, "false" },
 	{ "http", "allow_unauthenticated", KEY_BOOL, FIELD(allow_unauthenticated), 0, 0, NULL, "false" },
 	{ "http", "max_connections", KEY_UINT, FIELD(max_connections), 1, 65536, NULL, "4096" },
@@ -630,6 +631,8 @@ int config_parse(const char *name, const char *text, size_t len,
 
 		if (!line)
 			line = line_of(&ctx, OFF(tls_client_ca));
+		if (!line)
+			line = line_of(&ctx, OFF(web_config_file));
 		config_diag_add(diag, false, name, line, "%s", err);
 	}
 	return diag->n_errors ? -EINVAL : 0;
@@ -644,6 +647,11 @@ int config_validate(const struct config *cfg, char *err, size_t errlen)
 	}
 	if (cfg->tls_client_ca[0] && !cfg->tls_cert[0]) {
 		snprintf(err, errlen, "[http] tls_client_ca needs tls_cert and tls_key (client certificates are checked over HTTPS only)");
+		return -EINVAL;
+	}
+	if (cfg->web_config_file[0] && (cfg->tls_cert[0] || cfg->basic_auth_file[0])) {
+		snprintf(err, errlen, "[http] web_config_file sets TLS and basic authentication: leave %s out, "
+			 "or web_config_file", cfg->tls_cert[0] ? "tls_cert, tls_key and tls_client_ca" : "basic_auth_file");
 		return -EINVAL;
 	}
 	return 0;
@@ -857,6 +865,12 @@ static const struct {
 	  "allow_plaintext" },
 	{ offsetof(struct config, basic_auth_file), offsetof(struct config, allow_unauthenticated),
 	  "basic authentication", "allow_unauthenticated" },
+	/* What it turns on is in the file: both consents are asked for, the
+	 * first missing is named. */
+	{ offsetof(struct config, web_config_file), offsetof(struct config, allow_plaintext),
+	  "web_config_file's TLS and basic authentication", "allow_plaintext" },
+	{ offsetof(struct config, web_config_file), offsetof(struct config, allow_unauthenticated),
+	  "web_config_file's TLS and basic authentication", "allow_unauthenticated" },
 };
 
 bool config_turns_protection_off(const struct config *in_force, const struct config *next,

@@ -75,6 +75,7 @@ struct config {
 	char tls_key[PATH_MAX];
 	char tls_client_ca[PATH_MAX];
 	char basic_auth_file[PATH_MAX];
+	char web_config_file[PATH_MAX]; /* exporter-toolkit's format (webconfig.h) */
 	/* The operator's word that a reload may turn TLS, or basic auth, off
 	 * (a reload that would, without it, fails: reloads fail closed). */
 	bool allow_plaintext;

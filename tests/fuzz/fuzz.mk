@@ -10,7 +10,7 @@
 
 FUZZ_CC ?= clang
 FUZZ_BUILD ?= build/fuzz
-PKGS := libmicrohttpd libsystemd jansson inih zlib gnutls libbpf
+PKGS := libmicrohttpd libsystemd jansson inih zlib gnutls libbpf yaml-0.1
 
 SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(SAN) \

@@ -54,7 +54,7 @@ usage_error() {
 
 SECTIONS="[collect], [metrics], [http], [log] or [cgroups]"
 DHINT="expected a number with a unit (ns, us, ms, s, m, h), e.g. 500ms or 2s"
-HTTP_KEYS="listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after"
+HTTP_KEYS="listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, web_config_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after"
 
 # ---- one bad line of each kind ----
 bad_config "unknown section" '[collect]\nlevel = 2\n\n[bogus]\nkey = 1\n' \
@@ -166,6 +166,7 @@ tls_cert =
 tls_key =
 tls_client_ca =
 basic_auth_file =
+web_config_file =
 allow_plaintext = false
 allow_unauthenticated = false
 max_connections = 4096
@@ -220,6 +221,7 @@ tls_cert = /etc/topdownd/cert.pem
 tls_key = /etc/topdownd/key.pem
 tls_client_ca = /etc/topdownd/ca.pem
 basic_auth_file = /etc/topdownd/htpasswd
+web_config_file =
 allow_plaintext = true
 allow_unauthenticated = true
 max_connections = 8

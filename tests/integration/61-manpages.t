@@ -31,8 +31,8 @@ render "$MAN5" >"$TMP/5.txt"
 
 # ---- what the daemon has ----
 "$TOPDOWND" --help >"$TMP/help" 2>&1
-mapfile -t OPTS < <(grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' "$TMP/help" |
-	grep -oE -- '(^|[ ,])-{1,2}[a-zA-Z][a-z-]*' | tr -d ' ,' | sort -u)
+mapfile -t OPTS < <(grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z.-]*' "$TMP/help" |
+	grep -oE -- '(^|[ ,])-{1,2}[a-zA-Z][a-z.-]*' | tr -d ' ,' | sort -u)
 EXITS=$( (echo 0 1 64 78; sed -n 's/^Exit status: //p' "$TMP/help" | grep -oE '\b[0-9]+\b') |
 	tr ' ' '\n' | grep . | sort -nu | tr '\n' ' ')
 "$TOPDOWND" -c /dev/null --print-config >"$TMP/defaults" 2>&1

@@ -6,7 +6,7 @@
 # binary runs there.
 . "$(dirname "$0")/lib.sh"
 
-plan 37
+plan 43
 
 # --- make install / uninstall ---
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
@@ -41,11 +41,11 @@ is "$missing" "" "every daemon source starts with its SPDX-License-Identifier"
 
 # --- make deb ---
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v lintian >/dev/null; then
-	missing "dpkg-dev, debhelper and lintian are not installed (make deps installs them)" 29
+	missing "dpkg-dev, debhelper and lintian are not installed (make deps installs them)" 35
 	done_testing
 fi
 if [ ! -d "$ROOT/.git" ]; then
-	missing "make deb packages the git tree's files: not a git checkout" 29
+	missing "make deb packages the git tree's files: not a git checkout" 35
 	done_testing
 fi
 # make deb and make image install what they build with, not the test
@@ -96,6 +96,38 @@ FAKEPMU_SYSFS=$FIXTURES/spr-2s FAKEPMU_SCENARIO=$ROOT/tests/scenarios/constant.j
 	"$dr/usr/sbin/topdownd" -c "$dr/etc/topdownd/topdownd.conf" --sysfs-root "$FIXTURES/spr-2s" --probe >"$TMP/probe" 2>&1
 ok $? "the installed binary's --probe counts on a Sapphire Rapids (fixture and fake PMU)"
 like "$(tail -2 "$TMP/probe")" 'Counted: +cpu on CPU 0, model perf' "... with the output of the build tree's binary"
+
+# --- apt on a fresh Debian 12 with systemd (a debootstrapped chroot) ---
+if [ "$(id -u)" -ne 0 ] || ! command -v debootstrap >/dev/null; then
+	missing "root and debootstrap (make deps installs it; CI runs as root)" 23
+	done_testing
+fi
+ch=$TMP/chroot
+mirror=$(apt-get indextargets --format '$(REPO_URI)' 2>/dev/null | grep -v security | head -1)
+debootstrap --variant=minbase --include=systemd bookworm "$ch" "${mirror:-http://deb.debian.org/debian/}" \
+	>"$TMP/debootstrap.log" 2>&1 && cp /etc/resolv.conf "$ch/etc/resolv.conf" && cp "$deb" "$ch/tmp/topdownd.deb" &&
+	unshare --mount --propagation private sh -c 'mount -t proc proc "$1/proc" &&
+		exec chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+			sh -c "apt-get update -qq && apt-get install -y -qq /tmp/topdownd.deb"' sh "$ch" >"$TMP/apt.log" 2>&1
+r=$?
+ok $r "apt installs the package on a fresh Debian 12 with systemd (debootstrap, chroot)"
+[ $r -eq 0 ] || tail -10 "$TMP/apt.log" | sed 's/^/#   /'
+# What systemd itself says of the units (systemctl reads the unit files
+# and links; nothing runs in the chroot).  Before 2026-11-28 the service
+# was "enabled": at the next boot it listened on [::]:10412 in plain HTTP
+# without authentication, the shipped configuration.
+is "$(chroot "$ch" systemctl is-enabled topdownd.service topdownd.socket 2>&1 | tr '\n' ' ')" "disabled disabled " \
+	"systemctl is-enabled: the service and the socket are disabled"
+started=$(for p in /proc/[0-9]*; do [ "$(readlink "$p/root" 2>/dev/null)" = "$ch" ] && echo "${p#/proc/}"; done)
+is "${started:-none} $(ss -Hltn 'sport = :10412' | wc -l)" "none 0" "nothing was started: no process in the chroot, no listener on port 10412"
+ok $([ -x "$ch/bin/kill" ] && chroot "$ch" dpkg -s procps >/dev/null 2>&1; echo $?) \
+	"procps came with it: /bin/kill, which the unit's ExecReload runs"
+chroot "$ch" /usr/sbin/topdownd --check-config >"$TMP/chroot-check" 2>&1
+ok $? "the installed binary checks the installed configuration there, with Debian's libraries"
+# The check can tell: enabled by the administrator, it says so.
+chroot "$ch" systemctl enable topdownd.service >/dev/null 2>&1
+is "$(chroot "$ch" systemctl is-enabled topdownd.service 2>&1)" "enabled" "... and once the administrator enables it, systemctl says enabled"
+rm -rf "$ch"
 
 # --- the OCI image (make image) from that package ---
 if [ "$(id -u)" -ne 0 ] || ! command -v umoci >/dev/null || ! command -v podman >/dev/null ||

@@ -4,7 +4,7 @@
 # the request limits.
 . "$(dirname "$0")/lib.sh"
 
-plan 65
+plan 73
 
 SPR=$FIXTURES/spr-2s
 scen=$(write_scenario constant <<'EOF'
@@ -237,5 +237,67 @@ is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$hp/metrics")"
 	"allow_plaintext and allow_unauthenticated: the reload turns TLS and auth off as asked"
 td_stop
 ok $([ "$TD_STOP_MS" -lt 2000 ]; echo $?) "SIGTERM after all that: exit in $TD_STOP_MS ms"
+
+# --- 6. node_exporter's web configuration file (--web.config.file) ---
+# The file a fleet already has for its exporters (exporter-toolkit's
+# format): the certificate, client certificates checked against a CA, the
+# users' bcrypt hashes; relative paths from the file's directory.
+web=$TMP/web
+mkdir -p "$web"
+prom_hash=$(awk -F: '$1 == "prom" {print $2}' "$TMP/htpasswd")
+cat >"$web/web.yml" <<EOF
+# as node_exporter reads it
+tls_server_config:
+  cert_file: ../pki/server.pem
+  key_file: ../pki/server.key
+  client_auth_type: RequireAndVerifyClientCert
+  client_ca_file: ../pki/ca.pem
+  min_version: TLS12
+http_server_config:
+  http2: true
+basic_auth_users:
+  prom: $prom_hash
+EOF
+td_start "$SPR" "$scen" --web.config.file "$web/web.yml" -i 100ms || exit 1
+url=$TD_URL
+like "$url" '^https://' "--web.config.file: HTTPS ($url)"
+is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "${good[@]}" -u 'prom:s3cret pass' "$url/metrics")" 200 \
+	"a client certificate of its CA and the user's password: 200"
+is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "${good[@]}" -u 'prom:wrong' "$url/metrics")" 401 \
+	"a wrong password: 401"
+curl -s --max-time 5 --cacert "$PKI/ca.pem" -u 'prom:s3cret pass' "$url/-/healthy" >/dev/null 2>&1
+ok $([ $? -ne 0 ]; echo $?) "no client certificate: refused (RequireAndVerifyClientCert)"
+td_stop
+printf '[http]\nweb_config_file = %s\n' "$web/web.yml" >"$TMP/webkey.conf"
+td_start "$SPR" "$scen" -c "$TMP/webkey.conf" -i 100ms || exit 1
+is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "${good[@]}" -u 'prom:s3cret pass' "$TD_URL/metrics")" 200 \
+	"the same file as [http] web_config_file"
+# A reload that drops it is refused as dropping tls_cert is.
+printf '[collect]\nlevel = 1\n' >"$TMP/webkey.conf"
+td_reload
+grep -q "$TMP/webkey.conf turns web_config_file's TLS and basic authentication off; set \[http\] allow_plaintext = true to mean it" "$TD_LOG"
+ok $? "a reload dropping web_config_file fails closed, saying how to mean it"
+td_stop
+# What topdownd cannot do as the toolkit does is refused, with the line.
+cat >"$web/bad.yml" <<EOF
+tls_server_config:
+  cert_file: ../pki/server.pem
+  client_auth_type: VerifyClientCertIfGiven
+  cipher_suites: [TLS_AES_128_GCM_SHA256]
+basic_auth_users:
+  prom: plaintext
+headers: {}
+EOF
+out=$("$TOPDOWND" -c /dev/null --web.config.file "$web/bad.yml" --check-config 2>&1)
+is "$?|$out" "78|$web/bad.yml:4: tls_server_config: cipher_suites is not supported by topdownd (it uses GnuTLS' defaults and checks client certificates against client_ca_file only): leave it out
+$web/bad.yml:7: unknown key \"headers\": expected tls_server_config, http_server_config or basic_auth_users
+$web/bad.yml:1: tls_server_config: missing key_file
+$web/bad.yml:3: tls_server_config: client_auth_type VerifyClientCertIfGiven is not supported by topdownd: RequireAndVerifyClientCert (with client_ca_file) or NoClientCert
+$web/bad.yml:6: user \"prom\": not a bcrypt hash (create the file with htpasswd -B)" \
+	"--check-config: every problem of the file, with its line (exit 78)"
+printf '[http]\ntls_cert = %s\ntls_key = %s\n' "$PKI/server.pem" "$PKI/server.key" >"$TMP/both.conf"
+out=$("$TOPDOWND" -c "$TMP/both.conf" --web.config.file "$web/web.yml" --check-config 2>&1)
+is "$?|$out" "78|--web.config.file: [http] web_config_file sets TLS and basic authentication: leave tls_cert, tls_key and tls_client_ca out, or web_config_file" \
+	"--web.config.file with tls_cert in the configuration: refused, saying which to leave out"
 
 done_testing

@@ -44,6 +44,7 @@
 	"tls_key =\n" \
 	"tls_client_ca =\n" \
 	"basic_auth_file =\n" \
+	"web_config_file =\n" \
 	"allow_plaintext = false\n" \
 	"allow_unauthenticated = false\n" \
 	"max_connections = 4096\n" \
@@ -522,7 +523,7 @@ static void test_error_unknown_key(void **state)
 	expect_error("[metrics]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [metrics]: expected granularity, ratios");
 	expect_error("[http]\n\nfoo = 1\n", 3,
-		     "t.conf:3: unknown key \"foo\" in [http]: expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after");
+		     "t.conf:3: unknown key \"foo\" in [http]: expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, web_config_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after");
 	expect_error("[log]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [log]: expected level, format");
 	expect_error("[collect]\nInterval = 1s\n", 2,
@@ -531,7 +532,7 @@ static void test_error_unknown_key(void **state)
 	expect_error("[collect]\nlisten = [::1]:1\n", 2,
 		     "t.conf:2: unknown key \"listen\" in [collect] (it belongs in [http]); expected interval, cpus, level, model, count_kernel, count_guest, history, pmu_sharing");
 	expect_error("[http]\ninterval = 1s\n", 2,
-		     "t.conf:2: unknown key \"interval\" in [http] (it belongs in [collect]); expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after");
+		     "t.conf:2: unknown key \"interval\" in [http] (it belongs in [collect]); expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, web_config_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after");
 	expect_error("[log]\ngranularity = cpu\n", 2,
 		     "t.conf:2: unknown key \"granularity\" in [log] (it belongs in [metrics]); expected level, format");
 }
@@ -1071,6 +1072,7 @@ static const char modified_text[] =
 	"tls_key = /etc/topdownd/key.pem\n"
 	"tls_client_ca = /etc/topdownd/ca.pem\n"
 	"basic_auth_file = /etc/topdownd/htpasswd\n"
+	"web_config_file =\n"
 	"allow_plaintext = false\n"
 	"allow_unauthenticated = true\n"
 	"max_connections = 1000\n"
