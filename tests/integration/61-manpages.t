@@ -87,7 +87,15 @@ N_EXITS=$(wc -w <<<"$EXITS")
 # 8 rendering, 1 defaults example, 1 live scrape, 3 signals, 4 variables,
 # 1 + the endpoints, 4 structure and examples; one per option, key, family, status.
 plan $((8 + ${#OPTS[@]} + ${#KEYS[@]} + 1 + 1 + ${#LIVE[@]} + ${#DOC[@]} + 3 + N_EXITS +
-	4 + 1 + N_ENDPOINTS + 4 + 14))
+	4 + 1 + N_ENDPOINTS + 4 + 15))
+
+# ---- 0. the words a user meets first are vendor-neutral: TopDown is
+# counted on Intel, AMD and Arm cores (before 2026-11-28 --help, the man
+# pages' NAME, the units and the package said "Intel TopDown") ----
+hits=$(grep -l "Intel TopDown\|Intel's TopDown" "$TMP/help" "$MAN8" "$MAN5" "$ROOT/systemd/topdownd.service" \
+	"$ROOT/systemd/topdownd.socket" "$ROOT/contrib/debian/control" "$ROOT/README.md" "$ROOT/config/topdownd.conf" |
+	tr '\n' ' ')
+is "$hits" "" "no \"Intel TopDown\" in --help, the man pages, the units, the package, the README, the shipped config"
 
 # ---- 1. rendering: no warning anywhere ----
 for page in "$MAN8" "$MAN5"; do
