@@ -442,12 +442,20 @@ uninstall:
 	fi
 
 # The Debian package: the tree's tracked files with contrib/debian as debian/,
-# built by dpkg-buildpackage into build/deb.
+# built by dpkg-buildpackage into build/deb.  Its Maintainer (and the
+# changelog's signature) is whoever builds it, by Debian's convention
+# (DEBFULLNAME and DEBEMAIL, as dch reads them) when both are set; the
+# project has no address of its own to put there.
 deb: deps-deb
 	rm -rf build/deb
 	mkdir -p build/deb/topdownd-$(VERSION)
 	git ls-files -z | tar --null -cf - -T - | tar -xf - -C build/deb/topdownd-$(VERSION)
 	cp -r contrib/debian build/deb/topdownd-$(VERSION)/debian
+	@if [ -n "$$DEBFULLNAME" ] && [ -n "$$DEBEMAIL" ]; then \
+		who="$$DEBFULLNAME <$$DEBEMAIL>"; \
+		sed -i "s|^Maintainer: .*|Maintainer: $$who|" build/deb/topdownd-$(VERSION)/debian/control && \
+		sed -i "s|^ -- [^>]*>| -- $$who|" build/deb/topdownd-$(VERSION)/debian/changelog; \
+	fi
 	cd build/deb/topdownd-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc $(DEB_ROOT_CMD)
 	@ls build/deb/*.deb
 

@@ -6,7 +6,7 @@
 # binary runs there.
 . "$(dirname "$0")/lib.sh"
 
-plan 43
+plan 44
 
 # --- make install / uninstall ---
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
@@ -41,11 +41,11 @@ is "$missing" "" "every daemon source starts with its SPDX-License-Identifier"
 
 # --- make deb ---
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v lintian >/dev/null; then
-	missing "dpkg-dev, debhelper and lintian are not installed (make deps installs them)" 35
+	missing "dpkg-dev, debhelper and lintian are not installed (make deps installs them)" 36
 	done_testing
 fi
 if [ ! -d "$ROOT/.git" ]; then
-	missing "make deb packages the git tree's files: not a git checkout" 35
+	missing "make deb packages the git tree's files: not a git checkout" 36
 	done_testing
 fi
 # make deb and make image install what they build with, not the test
@@ -58,12 +58,16 @@ ok $(make -s -C "$ROOT" -pn deb image 2>/dev/null | grep -qx 'deb: deps-deb' &&
 	echo " $want $extra " | grep -q ' dpkg-dev .* umoci ' &&
 	! echo " $want $extra " | grep -qE ' (chromium|valgrind|qemu[^ ]*|gcc-aarch64-linux-gnu|nodejs|npm|wrk|nginx-light|prometheus|linux-perf) '; echo $?) \
 	"make deb installs the build and packaging tools only ($(echo $want | wc -w) packages), make image those and $(echo " $extra " | tr ' ' '\n' | grep -c '^debootstrap$\|^umoci$\|^libcap2-bin$\|^util-linux$') more"
-make -s -C "$ROOT" deb >"$TMP/deb.log" 2>&1
+DEBFULLNAME="Test Builder" DEBEMAIL=builder@test.invalid make -s -C "$ROOT" deb >"$TMP/deb.log" 2>&1
 r=$?
 ok $r "make deb"
 [ $r -eq 0 ] || tail -20 "$TMP/deb.log" | sed 's/^/#   /'
 deb=$(ls "$ROOT"/build/deb/topdownd_*_amd64.deb "$ROOT"/build/deb/topdownd_*_*.deb 2>/dev/null | head -1)
 ok $([ -n "$deb" ]; echo $?) "it built ${deb##*/}"
+# Real metadata or none: the builder's address by Debian's convention, no
+# invented Homepage (before 2026-11-28 both were example.org's).
+is "$(dpkg-deb -f "$deb" Maintainer)|$(dpkg-deb -f "$deb" Homepage)" "Test Builder <builder@test.invalid>|" \
+	"Maintainer from DEBFULLNAME and DEBEMAIL, no Homepage"
 lintian --fail-on error "$deb" >"$TMP/lintian.log" 2>&1
 ok $? "lintian --fail-on error: clean"
 grep -v 'running with root privileges' "$TMP/lintian.log" | sed 's/^/#   /'
