@@ -137,7 +137,7 @@ DEBS := $(DEB_BUILD) $(DEB_TEST) $(DEB_PKG) $(DEB_IMAGE) $(DEB_CROSS) $(DEB_ARM6
 # dpkg-buildpackage gains root through fakeroot unless it has it.
 DEB_ROOT_CMD = $(if $(filter 0,$(shell id -u)),,-rfakeroot)
 
-.PHONY: all run demo deps deps-build deps-demo deps-deb deps-image deps-kubectl check check-tests check-threads check-unit check-integration check-arm64 check-kernel manifests image \
+.PHONY: check-one all run demo deps deps-build deps-demo deps-deb deps-image deps-kubectl check check-tests check-threads check-unit check-integration check-arm64 check-kernel manifests image \
 	lint bench fuzz install uninstall deb clean FORCE
 
 all: $(TOPDOWND) $(FAKEPMU)
@@ -380,6 +380,11 @@ PROVE = prove -f --timer -j$(PROVE_JOBS)
 check-integration: all $(TOOL_BINS) $(FAKEPMU_TEST_BINS) $(SHIMS)
 	$(TEST_ENV) $(PROVE) $(filter-out $(SOLO_TESTS),$(INTEGRATION_TESTS))
 	$(TEST_ENV) prove -f --timer $(filter $(SOLO_TESTS),$(INTEGRATION_TESTS))
+
+# One integration test, verbose: make check-one T=tests/integration/30-http.t [SAN=1]
+check-one: all $(TOOL_BINS) $(FAKEPMU_TEST_BINS) $(SHIMS)
+	@[ -n "$(T)" ] || { echo "make check-one: say which test, T=tests/integration/NN-name.t" >&2; exit 2; }
+	$(TEST_ENV) prove -v $(T)
 
 # Under SAN=thread: every unit test, and the threaded integration tests.
 check-threads: all $(UNIT_BINS) $(FAKEPMU_TEST_BINS) $(SHIMS)
