@@ -544,6 +544,37 @@ static void reload_job(void *arg)
 		log_error_errno(-errno, "Failed to hand a reload over: %m");
 }
 
+int app_start(struct app *app)
+{
+	int r;
+
+	/* Sockets first: a taken port fails at once, before opening counters. */
+	r = app_listen(app);
+	if (r < 0)
+		return r;
+	if ((r = app_reload_start(app)) < 0 || (r = app_discover(app)) < 0 ||
+	    (r = app_start_collection(app)) < 0)
+		return r;
+	if (!app->plan.usable)
+		log_warning("TopDown is not available: %s. Serving topdown_up 0.", app->plan.reason);
+	for (unsigned i = 0; i < app->plan.n_pmus; i++)
+		if (app->plan.pmu[i].level_note[0])
+			log_info("%s", app->plan.pmu[i].level_note);
+	r = history_new(app->cfg.history_ns, collector_packages(app->collector), app->plan.cats,
+			&app->history);
+	if (r < 0)
+		return log_error_errno(r, "Failed to allocate the history: %m");
+	log_info("History (the live page, ?window=): %g s, %zu KiB",
+		 (double)app->cfg.history_ns / 1e9, (history_bytes(app->history) + 1023) / 1024);
+	r = jobs_new("topdownd-hist", 1, 2, 5, &app->history_jobs);
+	if (r < 0)
+		return log_error_errno(r, "Failed to start the history worker: %m");
+	app->config_loaded_at = app_wall_now();
+	/* Something to serve before the first interval completes. */
+	app_publish(app);
+	return app_start_http(app);
+}
+
 int app_reload_start(struct app *app)
 {
 	int r;

@@ -122,6 +122,12 @@ double app_wall_now(void);
 /* The same figures again with the state in force (start, a reload). */
 void app_publish(struct app *app);
 
+/* The daemon's start, in order: the listening sockets, the reload worker,
+ * discovery, the collector, the history and its worker, the first
+ * publication, the HTTP server.  0, or -errno after saying why; loop.c
+ * then runs the event loop (and app_free() tears down what was made). */
+int app_start(struct app *app);
+
 /* The listening sockets: systemd's, or bound from the configuration.
  * 0, or -errno after saying why. */
 int app_listen(struct app *app);

@@ -200,36 +200,11 @@ static void on_watchdog(struct app *app)
 int loop_run(struct app *app)
 {
 	bool stop = false;
-	int r;
 
-	/* Sockets first: a taken port fails at once, before opening counters. */
-	if (app_listen(app) < 0)
-		return EXIT_RUNTIME;
-	if (app_reload_start(app) < 0 || setup_loop(app) < 0 || app_discover(app) < 0 ||
-	    app_start_collection(app) < 0)
-		return EXIT_RUNTIME;
-	if (!app->plan.usable)
-		log_warning("TopDown is not available: %s. Serving topdown_up 0.", app->plan.reason);
-	for (unsigned i = 0; i < app->plan.n_pmus; i++)
-		if (app->plan.pmu[i].level_note[0])
-			log_info("%s", app->plan.pmu[i].level_note);
-	r = history_new(app->cfg.history_ns, collector_packages(app->collector), app->plan.cats,
-			&app->history);
-	if (r < 0) {
-		log_error_errno(r, "Failed to allocate the history: %m");
-		return EXIT_RUNTIME;
-	}
-	log_info("History (the live page, ?window=): %g s, %zu KiB",
-		 (double)app->cfg.history_ns / 1e9, (history_bytes(app->history) + 1023) / 1024);
-	r = jobs_new("topdownd-hist", 1, 2, 5, &app->history_jobs);
-	if (r < 0) {
-		log_error_errno(r, "Failed to start the history worker: %m");
-		return EXIT_RUNTIME;
-	}
-	app->config_loaded_at = app_wall_now();
-	/* Something to serve before the first interval completes. */
-	app_publish(app);
-	if (app_start_http(app) < 0)
+	/* Everything the daemon runs (app.c), then this loop's descriptors:
+	 * the interval's timer starts once the counters are open, and a
+	 * signal sent meanwhile waits, blocked, for the signalfd. */
+	if (app_start(app) < 0 || setup_loop(app) < 0)
 		return EXIT_RUNTIME;
 	notify_ready(app);
 	/* What is monitored, in the words of systemctl status. */
