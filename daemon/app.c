@@ -61,24 +61,42 @@ int app_load_config(const struct cli *cli, struct config *cfg, bool to_log,
 	print_diag(diag, to_log);
 	if (r < 0)
 		return r;
-	if (cli->n_listen) {
-		memcpy(cfg->listen, cli->listen, cli->n_listen * sizeof(cli->listen[0]));
-		cfg->n_listen = cli->n_listen;
+	/* The command line's overrides, through the key table as a line of
+	 * the file would go (cli_parse() already tried them). */
+	static const struct {
+		size_t at;        /* the text in struct cli, "" or NULL when not given */
+		bool is_pointer;
+		const char *option, *section, *key;
+	} overrides[] = {
+		{ offsetof(struct cli, listen), false, "--listen", "http", "listen" },
+		{ offsetof(struct cli, interval), true, "--interval", "collect", "interval" },
+		{ offsetof(struct cli, web_config_file), false, "--web.config.file", "http", "web_config_file" },
+	};
+	for (size_t i = 0; i < sizeof(overrides) / sizeof(overrides[0]); i++) {
+		const char *at = (const char *)cli + overrides[i].at;
+		const char *value = overrides[i].is_pointer ? *(const char *const *)(const void *)at : at;
+		char err[300], warn[300];
+
+		if (!value || !value[0])
+			continue;
+		if (config_set(cfg, overrides[i].section, overrides[i].key, value, err, sizeof(err), warn,
+			       sizeof(warn)) < 0) {
+			config_diag_add(diag, false, overrides[i].option, 0, "%s", err);
+			print_diag(diag, to_log);
+			return -EINVAL;
+		}
+		if (warn[0] && !to_log)
+			fprintf(stderr, "topdownd: warning: %s: %s\n", overrides[i].option, warn);
 	}
-	if (cli->web_config_file) {
+	/* Which files go together, the file's and the command line's. */
+	if (cli->web_config_file[0]) {
 		char err[300];
 
-		str_printf(cfg->web_config_file, sizeof(cfg->web_config_file), "%s", cli->web_config_file);
 		if (config_validate(cfg, err, sizeof(err)) < 0) {
 			config_diag_add(diag, false, "--web.config.file", 0, "%s", err);
 			print_diag(diag, to_log);
 			return -EINVAL;
 		}
-	}
-	if (cli->have_interval) {
-		cfg->interval_ns = cli->interval_ns;
-		if (cfg->interval_ns > 5 * NSEC_PER_SEC && !to_log)
-			fprintf(stderr, "topdownd: warning: --interval longer than 5s: the 8-bit TopDown metrics lose precision between reads\n");
 	}
 	return 0;
 }

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "util.h"
 #include "version.h"
 
 static void usage(FILE *out)
@@ -85,10 +87,12 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char err[512];
+	char err[512], warn[256];
+	struct config scratch; /* where the overrides are tried */
 	int c;
 
 	*cli = (struct cli){ .config_path = CONFIG_DEFAULT_PATH, .sysfs_root = "/sys" };
+	config_defaults(&scratch);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:l:i:Vh", options, NULL)) != -1) {
 		switch (c) {
@@ -96,29 +100,24 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 			cli->config_path = optarg;
 			cli->config_explicit = true;
 			break;
-		case 'l':
-			if (cli->n_listen == CONFIG_LISTEN_MAX)
-				return usage_error("--listen: more than %d addresses", CONFIG_LISTEN_MAX);
-			if (parse_listen_addr(optarg, &cli->listen[cli->n_listen], err,
-					      sizeof(err)) < 0)
-				return usage_error("--listen: %s", err);
-			for (size_t i = 0; i < cli->n_listen; i++) {
-				char a[300], b[300];
+		case 'l': {
+			size_t len = strlen(cli->listen);
 
-				format_listen_addr(&cli->listen[i], a, sizeof(a));
-				format_listen_addr(&cli->listen[cli->n_listen], b, sizeof(b));
-				if (strcmp(a, b) == 0)
-					return usage_error("--listen: address %s is given twice", b);
-			}
-			cli->n_listen++;
+			/* One address per option: a blank would split it. */
+			if (!optarg[0] || strpbrk(optarg, " \t") ||
+			    len + strlen(optarg) + 2 > sizeof(cli->listen))
+				return usage_error("--listen: invalid address \"%s\"", optarg);
+			snprintf(cli->listen + len, sizeof(cli->listen) - len, "%s%s", len ? " " : "", optarg);
+			if (config_set(&scratch, "http", "listen", cli->listen, err, sizeof(err), warn,
+				       sizeof(warn)) < 0)
+				return usage_error("--listen: %s", err);
 			break;
+		}
 		case 'i':
-			if (parse_duration(optarg, &cli->interval_ns, err, sizeof(err)) < 0)
+			if (config_set(&scratch, "collect", "interval", optarg, err, sizeof(err), warn,
+				       sizeof(warn)) < 0)
 				return usage_error("--interval: %s", err);
-			if (cli->interval_ns < 10 * NSEC_PER_MSEC || cli->interval_ns > 60 * NSEC_PER_SEC)
-				return usage_error("--interval: %s is out of range: expected 10ms to 1m",
-						   optarg);
-			cli->have_interval = true;
+			cli->interval = optarg;
 			break;
 		case OPT_CHECK_CONFIG:
 			cli->check_config = true;
@@ -145,11 +144,20 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 		case OPT_SYSFS_ROOT:
 			cli->sysfs_root = optarg;
 			break;
-		case OPT_WEB_CONFIG:
-			if (strlen(optarg) >= PATH_MAX)
-				return usage_error("--web.config.file: path longer than %d bytes", PATH_MAX - 1);
-			cli->web_config_file = optarg;
+		case OPT_WEB_CONFIG: {
+			char cwd[PATH_MAX];
+
+			/* Relative to the current directory, as node_exporter
+			 * reads it; the key itself takes absolute paths. */
+			if (optarg[0] == '/')
+				str_printf(cli->web_config_file, sizeof(cli->web_config_file), "%s", optarg);
+			else if (getcwd(cwd, sizeof(cwd)))
+				str_printf(cli->web_config_file, sizeof(cli->web_config_file), "%s/%s", cwd, optarg);
+			if (config_set(&scratch, "http", "web_config_file", cli->web_config_file, err, sizeof(err),
+				       warn, sizeof(warn)) < 0)
+				return usage_error("--web.config.file: %s", err);
 			break;
+		}
 		case 'V':
 			printf("topdownd %s (revision %s)\n", topdownd_version, topdownd_revision);
 			return EXIT_SUCCESS;

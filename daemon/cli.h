@@ -16,13 +16,17 @@
 #define EXIT_USAGE 64
 #define EXIT_CONFIG 78
 
+/* Room for CONFIG_LISTEN_MAX addresses of the longest form. */
+#define CLI_LISTEN_TEXT 4096
+
 struct cli {
 	const char *config_path;
 	bool config_explicit;
-	struct listen_addr listen[CONFIG_LISTEN_MAX];
-	size_t n_listen;
-	bool have_interval;
-	uint64_t interval_ns;
+	/* The overrides of the configuration, as given: each goes through
+	 * the key table's parser (config_set), here to refuse it as a usage
+	 * error and again when applied (app_load_config). */
+	char listen[CLI_LISTEN_TEXT];   /* every --listen, space-separated; "" when none */
+	const char *interval;           /* --interval, NULL when not given */
 	bool check_config;
 	bool print_config;
 	bool probe;
@@ -31,7 +35,7 @@ struct cli {
 	uint64_t count;  /* --watch: intervals to print, 0 = until interrupted */
 	bool json;
 	const char *sysfs_root;
-	const char *web_config_file; /* --web.config.file, NULL when not given */
+	char web_config_file[PATH_MAX]; /* --web.config.file made absolute, "" when not given */
 };
 
 /* Returns -1 to go on, or the exit status (help and version printed,

@@ -37,6 +37,8 @@ struct key_desc {
 	uint64_t min, max;
 	const struct choice *choices; /* NULL-name terminated */
 	const char *def;
+	/* A value that is valid but worth a warning: writes it, else "". */
+	void (*warn)(const struct config *cfg, const char *value, char *buf, size_t len);
 };
 
 static const struct choice model_choices[] = {
@@ -68,49 +70,57 @@ static const struct choice log_format_choices[] = {
 #define MS NSEC_PER_MSEC
 #define SEC NSEC_PER_SEC
 
+/* Beyond this the metric bytes lose precision (reference page). */
+#define INTERVAL_PRECISION_NS (5 * SEC)
+
+static void interval_warning(const struct config *cfg, const char *value, char *buf, size_t len)
+{
+	if (cfg->interval_ns > INTERVAL_PRECISION_NS)
+		snprintf(buf, len, "interval %s is longer than 5s: the 8-bit TopDown metrics lose precision "
+			 "between reads", value);
+}
+
 /* The single description of every key: defaults are text parsed by the
  * same code as the file, so the table cannot disagree with itself. */
 static const struct key_desc keys[] = {
-	{ "collect", "interval", KEY_DURATION, FIELD(interval_ns), 10 * MS, 60 * SEC, NULL, "1s" },
-	{ "collect", "cpus", KEY_CPUS, FIELD(cpus), 0, 0, NULL, "all" },
-	{ "collect", "level", KEY_UINT, FIELD(level), 1, 2, NULL, "2" },
-	{ "collect", "model", KEY_CHOICE, FIELD(model), 0, 0, model_choices, "perf" },
-	{ "collect", "count_kernel", KEY_BOOL, FIELD(count_kernel), 0, 0, NULL, "true" },
-	{ "collect", "count_guest", KEY_BOOL, FIELD(count_guest), 0, 0, NULL, "false" },
-	{ "collect", "history", KEY_DURATION, FIELD(history_ns), 60 * SEC, 86400 * SEC, NULL, "15m" },
-	{ "collect", "pmu_sharing", KEY_CHOICE, FIELD(pmu_sharing), 0, 0, sharing_choices, "yield" },
-	{ "metrics", "granularity", KEY_CHOICE, FIELD(granularity), 0, 0, gran_choices, "package" },
-	{ "metrics", "ratios", KEY_BOOL, FIELD(ratios), 0, 0, NULL, "true" },
-	{ "http", "listen", KEY_LISTEN, FIELD(listen), 0, 0, NULL, "[::]:10412" },
-	{ "http", "tls_cert", KEY_PATH, FIELD(tls_cert), 0, 0, NULL, "" },
-	{ "http", "tls_key", KEY_PATH, FIELD(tls_key), 0, 0, NULL, "" },
-	{ "http", "tls_client_ca", KEY_PATH, FIELD(tls_client_ca), 0, 0, NULL, "" },
-	{ "http", "basic_auth_file", KEY_PATH, FIELD(basic_auth_file), 0, 0, NULL, "" },
-	{ "http", "web_config_file", KEY_PATH, FIELD(web_config_file), 0, 0, NULL, "" },
-	{ "http", "allow_plaintext", KEY_BOOL, FIELD(allow_plaintext), 0, 0, NULL, "false" },
-	{ "http", "allow_unauthenticated", KEY_BOOL, FIELD(allow_unauthenticated), 0, 0, NULL, "false" },
-	{ "http", "max_connections", KEY_UINT, FIELD(max_connections), 1, 65536, NULL, "4096" },
-	{ "http", "timeout", KEY_DURATION, FIELD(timeout_ns), 1 * SEC, 3600 * SEC, NULL, "10s" },
-	{ "http", "unhealthy_after", KEY_DURATION, FIELD(unhealthy_after_ns), 1 * SEC, 86400 * SEC, NULL, "1m" },
-	{ "log", "level", KEY_CHOICE, FIELD(log_level), 0, 0, log_choices, "info" },
-	{ "log", "format", KEY_CHOICE, FIELD(log_format), 0, 0, log_format_choices, "text" },
-	{ "cgroups", "enabled", KEY_BOOL, FIELD(cgroups_enabled), 0, 0, NULL, "false" },
-	{ "cgroups", "root", KEY_PATH, FIELD(cgroups_root), 0, 0, NULL, "" },
+	{ "collect", "interval", KEY_DURATION, FIELD(interval_ns), 10 * MS, 60 * SEC, NULL, "1s",
+	  interval_warning },
+	{ "collect", "cpus", KEY_CPUS, FIELD(cpus), 0, 0, NULL, "all", NULL },
+	{ "collect", "level", KEY_UINT, FIELD(level), 1, 2, NULL, "2", NULL },
+	{ "collect", "model", KEY_CHOICE, FIELD(model), 0, 0, model_choices, "perf", NULL },
+	{ "collect", "count_kernel", KEY_BOOL, FIELD(count_kernel), 0, 0, NULL, "true", NULL },
+	{ "collect", "count_guest", KEY_BOOL, FIELD(count_guest), 0, 0, NULL, "false", NULL },
+	{ "collect", "history", KEY_DURATION, FIELD(history_ns), 60 * SEC, 86400 * SEC, NULL, "15m", NULL },
+	{ "collect", "pmu_sharing", KEY_CHOICE, FIELD(pmu_sharing), 0, 0, sharing_choices, "yield", NULL },
+	{ "metrics", "granularity", KEY_CHOICE, FIELD(granularity), 0, 0, gran_choices, "package", NULL },
+	{ "metrics", "ratios", KEY_BOOL, FIELD(ratios), 0, 0, NULL, "true", NULL },
+	{ "http", "listen", KEY_LISTEN, FIELD(listen), 0, 0, NULL, "[::]:10412", NULL },
+	{ "http", "tls_cert", KEY_PATH, FIELD(tls_cert), 0, 0, NULL, "", NULL },
+	{ "http", "tls_key", KEY_PATH, FIELD(tls_key), 0, 0, NULL, "", NULL },
+	{ "http", "tls_client_ca", KEY_PATH, FIELD(tls_client_ca), 0, 0, NULL, "", NULL },
+	{ "http", "basic_auth_file", KEY_PATH, FIELD(basic_auth_file), 0, 0, NULL, "", NULL },
+	{ "http", "web_config_file", KEY_PATH, FIELD(web_config_file), 0, 0, NULL, "", NULL },
+	{ "http", "allow_plaintext", KEY_BOOL, FIELD(allow_plaintext), 0, 0, NULL, "false", NULL },
+	{ "http", "allow_unauthenticated", KEY_BOOL, FIELD(allow_unauthenticated), 0, 0, NULL, "false", NULL },
+	{ "http", "max_connections", KEY_UINT, FIELD(max_connections), 1, 65536, NULL, "4096", NULL },
+	{ "http", "timeout", KEY_DURATION, FIELD(timeout_ns), 1 * SEC, 3600 * SEC, NULL, "10s", NULL },
+	{ "http", "unhealthy_after", KEY_DURATION, FIELD(unhealthy_after_ns), 1 * SEC, 86400 * SEC, NULL, "1m", NULL },
+	{ "log", "level", KEY_CHOICE, FIELD(log_level), 0, 0, log_choices, "info", NULL },
+	{ "log", "format", KEY_CHOICE, FIELD(log_format), 0, 0, log_format_choices, "text", NULL },
+	{ "cgroups", "enabled", KEY_BOOL, FIELD(cgroups_enabled), 0, 0, NULL, "false", NULL },
+	{ "cgroups", "root", KEY_PATH, FIELD(cgroups_root), 0, 0, NULL, "", NULL },
 	{ "cgroups", "track", KEY_GLOBS, FIELD(cgroups_track), 0, 0, NULL,
-	  "system.slice/*.service @pods" },
-	{ "cgroups", "max_cgroups", KEY_UINT, FIELD(cgroups_max), 1, 4096, NULL, "200" },
-	{ "cgroups", "level", KEY_UINT, FIELD(cgroups_level), 1, 2, NULL, "1" },
-	{ "cgroups", "budget", KEY_PERCENT, FIELD(cgroups_budget), 0, 0, NULL, "1%" },
-	{ "cgroups", "trigger", KEY_CHOICE, FIELD(cgroups_trigger), 0, 0, trigger_choices, "auto" },
+	  "system.slice/*.service @pods", NULL },
+	{ "cgroups", "max_cgroups", KEY_UINT, FIELD(cgroups_max), 1, 4096, NULL, "200", NULL },
+	{ "cgroups", "level", KEY_UINT, FIELD(cgroups_level), 1, 2, NULL, "1", NULL },
+	{ "cgroups", "budget", KEY_PERCENT, FIELD(cgroups_budget), 0, 0, NULL, "1%", NULL },
+	{ "cgroups", "trigger", KEY_CHOICE, FIELD(cgroups_trigger), 0, 0, trigger_choices, "auto", NULL },
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
 static const char *const sections[] = { "collect", "metrics", "http", "log", "cgroups" };
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
-
-/* Beyond this the metric bytes lose precision (reference page). */
-#define INTERVAL_PRECISION_NS (5 * SEC)
 
 static void *field(struct config *cfg, const struct key_desc *k)
 {
@@ -315,7 +325,7 @@ static int set_key(struct config *cfg, const struct key_desc *k, const char *val
 		r = parse_uint(value, k->min, k->max, &u, err, errlen);
 		if (r < 0)
 			return r;
-		if (k->offset == OFF(level))
+		if (k->size == sizeof(unsigned))
 			*(unsigned *)field(cfg, k) = (unsigned)u;
 		else
 			*(uint64_t *)field(cfg, k) = u;
@@ -380,7 +390,7 @@ struct parse_ctx {
 	struct config *cfg;
 	struct config_diag *diag;
 	unsigned set_on_line[N_KEYS];
-	bool tls_key_failed; /* a TLS path did not parse: no pairing check */
+	bool path_failed; /* a path did not parse: no check of which go together */
 };
 
 void config_diag_add(struct config_diag *diag, bool warning, const char *name,
@@ -590,16 +600,35 @@ static int handler(void *user, const char *section, const char *name, const char
 	ctx->set_on_line[i] = ctx->line;
 	if (set_key(ctx->cfg, &keys[i], value, err, sizeof(err)) < 0) {
 		config_diag_add(ctx->diag, false, ctx->name, ctx->line, "[%s] %s: %s", section, name, err);
-		if (keys[i].offset == OFF(tls_cert) || keys[i].offset == OFF(tls_key) ||
-		    keys[i].offset == OFF(tls_client_ca))
-			ctx->tls_key_failed = true;
+		/* A path refused looks unset: the checks of which paths go
+		 * together would blame the wrong key. */
+		if (keys[i].type == KEY_PATH)
+			ctx->path_failed = true;
 		return 1;
 	}
-	if (keys[i].offset == OFF(interval_ns) && ctx->cfg->interval_ns > INTERVAL_PRECISION_NS)
-		config_diag_add(ctx->diag, true, ctx->name, ctx->line,
-			 "[collect] interval %s is longer than 5s: the 8-bit TopDown metrics lose precision between reads",
-			 value);
+	err[0] = '\0';
+	if (keys[i].warn)
+		keys[i].warn(ctx->cfg, value, err, sizeof(err));
+	if (err[0])
+		config_diag_add(ctx->diag, true, ctx->name, ctx->line, "[%s] %s", section, err);
 	return 1;
+}
+
+int config_set(struct config *cfg, const char *section, const char *name, const char *value, char *err,
+	       size_t errlen, char *warning, size_t warnlen)
+{
+	warning[0] = '\0';
+	for (size_t i = 0; i < N_KEYS; i++) {
+		if (strcmp(keys[i].section, section) != 0 || strcmp(keys[i].name, name) != 0)
+			continue;
+		if (set_key(cfg, &keys[i], value, err, errlen) < 0)
+			return -EINVAL;
+		if (keys[i].warn)
+			keys[i].warn(cfg, value, warning, warnlen);
+		return 0;
+	}
+	snprintf(err, errlen, "no key %s in [%s]", name, section);
+	return -ENOENT;
 }
 
 static unsigned line_of(const struct parse_ctx *ctx, size_t offset)
@@ -625,7 +654,7 @@ int config_parse(const char *name, const char *text, size_t len,
 			 "syntax error: expected \"key = value\", \"[section]\" or a comment");
 	/* Checked even after other errors (one run reports every problem),
 	 * unless a TLS path itself was refused: it would look unset. */
-	if (!ctx.tls_key_failed && config_validate(cfg, err, sizeof(err)) < 0) {
+	if (!ctx.path_failed && config_validate(cfg, err, sizeof(err)) < 0) {
 		/* Point at the key that is set, the missing one has no line. */
 		unsigned line = line_of(&ctx, cfg->tls_cert[0] ? OFF(tls_cert) : OFF(tls_key));
 
@@ -717,7 +746,7 @@ static void print_value(const struct config *cfg, const struct key_desc *k, FILE
 		}
 		return;
 	case KEY_UINT:
-		if (k->offset == OFF(level))
+		if (k->size == sizeof(unsigned))
 			fprintf(out, "%u", *(const unsigned *)cfield(cfg, k));
 		else
 			fprintf(out, "%" PRIu64, *(const uint64_t *)cfield(cfg, k));

@@ -138,6 +138,13 @@ int config_load(const char *path, unsigned flags, struct config *cfg, struct con
 /* Checks what involves several keys (TLS key and cert go together...). */
 int config_validate(const struct config *cfg, char *err, size_t errlen);
 
+/* Key @name of [@section] set from @value by the key table's own parser
+ * and range, as a line of the file would (the command line's overrides
+ * go through it): 0, with *@warning "" or the warning a file would get;
+ * or -EINVAL (-ENOENT: no such key) with @err. */
+int config_set(struct config *cfg, const char *section, const char *name, const char *value, char *err,
+	       size_t errlen, char *warning, size_t warnlen);
+
 /* Writes @cfg in the file format, every key present. */
 void config_print(const struct config *cfg, FILE *out);
 
