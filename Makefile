@@ -411,6 +411,8 @@ lint:
 
 # The units name the installed paths; an existing config is never replaced.
 DOCS := README.md LICENSE
+# The guides: every docs/*.md but the next engineer's page.
+USER_DOCS = $(filter-out docs/HACKING.md,$(wildcard docs/*.md))
 CONTRIB := contrib/prometheus/prometheus.yml contrib/prometheus/prometheus-agent.yml \
 	contrib/prometheus/prometheus-central.yml contrib/prometheus/rules.yml \
 	contrib/grafana/topdownd.json contrib/systemd/cgroups.conf
@@ -428,7 +430,8 @@ install: $(TOPDOWND)
 	install -d $(DESTDIR)$(DOCDIR)/contrib/prometheus $(DESTDIR)$(DOCDIR)/contrib/grafana \
 		$(DESTDIR)$(DOCDIR)/contrib/systemd
 	install -m 0644 $(DOCS) config/topdownd.conf $(DESTDIR)$(DOCDIR)/
-	install -D -m 0644 docs/design.md $(DESTDIR)$(DOCDIR)/docs/design.md
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	install -m 0644 $(USER_DOCS) $(DESTDIR)$(DOCDIR)/docs/
 	for f in $(CONTRIB); do install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f; done
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf ]; then \
 		echo "install: keeping the existing $(DESTDIR)$(SYSCONFDIR)/topdownd/topdownd.conf"; \

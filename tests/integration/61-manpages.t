@@ -210,13 +210,13 @@ done
 is "$missing" "" "topdownd.conf.5 has every section"
 
 # ---- 7. claims checked against the code and a run ----
-# The package list of the README names every package make deps installs.
+# The package list of docs/HACKING.md names every package make deps installs.
 pkgs=$(make -s -C "$ROOT" -pn deps 2>/dev/null | awk -F' := ' '/^DEB_(BUILD|TEST|PKG|IMAGE|CROSS|ARM64) := / {print $2}' |
 	tr ' ' '\n' | sed 's/:arm64$//' | grep . | sort -u)
-req=$(sed -n '/^- Debian 12 packages, installed by `make deps`/,/^- [A-Z]/p' "$ROOT/README.md")
+req=$(sed -n '/^- Debian 12 packages, installed by `make deps`/,/^- [A-Z]/p' "$ROOT/docs/HACKING.md")
 missing=
 for p in $pkgs; do grep -qE "(^|[ (,:])$p([,;). ]|$)" <<<"$req" || missing="$missing $p"; done
-is "$missing" "" "README: the Debian package paragraph names every package of make deps ($(wc -w <<<"$pkgs"))"
+is "$missing" "" "docs/HACKING.md: the Debian package paragraph names every package of make deps ($(wc -w <<<"$pkgs"))"
 # Descriptors per CPU: what topdownd.8 states against what each fixture's
 # plan opens (the fake's trace: the events live on CPU 1 at once).
 stated=$(section "$TMP/8.txt" PERMISSIONS | tr '\n' ' ' | grep -oE 'up to [0-9]+ per CPU' | grep -oE '[0-9]+')

@@ -14,7 +14,7 @@ r=$TMP/usr-root
 make -s -C "$ROOT" install DESTDIR="$r" PREFIX=/usr >"$TMP/install.log" 2>&1
 ok $? "make install PREFIX=/usr"
 ok $([ -f "$r$unitdir/topdownd.service" ]; echo $?) "units where systemd's pkg-config says ($unitdir)"
-for f in README.md docs/design.md LICENSE topdownd.conf contrib/prometheus/prometheus.yml contrib/prometheus/rules.yml \
+for f in README.md docs/design.md docs/cgroups.md docs/prometheus.md LICENSE topdownd.conf contrib/prometheus/prometheus.yml contrib/prometheus/rules.yml \
 	contrib/prometheus/prometheus-agent.yml contrib/prometheus/prometheus-central.yml contrib/grafana/topdownd.json \
 	contrib/systemd/cgroups.conf; do
 	[ -f "$r/usr/share/doc/topdownd/$f" ] || missing="${missing:-} $f"
