@@ -87,7 +87,7 @@ N_EXITS=$(wc -w <<<"$EXITS")
 # 8 rendering, 1 defaults example, 1 live scrape, 3 signals, 4 variables,
 # 1 + the endpoints, 4 structure and examples; one per option, key, family, status.
 plan $((8 + ${#OPTS[@]} + ${#KEYS[@]} + 1 + 1 + ${#LIVE[@]} + ${#DOC[@]} + 3 + N_EXITS +
-	4 + 1 + N_ENDPOINTS + 4 + 15))
+	4 + 1 + N_ENDPOINTS + 4 + 19))
 
 # ---- 0. the words a user meets first are vendor-neutral: TopDown is
 # counted on Intel, AMD and Arm cores (before 2026-11-28 --help, the man
@@ -208,6 +208,63 @@ for h in NAME SYNOPSIS DESCRIPTION SYNTAX KEYS RELOADING SECURITY DIAGNOSTICS EX
 	grep -qx "$h" "$TMP/5.txt" || missing="$missing [$h]"
 done
 is "$missing" "" "topdownd.conf.5 has every section"
+
+# ---- 6b. the guides and the README name only what exists: every
+# [section] key, topdownd option, metric family and endpoint they mention
+# is the daemon's (--print-config, --help, a scrape and the man page, the
+# live page's footer), so a rename or a removal fails here rather than
+# leaving a stale document ----
+docs_check() { # WHAT: prints what the documents mention that is not known
+	/usr/bin/python3 - "$1" "$ROOT" "$TMP/defaults" "$TMP/help" "$TMP/known-families" "$ENDPOINTS" <<'PY'
+import glob, os, re, sys
+what, root, defaults, helptext, fams, endpoints = sys.argv[1:]
+files = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
+text = {f: open(f).read() for f in files}
+bad = set()
+if what == "keys":
+    known, section = set(), None
+    for line in open(defaults):
+        m = re.match(r"\[(\w+)\]", line)
+        if m:
+            section = m.group(1)
+        elif " =" in line:
+            known.add("[%s] %s" % (section, line.split(" =")[0].strip()))
+    for f, t in text.items():
+        for m in re.finditer(r"\[(collect|metrics|http|log|cgroups)\] ([a-z_]+)", t):
+            if m.group(0) not in known:
+                bad.add("%s: %s" % (os.path.basename(f), m.group(0)))
+elif what == "options":
+    known = set(re.findall(r"--[a-z][a-z.-]*", open(helptext).read())) | {"-c", "-l", "-i", "-V", "-h"}
+    for f, t in text.items():
+        for line in t.splitlines():
+            for m in re.finditer(r"\btopdownd((?: +[^ `|;&>]+)*)", line):
+                for opt in re.findall(r"(?<![\w-])--[a-z][a-z.-]*[a-z]", m.group(1)):
+                    if opt not in known:
+                        bad.add("%s: topdownd %s" % (os.path.basename(f), opt))
+elif what == "families":
+    known = set(open(fams).read().split())
+    for f, t in text.items():
+        # topdown_level{1,2}_ratio: the shorthand for both.
+        for m in re.finditer(r"(?<![:\w])(topdown_[a-z0-9_]+)(?:\{(\d+(?:,\d+)+)\}([a-z0-9_]*))?(?![:\w.*\[])", t):
+            names = [m.group(1) + d + m.group(3) for d in m.group(2).split(",")] if m.group(2) else [m.group(1)]
+            for name in names:
+                base = re.sub(r"_(bucket|sum|count|created)$", "", name)
+                if name not in known and base not in known:
+                    bad.add("%s: %s" % (os.path.basename(f), name))
+elif what == "endpoints":
+    known = set(endpoints.split())
+    for f, t in text.items():
+        for m in re.finditer(r"(?<![\w./-])(/api/v1/[a-z/]*[a-z]|/-/[a-z]+|/metrics)(?![\w/.-])", t):
+            if m.group(1) not in known:
+                bad.add("%s: %s" % (os.path.basename(f), m.group(1)))
+print(" ".join(sorted(bad)))
+PY
+}
+{ printf '%s\n' "${LIVE[@]}" "${DOC[@]}"; } | sort -u >"$TMP/known-families"
+is "$(docs_check keys)" "" "README and docs/: every [section] key they name is one --print-config prints"
+is "$(docs_check options)" "" "README and docs/: every topdownd option they show is one --help lists"
+is "$(docs_check families)" "" "README and docs/: every metric family they name is exported or in topdownd(8) METRICS"
+is "$(docs_check endpoints)" "" "README and docs/: every endpoint they name is one the live page's footer lists"
 
 # ---- 7. claims checked against the code and a run ----
 # The package list of docs/HACKING.md names every package make deps installs.
