@@ -20,12 +20,7 @@ SPR=$FIXTURES/spr-2s
 L1="retiring bad_speculation frontend_bound backend_bound"
 
 # Host b counts twice the slots of host a, with another workload.
-scen_a=$(write_scenario a <<'EOF'
-{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
-  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
-   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12, "memory_bound": 0.25}]}}}
-EOF
-)
+scen_a=$ROOT/tests/scenarios/level2.json
 scen_b=$(write_scenario b <<'EOF'
 {"cpus": {"default": {"slots_per_second": 2.4e10, "phases": [
   {"retiring": 0.60, "bad_speculation": 0.05, "frontend_bound": 0.15, "backend_bound": 0.20,

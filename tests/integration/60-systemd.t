@@ -8,12 +8,7 @@
 plan 65
 
 SPR=$FIXTURES/spr-2s
-scen=$(write_scenario constant <<'EOF'
-{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
-  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
-   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12, "memory_bound": 0.25}]}}}
-EOF
-)
+scen=$ROOT/tests/scenarios/level2.json
 NOTIFY=$TMP/notify.sock
 start_notify() {
 	/usr/bin/python3 "$ROOT/tests/integration/notify.py" "$NOTIFY" >"$TMP/notify.log" &

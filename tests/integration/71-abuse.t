@@ -9,11 +9,7 @@
 plan 18
 
 SPR=$FIXTURES/spr-2s
-scen=$(write_scenario constant <<'EOF'
-{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
-  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40}]}}}
-EOF
-)
+scen=$ROOT/tests/scenarios/level1.json
 printf '[http]\nmax_connections = 64\ntimeout = 2s\n' >"$TMP/abuse.conf"
 td_start "$SPR" "$scen" -c "$TMP/abuse.conf" -i 100ms || exit 1
 port=${TD_URL##*:}

@@ -10,11 +10,7 @@
 plan 58
 
 SPR=$FIXTURES/spr-2s
-scen=$(write_scenario constant <<'EOF'
-{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
-  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40}]}}}
-EOF
-)
+scen=$ROOT/tests/scenarios/level1.json
 A() { /usr/bin/python3 "$ROOT/tests/integration/abuse.py" "$port" "$@"; }
 rss() { awk '/^VmRSS:/ {print $2}' "/proc/$TD_PID/status"; }
 curlk() { curl -sk "$@"; }
