@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "snapshot.h"
+#include "../unit/snapfix.h"
 
 struct fuzz_snap {
 	struct snapshot snap;
@@ -41,24 +41,19 @@ static inline void fuzz_counts(struct snap_counts *c, double slots, double scale
 
 static inline void fuzz_snapshot_init(struct fuzz_snap *f)
 {
-	/* cpu, known, selected, core_id, package, die, node, state, core_idx, pkg_idx, slots */
-	static const struct {
-		int cpu;
-		bool known, selected;
-		int core_id, package, core_idx, pkg_idx;
-		enum cpu_state state;
-		double slots;
-	} cpus[9] = {
-		{ 0, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED, 1000 },
-		{ 1, true, true, 1, 0, 1, 0, CPU_STATE_MONITORED, 2000 },
-		{ 2, true, true, 0, 1, 2, 1, CPU_STATE_MONITORED, 4000 },
-		{ 3, true, true, 1, 1, 3, 1, CPU_STATE_FAILED, 0 },
-		{ 4, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED, 500 },
-		{ 5, true, false, 1, 0, 1, 0, CPU_STATE_MONITORED, 0 },
-		{ 6, false, true, -1, -1, -1, -1, CPU_STATE_OFFLINE, 0 },
-		{ 8, true, true, 1, 1, 3, 1, CPU_STATE_UNSUPPORTED, 0 },
-		{ 9, true, true, 0, 1, 2, 1, CPU_STATE_MONITORED, 3000 },
+	/* cpu, known, selected, core_id, package, core_idx, pkg_idx, state */
+	static const struct snapfix_cpu cpus[9] = {
+		{ 0, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED },
+		{ 1, true, true, 1, 0, 1, 0, CPU_STATE_MONITORED },
+		{ 2, true, true, 0, 1, 2, 1, CPU_STATE_MONITORED },
+		{ 3, true, true, 1, 1, 3, 1, CPU_STATE_FAILED },
+		{ 4, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED },
+		{ 5, true, false, 1, 0, 1, 0, CPU_STATE_MONITORED },
+		{ 6, false, true, -1, -1, -1, -1, CPU_STATE_OFFLINE },
+		{ 8, true, true, 1, 1, 3, 1, CPU_STATE_UNSUPPORTED },
+		{ 9, true, true, 0, 1, 2, 1, CPU_STATE_MONITORED },
 	};
+	static const double slots[9] = { 1000, 2000, 4000, 0, 500, 0, 0, 0, 3000 };
 	struct snapshot *s = &f->snap;
 
 	memset(f, 0, sizeof(*f));
@@ -70,34 +65,12 @@ static inline void fuzz_snapshot_init(struct fuzz_snap *f)
 	s->timestamp = 1700000000.25;
 	s->interval_s = 1;
 	s->duration_s = 0.0015;
-	s->n_pmus = 1;
-	strcpy(s->pmus[0].name, "cpu");
-	strcpy(s->pmus[0].pmu_name, "sapphire_rapids");
-	strcpy(s->pmus[0].uarch, "sapphirerapids");
-	strcpy(s->pmus[0].model, "perf");
-	s->pmus[0].level = 2;
-	s->level = 2;
-	s->cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
-	s->up = true;
-	s->n_cpus = 9;
+	snapfix_spr(s);
+	snapfix_cpus(s, cpus, 9);
 	s->n_cores = 4;
 	s->n_pkgs = 2;
-	for (int i = 0; i < 9; i++) {
-		struct snap_cpu *c = &f->cpus[i];
-
-		c->cpu = cpus[i].cpu;
-		c->known = cpus[i].known;
-		c->selected = cpus[i].selected;
-		c->core_id = cpus[i].core_id;
-		c->package = cpus[i].package;
-		c->die = cpus[i].known ? 0 : -1;
-		c->node = cpus[i].known ? cpus[i].package : -1;
-		c->state = cpus[i].state;
-		c->core_idx = cpus[i].core_idx;
-		c->pkg_idx = cpus[i].pkg_idx;
-		fuzz_counts(&c->c, cpus[i].slots, 3600);
-		s->cpus_by_state[c->state]++;
-	}
+	for (int i = 0; i < 9; i++)
+		fuzz_counts(&f->cpus[i].c, slots[i], 3600);
 	for (int i = 0; i < 4; i++) {
 		f->cores[i].core_id = i % 2;
 		f->cores[i].package = i / 2;

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "snapfix.h"
 #include "testlib.h"
 
 #include "api.h"
@@ -194,23 +195,21 @@ static struct fixture *fixture_new(void)
 	static const double l2_2[8] = { 400, 600, 250, 250, 100, 400, 200, 800 };
 	static const double l1_3[4] = { 700, 100, 300, 900 };
 	static const double l2_3[8] = { 350, 350, 50, 50, 200, 100, 400, 500 };
-	static const struct {
-		bool known;
-		int core_id, package, die, node, core_idx, pkg_idx;
-		enum cpu_state state;
-	} layout[5] = {
-		{ true, 0, 0, 0, 0, 0, 0, CPU_STATE_MONITORED },
-		{ true, 0, 0, 0, 0, 0, 0, CPU_STATE_MONITORED },
-		{ true, 1, 0, 0, 0, 1, 0, CPU_STATE_MONITORED },
-		{ true, 0, 1, 0, 1, 2, 1, CPU_STATE_MONITORED },
-		{ false, -1, -1, -1, -1, -1, -1, CPU_STATE_UNSUPPORTED },
+	/* cpu, known, selected, core_id, package, core_idx, pkg_idx, state */
+	static const struct snapfix_cpu layout[5] = {
+		{ 0, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED },
+		{ 1, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED },
+		{ 2, true, true, 1, 0, 1, 0, CPU_STATE_MONITORED },
+		{ 3, true, true, 0, 1, 2, 1, CPU_STATE_MONITORED },
+		{ 4, false, true, -1, -1, -1, -1, CPU_STATE_UNSUPPORTED },
 	};
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct snapshot *s;
 
 	assert_non_null(f);
 	s = snap_wire(&f->snap, f->cpus, f->cores, f->pkgs);
-	s->n_cpus = 5;
+	snapfix_spr(s);
+	snapfix_cpus(s, layout, 5);
 	s->n_cores = 3;
 	s->n_pkgs = 2;
 	s->seq = 12;
@@ -218,31 +217,6 @@ static struct fixture *fixture_new(void)
 	s->interval_s = 2.5;
 	s->last_interval_s = 12.50375;
 	s->duration_s = 0.001;
-	s->n_pmus = 1;
-	strcpy(s->pmus[0].name, "cpu");
-	strcpy(s->pmus[0].pmu_name, "sapphire_rapids");
-	strcpy(s->pmus[0].uarch, "sapphirerapids");
-	s->pmus[0].level = 2;
-	strcpy(s->pmus[0].model, "perf");
-	s->level = 2;
-	s->cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
-	s->up = true;
-	s->cpus_by_state[CPU_STATE_MONITORED] = 4;
-	s->cpus_by_state[CPU_STATE_UNSUPPORTED] = 1;
-	for (int i = 0; i < 5; i++) {
-		struct snap_cpu *c = &f->cpus[i];
-
-		c->cpu = i;
-		c->selected = true;
-		c->known = layout[i].known;
-		c->core_id = layout[i].core_id;
-		c->package = layout[i].package;
-		c->die = layout[i].die;
-		c->node = layout[i].node;
-		c->core_idx = layout[i].core_idx;
-		c->pkg_idx = layout[i].pkg_idx;
-		c->state = layout[i].state;
-	}
 	set_cpu(&f->cpus[0], l1_0, l2_0, 1000, 1e9, 1e9);
 	set_cpu(&f->cpus[1], NULL, NULL, 0, 1e9, 1e9);
 	f->cpus[1].c.total[TD_C_SLOTS] = 5e6;

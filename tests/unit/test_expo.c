@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "snapfix.h"
 #include "testlib.h"
 
 #include "expo.h"
@@ -44,6 +45,12 @@ static const struct expo_options CPU_OPTS = {
 /* The slots of the E-core-only categories (base .. resource_bound). */
 #define E_CORE_ONLY_ZEROS 0, 0, 0, 0, 0,
 
+/* CPUs 0 and 1: the two threads of core 0 of package 0. */
+static const struct snapfix_cpu two_threads[2] = {
+	{ 0, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED },
+	{ 1, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED },
+};
+
 static struct fixture *tiny(void)
 {
 	static const double t0[TD_C_COUNT] = {
@@ -69,25 +76,12 @@ static struct fixture *tiny(void)
 	s->duration_s = 0.0015;
 	s->config_ok = true;
 	s->config_loaded_at = 1699999990.5;
-	s->n_pmus = 1;
-	strcpy(s->pmus[0].name, "cpu");
-	strcpy(s->pmus[0].pmu_name, "sapphire_rapids");
-	strcpy(s->pmus[0].uarch, "sapphirerapids");
-	s->pmus[0].level = 2;
-	strcpy(s->pmus[0].model, "perf");
+	snapfix_spr(s);
 	s->pmus[0].departures[TMA_DEP_NEGATIVE] = 3;
 	s->pmus[0].departures[TMA_DEP_NO_VALUE] = 1;
-	s->level = 2;
-	s->cats = TD_CATSET_L1 | TD_CATSET_L2_INTEL;
-	s->up = true;
-	s->n_cpus = 2;
+	snapfix_cpus(s, two_threads, 2);
 	s->n_cores = 1;
 	s->n_pkgs = 1;
-	for (int i = 0; i < 2; i++) {
-		f->cpus[i] = (struct snap_cpu){ .cpu = i, .selected = true, .known = true, .core_id = 0, .package = 0,
-						.die = 0, .node = 0, .state = CPU_STATE_MONITORED,
-						.core_idx = 0, .pkg_idx = 0 };
-	}
 	memcpy(f->cpus[0].c.total, t0, sizeof(t0));
 	memcpy(f->cpus[0].c.last, l0, sizeof(l0));
 	memcpy(f->cpus[1].c.total, t1, sizeof(t1));
@@ -97,7 +91,6 @@ static struct fixture *tiny(void)
 	f->cpus[0].c.measured = 1;
 	f->cores[0] = (struct snap_core){ .core_id = 0, .package = 0, .die = 0 };
 	f->pkgs[0].package = 0;
-	s->cpus_by_state[CPU_STATE_MONITORED] = 2;
 	s->errors[COLL_ERR_READ] = 2;
 	snapshot_aggregate(s);
 	return f;

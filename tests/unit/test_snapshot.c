@@ -16,7 +16,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "snapfix.h"
 #include "snapshot.h"
+#include "testlib.h"
 
 /* A hand-built host:
  *   cpu 0, 1: package 0, core 0 (cores[0]), monitored
@@ -61,33 +63,22 @@ static void set_counts(struct snap_counts *c, double slots, double retiring, dou
 static struct fixture *fixture_new(void)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	static const struct {
-		int core_idx, pkg_idx, core_id, package;
-		enum cpu_state state;
-	} layout[N_CPUS] = {
-		{ 0, 0, 0, 0, CPU_STATE_MONITORED },   { 0, 0, 0, 0, CPU_STATE_MONITORED },
-		{ 1, 0, 1, 0, CPU_STATE_UNSUPPORTED }, { 2, 1, 0, 1, CPU_STATE_MONITORED },
-		{ 2, 1, 0, 1, CPU_STATE_FAILED },      { -1, -1, -1, -1, CPU_STATE_MONITORED },
+	/* cpu, known, selected, core_id, package, core_idx, pkg_idx, state */
+	static const struct snapfix_cpu layout[N_CPUS] = {
+		{ 0, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED },
+		{ 1, true, true, 0, 0, 0, 0, CPU_STATE_MONITORED },
+		{ 2, true, true, 1, 0, 1, 0, CPU_STATE_UNSUPPORTED },
+		{ 3, true, true, 0, 1, 2, 1, CPU_STATE_MONITORED },
+		{ 4, true, true, 0, 1, 2, 1, CPU_STATE_FAILED },
+		{ 5, false, true, -1, -1, -1, -1, CPU_STATE_MONITORED },
 	};
 
 	assert_non_null(f);
-	f->snap.cpus = f->cpus;
-	f->snap.cores = f->cores;
-	f->snap.pkgs = f->pkgs;
-	f->snap.n_cpus = N_CPUS;
+	snap_wire(&f->snap, f->cpus, f->cores, f->pkgs);
+	snapfix_cpus(&f->snap, layout, N_CPUS);
 	f->snap.n_cores = N_CORES;
 	f->snap.n_pkgs = N_PKGS;
 	f->snap.level = 2;
-	for (int i = 0; i < N_CPUS; i++) {
-		f->cpus[i].cpu = i;
-		f->cpus[i].selected = true;
-		f->cpus[i].known = layout[i].core_idx >= 0;
-		f->cpus[i].core_id = layout[i].core_id;
-		f->cpus[i].package = layout[i].package;
-		f->cpus[i].core_idx = layout[i].core_idx;
-		f->cpus[i].pkg_idx = layout[i].pkg_idx;
-		f->cpus[i].state = layout[i].state;
-	}
 	f->cores[0] = (struct snap_core){ .core_id = 0, .package = 0 };
 	f->cores[1] = (struct snap_core){ .core_id = 1, .package = 0 };
 	f->cores[2] = (struct snap_core){ .core_id = 0, .package = 1 };
