@@ -21,7 +21,7 @@
 
 [ "$(id -u)" -eq 0 ] || missing_all "the cgroup cases need root (BPF, cgroups); CI runs as root"
 command -v promtool >/dev/null || missing_all "promtool (make deps installs prometheus)"
-plan 45
+plan 46
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SPR=$FIXTURES/spr-2s
@@ -253,7 +253,27 @@ ok $? "41 SIGHUPs in a row: the last file's interval (0.12 s) is in force"
 wait_intervals 5
 after=$(intervals)
 ok $([ $((after - before)) -ge 5 ]; echo $?) "... and collection went on through the storm ($((after - before)) intervals)"
-like "$(grep -c 'Reload requested while one is read' "$TD_LOG")" '^[1-9]' "... the signals that came during a reload were coalesced (logged)"
+# How many of the 41 were folded depends on the machine's pace (the
+# kernel merges SIGHUPs the loop has not read yet; the daemon folds those
+# that come while a reload is read into one more): at most 41 reloads.
+started=$(grep -c 'Reloading ' "$TD_LOG")
+ok $([ "$started" -ge 1 ] && [ "$started" -le 41 ]; echo $?) "... $started reloads for 41 signals"
+# Signals that arrive together are one reload, whatever the pace: ten
+# sent while the daemon is stopped (after every reload has finished).
+done_reloads() { [ "$(grep -c 'Reloading ' "$TD_LOG")" = "$(grep -c 'Configuration reloaded' "$TD_LOG")" ]; }
+wait_until 20 done_reloads
+# (A reload folded into "one more" starts in the loop iteration that ends
+# the previous one: a few intervals later none can be pending.)
+wait_intervals 3
+wait_until 20 done_reloads
+n0=$(grep -c 'Reloading ' "$TD_LOG")
+kill -STOP "$TD_PID"
+for i in $(seq 1 10); do kill -HUP "$TD_PID"; done
+kill -CONT "$TD_PID"
+one_more() { [ "$(grep -c 'Configuration reloaded' "$TD_LOG")" -gt "$n0" ]; }
+wait_until 20 one_more
+wait_intervals 5
+is "$(($(grep -c 'Reloading ' "$TD_LOG") - n0))" 1 "ten SIGHUPs that arrive together: one reload"
 td_stop
 
 # ---- 11. the request line's refusals come after authentication ----
