@@ -47,6 +47,25 @@ static void print_diag(const struct config_diag *diag, bool to_log)
 
 /* Loads the file and applies the command-line overrides.  @diag keeps the
  * problems for the caller (a failed reload reports the first one). */
+/* Key @key of [@section] set from @option's @value (NULL or "": not
+ * given); its error goes to @diag, its warning to stderr. */
+static int override(struct config *cfg, const char *option, const char *section, const char *key,
+		    const char *value, bool to_log, struct config_diag *diag)
+{
+	char err[300], warn[300];
+
+	if (!value || !value[0])
+		return 0;
+	if (config_set(cfg, section, key, value, err, sizeof(err), warn, sizeof(warn)) < 0) {
+		config_diag_add(diag, false, option, 0, "%s", err);
+		print_diag(diag, to_log);
+		return -EINVAL;
+	}
+	if (warn[0] && !to_log)
+		fprintf(stderr, "topdownd: warning: %s: %s\n", option, warn);
+	return 0;
+}
+
 int app_load_config(const struct cli *cli, struct config *cfg, bool to_log,
 		    struct config_diag *diag)
 {
@@ -63,31 +82,11 @@ int app_load_config(const struct cli *cli, struct config *cfg, bool to_log,
 		return r;
 	/* The command line's overrides, through the key table as a line of
 	 * the file would go (cli_parse() already tried them). */
-	static const struct {
-		size_t at;        /* the text in struct cli, "" or NULL when not given */
-		bool is_pointer;
-		const char *option, *section, *key;
-	} overrides[] = {
-		{ offsetof(struct cli, listen), false, "--listen", "http", "listen" },
-		{ offsetof(struct cli, interval), true, "--interval", "collect", "interval" },
-		{ offsetof(struct cli, web_config_file), false, "--web.config.file", "http", "web_config_file" },
-	};
-	for (size_t i = 0; i < sizeof(overrides) / sizeof(overrides[0]); i++) {
-		const char *at = (const char *)cli + overrides[i].at;
-		const char *value = overrides[i].is_pointer ? *(const char *const *)(const void *)at : at;
-		char err[300], warn[300];
-
-		if (!value || !value[0])
-			continue;
-		if (config_set(cfg, overrides[i].section, overrides[i].key, value, err, sizeof(err), warn,
-			       sizeof(warn)) < 0) {
-			config_diag_add(diag, false, overrides[i].option, 0, "%s", err);
-			print_diag(diag, to_log);
-			return -EINVAL;
-		}
-		if (warn[0] && !to_log)
-			fprintf(stderr, "topdownd: warning: %s: %s\n", overrides[i].option, warn);
-	}
+	if (override(cfg, "--listen", "http", "listen", cli->listen, to_log, diag) < 0 ||
+	    override(cfg, "--interval", "collect", "interval", cli->interval, to_log, diag) < 0 ||
+	    override(cfg, "--web.config.file", "http", "web_config_file", cli->web_config_file, to_log,
+		     diag) < 0)
+		return -EINVAL;
 	/* Which files go together, the file's and the command line's. */
 	if (cli->web_config_file[0]) {
 		char err[300];

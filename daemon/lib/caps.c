@@ -47,10 +47,17 @@ bool caps_effective(unsigned cap)
 
 bool caps_describe(char *buf, size_t len)
 {
-	/* CAP_SYS_ADMIN stands for both (before Linux 5.8 it was the only way). */
-	bool admin = caps_effective(CAP_SYS_ADMIN);
-	bool perfmon = admin || caps_effective(CAP_PERFMON), bpf = admin || caps_effective(CAP_BPF);
+	struct __user_cap_data_struct data[2];
+	bool perfmon, bpf, admin;
 
+	if (caps_get(data) < 0)
+		memset(data, 0, sizeof(data));
+#define EFFECTIVE(cap) ((data[(cap) / 32].effective >> ((cap) % 32)) & 1)
+	/* CAP_SYS_ADMIN stands for both (before Linux 5.8 it was the only way). */
+	admin = EFFECTIVE(CAP_SYS_ADMIN);
+	perfmon = admin || EFFECTIVE(CAP_PERFMON);
+	bpf = admin || EFFECTIVE(CAP_BPF);
+#undef EFFECTIVE
 	if (perfmon && bpf)
 		str_printf(buf, len, "%s", admin ? "CAP_SYS_ADMIN" : "CAP_PERFMON, CAP_BPF");
 	else if (perfmon)
