@@ -27,35 +27,39 @@ static unsigned agg_dom_host(const struct collector *c)
 	return 2 * c->n_cpus;
 }
 
-/* Rows by PMU and model: a CPU counting on the fixed counters alone
- * (share.c: it gave its general-purpose counters back) has the model
- * without refinement, and its counts are summed apart, as another core
- * type's are. */
-#define AGG_KINDS 2
-
+/* The row of PMU @pmu's CPUs of model @kind in package or host domain
+ * @dom: their sums as perf's variables, 0 but for the PMU's runs. */
 static unsigned agg_key(const struct collector *c, unsigned pmu, unsigned kind, unsigned dom)
 {
-	return (pmu * AGG_KINDS + kind) * c->agg_doms + dom;
+	assert(dom >= c->n_cpus);
+	return (pmu * AGG_KINDS + kind) * c->agg_doms + (dom - c->n_cpus);
 }
 
-/* Row @key into row @to (each interval's sums go up the tree: a CPU
- * into its core, a core into its package, a package into the host; each
- * CPU's counts are added once, not once per domain). */
-static void agg_fold(struct collector *c, unsigned n_vars, unsigned key, unsigned to)
+/* dst (+)= src over @pm's runs of variables (@first: =).  Every other
+ * variable is 0 in both. */
+static void runs_add(const struct cpmu *pm, double *restrict dst, const double *restrict src, bool first)
 {
-	const double *restrict row = &c->agg[(size_t)key * UA_EVENTS_MAX];
-	double *restrict dst = &c->agg[(size_t)to * UA_EVENTS_MAX];
+	for (unsigned r = 0; r < pm->n_runs; r++) {
+		unsigned lo = pm->run_lo[r], n = pm->run_hi[r] - lo;
 
-	if (!c->agg_used[to]) {
-		memcpy(dst, row, n_vars * sizeof(*row));
-		c->agg_used[to] = true;
-		return;
+		if (first)
+			vec_copy(dst + lo, src + lo, n);
+		else
+			vec_add(dst + lo, src + lo, n);
 	}
-	vec_add(dst, row, n_vars);
 }
 
-/* The domain a CPU's or a domain's sums go to first: its core, or (its
- * topology unknown) the host; a core's and a package's parents. */
+/* @sum into row @key (each interval's sums go up the tree: a CPU into
+ * its core, a core into its package, a package into the host; each CPU's
+ * counts are added once, not once per domain). */
+static void agg_fold(struct collector *c, const struct cpmu *pm, const double *sum, unsigned key)
+{
+	runs_add(pm, c->agg[key].v, sum, !c->agg_used[key]);
+	c->agg_used[key] = true;
+}
+
+/* The domain a core's or a package's sums go to: its package, or (its
+ * package unknown) the host. */
 static unsigned agg_parent(const struct collector *c, unsigned dom)
 {
 	if (dom < c->n_cpus) {
@@ -66,35 +70,37 @@ static unsigned agg_parent(const struct collector *c, unsigned dom)
 	return agg_dom_host(c);
 }
 
-/* A CPU with figures this interval: its counts into its core's row (the
- * package's and the host's get them from there, agg_compute). */
+/* A CPU with figures this interval: its counts into its core's sums (the
+ * package's and the host's rows get them from there, coll_core_done and
+ * agg_compute), or, its core unknown, the host's row. */
 void coll_agg_add(struct collector *c, const struct ccpu *cc)
 {
-	const struct cpmu *pm = &c->pmus[cc->pmu];
-	unsigned dom = cc->core_idx >= 0 ? (unsigned)cc->core_idx : agg_dom_host(c);
-	unsigned key = agg_key(c, (unsigned)cc->pmu, !cc->lay.refine && pm->model.refine, dom);
-	double *restrict row = &c->agg[(size_t)key * UA_EVENTS_MAX];
-	const double *restrict v = pm->input.v;
-	const enum td_event *restrict vars = pm->vars;
-	unsigned n = pm->n_vars;
+	struct cpmu *pm = &c->pmus[cc->pmu];
+	unsigned kind = !cc->lay.refine && pm->model.refine;
 
-	/* By variable: each CPU groups the events its own way. */
-	if (!c->agg_used[key]) {
-		for (unsigned k = 0; k < n; k++)
-			row[k] = v[vars[k]];
-		c->agg_used[key] = true;
+	if (cc->core_idx >= 0) {
+		unsigned bit = (unsigned)cc->pmu * AGG_KINDS + kind;
+
+		if (c->acc.single)
+			agg_fold(c, pm, pm->input.v, agg_key(c, (unsigned)cc->pmu, kind, agg_parent(c, (unsigned)cc->core_idx)));
+		else
+			runs_add(pm, pm->core_in[kind].v, pm->input.v, !(c->acc.keys & (1u << bit)));
+		c->acc.keys |= 1u << bit;
 		return;
 	}
-	for (unsigned k = 0; k < n; k++)
-		row[k] += v[vars[k]];
+	agg_fold(c, pm, pm->input.v, agg_key(c, (unsigned)cc->pmu, kind, agg_dom_host(c)));
 }
 
-/* v[vars[k]] = row[k] */
-static void scatter(double *restrict v, const double *restrict row, const enum td_event *restrict vars,
-		    unsigned n)
+/* @res's categories times its slots added into @last over @cols. */
+static void add_figures(double *restrict last, const struct snap_cols *cols, const struct tma_result *res)
 {
-	for (unsigned k = 0; k < n; k++)
-		v[vars[k]] = row[k];
+	last[TD_C_SLOTS] += res->slots;
+	for (unsigned q = 0; q < cols->n; q++) {
+		unsigned k = cols->lo[q] < TD_C_CAT ? TD_C_CAT : cols->lo[q];
+
+		if (k < cols->hi[q])
+			vec_add_scaled(last + k, res->frac + (k - TD_C_CAT), res->slots, cols->hi[q] - k);
+	}
 }
 
 /* Row @dom's figures of the interval added into @out->last, its sums
@@ -106,40 +112,22 @@ static void agg_compute(struct collector *c, unsigned dom, struct snap_counts *o
 	unsigned parent = up ? agg_parent(c, dom) : 0;
 
 	for (unsigned p = 0; p < c->n_pmus; p++) {
-		struct cpmu *pm = &c->pmus[p];
-		struct tma_input *in = &pm->agg_in;
+		const struct cpmu *pm = &c->pmus[p];
 
 		for (unsigned kind = 0; kind < AGG_KINDS; kind++) {
 			unsigned key = agg_key(c, p, kind, dom);
-			const double *row = &c->agg[(size_t)key * UA_EVENTS_MAX];
+			const struct tma_input *in = &c->agg[key];
 			struct tma_result res;
-			int r;
 
 			if (!c->agg_used[key])
 				continue;
 			c->agg_used[key] = false;
 			if (up)
-				agg_fold(c, pm->n_vars, key, agg_key(c, p, kind, parent));
-			scatter(in->v, row, pm->vars, pm->n_vars);
-			r = tma_compute(kind ? &pm->model_fixed : &pm->model, in, &res);
-			if (r < 0)
-				continue;
-			out->last[TD_C_SLOTS] += res.slots;
-			for (unsigned q = 0; q < pm->cols.n; q++) {
-				unsigned k = pm->cols.lo[q] < TD_C_CAT ? TD_C_CAT : pm->cols.lo[q];
-
-				if (k < pm->cols.hi[q])
-					vec_add_scaled(out->last + k, res.frac + (k - TD_C_CAT), res.slots,
-						       pm->cols.hi[q] - k);
-			}
+				agg_fold(c, pm, in->v, agg_key(c, p, kind, parent));
+			if (tma_compute(kind ? &pm->model_fixed : &pm->model, in, &res) == 0)
+				add_figures(out->last, &pm->cols, &res);
 		}
 	}
-}
-
-static void counts_shift(struct snap_counts *sc, double sign)
-{
-	for (int k = 0; k < TD_C_COUNT; k++)
-		sc->total[k] += sign * sc->last[k];
 }
 
 /* Clears a domain's last interval (its totals stay) and what its CPUs
@@ -224,6 +212,91 @@ static const double *dom_base(const struct collector *c, const struct snapshot *
 	return prev->cores[agg].c.total;
 }
 
+void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, const double *base)
+{
+	struct coll_core_acc *acc = &c->acc;
+	struct snap_core *core = &snap->cores[k];
+	struct snap_counts *out = &core->c;
+	unsigned parent = agg_parent(c, k);
+	uint32_t keys = acc->keys;
+	struct tma_result res;
+	double was[TD_C_COUNT];
+
+	core->covered = acc->covered;
+	out->cats = acc->cats;
+	out->cpus = acc->cpus;
+	out->measured = acc->measured;
+	if (base == out->total) {
+		/* After a change of layout: the sums of its CPUs' totals. */
+		memcpy(was, base, sizeof(was));
+		base = was;
+	}
+	if (acc->pmu >= 0 && !(keys & (keys - 1)) &&
+	    (!keys || (unsigned)__builtin_ctz(keys) / AGG_KINDS == (unsigned)acc->pmu)) {
+		/* The common case: the CPUs of one PMU, one model.  Only its
+		 * columns change; the others stay as the generation left them
+		 * (catch_up). */
+		struct cpmu *pm = &c->pmus[acc->pmu];
+		unsigned kind = keys ? (unsigned)__builtin_ctz(keys) % AGG_KINDS : 0;
+		const struct tma_input *in = &pm->core_in[kind];
+
+		if (keys && !acc->single)
+			agg_fold(c, pm, in->v, agg_key(c, (unsigned)acc->pmu, kind, parent));
+		if (acc->added == 1) {
+			/* One CPU's sums are its counts, and its figures the
+			 * core's (SMT off, an E-core, a sibling idle). */
+			const double *l = acc->added_last;
+
+			coll_commit(out, base, &pm->cols, acc->enabled, acc->running, l[TD_C_SLOTS], l + TD_C_CAT, 1);
+		} else {
+			bool ok = keys && tma_compute(kind ? &pm->model_fixed : &pm->model, in, &res) == 0;
+
+			coll_commit(out, base, &pm->cols, acc->enabled, acc->running, ok ? res.slots : 0,
+				    ok ? res.frac : NULL, ok ? res.slots : 0);
+		}
+	} else {
+		/* CPUs of several PMUs or models, or of none: every column a
+		 * PMU writes. */
+		VEC_ZERO(out->last, TD_C_COUNT);
+		out->last[TD_C_ENABLED] = acc->enabled;
+		out->last[TD_C_RUNNING] = acc->running;
+		for (uint32_t left = keys; left; left &= left - 1) {
+			unsigned bit = (unsigned)__builtin_ctz(left), kind = bit % AGG_KINDS;
+			struct cpmu *pm = &c->pmus[bit / AGG_KINDS];
+			const struct tma_input *in = &pm->core_in[kind];
+
+			/* A core of one CPU has one PMU and model: above. */
+			assert(!acc->single);
+			agg_fold(c, pm, in->v, agg_key(c, bit / AGG_KINDS, kind, parent));
+			if (tma_compute(kind ? &pm->model_fixed : &pm->model, in, &res) == 0)
+				add_figures(out->last, &pm->cols, &res);
+		}
+		for (unsigned q = 0; q < c->dom_cols.n; q++)
+			for (unsigned i = c->dom_cols.lo[q]; i < c->dom_cols.hi[q]; i++)
+				out->total[i] = base[i] + out->last[i];
+	}
+	acc->keys = 0;
+	acc->added = 0;
+	{
+		bool *up_covered;
+		struct snap_counts *up = dom_of(c, snap, parent, &up_covered);
+
+		dom_fold(out, acc->covered, up, up_covered);
+	}
+}
+
+void coll_agg_begin(struct collector *c, struct snapshot *snap, bool same)
+{
+	struct snap_counts *dom;
+	unsigned pos, agg;
+	bool *dom_covered;
+
+	if (!same)
+		snapshot_aggregate(snap);
+	for (pos = snap->n_cores; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));)
+		dom_reset(dom, dom_covered);
+}
+
 void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mode)
 {
 	struct snap_counts *dom;
@@ -234,15 +307,10 @@ void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mo
 	bool same = prev && prev->layout == c->layout;
 
 	assert(prev != snap);
-	if (!same) {
-		snapshot_aggregate(snap);
-		if (mode == AGG_INTERVAL)
-			/* Sums of the CPUs' totals before this interval. */
-			for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));)
-				counts_shift(dom, -1);
-	}
 	if (mode == AGG_REPUBLISH) {
-		if (same) {
+		if (!same)
+			snapshot_aggregate(snap);
+		else {
 			for (unsigned i = 0; i < c->n_cores; i++)
 				snap->cores[i].c = prev->cores[i].c;
 			for (unsigned i = 0; i < c->n_pkgs; i++)
@@ -251,21 +319,34 @@ void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mo
 		}
 		return;
 	}
-	for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));)
-		dom_reset(dom, dom_covered);
-	/* The CPUs' times, categories and coverage into their cores (or the
-	 * host); each domain passes them to its parent below. */
-	for (unsigned i = 0; i < snap->n_cpus; i++) {
-		const struct snap_cpu *cpu = &snap->cpus[i];
-		bool covered = cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
+	if (mode == AGG_CATCH_UP) {
+		if (!same)
+			snapshot_aggregate(snap);
+		for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));)
+			dom_reset(dom, dom_covered);
+		for (unsigned i = 0; i < snap->n_cpus; i++) {
+			const struct snap_cpu *cpu = &snap->cpus[i];
+			bool covered = cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
 
-		if (cpu->core_idx >= 0)
-			dom_fold(&cpu->c, covered, &snap->cores[cpu->core_idx].c, &snap->cores[cpu->core_idx].covered);
-		else
-			dom_fold(&cpu->c, covered, &snap->host, NULL);
+			if (cpu->core_idx < 0)
+				dom_fold(&cpu->c, covered, &snap->host, NULL);
+			else
+				dom_fold(&cpu->c, covered, &snap->cores[cpu->core_idx].c,
+					 &snap->cores[cpu->core_idx].covered);
+		}
+	} else {
+		/* The cores were done as their CPUs were read, and passed
+		 * their times, categories and coverage on (coll_core_done);
+		 * the CPUs of no known core go to the host. */
+		for (unsigned j = c->core_start[c->n_cores]; j < c->core_start[c->n_cores + 1]; j++) {
+			const struct snap_cpu *cpu = &snap->cpus[c->order[j]];
+
+			dom_fold(&cpu->c, cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED, &snap->host, NULL);
+		}
 	}
 	/* Children before parents: cores, packages, the host. */
-	for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));) {
+	for (pos = mode == AGG_INTERVAL ? snap->n_cores : 0;
+	     (dom = dom_next(c, snap, &pos, &dom_covered, &agg));) {
 		const double *base = same ? dom_base(c, prev, agg) : dom->total;
 		bool covered = dom_covered && *dom_covered;
 

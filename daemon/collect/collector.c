@@ -87,6 +87,26 @@ static void build_layout(struct collector *c)
 	}
 	for (unsigned i = 0; i < c->n_cores; i++)
 		c->cores[i].pkg_idx = find_pkg(c, c->cores[i].package);
+	/* The reading order: core by core (a counting sort, each core's CPUs
+	 * in their order), then the CPUs of no known core. */
+	memset(c->core_start, 0, (c->n_cores + 2) * sizeof(*c->core_start));
+	for (unsigned i = 0; i < c->n_cpus; i++) {
+		int k = c->cpus[i].core_idx;
+
+		c->core_start[(k >= 0 ? (unsigned)k : c->n_cores) + 1]++;
+	}
+	for (unsigned k = 0; k <= c->n_cores; k++)
+		c->core_start[k + 1] += c->core_start[k];
+	{
+		unsigned next[c->n_cores + 1];
+
+		memcpy(next, c->core_start, sizeof(next));
+		for (unsigned i = 0; i < c->n_cpus; i++) {
+			int k = c->cpus[i].core_idx;
+
+			c->order[next[k >= 0 ? (unsigned)k : c->n_cores]++] = i;
+		}
+	}
 	c->layout++;
 	c->gen++;
 }
@@ -195,6 +215,28 @@ int coll_layout(const struct cpmu *pm, unsigned gp, bool fixed1_busy, bool fixed
 	return 0;
 }
 
+/* The runs of variables that cover @pm's: a gap of up to RUN_GAP
+ * variables is summed over (their 0s cost less than another run). */
+#define RUN_GAP 3
+static void pmu_runs(struct cpmu *pm)
+{
+	bool has[TD_EV_COUNT] = { false };
+
+	for (unsigned k = 0; k < pm->n_vars; k++)
+		has[pm->vars[k]] = true;
+	pm->n_runs = 0;
+	for (unsigned v = 0; v < TD_EV_COUNT; v++) {
+		if (!has[v])
+			continue;
+		if (pm->n_runs && v - pm->run_hi[pm->n_runs - 1] <= RUN_GAP) {
+			pm->run_hi[pm->n_runs - 1] = (uint8_t)(v + 1);
+			continue;
+		}
+		pm->run_lo[pm->n_runs] = (uint8_t)v;
+		pm->run_hi[pm->n_runs++] = (uint8_t)(v + 1);
+	}
+}
+
 /* The variables the domains sum: each of the canonical grouping's once. */
 static void pmu_vars(struct cpmu *pm)
 {
@@ -207,6 +249,7 @@ static void pmu_vars(struct cpmu *pm)
 		if (!seen)
 			pm->vars[pm->n_vars++] = pm->full.var[i];
 	}
+	pmu_runs(pm);
 }
 
 static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct plan_pmu *pp)
@@ -241,7 +284,8 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 	pm->model_fixed.refine = false;
 	snap_cols_of(pp->cats, &pm->cols);
 	memset(&pm->input, 0, sizeof(pm->input));
-	memset(&pm->agg_in, 0, sizeof(pm->agg_in));
+	memset(pm->core_in, 0, sizeof(pm->core_in));
+	memset(pm->core_in, 0, sizeof(pm->core_in));
 	plan_reason(pp, pm->reason, sizeof(pm->reason));
 	pm->silent = false;
 	pm->gave_up = false;
@@ -283,6 +327,14 @@ static void apply_plan(struct collector *c, bool reopen_all)
 		}
 	}
 	c->n_pmus = plan->n_pmus;
+	/* The domains' rows are 0 outside their PMU's runs (aggregate.c):
+	 * a PMU's index or runs may change. */
+	for (unsigned key = 0; key < PMU_CORE_MAX * AGG_KINDS; key++) {
+		struct tma_input *rows = &c->agg[(size_t)key * c->agg_doms];
+
+		memset(rows, 0, c->n_pkgs * sizeof(*rows));
+		memset(&rows[c->n_cpus], 0, sizeof(*rows));
+	}
 	{
 		td_catset cats = 0;
 
@@ -490,16 +542,13 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	return true;
 }
 
-/* A CPU's figures of this interval into @out, whose totals continue
- * @before's.  Only the columns of @cols are written: the others never
- * change while the CPU descriptions stay the same (their generation). */
-static void commit(struct snap_counts *restrict out, const struct snap_counts *restrict before,
-		   const struct snap_cols *restrict cols, double enabled, double running,
-		   const struct tma_result *restrict res)
+/* Only the columns of @cols are written: the others never change while
+ * the CPU descriptions stay the same (their generation). */
+void coll_commit(struct snap_counts *restrict out, const double *restrict was,
+		 const struct snap_cols *restrict cols, double enabled, double running, double slots,
+		 const double *restrict cat, double weight)
 {
 	double *restrict last = out->last, *restrict total = out->total;
-	const double *restrict was = before->total;
-	const double slots = res ? res->slots : 0;
 
 	last[TD_C_SLOTS] = slots;
 	last[TD_C_ENABLED] = enabled;
@@ -514,8 +563,8 @@ static void commit(struct snap_counts *restrict out, const struct snap_counts *r
 
 		if (k >= hi)
 			continue;
-		if (res) {
-			vec_commit(last + k, total + k, was + k, res->frac + (k - TD_C_CAT), slots, hi - k);
+		if (cat) {
+			vec_commit(last + k, total + k, was + k, cat + (k - TD_C_CAT), weight, hi - k);
 		} else {
 			memset(last + k, 0, (hi - k) * sizeof(*last));
 			memcpy(total + k, was + k, (hi - k) * sizeof(*total));
@@ -602,8 +651,10 @@ static void log_counts(const struct cpmu *pm, const struct ccpu *cc, bool ok, do
 	log_debug("%s", line);
 }
 
-static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
-		     const struct snap_counts *before)
+/* CPU @cc's reads into @out; whether it has figures (its counts went to
+ * its core's sums). */
+static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
+		     const double *before)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	struct tma_input *in = &pm->input;
@@ -638,14 +689,14 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 		}
 	}
 	if (!coll_group_open(cc) || read_error) {
-		commit(out, before, &pm->cols, 0, 0, NULL);
+		coll_commit(out, before, &pm->cols, 0, 0, 0, NULL, 0);
 		if (read_error && coll_group_open(cc) && ++cc->read_failures == READ_FAILURES_FAILED) {
 			coll_set_state(c, cc, CPU_STATE_FAILED);
 			log_warning("Reads of the group of CPU %d failed %u intervals in a row: CPU %d is failed "
 				    "until a read works again (it is read every interval)",
 				    cc->cpu, READ_FAILURES_FAILED, cc->cpu);
 		}
-		return;
+		return false;
 	}
 	if (cc->read_failures >= READ_FAILURES_FAILED && cc->state == CPU_STATE_FAILED) {
 		coll_set_state(c, cc, CPU_STATE_MONITORED);
@@ -672,7 +723,9 @@ static void read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 			pm->departures[d] += (res.departures >> d) & 1;
 		coll_agg_add(c, cc);
 	}
-	commit(out, before, &pm->cols, enabled, enabled * running_share, ok ? &res : NULL);
+	coll_commit(out, before, &pm->cols, enabled, enabled * running_share, ok ? res.slots : 0,
+		    ok ? res.frac : NULL, ok ? res.slots : 0);
+	return ok;
 }
 
 /* A hybrid CPU that was offline when the plan was made: the PMU whose
@@ -723,7 +776,7 @@ static void revisit_waiting(struct collector *c, uint64_t now)
 		}
 	}
 	if (relayout)
-		build_layout(c);
+		c->relayout_due = true;
 }
 
 static const struct snap_counts zero_counts;
@@ -734,9 +787,9 @@ unsigned coll_to_measure(const struct ccpu *cc)
 	       cc->state != CPU_STATE_ISOLATED;
 }
 
-static const struct snap_counts *before_of(const struct collector *c, unsigned i)
+static const double *before_of(const struct collector *c, unsigned i)
 {
-	return c->prev ? &c->prev->cpus[i].c : &zero_counts;
+	return c->prev ? c->prev->cpus[i].c.total : zero_counts.total;
 }
 
 static const struct snap_cols *cols_of(const struct collector *c, const struct ccpu *cc)
@@ -745,41 +798,86 @@ static const struct snap_cols *cols_of(const struct collector *c, const struct c
 }
 
 
-/* A snapshot holding older CPU descriptions takes the previous one's
- * counts whole, its last interval cleared: columns no CPU writes any more
- * (a category of an earlier plan) then stay what they were. */
-static void catch_up(const struct collector *c, struct snapshot *snap)
+/* A snapshot holding older CPU descriptions (or, @force, another layout)
+ * takes the previous one's counts whole, its last interval cleared:
+ * columns no CPU writes any more (a category of an earlier plan) then stay
+ * what they were; so do the cores' of the same layout. */
+static void catch_up(const struct collector *c, struct snapshot *snap, bool force)
 {
-	if (snap->fill_gen == c->gen)
+	if (snap->fill_gen == c->gen && !force)
 		return;
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct snap_counts *out = &snap->cpus[i].c;
 
-		memcpy(out->total, before_of(c, i)->total, sizeof(out->total));
+		memcpy(out->total, before_of(c, i), sizeof(out->total));
+		memset(out->last, 0, sizeof(out->last));
+	}
+	for (unsigned k = 0; !force && k < c->n_cores; k++) {
+		struct snap_counts *out = &snap->cores[k].c;
+
+		memcpy(out->total, c->prev->cores[k].c.total, sizeof(out->total));
 		memset(out->last, 0, sizeof(out->last));
 	}
 	coll_describe(c, snap);
+}
+
+/* CPU @i's reads into @snap, and what it gives its core (c->acc, when
+ * @core); whether it has figures. */
+static bool collect_cpu(struct collector *c, unsigned i, uint64_t now_ns, struct snapshot *snap, bool core)
+{
+	struct ccpu *cc = &c->cpus[i];
+	struct snap_counts *out = &snap->cpus[i].c;
+
+	cc->measured = false;
+	if (coll_group_open(cc)) {
+		if (read_cpu(c, cc, now_ns, out, before_of(c, i)) && core) {
+			c->acc.added++;
+			c->acc.added_last = out->last;
+		}
+	} else
+		coll_commit(out, before_of(c, i), cols_of(c, cc), 0, 0, 0, NULL, 0);
+	out->cpus = coll_to_measure(cc);
+	out->measured = cc->measured;
+	if (core) {
+		struct coll_core_acc *acc = &c->acc;
+
+		acc->enabled += out->last[TD_C_ENABLED];
+		acc->running += out->last[TD_C_RUNNING];
+		acc->cats |= cc->pmu >= 0 && c->pmus[cc->pmu].pp ? c->pmus[cc->pmu].pp->cats : 0;
+		acc->cpus += out->cpus;
+		acc->measured += out->measured;
+		acc->covered |= cc->selected && cc->state != CPU_STATE_UNSUPPORTED;
+		if (cc->pmu >= 0 && acc->pmu != cc->pmu)
+			acc->pmu = acc->pmu == -1 ? cc->pmu : -2;
+	}
+	return cc->measured;
 }
 
 void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *snap)
 {
 	struct timespec wall;
 	unsigned measured = 0;
+	bool same;
 
-	catch_up(c, snap);
-	for (unsigned i = 0; i < c->n_cpus; i++) {
-		struct ccpu *cc = &c->cpus[i];
-		struct snap_counts *out = &snap->cpus[i].c;
-
-		cc->measured = false;
-		if (coll_group_open(cc))
-			read_cpu(c, cc, now_ns, out, before_of(c, i));
-		else
-			commit(out, before_of(c, i), cols_of(c, cc), 0, 0, NULL);
-		out->cpus = coll_to_measure(cc);
-		out->measured = cc->measured;
-		measured += cc->measured;
+	/* A CPU's topology learned last interval: the layout only changes
+	 * between intervals, with the snapshots' (catch_up). */
+	if (c->relayout_due) {
+		c->relayout_due = false;
+		build_layout(c);
 	}
+	same = c->prev && c->prev->layout == c->layout;
+	catch_up(c, snap, !same);
+	coll_agg_begin(c, snap, same);
+	/* Core by core: each core's figures as soon as its CPUs are read,
+	 * from their sums while they are at hand. */
+	for (unsigned k = 0; k < c->n_cores; k++) {
+		c->acc = (struct coll_core_acc){ .pmu = -1, .single = c->core_start[k + 1] - c->core_start[k] == 1 };
+		for (unsigned j = c->core_start[k]; j < c->core_start[k + 1]; j++)
+			measured += collect_cpu(c, c->order[j], now_ns, snap, true);
+		coll_core_done(c, k, snap, same ? c->prev->cores[k].c.total : snap->cores[k].c.total);
+	}
+	for (unsigned j = c->core_start[c->n_cores]; j < c->core_start[c->n_cores + 1]; j++)
+		measured += collect_cpu(c, c->order[j], now_ns, snap, false);
 	c->measured_last = measured;
 	/* After the reads: what other users left each CPU (probes, groups
 	 * made again, yields); a group reopened now is first read next
@@ -833,13 +931,16 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->cpus = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->cpus));
 	c->cores = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->cores));
 	c->pkgs = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->pkgs));
+	c->order = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->order));
+	c->core_start = calloc(c->n_cpus + 2, sizeof(*c->core_start));
 	c->buf_words = 3 + 2 * UA_EVENTS_MAX;
 	c->buf = calloc(c->buf_words, sizeof(uint64_t));
-	c->agg_doms = 2 * c->n_cpus + 1;
-	/* Rows by PMU, model (AGG_KINDS, aggregate.c) and domain. */
-	c->agg = calloc((size_t)PMU_CORE_MAX * 2 * c->agg_doms * UA_EVENTS_MAX, sizeof(*c->agg));
-	c->agg_used = calloc((size_t)PMU_CORE_MAX * 2 * c->agg_doms, sizeof(*c->agg_used));
-	if (!c->cpus || !c->cores || !c->pkgs || !c->buf || !c->agg || !c->agg_used) {
+	/* Rows by PMU, model and domain: every package (no more than the
+	 * CPUs), then the host. */
+	c->agg_doms = c->n_cpus + 1;
+	c->agg = calloc((size_t)PMU_CORE_MAX * AGG_KINDS * c->agg_doms, sizeof(*c->agg));
+	c->agg_used = calloc((size_t)PMU_CORE_MAX * AGG_KINDS * c->agg_doms, sizeof(*c->agg_used));
+	if (!c->cpus || !c->cores || !c->pkgs || !c->order || !c->core_start || !c->buf || !c->agg || !c->agg_used) {
 		collector_free(c);
 		return -ENOMEM;
 	}
@@ -867,6 +968,8 @@ void collector_free(struct collector *c)
 	free(c->cpus);
 	free(c->cores);
 	free(c->pkgs);
+	free(c->order);
+	free(c->core_start);
 	free(c->buf);
 	free(c->agg);
 	free(c->agg_used);
@@ -940,7 +1043,7 @@ void collector_fill(struct collector *c, struct snapshot *snap)
 			snap->cpus[i].c = c->prev->cpus[i].c;
 		coll_aggregate(c, snap, AGG_REPUBLISH);
 	} else if (snap != c->prev) {
-		catch_up(c, snap);
+		catch_up(c, snap, !c->prev || c->prev->layout != c->layout);
 		coll_aggregate(c, snap, AGG_CATCH_UP);
 	}
 	coll_stamp(c, snap);

@@ -103,9 +103,13 @@ struct cpmu {
 	 * and the aggregates count by it), after any fallback to model
 	 * hardware. */
 	struct clayout full;
-	/* The variables it reads, each once, for the domains' sums. */
+	/* The variables it reads, each once; the runs of variables the
+	 * domains' sums add, [run_lo, run_hi), covering them (and a few
+	 * variables between them, which are 0). */
 	unsigned n_vars;
 	enum td_event vars[UA_EVENTS_MAX];
+	unsigned n_runs;
+	uint8_t run_lo[UA_EVENTS_MAX], run_hi[UA_EVENTS_MAX];
 	struct tma_model model;
 	/* The model of a CPU counting on the fixed counters alone. */
 	struct tma_model model_fixed;
@@ -114,9 +118,9 @@ struct cpmu {
 	/* The formula variables of one CPU's read: only this PMU's are ever
 	 * written (each read overwrites all of them), the others stay 0. */
 	struct tma_input input;
-	/* A domain's sums as perf's variables (aggregate.c): 0 but for
-	 * vars[], which each domain overwrites. */
-	struct tma_input agg_in;
+	/* The sums of the core being read, by kind (AGG_KINDS), as perf's
+	 * variables: 0 but for the runs (coll_agg_add). */
+	struct tma_input core_in[2];
 	char reason[SNAP_REASON];
 	unsigned core_idx;    /* into pmu_info.core[] */
 	struct cpuset covered; /* CPUs its sysfs cpus lists now (hybrid) */
@@ -153,6 +157,29 @@ struct layout_core {
 	int pkg_idx; /* its package's index in pkgs[] */
 };
 
+/* Rows by PMU and model: a CPU counting on the fixed counters alone
+ * (share.c: it gave its general-purpose counters back) has the model
+ * without refinement, and its counts are summed apart, as another core
+ * type's are. */
+#define AGG_KINDS 2
+
+/* What a core's CPUs give it while they are read, before its figures are
+ * computed (coll_core_done). */
+struct coll_core_acc {
+	double enabled, running;
+	td_catset cats;
+	unsigned cpus, measured;
+	bool covered;
+	int pmu;       /* its CPUs' PMU; -1 none, -2 more than one */
+	uint32_t keys; /* the core_in[] with sums, bit pmu * AGG_KINDS + kind */
+	unsigned added;            /* CPUs whose counts it sums */
+	/* A core of one CPU: its counts go straight to the package's row
+	 * (it is core_parent's), without sums of its own. */
+	bool single;
+	unsigned core_parent;
+	const double *added_last;  /* the last one's figures (snap_counts.last) */
+};
+
 struct collector {
 	const struct sysfs *sysfs;
 	struct topo *topo;
@@ -162,6 +189,7 @@ struct collector {
 	bool count_guest;
 	enum config_sharing sharing;
 	uint64_t mux_at_ns; /* when the PMUs' multiplexing periods are read again */
+	uint64_t learn_at_ns; /* when coll_learn has a CPU to look at, at the earliest */
 	bool oneshot;
 	uint64_t interval_ns;
 	unsigned fd_others_want, fd_others_min;
@@ -176,12 +204,21 @@ struct collector {
 	unsigned n_cores, n_pkgs;
 	struct layout_core *cores;
 	int *pkgs; /* package ids */
+	/* The CPUs core by core (core k's from core_start[k]), then those of
+	 * no known core (from core_start[n_cores] to core_start[n_cores + 1]):
+	 * each core's figures are computed as soon as its CPUs are read. */
+	unsigned *order, *core_start;
 	uint64_t layout;
-	/* This interval's scaled counts summed over each domain's CPUs, by
-	 * PMU, domain row and event position, and which rows hold any: a
-	 * core's, package's and the host's figures are perf's expressions on
-	 * them (aggregate). */
-	double *agg;
+	/* A CPU's topology became known: the layout is made again before the
+	 * next interval's reads (never between an interval's reads and its
+	 * aggregates). */
+	bool relayout_due;
+	struct coll_core_acc acc; /* the core being read */
+	/* This interval's scaled counts summed over each package's and the
+	 * host's CPUs, by PMU, model and domain (aggregate.c agg_key), as
+	 * perf's variables, and which rows hold any: their figures are perf's
+	 * expressions on them. */
+	struct tma_input *agg;
 	bool *agg_used;
 	unsigned agg_doms;
 	struct snap_cols dom_cols; /* the columns any PMU's categories write */
@@ -295,12 +332,30 @@ void coll_describe_free(const struct collector *c, unsigned p, char *buf, size_t
 
 /* ---- aggregate.c ---- */
 
-/* Adds @cc's scaled counts of this interval to its core's, package's and
- * the host's rows (aggregate.c). */
+/* Adds @cc's scaled counts of this interval to its core's sums (or, of
+ * no known core, the host's row) (aggregate.c). */
 void coll_agg_add(struct collector *c, const struct ccpu *cc);
 
-/* Every core's, package's and the host's counts and figures of @snap
- * (aggregate.c). */
+/* Core @k's figures of the interval into @snap from its CPUs' sums
+ * (c->acc), its totals continuing @base; its sums into its package's row. */
+void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, const double *base);
+
+/* A CPU's or a core's figures of this interval into @out, whose totals
+ * continue @before: only the columns of @cols (the others stay as the
+ * generation left them); each category's slots are cat[category] times
+ * @weight (a share times the slots, or slots already: 1), none when @cat
+ * is NULL (collector.c). */
+void coll_commit(struct snap_counts *restrict out, const double *restrict before,
+		 const struct snap_cols *restrict cols, double enabled, double running, double slots,
+		 const double *restrict cat, double weight);
+
+/* Before an interval's reads: the packages and the host emptied for
+ * them, and after a change of layout (not @same) every domain's totals
+ * the sums of its CPUs' (aggregate.c). */
+void coll_agg_begin(struct collector *c, struct snapshot *snap, bool same);
+
+/* The packages' and the host's counts and figures of @snap, and in modes
+ * other than AGG_INTERVAL the cores' (aggregate.c). */
 void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mode);
 
 /* The CPUs' descriptions and the PMUs' rows of @snap, for generation

@@ -74,6 +74,13 @@ static uint64_t step_ns(const struct collector *c)
 	return s > STEP_MIN_NS ? s : STEP_MIN_NS;
 }
 
+/* coll_learn has something to do for a CPU at @t. */
+static void learn_at(struct collector *c, uint64_t t)
+{
+	if (t < c->learn_at_ns)
+		c->learn_at_ns = t;
+}
+
 void coll_lay_clear(const struct cpmu *pm, const struct clayout *lay, struct tma_input *in)
 {
 	for (unsigned k = 0; k < pm->n_vars; k++) {
@@ -327,7 +334,7 @@ bool coll_probe_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 	regroup(c, cc, gp, pp->fixed1_busy || fixed1_held, cc->yielded);
 	/* Less than the PMU: looked at again, to take more when it is there. */
 	if ((unsigned)n < pp->gp_total || fixed1_held || slots_held)
-		cc->probe_at_ns = now + step_ns(c);
+		learn_at(c, cc->probe_at_ns = now + step_ns(c));
 	return changed;
 }
 
@@ -345,7 +352,7 @@ void coll_norun(struct collector *c, struct ccpu *cc, unsigned g, uint64_t enabl
 	 * another user's pinned events; the probe says which counters. */
 	cc->norun_ns[g] = 0;
 	cc->norun_reads[g] = 0;
-	cc->probe_at_ns = now;
+	learn_at(c, cc->probe_at_ns = now);
 }
 
 /* [collect] pmu_sharing = yield: @cc gives its general-purpose counters
@@ -359,7 +366,7 @@ static void yield(struct collector *c, struct ccpu *cc, uint64_t now)
 	cc->reclaim_wait_ns = cc->reclaim_wait_ns ? 2 * cc->reclaim_wait_ns : first;
 	if (cc->reclaim_wait_ns > RECLAIM_MAX_NS)
 		cc->reclaim_wait_ns = RECLAIM_MAX_NS;
-	cc->reclaim_at_ns = now + cc->reclaim_wait_ns;
+	learn_at(c, cc->reclaim_at_ns = now + cc->reclaim_wait_ns);
 	regroup(c, cc, cc->lay.gp, cc->lay.fixed1_busy, true);
 	learned(c, pm, cc->cpu, "another user's events wanted the counters (topdownd's ran %.0f%% of the time); "
 		"%s, for %.0f s ([collect] pmu_sharing = yield)",
@@ -373,7 +380,6 @@ void coll_share(struct collector *c, struct ccpu *cc, double share, uint64_t ena
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 
-	(void)now;
 	if (c->sharing != SHARING_YIELD || share < 0 || cc->yielded || cc->lay.fixed_only)
 		return;
 	if (share >= SHARE_MIN) {
@@ -384,24 +390,41 @@ void coll_share(struct collector *c, struct ccpu *cc, double share, uint64_t ena
 	cc->contended_ns += enabled_ns;
 	cc->contended_reads++;
 	cc->contended_share = share;
-	if (cc->contended_ns >= window_ns(pm, cc) && cc->contended_reads >= 2)
+	if (cc->contended_ns >= window_ns(pm, cc) && cc->contended_reads >= 2) {
 		cc->yield_due = true;
+		learn_at(c, now);
+	}
 }
 
 void coll_learn(struct collector *c, uint64_t now)
 {
+	uint64_t next = UINT64_MAX;
+
 	if (now >= c->mux_at_ns) {
 		for (unsigned p = 0; p < c->n_pmus; p++)
 			c->pmus[p].mux_ns = read_mux(c, &c->pmus[p]);
 		c->mux_at_ns = now + 10 * step_ns(c);
 	}
+	/* Nothing due before learn_at_ns (every time below is one): no walk
+	 * over the CPUs every interval. */
+	if (now < c->learn_at_ns)
+		return;
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 
 		if (cc->pmu < 0 || !cc->selected || cc->state == CPU_STATE_UNSUPPORTED ||
 		    cc->state == CPU_STATE_OFFLINE ||
-		    cc->state == CPU_STATE_ISOLATED || !cc->probed)
+		    cc->state == CPU_STATE_ISOLATED || !cc->probed) {
+			/* Looked at again when it is due, in case it is
+			 * then. */
+			if (cc->pmu >= 0)
+				next = cc->yield_due ? now + 1 : next;
+			if (cc->pmu >= 0 && cc->probe_at_ns < next)
+				next = cc->probe_at_ns;
+			if (cc->pmu >= 0 && cc->yielded && cc->reclaim_at_ns < next)
+				next = cc->reclaim_at_ns;
 			continue;
+		}
 		if (cc->yield_due) {
 			cc->yield_due = false;
 			yield(c, cc, now);
@@ -416,7 +439,12 @@ void coll_learn(struct collector *c, uint64_t now)
 		}
 		if (now >= cc->probe_at_ns)
 			coll_probe_cpu(c, cc, now);
+		if (cc->yielded && cc->reclaim_at_ns < next)
+			next = cc->reclaim_at_ns;
+		if (cc->probe_at_ns < next)
+			next = cc->probe_at_ns;
 	}
+	c->learn_at_ns = next;
 }
 
 /* One kind of CPU for coll_describe_free: what other users leave it. */

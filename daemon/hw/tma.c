@@ -137,7 +137,8 @@ static int finish(struct tma_result *out, td_catset set)
 	/* The common case first, without a branch per node: every node a
 	 * share (the others are 0).  This runs for every CPU and domain
 	 * every interval. */
-	if (n <= 16 ? vec_all_nonneg16(out->frac) : vec_all_nonneg(out->frac, n))
+	static_assert(TD_CAT_COUNT <= 32, "frac[] holds every category");
+	if (vec_all_nonneg16(out->frac) && (n <= 16 || vec_all_nonneg16(out->frac + 16)))
 		return 0;
 	for (td_catset left = set; left; left &= left - 1) {
 		int c = __builtin_ctz(left);
@@ -557,11 +558,7 @@ int tma_compute(const struct tma_model *model, const struct tma_input *in,
 	out->slots = 0;
 	out->departures = 0;
 	out->departure_size = 0;
-#pragma GCC unroll 16
-	for (unsigned c = 0; c + 2 <= TD_CAT_COUNT; c += 2)
-		vec_store(out->frac + c, (vec_d2){ 0, 0 });
-	if (TD_CAT_COUNT % 2)
-		out->frac[TD_CAT_COUNT - 1] = 0;
+	VEC_ZERO(out->frac, 32);
 	if ((unsigned)model->formulas >= UA_FORMULAS_COUNT)
 		return -EINVAL;
 	return formulas[model->formulas].compute(model, in->v, out);

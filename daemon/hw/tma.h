@@ -31,7 +31,9 @@ enum tma_departure {
 
 struct tma_result {
 	double slots;              /* the slots the fractions are of */
-	double frac[TD_CAT_COUNT]; /* categories not yielded are 0 */
+	/* Categories not yielded are 0; room for 32, so that the check of
+	 * every value is two fixed runs of 16 (tma.c finish). */
+	double frac[32];
 	unsigned departures;       /* bits 1 << enum tma_departure */
 	double departure_size;     /* the largest |perf's value| replaced by 0 */
 };

@@ -27,15 +27,39 @@ static inline void vec_store(double *p, vec_d2 v)
 	memcpy(p, &v, sizeof(v));
 }
 
-/* dst[i] += src[i] */
+/* dst[i] += src[i] (four at a time: the loop's own instructions are as
+ * many as its additions') */
 static inline void vec_add(double *restrict dst, const double *restrict src, unsigned n)
 {
 	unsigned i = 0;
 
-	for (; i + 2 <= n; i += 2)
+	for (; i + 4 <= n; i += 4) {
 		vec_store(dst + i, vec_load(dst + i) + vec_load(src + i));
+		vec_store(dst + i + 2, vec_load(dst + i + 2) + vec_load(src + i + 2));
+	}
+	if (i + 2 <= n) {
+		vec_store(dst + i, vec_load(dst + i) + vec_load(src + i));
+		i += 2;
+	}
 	if (i < n)
 		dst[i] += src[i];
+}
+
+/* dst[i] = src[i] (memcpy() of a length not known is a call) */
+static inline void vec_copy(double *restrict dst, const double *restrict src, unsigned n)
+{
+	unsigned i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		vec_store(dst + i, vec_load(src + i));
+		vec_store(dst + i + 2, vec_load(src + i + 2));
+	}
+	if (i + 2 <= n) {
+		vec_store(dst + i, vec_load(src + i));
+		i += 2;
+	}
+	if (i < n)
+		dst[i] = src[i];
 }
 
 /* dst[i] += src[i] * k */
@@ -49,17 +73,26 @@ static inline void vec_add_scaled(double *restrict dst, const double *restrict s
 		dst[i] += src[i] * k;
 }
 
-/* last[i] = src[i] * k; total[i] = was[i] + last[i] */
+/* last[i] = src[i] * k; total[i] = was[i] + last[i] (four at a time) */
 static inline void vec_commit(double *restrict last, double *restrict total, const double *restrict was,
 			      const double *restrict src, double k, unsigned n)
 {
 	unsigned i = 0;
 
-	for (; i + 2 <= n; i += 2) {
+	for (; i + 4 <= n; i += 4) {
+		vec_d2 l0 = vec_load(src + i) * k, l1 = vec_load(src + i + 2) * k;
+
+		vec_store(last + i, l0);
+		vec_store(last + i + 2, l1);
+		vec_store(total + i, vec_load(was + i) + l0);
+		vec_store(total + i + 2, vec_load(was + i + 2) + l1);
+	}
+	if (i + 2 <= n) {
 		vec_d2 l = vec_load(src + i) * k;
 
 		vec_store(last + i, l);
 		vec_store(total + i, vec_load(was + i) + l);
+		i += 2;
 	}
 	if (i < n) {
 		last[i] = src[i] * k;
@@ -86,21 +119,7 @@ static inline void vec_commit(double *restrict last, double *restrict total, con
 			(dst)[(n) - 1] = (src)[(n) - 1];                  \
 	} while (0)
 
-/* Whether every v[i] is at least 0 (not NaN). */
-static inline int vec_all_nonneg(const double *v, unsigned n)
-{
-	const vec_d2 zero = { 0, 0 };
-	vec_l2 bad = { 0, 0 };
-	unsigned i = 0;
-
-	for (; i + 2 <= n; i += 2)
-		bad |= ~(vec_load(v + i) >= zero);
-	if (i < n && !(v[i] >= 0))
-		return 0;
-	return !(bad[0] | bad[1]);
-}
-
-/* The same for v[0..16), without a loop. */
+/* Whether every v[i] of v[0..16) is at least 0 (not NaN), without a loop. */
 static inline int vec_all_nonneg16(const double *v)
 {
 	const vec_d2 zero = { 0, 0 };

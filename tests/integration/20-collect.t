@@ -5,7 +5,7 @@
 # interrupted and short reads.
 . "$(dirname "$0")/lib.sh"
 
-plan 75
+plan 80
 
 SPR=$FIXTURES/spr-2s
 api() { curl -sf "$TD_URL/api/v1/topdown?$1"; }
@@ -161,6 +161,48 @@ ok $([ "$(jq '.host.slots_total' "$TMP/back.json")" -gt "$host_before" ]; echo $
 grep -q 'CPU 5 went offline' "$TD_LOG" && grep -q 'CPU 5 is online; monitoring it again' "$TD_LOG"
 ok $? "the log tells the offline and the reopen"
 check "CPU 5's ratios are right after the reopen" api "$constant" "$HOT" "$TMP/back.json"
+td_stop
+
+# --- 5b. CPUs offline at start come online: their topology learned ---
+# The kernel creates a CPU's topology directory when it comes online and
+# removes it when it goes (drivers/base/topology.c topology_sysfs_init:
+# CPUHP_TOPOLOGY_PREPARE, topology_add_dev/topology_remove_dev): a CPU
+# offline at start has no core and no package until it is back.  With both
+# threads of a core away, its coming back adds a core in the middle of the
+# sorted list: the cores, packages and host are summed afresh from their
+# CPUs between two intervals, never between an interval's reads and its
+# sums (which gave one interval's counts to the neighbouring core, for
+# good).
+LATE=$(fixture_copy spr-2s)
+for c in 5 13; do
+	set_online "$LATE" $c 0
+	mv "$LATE/devices/system/cpu/cpu$c/topology" "$LATE/cpu$c-topology"
+done
+td_start "$LATE" "$constant" -i 100ms || exit 1
+wait_intervals 2
+api "scope=cpu" >"$TMP/late0.json"
+is "$(jq -c '[.cores[] | select(.cpus | index(5) or index(13))] | length' "$TMP/late0.json")" 0 \
+	"CPUs 5 and 13 offline, topology unknown: in no core"
+host0=$(jq '.host.slots_total' "$TMP/late0.json")
+mv "$LATE/cpu5-topology" "$LATE/devices/system/cpu/cpu5/topology"
+set_online "$LATE" 5 1
+wait_until 30 eval '[ "$(api "scope=cpu" | jq -r "[.cores[] | select(.cpus | index(5)) | .cpus_measured] | .[0]")" = 1 ]'
+ok $? "CPU 5 online: a core of its own, measured"
+wait_intervals 2
+api "scope=cpu" >"$TMP/late1.json"
+# PERF_METRICS' slots add: every core's and package's counters are their
+# CPUs', since start and in the last interval.
+sums=$(jq -r '
+	. as $d
+	| def within(a; b): ((a - b) | fabs) <= 1e-9 * (b | fabs) + 1;
+	  def of($cpus; f): [$d.cpus[] | select(.cpu as $c | $cpus | index($c)) | f] | add;
+	[ ($d.cores[] | within(.slots_total; of(.cpus; .slots_total)) and within(.slots; of(.cpus; .slots))),
+	  ($d.packages[] | .package as $p
+	   | within(.slots_total; [$d.cpus[] | select(.package == $p) | .slots_total] | add)) ]
+	| map(select(. | not)) | length' "$TMP/late1.json")
+is "$sums" 0 "after the new layout: every core's and package's slots are its CPUs', since start and last interval"
+ok $([ "$(jq '.host.slots_total' "$TMP/late1.json")" -gt "$host0" ]; echo $?) "the host's counter kept growing across the new layout"
+check "CPU 5's core and the others right after the new layout" api "$constant" "$LATE" "$TMP/late1.json"
 td_stop
 
 # --- 6. EACCES on every CPU ---
