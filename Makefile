@@ -394,8 +394,8 @@ check-threads: all $(UNIT_BINS) $(FAKEPMU_TEST_BINS) $(SHIMS)
 # Benchmarks print figures; no test depends on timing.
 bench: deps all
 	tests/bench/run
-	tests/bench/fleet-sizing
-	tests/bench/livepage
+	tests/bench/fleet-sizing --write docs/prometheus.md
+	tests/bench/livepage --write docs/performance.md
 	tests/bench/cgroups
 
 FUZZ_SECONDS ?= 60

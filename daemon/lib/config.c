@@ -190,7 +190,11 @@ static int set_listen(struct config *cfg, const char *value, char *err, size_t e
 }
 
 /* [cgroups] track presets: a word for the globs of the kubelet's cgroups,
- * with either cgroup driver (cgroup/kubepath.h has their shapes). */
+ * with either cgroup driver (cgroup/kubepath.h has their shapes).  They
+ * are the configuration language's, expanded where a line is read, so that
+ * an unknown one fails --check-config and a reload like any bad value (the
+ * library cannot ask cgroup/); test_kubepath.c's test_presets holds them to
+ * what kube_parse says of the same paths. */
 static const struct {
 	const char *name, *globs;
 } track_presets[] = {

@@ -10,13 +10,7 @@ plan 80
 SPR=$FIXTURES/spr-2s
 api() { curl -sf "$TD_URL/api/v1/topdown?$1"; }
 
-constant=$(write_scenario constant <<'EOF'
-{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
-  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
-   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12,
-   "memory_bound": 0.25, "uop_dropping": 0.01, "recovery_cycles": 0.002}]}}}
-EOF
-)
+constant=$ROOT/tests/scenarios/constant.json
 
 # --- 1. constant fractions: every CPU, L1 and L2, against the truth ---
 td_start "$SPR" "$constant" -i 100ms || exit 1

@@ -5,7 +5,7 @@
 # of CPUs (16 and 1024 here); the per-CPU detail is one parameter away.
 . "$(dirname "$0")/lib.sh"
 
-plan 6
+plan 7
 
 scen=$ROOT/tests/scenarios/constant.json
 for n in 16 1024; do
@@ -32,5 +32,11 @@ for n in 16 1024; do
 	fi
 	td_stop
 done
+
+# docs/prometheus.md's fleet-sizing table is what the script measures now
+# (16, 448 and 1024 CPUs, each granularity): a change of the exposition
+# that leaves the guide's figures stale fails here.
+out=$("$ROOT/tests/bench/fleet-sizing" --check "$ROOT/docs/prometheus.md" 2>&1 >/dev/null)
+ok $? "docs/prometheus.md's fleet-sizing table is today's$( [ -z "$out" ] || printf '\n%s' "$out" | sed 's/^/# /')"
 
 done_testing

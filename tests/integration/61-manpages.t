@@ -39,13 +39,7 @@ EXITS=$( (echo 0 1 64 78; sed -n 's/^Exit status: //p' "$TMP/help" | grep -oE '\
 mapfile -t KEYS < <(awk '/^\[/ { s = $1; next } / =/ { v = $0; sub(/^[^=]*= ?/, "", v);
 	print s " " $1 " " (v == "" ? "empty" : v) }' "$TMP/defaults")
 
-constant=$(write_scenario constant <<'EOF'
-{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
-  {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
-   "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12,
-   "memory_bound": 0.25, "uop_dropping": 0.01}]}}}
-EOF
-)
+constant=$ROOT/tests/scenarios/constant.json
 # With basic authentication, so that its family is exported too
 # (user scraper, password scrape; cost 4 keeps the test fast).
 echo 'scraper:$2b$04$abcdefghijklmnopqrstuukWVPh09ZD8iOGHfzdmcO2EjLYdiyhOW' >"$TMP/htpasswd"
@@ -59,6 +53,10 @@ if td_start "$SPR" "$constant" -i 100ms -c "$TMP/auth.conf"; then
 	# The live page's footer links every endpoint of the server's route
 	# table: those are the endpoints topdownd(8) must describe.
 	curl -sf "$url/" >"$TMP/page.html"
+	# The API's documents, for docs/http-api.md's example.
+	curl -sf "$url/api/v1/topdown?window=60s" >"$TMP/doc-window.json"
+	curl -sf "$url/api/v1/topdown?cpu=0-3&scope=cpu" >"$TMP/doc-cpus.json"
+	cp "$TD_LOG" "$TMP/auth.log"
 	td_stop
 fi
 # The per-cgroup families: a daemon with [cgroups] enabled on the real
@@ -87,7 +85,7 @@ N_EXITS=$(wc -w <<<"$EXITS")
 # 8 rendering, 1 defaults example, 1 live scrape, 3 signals, 4 variables,
 # 1 + the endpoints, 4 structure and examples; one per option, key, family, status.
 plan $((8 + ${#OPTS[@]} + ${#KEYS[@]} + 1 + 1 + ${#LIVE[@]} + ${#DOC[@]} + 3 + N_EXITS +
-	4 + 1 + N_ENDPOINTS + 4 + 19))
+	4 + 1 + N_ENDPOINTS + 4 + 19 + 4))
 
 # ---- 0. the words a user meets first are vendor-neutral: TopDown is
 # counted on Intel, AMD and Arm cores (before 2026-11-28 --help, the man
@@ -319,6 +317,33 @@ ok $? "topdownd.conf.5 states those figures"
 limit=$(awk -F= '$1 == "LimitNOFILE" {print $2}' "$ROOT/systemd/topdownd.service")
 ok $([ "${limit:-0}" -ge $((8192 * worst + 4096 + 64)) ]; echo $?) \
 	"the unit's LimitNOFILE=$limit covers 8192 CPUs x $worst descriptors and 4096 connections"
+# ---- 7b. figures the README and the guides show are a run's ----
+# The README's table is what --once prints on the 16-CPU Sapphire Rapids
+# fixture with the constant scenario.
+FAKEPMU_SYSFS=$SPR FAKEPMU_SCENARIO=$constant LD_PRELOAD=$FAKEPMU \
+	"$TOPDOWND" -c /dev/null --sysfs-root "$SPR" --once 2>/dev/null | sed 's/ *$//' >"$TMP/once.txt"
+awk '/^```$/ { f = !f; next } f' "$ROOT/README.md" | sed -n '/^# 16 CPUs monitored/,/bottleneck:/p' |
+	sed 's/ *$//' >"$TMP/readme-once.txt"
+is "$(diff "$TMP/readme-once.txt" "$TMP/once.txt" | head -5 | tr '\n' ' ')" "" \
+	"README: the --once table is what --once prints (spr-2s, constant scenario)"
+# docs/http-api.md's example and its version line name the daemon's API
+# version, and every key of the example is one of a real document's.
+api=$(jq -r .api_version "$TMP/doc-window.json")
+ex=$(awk '/^The JSON document:/ { on = 1 } on && /^```$/ { n++; if (n == 2) exit; next } on && n == 1' \
+	"$ROOT/docs/http-api.md")
+is "$(grep -oE '"api_version":"[0-9.]+"' <<<"$ex") $(grep -oE '\(`api_version`, [0-9.]+;' "$ROOT/docs/http-api.md")" \
+	"\"api_version\":\"$api\" (\`api_version\`, $api;" "docs/http-api.md: the example and the version line say API $api, as the daemon does"
+known=$(jq -r '[paths | map(select(type == "string")) | .[]] | unique | .[]' "$TMP/doc-window.json" "$TMP/doc-cpus.json" |
+	sort -u)
+unknown=$(grep -oE '"[a-z_0-9]+":' <<<"$ex" | tr -d '":' | sort -u | comm -23 - <(echo "$known"))
+is "$unknown" "" "docs/http-api.md: every key of the example is in a real document (?window=, ?cpu=)"
+# The history's size the guide states is the one the daemon logs (spr-2s:
+# 2 packages, level 2, the default 15 minutes).
+kib=$(sed -n 's/.*History (the live page, ?window=): 900 s, \([0-9]*\) KiB.*/\1/p' "$TMP/auth.log")
+said=$(cat "$ROOT/docs/http-api.md" "$ROOT/README.md" | tr '\n' ' ' | grep -oE '[0-9]+ KiB on 2 packages at level 2' |
+	grep -oE '^[0-9]+' | tr '\n' ' ')
+is "$said" "$kib $kib " "docs/http-api.md and the README: the history of 2 packages at level 2 is what the daemon logs (${kib:-?} KiB)"
+
 # Multiplexed counts are scaled to the enabled time, as the NOTES say:
 # running half the time, the slots counter still grows at the true rate.
 half=$(jq '.cpus.default.running = 0.5' "$ROOT/tests/scenarios/constant.json" | write_scenario half)

@@ -14,36 +14,35 @@
 #include <isa-l/igzip_lib.h>
 
 #include "body.h"
+#include "snapfix.h"
 
 static const struct expo_options OPTS = {
 	.granularity = GRAN_CPU, .ratios = true, .version = "1.2.3", .revision = "abc123",
 };
 
-/* A snapshot of @n monitored CPUs with some slots each. */
+/* A snapshot of @n monitored CPUs with some slots each: the shared
+ * Sapphire Rapids header (snapfix.h), each CPU a core of its own whose
+ * topology is not summed (no core or package rows). */
 static struct snapshot *snap_new(unsigned n)
 {
 	struct snapshot *s = calloc(1, sizeof(*s));
+	struct snapfix_cpu *rows = calloc(n, sizeof(*rows));
 
 	assert_non_null(s);
+	assert_non_null(rows);
 	s->cpus = calloc(n, sizeof(*s->cpus));
 	s->cores = calloc(n, sizeof(*s->cores));
 	s->pkgs = calloc(1, sizeof(*s->pkgs));
 	assert_true(s->cpus && s->cores && s->pkgs);
+	snapfix_spr(s);
 	s->seq = 3;
-	s->level = 1;
-	s->cats = td_catset_level(~(td_catset)0, 1);
-	s->up = true;
-	s->n_cpus = n;
+	for (unsigned i = 0; i < n; i++)
+		rows[i] = (struct snapfix_cpu){ (int)i, true, true, (int)i, 0, -1, -1, CPU_STATE_MONITORED };
+	snapfix_cpus(s, rows, n);
+	free(rows);
 	for (unsigned i = 0; i < n; i++) {
-		struct snap_cpu *c = &s->cpus[i];
-
-		c->cpu = (int)i;
-		c->selected = c->known = true;
-		c->core_id = (int)i;
-		c->state = CPU_STATE_MONITORED;
-		c->core_idx = c->pkg_idx = -1;
-		c->c.total[TD_C_SLOTS] = 1e9 + i;
-		c->c.total[TD_C_CAT + TD_CAT_RETIRING] = 1e9 + i;
+		s->cpus[i].c.total[TD_C_SLOTS] = 1e9 + i;
+		s->cpus[i].c.total[TD_C_CAT + TD_CAT_RETIRING] = 1e9 + i;
 	}
 	return s;
 }

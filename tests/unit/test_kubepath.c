@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "cgroups.h"
+#include "config.h"
 #include "kubepath.h"
 
 #define UID "0b7a3c1e-5d2f-4e8a-9c6b-1f2e3d4c5b6a"
@@ -124,6 +126,63 @@ static void test_containers(void **state)
 	is_pod("//kubepods//burstable//pod" UID "//" CID "/", UID, CID, "Burstable");
 }
 
+/* [cgroups] track's presets (lib/config.c, where the configuration
+ * language expands them, so that a bad one fails --check-config and a
+ * reload) against what kube_parse says of the same paths: @pods tracks
+ * exactly the pods' own cgroups, @containers exactly the containers', with
+ * either cgroup driver and every QoS class, as the tracker matches them. */
+static bool tracked(const char *preset, const char *path)
+{
+	struct config cfg;
+	char err[256], warn[256];
+	const char *globs[CONFIG_TRACK_MAX];
+
+	config_defaults(&cfg);
+	assert_int_equal(config_set(&cfg, "cgroups", "track", preset, err, sizeof(err), warn, sizeof(warn)), 0);
+	for (unsigned i = 0; i < cfg.n_cgroups_track; i++)
+		globs[i] = cfg.cgroups_track[i];
+	return cgroups_match(globs, cfg.n_cgroups_track, path);
+}
+
+static void test_presets(void **state)
+{
+	static const struct {
+		const char *path;
+		int level; /* 1: a pod's own cgroup, 2: a container's, 0: neither */
+	} paths[] = {
+		{ "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_SD ".slice", 1 },
+		{ "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_SD ".slice", 1 },
+		{ "kubepods.slice/kubepods-pod" UID_SD ".slice", 1 },
+		{ "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_SD
+		  ".slice/cri-containerd-" CID ".scope", 2 },
+		{ "kubepods.slice/kubepods-pod" UID_SD ".slice/crio-" CID ".scope", 2 },
+		{ "kubepods/burstable/pod" UID, 1 },
+		{ "kubepods/besteffort/pod" UID, 1 },
+		{ "kubepods/pod" UID, 1 },
+		{ "kubepods/burstable/pod" UID "/" CID, 2 },
+		{ "kubepods/pod" UID "/" CID, 2 },
+		/* The QoS levels, the root, other services. */
+		{ "kubepods.slice", 0 },
+		{ "kubepods.slice/kubepods-burstable.slice", 0 },
+		{ "kubepods/besteffort", 0 },
+		{ "system.slice/kubelet.service", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct kube_id k;
+		int r = kube_parse(paths[i].path, &k);
+		int level = r < 0 ? 0 : k.container_id[0] ? 2 : 1;
+
+		if (level != paths[i].level)
+			fail_msg("%s: kube_parse says level %d, the table %d", paths[i].path, level, paths[i].level);
+		if (tracked("@pods", paths[i].path) != (level == 1))
+			fail_msg("%s: @pods %s it", paths[i].path, level == 1 ? "misses" : "tracks");
+		if (tracked("@containers", paths[i].path) != (level == 2))
+			fail_msg("%s: @containers %s it", paths[i].path, level == 2 ? "misses" : "tracks");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_cgroupfs_driver),
 		cmocka_unit_test(test_not_pods),
 		cmocka_unit_test(test_containers),
+		cmocka_unit_test(test_presets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
