@@ -91,16 +91,14 @@ void coll_agg_add(struct collector *c, const struct ccpu *cc)
 	agg_fold(c, pm, pm->input.v, agg_key(c, (unsigned)cc->pmu, kind, agg_dom_host(c)));
 }
 
-/* @res's categories times its slots added into @last over @cols. */
+/* @res's categories times its slots added into @last over the category
+ * columns @cols. */
 static void add_figures(double *restrict last, const struct snap_cols *cols, const struct tma_result *res)
 {
 	last[TD_C_SLOTS] += res->slots;
-	for (unsigned q = 0; q < cols->n; q++) {
-		unsigned k = cols->lo[q] < TD_C_CAT ? TD_C_CAT : cols->lo[q];
-
-		if (k < cols->hi[q])
-			vec_add_scaled(last + k, res->frac + (k - TD_C_CAT), res->slots, cols->hi[q] - k);
-	}
+	for (unsigned q = 0; q < cols->n; q++)
+		vec_add_scaled(last + cols->lo[q], res->frac + (cols->lo[q] - TD_C_CAT), res->slots,
+			       cols->hi[q] - cols->lo[q]);
 }
 
 /* Row @dom's figures of the interval added into @out->last, its sums
@@ -124,7 +122,7 @@ static void agg_compute(struct collector *c, unsigned dom, struct snap_counts *o
 			c->agg_used[key] = false;
 			if (up)
 				agg_fold(c, pm, in->v, agg_key(c, p, kind, parent));
-			if (tma_compute(kind ? &pm->model_fixed : &pm->model, in, &res) == 0)
+			if (tma_evaluate(kind ? &pm->model_fixed : &pm->model, in, &res) == 0)
 				add_figures(out->last, &pm->cols, &res);
 		}
 	}
@@ -221,9 +219,15 @@ void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, cons
 	uint32_t keys = acc->keys;
 	struct tma_result res;
 	double was[TD_C_COUNT];
+	int pmu;
 
+	/* Its CPUs' PMU, -1 for none, -2 for more than one (a hybrid core
+	 * nothing makes); the categories of each. */
+	pmu = acc->pmus ? (acc->pmus & (acc->pmus - 1) ? -2 : __builtin_ctz(acc->pmus)) : -1;
+	out->cats = 0;
+	for (uint32_t left = acc->pmus; left; left &= left - 1)
+		out->cats |= c->pmus[__builtin_ctz(left)].pp->cats;
 	core->covered = acc->covered;
-	out->cats = acc->cats;
 	out->cpus = acc->cpus;
 	out->measured = acc->measured;
 	if (base == out->total) {
@@ -231,17 +235,16 @@ void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, cons
 		memcpy(was, base, sizeof(was));
 		base = was;
 	}
-	if (acc->pmu >= 0 && !(keys & (keys - 1)) &&
-	    (!keys || (unsigned)__builtin_ctz(keys) / AGG_KINDS == (unsigned)acc->pmu)) {
+	if (pmu >= 0 && !(keys & (keys - 1)) && (!keys || (unsigned)__builtin_ctz(keys) / AGG_KINDS == (unsigned)pmu)) {
 		/* The common case: the CPUs of one PMU, one model.  Only its
 		 * columns change; the others stay as the generation left them
 		 * (catch_up). */
-		struct cpmu *pm = &c->pmus[acc->pmu];
+		struct cpmu *pm = &c->pmus[pmu];
 		unsigned kind = keys ? (unsigned)__builtin_ctz(keys) % AGG_KINDS : 0;
 		const struct tma_input *in = &pm->core_in[kind];
 
 		if (keys && !acc->single)
-			agg_fold(c, pm, in->v, agg_key(c, (unsigned)acc->pmu, kind, parent));
+			agg_fold(c, pm, in->v, agg_key(c, (unsigned)pmu, kind, parent));
 		if (acc->added == 1) {
 			/* One CPU's sums are its counts, and its figures the
 			 * core's (SMT off, an E-core, a sibling idle). */
@@ -249,7 +252,7 @@ void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, cons
 
 			coll_commit(out, base, &pm->cols, acc->enabled, acc->running, l[TD_C_SLOTS], l + TD_C_CAT, 1);
 		} else {
-			bool ok = keys && tma_compute(kind ? &pm->model_fixed : &pm->model, in, &res) == 0;
+			bool ok = keys && tma_evaluate(kind ? &pm->model_fixed : &pm->model, in, &res) == 0;
 
 			coll_commit(out, base, &pm->cols, acc->enabled, acc->running, ok ? res.slots : 0,
 				    ok ? res.frac : NULL, ok ? res.slots : 0);
@@ -268,7 +271,7 @@ void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, cons
 			/* A core of one CPU has one PMU and model: above. */
 			assert(!acc->single);
 			agg_fold(c, pm, in->v, agg_key(c, bit / AGG_KINDS, kind, parent));
-			if (tma_compute(kind ? &pm->model_fixed : &pm->model, in, &res) == 0)
+			if (tma_evaluate(kind ? &pm->model_fixed : &pm->model, in, &res) == 0)
 				add_figures(out->last, &pm->cols, &res);
 		}
 		for (unsigned q = 0; q < c->dom_cols.n; q++)

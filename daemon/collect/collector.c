@@ -252,6 +252,24 @@ static void pmu_vars(struct cpmu *pm)
 	pmu_runs(pm);
 }
 
+/* The columns of categories @cats, without the slots and times (which
+ * every commit writes itself). */
+static void cat_cols(td_catset cats, struct snap_cols *out)
+{
+	struct snap_cols all;
+
+	snap_cols_of(cats, &all);
+	out->n = 0;
+	for (unsigned r = 0; r < all.n; r++) {
+		unsigned lo = all.lo[r] < TD_C_CAT ? TD_C_CAT : all.lo[r];
+
+		if (lo < all.hi[r]) {
+			out->lo[out->n] = (uint8_t)lo;
+			out->hi[out->n++] = all.hi[r];
+		}
+	}
+}
+
 static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct plan_pmu *pp)
 {
 	pm->pp = pp;
@@ -282,7 +300,7 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 					.stall_minus_cycles = pp->core->stall_minus_cycles };
 	pm->model_fixed = pm->model;
 	pm->model_fixed.refine = false;
-	snap_cols_of(pp->cats, &pm->cols);
+	cat_cols(pp->cats, &pm->cols);
 	memset(&pm->input, 0, sizeof(pm->input));
 	memset(pm->core_in, 0, sizeof(pm->core_in));
 	memset(pm->core_in, 0, sizeof(pm->core_in));
@@ -380,6 +398,7 @@ static void apply_plan(struct collector *c, bool reopen_all)
 			coll_set_state(c, cc, CPU_STATE_UNSUPPORTED);
 		else if (cc->fd[0] < 0)
 			coll_set_state(c, cc, CPU_STATE_OFFLINE); /* opened by open_pending */
+		coll_refresh(cc);
 	}
 }
 
@@ -559,15 +578,13 @@ void coll_commit(struct snap_counts *restrict out, const double *restrict was,
 	/* Slots weigh each fraction: the categories then partition the
 	 * slots counter exactly and aggregate by plain addition. */
 	for (unsigned r = 0; r < cols->n; r++) {
-		unsigned k = cols->lo[r] < TD_C_CAT ? TD_C_CAT : cols->lo[r], hi = cols->hi[r];
+		unsigned k = cols->lo[r], n = cols->hi[r] - k;
 
-		if (k >= hi)
-			continue;
 		if (cat) {
-			vec_commit(last + k, total + k, was + k, cat + (k - TD_C_CAT), weight, hi - k);
+			vec_commit(last + k, total + k, was + k, cat + (k - TD_C_CAT), weight, n);
 		} else {
-			memset(last + k, 0, (hi - k) * sizeof(*last));
-			memcpy(total + k, was + k, (hi - k) * sizeof(*total));
+			memset(last + k, 0, n * sizeof(*last));
+			memcpy(total + k, was + k, n * sizeof(*total));
 		}
 	}
 }
@@ -717,7 +734,7 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	/* Measured: its counters were read and can be trusted, whether or
 	 * not it ran (a halted CPU adds no slots, and has no figures). */
 	cc->measured = ok;
-	ok = ok && tma_compute(cc->lay.refine ? &pm->model : &pm->model_fixed, in, &res) == 0;
+	ok = ok && tma_evaluate(cc->lay.refine ? &pm->model : &pm->model_fixed, in, &res) == 0;
 	if (ok) {
 		for (unsigned d = 0; res.departures && d < TMA_DEP_COUNT; d++)
 			pm->departures[d] += (res.departures >> d) & 1;
@@ -736,6 +753,7 @@ static bool assign_pmu(struct collector *c, struct ccpu *cc)
 	for (unsigned k = 0; k < c->n_pmus; k++)
 		if (c->pmus[k].pp->core->has_cpus && cpuset_test(&c->pmus[k].covered, (unsigned)cc->cpu)) {
 			cc->pmu = (int)k;
+			coll_refresh(cc);
 			c->gen++;
 			log_info("CPU %d is online and %s lists it now", cc->cpu, c->pmus[k].pp->core->name);
 			return true;
@@ -836,19 +854,17 @@ static bool collect_cpu(struct collector *c, unsigned i, uint64_t now_ns, struct
 		}
 	} else
 		coll_commit(out, before_of(c, i), cols_of(c, cc), 0, 0, 0, NULL, 0);
-	out->cpus = coll_to_measure(cc);
+	out->cpus = cc->to_measure;
 	out->measured = cc->measured;
 	if (core) {
 		struct coll_core_acc *acc = &c->acc;
 
 		acc->enabled += out->last[TD_C_ENABLED];
 		acc->running += out->last[TD_C_RUNNING];
-		acc->cats |= cc->pmu >= 0 && c->pmus[cc->pmu].pp ? c->pmus[cc->pmu].pp->cats : 0;
 		acc->cpus += out->cpus;
 		acc->measured += out->measured;
-		acc->covered |= cc->selected && cc->state != CPU_STATE_UNSUPPORTED;
-		if (cc->pmu >= 0 && acc->pmu != cc->pmu)
-			acc->pmu = acc->pmu == -1 ? cc->pmu : -2;
+		acc->covered |= cc->covers;
+		acc->pmus |= cc->pmu >= 0 ? 1u << cc->pmu : 0;
 	}
 	return cc->measured;
 }
@@ -871,7 +887,7 @@ void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *sn
 	/* Core by core: each core's figures as soon as its CPUs are read,
 	 * from their sums while they are at hand. */
 	for (unsigned k = 0; k < c->n_cores; k++) {
-		c->acc = (struct coll_core_acc){ .pmu = -1, .single = c->core_start[k + 1] - c->core_start[k] == 1 };
+		c->acc = (struct coll_core_acc){ .single = c->core_start[k + 1] - c->core_start[k] == 1 };
 		for (unsigned j = c->core_start[k]; j < c->core_start[k + 1]; j++)
 			measured += collect_cpu(c, c->order[j], now_ns, snap, true);
 		coll_core_done(c, k, snap, same ? c->prev->cores[k].c.total : snap->cores[k].c.total);
@@ -923,7 +939,7 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 	c->fd_others_want = p->fd_others_want;
 	c->fd_others_min = p->fd_others_min;
 	c->gen = 1; /* a fresh snapshot holds generation 0 */
-	snap_cols_of(0, &c->base_cols);
+	cat_cols(0, &c->base_cols);
 
 	/* Every possible CPU, selected or not: a reload may select it, and a
 	 * CPU deselected by a reload keeps its totals in the aggregates. */
@@ -950,6 +966,7 @@ int collector_new(const struct collector_params *p, struct collector **ret)
 		cc->cpu = cpu;
 		cc->state = CPU_STATE_UNSUPPORTED;
 		cc->pmu = -1;
+		coll_refresh(cc);
 		for (int i = 0; i < UA_EVENTS_MAX; i++)
 			cc->fd[i] = -1;
 	}

@@ -86,6 +86,10 @@ struct ccpu {
 	bool probed;
 	uint64_t probe_at_ns;
 	bool measured;          /* it has figures this interval */
+	/* Whether it is one to measure (coll_to_measure) and counts for its
+	 * domains' coverage (not unsupported): kept by coll_refresh whenever
+	 * its state, selection or PMU changes, read every interval. */
+	bool to_measure, covers;
 	/* Closed to be opened again with another grouping (share.c), not
 	 * after a failure: its reopening is not news. */
 	bool regrouped;
@@ -113,7 +117,8 @@ struct cpmu {
 	struct tma_model model;
 	/* The model of a CPU counting on the fixed counters alone. */
 	struct tma_model model_fixed;
-	/* The counter columns its categories use (snapshot.h). */
+	/* The counter columns of its categories (snapshot.h), the slots and
+	 * times aside: a commit writes those itself. */
 	struct snap_cols cols;
 	/* The formula variables of one CPU's read: only this PMU's are ever
 	 * written (each read overwrites all of them), the others stay 0. */
@@ -167,10 +172,9 @@ struct layout_core {
  * computed (coll_core_done). */
 struct coll_core_acc {
 	double enabled, running;
-	td_catset cats;
 	unsigned cpus, measured;
 	bool covered;
-	int pmu;       /* its CPUs' PMU; -1 none, -2 more than one */
+	uint32_t pmus; /* its CPUs' PMUs, bit by index */
 	uint32_t keys; /* the core_in[] with sums, bit pmu * AGG_KINDS + kind */
 	unsigned added;            /* CPUs whose counts it sums */
 	/* A core of one CPU: its counts go straight to the package's row
@@ -229,7 +233,7 @@ struct collector {
 	 * by any change of topology, state, selection or categories). */
 	const struct snapshot *prev;
 	uint64_t gen;
-	struct snap_cols base_cols; /* a CPU without a PMU: slots and times */
+	struct snap_cols base_cols; /* a CPU without a PMU: no category columns */
 	unsigned n_waiting; /* CPUs offline or failed, worth retrying */
 	bool warned_permission, warned_fds;
 	double duration_s;
@@ -263,8 +267,15 @@ const char *coll_event_name(const struct cpmu *pm, const struct clayout *lay, un
 unsigned coll_group_gp(const struct cpmu *pm, const struct clayout *lay, unsigned g, unsigned upto,
 		       bool *on_fixed1);
 
-/* The group of the event at position @pos. */
-unsigned coll_group_of(const struct clayout *lay, unsigned pos);
+/* The group of the event at position @pos (every interval: inline). */
+static inline unsigned coll_group_of(const struct clayout *lay, unsigned pos)
+{
+	unsigned g = 0;
+
+	while (g + 1 < lay->n_groups && pos >= lay->group_start[g + 1])
+		g++;
+	return g;
+}
 
 /* @pm's events grouped for @gp general-purpose counters (fixed counter
  * 1 another user's: @fixed1_busy), or on the fixed counters alone: 0, or
@@ -303,6 +314,14 @@ void coll_open_pending(struct collector *c, uint64_t now);
 /* Whether @cc is one topdownd is to measure: selected, on a PMU with
  * TopDown, not isolated (collector.c). */
 unsigned coll_to_measure(const struct ccpu *cc);
+
+/* @cc's cached to_measure and covers, after a change of its state,
+ * selection or PMU. */
+static inline void coll_refresh(struct ccpu *cc)
+{
+	cc->to_measure = coll_to_measure(cc);
+	cc->covers = cc->selected && cc->state != CPU_STATE_UNSUPPORTED;
+}
 
 /* ---- share.c: the counters other users leave each CPU ---- */
 

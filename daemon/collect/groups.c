@@ -73,15 +73,6 @@ unsigned coll_group_gp(const struct cpmu *pm, const struct clayout *lay, unsigne
 	return n;
 }
 
-unsigned coll_group_of(const struct clayout *lay, unsigned pos)
-{
-	unsigned g = 0;
-
-	while (g + 1 < lay->n_groups && pos >= lay->group_start[g + 1])
-		g++;
-	return g;
-}
-
 /* Who holds perf events besides us, as far as /proc shows (it needs the
  * permission to read other processes' descriptors): "perf (pid 1234)".
  * Only called on evidence, never per interval. */
@@ -214,6 +205,7 @@ void coll_set_state(struct collector *c, struct ccpu *cc, enum cpu_state state)
 
 	c->n_waiting = c->n_waiting + (unsigned)is - (unsigned)was;
 	cc->state = state;
+	coll_refresh(cc);
 	c->gen++;
 }
 

@@ -123,24 +123,31 @@ static double min2(double a, double b)
 	return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
 }
 
-static void put(struct tma_result *out, td_catset *set, enum td_cat cat, double v)
+/* The nodes a formula wrote, and whether any of them is not a share
+ * (below 0, or NaN): the check the common case needs costs a comparison
+ * per node, as it is written. */
+struct tally {
+	td_catset set;
+	int bad;
+};
+
+static void put(struct tma_result *out, struct tally *t, enum td_cat cat, double v)
 {
 	out->frac[cat] = v;
-	*set |= (td_catset)1 << cat;
+	t->set |= (td_catset)1 << cat;
+	t->bad |= !(v >= 0); /* NaN >= 0 is false */
 }
 
-/* The departures: every node of @set that is not a share becomes 0. */
-static int finish(struct tma_result *out, td_catset set)
+/* The departures: every node of @t that is not a share becomes 0. */
+static int finish(struct tma_result *out, const struct tally *t)
 {
-	unsigned n = set ? 32 - (unsigned)__builtin_clz(set) : 0;
-
+	out->cats = t->set;
 	/* The common case first, without a branch per node: every node a
 	 * share (the others are 0).  This runs for every CPU and domain
 	 * every interval. */
-	static_assert(TD_CAT_COUNT <= 32, "frac[] holds every category");
-	if (vec_all_nonneg16(out->frac) && (n <= 16 || vec_all_nonneg16(out->frac + 16)))
+	if (!t->bad)
 		return 0;
-	for (td_catset left = set; left; left &= left - 1) {
+	for (td_catset left = t->set; left; left &= left - 1) {
 		int c = __builtin_ctz(left);
 		double v = out->frac[c];
 		enum tma_departure d;
@@ -184,7 +191,7 @@ static int metrics_over(const struct tma_model *model, const double *v, double s
 {
 	double s = v[TD_EV_RETIRING] + v[TD_EV_BAD_SPEC] + v[TD_EV_FE_BOUND] + v[TD_EV_BE_BOUND];
 	double ud = 0, rc = 0, ret, fe, be, bad;
-	td_catset set = 0;
+	struct tally set = { 0, 0 };
 
 	if (slots <= 0 || s <= 0)
 		return -ENODATA;
@@ -228,7 +235,7 @@ static int metrics_over(const struct tma_model *model, const double *v, double s
 		put(out, &set, TD_CAT_MEMORY_BOUND, mb);
 		put(out, &set, TD_CAT_CORE_BOUND, max0(be - mb));
 	}
-	return finish(out, set);
+	return finish(out, &set);
 }
 
 static int perf_metrics(const struct tma_model *model, const double *v, struct tma_result *out)
@@ -260,7 +267,7 @@ static int skylake(const struct tma_model *model, const double *v, struct tma_re
 {
 	double clks, rc, slots, w = model->width;
 	double fe, ret, bad, be, issued = v[TD_EV_UOPS_ISSUED], retired = v[TD_EV_RETIRE_SLOTS];
-	td_catset set = 0;
+	struct tally set = { 0, 0 };
 
 	skl_clocks(model, v, &clks, &rc);
 	slots = w * clks;
@@ -291,14 +298,14 @@ static int skylake(const struct tma_model *model, const double *v, struct tma_re
 		put(out, &set, TD_CAT_MEMORY_BOUND, mb);
 		put(out, &set, TD_CAT_CORE_BOUND, be - mb);
 	}
-	return finish(out, set);
+	return finish(out, &set);
 }
 
 static int gracemont(const struct tma_model *model, const double *v, struct tma_result *out)
 {
 	double cycles = v[TD_EV_CYCLES], slots = model->width * cycles;
 	double fe, be, ret, all;
-	td_catset set = 0;
+	struct tally set = { 0, 0 };
 
 	if (slots <= 0)
 		return -ENODATA;
@@ -326,13 +333,13 @@ static int gracemont(const struct tma_model *model, const double *v, struct tma_
 		put(out, &set, TD_CAT_MEMORY_BOUND, mb);
 		put(out, &set, TD_CAT_CORE_BOUND, max0(be - mb));
 	}
-	return finish(out, set);
+	return finish(out, &set);
 }
 
 static int crestmont(const struct tma_model *model, const double *v, struct tma_result *out)
 {
 	double slots = model->width * v[TD_EV_CYCLES], be;
-	td_catset set = 0;
+	struct tally set = { 0, 0 };
 
 	if (slots <= 0)
 		return -ENODATA;
@@ -352,14 +359,14 @@ static int crestmont(const struct tma_model *model, const double *v, struct tma_
 		put(out, &set, TD_CAT_CORE_BOUND, core);
 		put(out, &set, TD_CAT_RESOURCE_BOUND, be - core);
 	}
-	return finish(out, set);
+	return finish(out, &set);
 }
 
 static int zen(const struct tma_model *model, const double *v, struct tma_result *out)
 {
 	double w = model->width, slots = w * v[TD_EV_CYCLES];
 	double retired = v[TD_EV_ZEN_OPS_RETIRED], ret, bad, be;
-	td_catset set = 0;
+	struct tally set = { 0, 0 };
 
 	/* perf's d_ratio would print 0 for every category of a halted
 	 * thread: no figures instead. */
@@ -390,7 +397,7 @@ static int zen(const struct tma_model *model, const double *v, struct tma_result
 		put(out, &set, TD_CAT_BACKEND_BOUND_MEMORY, be * memory);
 		put(out, &set, TD_CAT_BACKEND_BOUND_CPU, be * (1 - memory));
 	}
-	return finish(out, set);
+	return finish(out, &set);
 }
 
 static int neoverse(const struct tma_model *model, const double *v, struct tma_result *out)
@@ -399,7 +406,7 @@ static int neoverse(const struct tma_model *model, const double *v, struct tma_r
 	double fix = model->stall_minus_cycles ? cycles : 0;
 	double stall = v[TD_EV_ARM_STALL_SLOT] - fix, stall_fe = v[TD_EV_ARM_STALL_SLOT_FRONTEND] - fix;
 	double r, b, be, ret;
-	td_catset set = 0;
+	struct tally set = { 0, 0 };
 
 	if (!(slots > 0))
 		return -ENODATA;
@@ -420,7 +427,7 @@ static int neoverse(const struct tma_model *model, const double *v, struct tma_r
 		put(out, &set, TD_CAT_FRONTEND_BOUND, stall_fe / slots - b);
 		put(out, &set, TD_CAT_BACKEND_BOUND, be - 3 * b);
 	}
-	return finish(out, set);
+	return finish(out, &set);
 }
 
 /* Level 1 of Intel's alternate TMA formulas (PerfSpect's *_alt_tma_metrics.json,
@@ -434,7 +441,7 @@ struct alt_l1 {
 };
 
 static int alt_level1(const struct tma_model *model, const double *v, struct tma_result *out,
-		      td_catset *set, struct alt_l1 *l1)
+		      struct tally *set, struct alt_l1 *l1)
 {
 	l1->slots = v[TD_EV_SLOTS_P];
 	if (l1->slots <= 0)
@@ -461,7 +468,7 @@ static int alt_level1(const struct tma_model *model, const double *v, struct tma
 
 /* The level-2 nodes under bad speculation, backend bound and retiring,
  * from their three measures. */
-static void alt_level2(struct tma_result *out, td_catset *set, const struct alt_l1 *l1, double mis,
+static void alt_level2(struct tma_result *out, struct tally *set, const struct alt_l1 *l1, double mis,
 		       double mem, double heavy)
 {
 	put(out, set, TD_CAT_HEAVY_OPERATIONS, heavy);
@@ -477,14 +484,14 @@ static void alt_level2(struct tma_result *out, td_catset *set, const struct alt_
 static int glc_alt(const struct tma_model *model, const double *v, struct tma_result *out)
 {
 	struct alt_l1 l1;
-	td_catset set = 0;
+	struct tally set = { 0, 0 };
 
 	if (alt_level1(model, v, out, &set, &l1) < 0)
 		return -ENODATA;
 	if (model->level >= 2)
 		alt_level2(out, &set, &l1, v[TD_EV_BR_MISPREDICT_SLOTS] / l1.slots,
 			   v[TD_EV_MEM_BOUND_SLOTS] / l1.slots, v[TD_EV_UOPS_RETIRED_HEAVY] / l1.slots);
-	return finish(out, set);
+	return finish(out, &set);
 }
 
 /* Ice Lake (icx_alt_tma_metrics.json): level 2 from Ice Lake's stall,
@@ -492,7 +499,7 @@ static int glc_alt(const struct tma_model *model, const double *v, struct tma_re
 static int icl_alt(const struct tma_model *model, const double *v, struct tma_result *out)
 {
 	struct alt_l1 l1;
-	td_catset set = 0;
+	struct tally set = { 0, 0 };
 
 	if (alt_level1(model, v, out, &set, &l1) < 0)
 		return -ENODATA;
@@ -507,7 +514,7 @@ static int icl_alt(const struct tma_model *model, const double *v, struct tma_re
 
 		alt_level2(out, &set, &l1, mis, mem, heavy);
 	}
-	return finish(out, set);
+	return finish(out, &set);
 }
 
 /* perf's PERF_METRICS level 1 (Sapphire Rapids' expressions, without the
@@ -550,18 +557,24 @@ bool tma_uses_perf_metrics(enum ua_formulas f)
 	return (unsigned)f < UA_FORMULAS_COUNT && formulas[f].perf_metrics;
 }
 
+int tma_evaluate(const struct tma_model *model, const struct tma_input *in, struct tma_result *out)
+{
+	out->cats = 0;
+	out->slots = 0;
+	out->departures = 0;
+	out->departure_size = 0;
+	if ((unsigned)model->formulas >= UA_FORMULAS_COUNT)
+		return -EINVAL;
+	return formulas[model->formulas].compute(model, in->v, out);
+}
+
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
 		struct tma_result *out)
 {
 	/* Stores, not memset(): GCC makes that a rep stos, counted an
-	 * instruction per word, for every CPU and domain every interval. */
-	out->slots = 0;
-	out->departures = 0;
-	out->departure_size = 0;
-	VEC_ZERO(out->frac, 32);
-	if ((unsigned)model->formulas >= UA_FORMULAS_COUNT)
-		return -EINVAL;
-	return formulas[model->formulas].compute(model, in->v, out);
+	 * instruction per word. */
+	VEC_ZERO(out->frac, TD_CAT_COUNT);
+	return tma_evaluate(model, in, out);
 }
 
 const char *tma_departure_name(enum tma_departure d)

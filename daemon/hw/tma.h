@@ -31,9 +31,8 @@ enum tma_departure {
 
 struct tma_result {
 	double slots;              /* the slots the fractions are of */
-	/* Categories not yielded are 0; room for 32, so that the check of
-	 * every value is two fixed runs of 16 (tma.c finish). */
-	double frac[32];
+	double frac[TD_CAT_COUNT]; /* categories not yielded are 0 (tma_compute) */
+	td_catset cats;            /* the categories the formulas wrote */
 	unsigned departures;       /* bits 1 << enum tma_departure */
 	double departure_size;     /* the largest |perf's value| replaced by 0 */
 };
@@ -56,6 +55,12 @@ struct tma_model {
  * CPU was halted throughout, or nothing was counted) or perf has no value
  * for a level-1 node, -EINVAL for formulas it does not know. */
 int tma_compute(const struct tma_model *model, const struct tma_input *in,
+		struct tma_result *out);
+
+/* The same, writing only the categories the model yields (the others of
+ * @out are left as they were): for a caller that reads those alone, every
+ * CPU and domain every interval. */
+int tma_evaluate(const struct tma_model *model, const struct tma_input *in,
 		struct tma_result *out);
 
 /* Whether @f's counts are PERF_METRICS' (slots and topdown-* on fixed

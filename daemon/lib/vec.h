@@ -119,16 +119,4 @@ static inline void vec_commit(double *restrict last, double *restrict total, con
 			(dst)[(n) - 1] = (src)[(n) - 1];                  \
 	} while (0)
 
-/* Whether every v[i] of v[0..16) is at least 0 (not NaN), without a loop. */
-static inline int vec_all_nonneg16(const double *v)
-{
-	const vec_d2 zero = { 0, 0 };
-	vec_l2 bad = { 0, 0 };
-
-#pragma GCC unroll 8
-	for (unsigned i = 0; i < 16; i += 2)
-		bad |= ~(vec_load(v + i) >= zero);
-	return !(bad[0] | bad[1]);
-}
-
 #endif

@@ -16,11 +16,11 @@ needs_valgrind
 
 # name | gen-fixture arguments | scenario | interval | budget per CPU per interval
 cases=(
-	"spr-64|--kind spr --cpus 64 --packages 2 --smt 2|constant|50ms|1317"
-	"spr-256|--kind spr --cpus 256 --packages 2 --smt 2|constant|50ms|1275"
-	"clx-64|--kind clx --cpus 64 --packages 2 --smt 2|skx|100ms|1998"
-	"genoa-64|--kind genoa --cpus 64 --packages 2 --smt 2|zen4|100ms|1738"
-	"adl-hybrid-64|--kind adl --cpus 64 --smt 2 --atoms 32|hybrid|100ms|1523"
+	"spr-64|--kind spr --cpus 64 --packages 2 --smt 2|constant|50ms|1248"
+	"spr-256|--kind spr --cpus 256 --packages 2 --smt 2|constant|50ms|1208"
+	"clx-64|--kind clx --cpus 64 --packages 2 --smt 2|skx|100ms|1905"
+	"genoa-64|--kind genoa --cpus 64 --packages 2 --smt 2|zen4|100ms|1578"
+	"adl-hybrid-64|--kind adl --cpus 64 --smt 2 --atoms 32|hybrid|100ms|1443"
 )
 plan $((2 * ${#cases[@]} + 1))
 

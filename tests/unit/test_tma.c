@@ -15,7 +15,9 @@
 
 #include <cmocka.h>
 
+#include "plan.h"
 #include "tma.h"
+#include "uarch.h"
 
 #define assert_near(a, b, eps)                                                        \
 	do {                                                                          \
@@ -829,6 +831,43 @@ static void test_bottleneck(void **state)
 	tma_bottleneck(v, TD_CATSET_L1 | TD_CATSET_L2_INTEL, true, small, 0); /* must not write */
 }
 
+/* tma_evaluate leaves the categories it does not write as they were: the
+ * collector reads only those the plan gives the PMU (plan_cats), so every
+ * table entry's formulas must write each of them, at every level, refined
+ * or not, guests' entries too. */
+static void check_writes_plan_cats(const struct uarch *ua)
+{
+	struct tma_input in;
+	struct tma_result res;
+
+	for (unsigned i = 0; i < TD_EV_COUNT; i++)
+		in.v[i] = 1e6 + 1e4 * i;
+	for (unsigned level = 1; level <= ua->max_level; level++)
+		for (int refine = 0; refine < 2; refine++) {
+			struct tma_model m = { .formulas = ua->formulas, .refine = refine, .level = level,
+					       .width = ua->width, .slots_per_cycle = 8 };
+			td_catset want = plan_cats(ua, level);
+
+			memset(&res, 0, sizeof(res));
+			if (tma_evaluate(&m, &in, &res) < 0)
+				fail_msg("%s level %u refine %d: no value on every counter at 1e6", ua->id, level, refine);
+			if ((res.cats & want) != want)
+				fail_msg("%s level %u refine %d: writes %#x of the plan's %#x", ua->id, level, refine,
+					 (unsigned)res.cats, (unsigned)want);
+		}
+}
+
+static void test_formulas_write_plan_cats(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ua_count(); i++)
+		if (ua_get(i)->max_level)
+			check_writes_plan_cats(ua_get(i));
+	for (size_t i = 0; i < ua_guest_count(); i++)
+		if (ua_guest_get(i)->max_level)
+			check_writes_plan_cats(ua_guest_get(i));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -848,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_zen),
 		cmocka_unit_test(test_neoverse),
 		cmocka_unit_test(test_bottleneck),
+		cmocka_unit_test(test_formulas_write_plan_cats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
