@@ -171,6 +171,12 @@ static struct snap_counts *dom_next(const struct collector *c, struct snapshot *
 	return NULL;
 }
 
+/* Whether a CPU counts for its domains' coverage (as ccpu.covers). */
+static bool cpu_covers(const struct snap_cpu *cpu)
+{
+	return cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
+}
+
 /* A domain's times, categories and coverage into its parent's. */
 static void dom_fold(const struct snap_counts *from, bool covered, struct snap_counts *to, bool *to_covered)
 {
@@ -310,10 +316,12 @@ void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mo
 	bool same = prev && prev->layout == c->layout;
 
 	assert(prev != snap);
+	/* After a change of layout every domain's totals restart from its
+	 * CPUs' (an interval's: coll_agg_begin did it before the reads). */
+	if (!same && mode != AGG_INTERVAL)
+		snapshot_aggregate(snap);
 	if (mode == AGG_REPUBLISH) {
-		if (!same)
-			snapshot_aggregate(snap);
-		else {
+		if (same) {
 			for (unsigned i = 0; i < c->n_cores; i++)
 				snap->cores[i].c = prev->cores[i].c;
 			for (unsigned i = 0; i < c->n_pkgs; i++)
@@ -323,18 +331,15 @@ void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mo
 		return;
 	}
 	if (mode == AGG_CATCH_UP) {
-		if (!same)
-			snapshot_aggregate(snap);
 		for (pos = 0; (dom = dom_next(c, snap, &pos, &dom_covered, &agg));)
 			dom_reset(dom, dom_covered);
 		for (unsigned i = 0; i < snap->n_cpus; i++) {
 			const struct snap_cpu *cpu = &snap->cpus[i];
-			bool covered = cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED;
 
 			if (cpu->core_idx < 0)
-				dom_fold(&cpu->c, covered, &snap->host, NULL);
+				dom_fold(&cpu->c, cpu_covers(cpu), &snap->host, NULL);
 			else
-				dom_fold(&cpu->c, covered, &snap->cores[cpu->core_idx].c,
+				dom_fold(&cpu->c, cpu_covers(cpu), &snap->cores[cpu->core_idx].c,
 					 &snap->cores[cpu->core_idx].covered);
 		}
 	} else {
@@ -344,7 +349,7 @@ void coll_aggregate(struct collector *c, struct snapshot *snap, enum agg_mode mo
 		for (unsigned j = c->core_start[c->n_cores]; j < c->core_start[c->n_cores + 1]; j++) {
 			const struct snap_cpu *cpu = &snap->cpus[c->order[j]];
 
-			dom_fold(&cpu->c, cpu->selected && cpu->state != CPU_STATE_UNSUPPORTED, &snap->host, NULL);
+			dom_fold(&cpu->c, cpu_covers(cpu), &snap->host, NULL);
 		}
 	}
 	/* Children before parents: cores, packages, the host. */

@@ -303,7 +303,6 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 	cat_cols(pp->cats, &pm->cols);
 	memset(&pm->input, 0, sizeof(pm->input));
 	memset(pm->core_in, 0, sizeof(pm->core_in));
-	memset(pm->core_in, 0, sizeof(pm->core_in));
 	plan_reason(pp, pm->reason, sizeof(pm->reason));
 	pm->silent = false;
 	pm->gave_up = false;

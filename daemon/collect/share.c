@@ -333,8 +333,10 @@ bool coll_probe_cpu(struct collector *c, struct ccpu *cc, uint64_t now)
 	cc->slots_held = slots_held;
 	regroup(c, cc, gp, pp->fixed1_busy || fixed1_held, cc->yielded);
 	/* Less than the PMU: looked at again, to take more when it is there. */
-	if ((unsigned)n < pp->gp_total || fixed1_held || slots_held)
-		learn_at(c, cc->probe_at_ns = now + step_ns(c));
+	if ((unsigned)n < pp->gp_total || fixed1_held || slots_held) {
+		cc->probe_at_ns = now + step_ns(c);
+		learn_at(c, cc->probe_at_ns);
+	}
 	return changed;
 }
 
@@ -352,7 +354,8 @@ void coll_norun(struct collector *c, struct ccpu *cc, unsigned g, uint64_t enabl
 	 * another user's pinned events; the probe says which counters. */
 	cc->norun_ns[g] = 0;
 	cc->norun_reads[g] = 0;
-	learn_at(c, cc->probe_at_ns = now);
+	cc->probe_at_ns = now;
+	learn_at(c, now);
 }
 
 /* [collect] pmu_sharing = yield: @cc gives its general-purpose counters
@@ -366,7 +369,8 @@ static void yield(struct collector *c, struct ccpu *cc, uint64_t now)
 	cc->reclaim_wait_ns = cc->reclaim_wait_ns ? 2 * cc->reclaim_wait_ns : first;
 	if (cc->reclaim_wait_ns > RECLAIM_MAX_NS)
 		cc->reclaim_wait_ns = RECLAIM_MAX_NS;
-	learn_at(c, cc->reclaim_at_ns = now + cc->reclaim_wait_ns);
+	cc->reclaim_at_ns = now + cc->reclaim_wait_ns;
+	learn_at(c, cc->reclaim_at_ns);
 	regroup(c, cc, cc->lay.gp, cc->lay.fixed1_busy, true);
 	learned(c, pm, cc->cpu, "another user's events wanted the counters (topdownd's ran %.0f%% of the time); "
 		"%s, for %.0f s ([collect] pmu_sharing = yield)",
@@ -396,6 +400,19 @@ void coll_share(struct collector *c, struct ccpu *cc, double share, uint64_t ena
 	}
 }
 
+/* When coll_learn has something to do for @cc: a yield, a reclaim, a
+ * probe (UINT64_MAX: nothing). */
+static uint64_t due_at(const struct ccpu *cc, uint64_t now)
+{
+	uint64_t t = cc->probe_at_ns;
+
+	if (cc->yield_due)
+		return now;
+	if (cc->yielded && cc->reclaim_at_ns < t)
+		t = cc->reclaim_at_ns;
+	return t;
+}
+
 void coll_learn(struct collector *c, uint64_t now)
 {
 	uint64_t next = UINT64_MAX;
@@ -405,44 +422,37 @@ void coll_learn(struct collector *c, uint64_t now)
 			c->pmus[p].mux_ns = read_mux(c, &c->pmus[p]);
 		c->mux_at_ns = now + 10 * step_ns(c);
 	}
-	/* Nothing due before learn_at_ns (every time below is one): no walk
-	 * over the CPUs every interval. */
+	/* Nothing due before learn_at_ns (learn_at keeps it at the earliest
+	 * of every CPU's due_at): no walk over the CPUs every interval. */
 	if (now < c->learn_at_ns)
 		return;
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 
-		if (cc->pmu < 0 || !cc->selected || cc->state == CPU_STATE_UNSUPPORTED ||
-		    cc->state == CPU_STATE_OFFLINE ||
-		    cc->state == CPU_STATE_ISOLATED || !cc->probed) {
-			/* Looked at again when it is due, in case it is
-			 * then. */
-			if (cc->pmu >= 0)
-				next = cc->yield_due ? now + 1 : next;
-			if (cc->pmu >= 0 && cc->probe_at_ns < next)
-				next = cc->probe_at_ns;
-			if (cc->pmu >= 0 && cc->yielded && cc->reclaim_at_ns < next)
-				next = cc->reclaim_at_ns;
+		if (cc->pmu < 0)
 			continue;
-		}
-		if (cc->yield_due) {
-			cc->yield_due = false;
-			yield(c, cc, now);
-		} else if (cc->yielded && now >= cc->reclaim_at_ns) {
-			/* Takes its counters again: if the other user is still
-			 * there, its groups run less than their share again. */
-			struct cpmu *pm = &c->pmus[cc->pmu];
+		if (cc->selected && cc->state != CPU_STATE_UNSUPPORTED && cc->state != CPU_STATE_OFFLINE &&
+		    cc->state != CPU_STATE_ISOLATED && cc->probed) {
+			if (cc->yield_due) {
+				cc->yield_due = false;
+				yield(c, cc, now);
+			} else if (cc->yielded && now >= cc->reclaim_at_ns) {
+				/* Takes its counters again: if the other user
+				 * is still there, its groups run less than
+				 * their share again. */
+				struct cpmu *pm = &c->pmus[cc->pmu];
 
-			cc->yielded = false;
-			regroup(c, cc, budget_gp(pm, cc), pm->pp->fixed1_busy || cc->fixed1_held, false);
-			learned(c, pm, cc->cpu, "takes its general-purpose counters back");
+				cc->yielded = false;
+				regroup(c, cc, budget_gp(pm, cc), pm->pp->fixed1_busy || cc->fixed1_held, false);
+				learned(c, pm, cc->cpu, "takes its general-purpose counters back");
+			}
+			if (now >= cc->probe_at_ns)
+				coll_probe_cpu(c, cc, now);
 		}
-		if (now >= cc->probe_at_ns)
-			coll_probe_cpu(c, cc, now);
-		if (cc->yielded && cc->reclaim_at_ns < next)
-			next = cc->reclaim_at_ns;
-		if (cc->probe_at_ns < next)
-			next = cc->probe_at_ns;
+		/* A CPU not to look at now is looked at again when it is due,
+		 * in case it is then. */
+		if (due_at(cc, now) < next)
+			next = due_at(cc, now);
 	}
 	c->learn_at_ns = next;
 }
