@@ -51,7 +51,8 @@ int ua_parse_modalias(const char *text, struct ua_cpuid *out)
 	    hex4(p + 14, &out->model) < 0 || (p[18] != ':' && p[18] != '\0'))
 		return -EINVAL;
 	if (vendor >= sizeof(x86_vendors) / sizeof(x86_vendors[0]) || !x86_vendors[vendor]) {
-		snprintf(out->vendor, sizeof(out->vendor), "x86 vendor %u", vendor);
+		/* As the modalias spells it: four hex digits fit. */
+		snprintf(out->vendor, sizeof(out->vendor), "x86 vendor %04X", vendor);
 		return -ENOTSUP;
 	}
 	snprintf(out->vendor, sizeof(out->vendor), "%s", x86_vendors[vendor]);

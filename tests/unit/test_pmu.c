@@ -528,6 +528,14 @@ static void test_discover_no_slots_not_intel(void **state)
 	assert_string_equal(info->core[0].reason,
 			    "AuthenticAMD-21-1 (core PMU cpu) is not a microarchitecture topdownd has TopDown tables for");
 	free(info);
+	/* A vendor number no kernel names: said as the modalias gives it,
+	 * whole (printed in decimal, 65535 did not fit). */
+	info = discover_edited("icx-1s", "vendor-ffff",
+			       "rm cpu/events/slots cpu/caps/pmu_name && "
+			       "sed -i 's/ven0000fam0006mod006A/venFFFFfam0006mod006A/' ../../../devices/system/cpu/modalias");
+	assert_string_equal(info->cpuid.vendor, "x86 vendor FFFF");
+	assert_int_equal(info->core[0].level, 0);
+	free(info);
 	/* An Emerald Rapids whose kernel shows no slots: a KVM guest (no
 	 * PERF_METRICS), or an old kernel: PerfSpect's nofixedtma formulas. */
 	info = discover_edited("emr-2s", "old-kernel", "rm cpu/events/slots");
