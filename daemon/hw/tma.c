@@ -138,6 +138,16 @@ static void put(struct tma_result *out, struct tally *t, enum td_cat cat, double
 	t->bad |= !(v >= 0); /* NaN >= 0 is false */
 }
 
+/* A node that cannot be below 0 or NaN: a count over a sum that is
+ * above 0 (a CPU's counts are deltas checked to be >= 0, a domain's their
+ * sums), or max0() of a value that is not NaN.  No check: this runs a
+ * dozen times for every CPU and domain every interval. */
+static void put_share(struct tma_result *out, struct tally *t, enum td_cat cat, double v)
+{
+	out->frac[cat] = v;
+	t->set |= (td_catset)1 << cat;
+}
+
 /* The departures: every node of @t that is not a share becomes 0. */
 static int finish(struct tma_result *out, const struct tally *t)
 {
@@ -205,35 +215,46 @@ static int metrics_over(const struct tma_model *model, const double *v, double s
 	fe = v[TD_EV_FE_BOUND] / s - ud;
 	be = v[TD_EV_BE_BOUND] / s + rc;
 	bad = max0(1 - (fe + be + ret));
-	put(out, &set, TD_CAT_RETIRING, ret);
-	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
+	/* ud and rc are counts over slots > 0: only fe can be below 0
+	 * (bad is not NaN, its terms are finite). */
+	put_share(out, &set, TD_CAT_RETIRING, ret);
+	put_share(out, &set, TD_CAT_BAD_SPECULATION, bad);
 	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
-	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	put_share(out, &set, TD_CAT_BACKEND_BOUND, be);
 	if (model->level >= 2) {
 		double heavy, brm, fl, mb;
 
 		if (model->formulas == UA_FORMULAS_ICL) {
 			/* tma_microcode_sequencer = ((tma_retiring * SLOTS) /
-			 * UOPS_ISSUED.ANY) * IDQ.MS_UOPS / SLOTS */
+			 * UOPS_ISSUED.ANY) * IDQ.MS_UOPS / SLOTS; divide()
+			 * leaves NaN where a count is 0: checked. */
 			heavy = divide(ret * slots, v[TD_EV_UOPS_ISSUED]) * v[TD_EV_IDQ_MS_UOPS] / slots +
 				divide(ret * (v[TD_EV_DEC0] - v[TD_EV_DEC0_CYCLES]), v[TD_EV_IDQ_MITE_UOPS]);
 			brm = branch_mispredicts(v, bad);
 			fl = model->width * v[TD_EV_IDQ_0_UOPS_CYCLES] / slots - ud;
 			mb = memory_bound(v, ret, be);
+			put(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
+			put(out, &set, TD_CAT_LIGHT_OPERATIONS, max0(ret - heavy));
+			put(out, &set, TD_CAT_BRANCH_MISPREDICTS, brm);
+			put(out, &set, TD_CAT_MACHINE_CLEARS, max0(bad - brm));
+			put(out, &set, TD_CAT_MEMORY_BOUND, mb);
+			put(out, &set, TD_CAT_CORE_BOUND, max0(be - mb));
 		} else {
 			heavy = v[TD_EV_HEAVY_OPS] / s;
 			brm = v[TD_EV_BR_MISPREDICT] / s;
 			fl = v[TD_EV_FETCH_LAT] / s - ud;
 			mb = v[TD_EV_MEM_BOUND] / s;
+			put_share(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
+			put_share(out, &set, TD_CAT_LIGHT_OPERATIONS, max0(ret - heavy));
+			put_share(out, &set, TD_CAT_BRANCH_MISPREDICTS, brm);
+			put_share(out, &set, TD_CAT_MACHINE_CLEARS, max0(bad - brm));
+			put_share(out, &set, TD_CAT_MEMORY_BOUND, mb);
+			put_share(out, &set, TD_CAT_CORE_BOUND, max0(be - mb));
 		}
-		put(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
-		put(out, &set, TD_CAT_LIGHT_OPERATIONS, max0(ret - heavy));
-		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, brm);
-		put(out, &set, TD_CAT_MACHINE_CLEARS, max0(bad - brm));
+		/* Less ud: can be below 0.  fe and fl are finite, so the
+		 * bandwidth is a share. */
 		put(out, &set, TD_CAT_FETCH_LATENCY, fl);
-		put(out, &set, TD_CAT_FETCH_BANDWIDTH, max0(fe - fl));
-		put(out, &set, TD_CAT_MEMORY_BOUND, mb);
-		put(out, &set, TD_CAT_CORE_BOUND, max0(be - mb));
+		put_share(out, &set, TD_CAT_FETCH_BANDWIDTH, max0(fe - fl));
 	}
 	return finish(out, &set);
 }
