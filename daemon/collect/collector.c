@@ -325,6 +325,7 @@ static void apply_plan(struct collector *c, bool reopen_all)
 	struct cpmu old[PMU_CORE_MAX];
 	unsigned n_old = c->n_pmus;
 
+	coll_deep_drop(c);
 	memcpy(old, c->pmus, sizeof(old));
 	/* Groups that stay open keep the composition they were opened with,
 	 * fallback to model hardware included. */
@@ -399,6 +400,8 @@ static void apply_plan(struct collector *c, bool reopen_all)
 			coll_set_state(c, cc, CPU_STATE_OFFLINE); /* opened by open_pending */
 		coll_refresh(cc);
 	}
+	if (coll_deep_plan(c) < 0)
+		log_warning("Out of memory for the TopDown nodes below level 2; counting levels 1 and 2");
 }
 
 int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
@@ -729,6 +732,8 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 		c->gen++;
 	}
 	coll_share(c, cc, ok ? share_sum : -1, (uint64_t)enabled, now);
+	if (ok && pm->deep)
+		coll_deep_keep(c, cc, in, enabled);
 	ok = ok && check_work(c, cc, ran, (uint64_t)enabled);
 	/* Measured: its counters were read and can be trusted, whether or
 	 * not it ran (a halted CPU adds no slots, and has no figures). */
@@ -912,6 +917,7 @@ void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *sn
 	if (snap->fill_gen != c->gen)
 		coll_describe(c, snap);
 	coll_aggregate(c, snap, AGG_INTERVAL);
+	coll_deep_collect(c, snap, now_ns);
 	coll_stamp(c, snap);
 }
 
@@ -981,6 +987,7 @@ void collector_free(struct collector *c)
 		return;
 	for (unsigned i = 0; c->cpus && i < c->n_cpus; i++)
 		coll_close_group(c, &c->cpus[i]);
+	coll_deep_free(c);
 	free(c->cpus);
 	free(c->cores);
 	free(c->pkgs);
@@ -1062,5 +1069,6 @@ void collector_fill(struct collector *c, struct snapshot *snap)
 		catch_up(c, snap, !c->prev || c->prev->layout != c->layout);
 		coll_aggregate(c, snap, AGG_CATCH_UP);
 	}
+	coll_deep_fill(c, snap);
 	coll_stamp(c, snap);
 }

@@ -138,6 +138,8 @@ struct cpmu {
 	bool silent;
 	/* CPU intervals whose figures departed from perf's (tma.h). */
 	uint64_t departures[TMA_DEP_COUNT];
+	/* The tree below level 2 on its CPUs, or NULL (deep.c). */
+	struct cdeep *deep;
 	/* The kernel's multiplexing period of its PMU (share.c). */
 	uint64_t mux_ns;
 	/* What share.c learned of several CPUs alike, one line for them all
@@ -246,7 +248,18 @@ struct collector {
 
 	uint64_t *buf;
 	size_t buf_words;
+
+	/* The tree below level 2 (deep.c): each CPU's groups and rates, the
+	 * domains' summed counts (DEEP_ROWS rows of DEEP_ROW_LEN), and which
+	 * domains have any this interval; the generation of its plan. */
+	struct deep_cpu *dcpu;
+	double *deep_rows;
+	bool *deep_used;
+	uint64_t deep_gen;
 };
+
+#define DEEP_ROW_LEN (TD_EV_COUNT + DEPTH_EVENTS_MAX)
+#define DEEP_ROWS(c) (2 * (size_t)(c)->n_cpus + 2)
 
 enum agg_mode {
 	AGG_INTERVAL,  /* a collection: perf's figures on this interval's sums */
@@ -348,6 +361,29 @@ void coll_learned_flush(struct collector *c);
  * ("8 of 8 general-purpose on CPUs 0-3; 5 of 8 general-purpose, fixed
  * counter 1 held on CPU 4"). */
 void coll_describe_free(const struct collector *c, unsigned p, char *buf, size_t len);
+
+/* ---- deep.c: the tree below level 2 ---- */
+
+/* Before a plan is applied: every CPU's depth groups closed, every PMU's
+ * depth dropped; after: the depth of each PMU for the plan in force, its
+ * nodes compiled and grouped (the groups open at the next collection).
+ * 0 or -ENOMEM. */
+void coll_deep_drop(struct collector *c);
+int coll_deep_plan(struct collector *c);
+void coll_deep_free(struct collector *c);
+/* The descriptors a CPU of @pm's depth groups take. */
+unsigned coll_deep_events(const struct cpmu *pm);
+/* @cc's level-1/2 counts of this interval (@in) over @span_ns, for its
+ * nodes (read_cpu, when its PMU has depth). */
+void coll_deep_keep(struct collector *c, const struct ccpu *cc, const struct tma_input *in, double span_ns);
+/* Closes @cc's depth groups (with its level-1/2 groups). */
+void coll_deep_close(struct collector *c, struct ccpu *cc);
+/* After an interval's reads: each CPU's depth group read and the next
+ * one enabled, and every CPU's, core's, package's and the host's nodes
+ * into @snap. */
+void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now);
+/* A publication without reads: the previous snapshot's nodes. */
+void coll_deep_fill(struct collector *c, struct snapshot *snap);
 
 /* ---- aggregate.c ---- */
 

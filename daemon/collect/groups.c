@@ -28,6 +28,7 @@ static struct log_ratelimit open_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(100000000
 
 void coll_close_group(struct collector *c, struct ccpu *cc)
 {
+	coll_deep_close(c, cc);
 	/* Members first, the leaders last, as perf does. */
 	for (int i = UA_EVENTS_MAX - 1; i >= 0; i--) {
 		if (cc->fd[i] >= 0) {
@@ -482,7 +483,7 @@ void coll_raise_fd_limit(struct collector *c)
 	for (unsigned i = 0; i < c->n_pmus; i++) {
 		unsigned n = cpuset_count(&c->pmus[i].pp->monitor);
 
-		perf += (rlim_t)n * c->pmus[i].full.n_events;
+		perf += (rlim_t)n * (c->pmus[i].full.n_events + coll_deep_events(&c->pmus[i]));
 		n_monitor += n;
 		if (c->pmus[i].full.n_events > n_events)
 			n_events = c->pmus[i].full.n_events;

@@ -149,18 +149,74 @@ void snapshot_cgroups_by_slots(const struct snapshot *snap, bool last, unsigned 
 		qsort_r(order, snap->n_cgroups, sizeof(order[0]), more_slots, &key);
 }
 
+int snapshot_deep_reserve(struct snapshot *snap, unsigned rows, unsigned nodes)
+{
+	struct snap_deep *d = &snap->deep;
+	size_t need = (size_t)rows * nodes;
+
+	if (need > d->cap) {
+		double *last = realloc(d->last, need * sizeof(double));
+		double *slots = last ? realloc(d->slots_total, need * sizeof(double)) : NULL;
+		double *secs = slots ? realloc(d->measured_ns_total, need * sizeof(double)) : NULL;
+
+		if (last)
+			d->last = last;
+		if (slots)
+			d->slots_total = slots;
+		if (!secs)
+			return -ENOMEM;
+		d->measured_ns_total = secs;
+		d->cap = need;
+	}
+	if (rows > d->row_cap) {
+		double *rs = realloc(d->row_slots_total, rows * sizeof(double));
+
+		if (!rs)
+			return -ENOMEM;
+		d->row_slots_total = rs;
+		d->row_cap = rows;
+	}
+	return 0;
+}
+
+static void deep_free(struct snap_deep *d)
+{
+	free(d->last);
+	free(d->slots_total);
+	free(d->measured_ns_total);
+	free(d->row_slots_total);
+}
+
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 {
 	struct snap_cpu *cpus = dst->cpus;
 	struct snap_core *cores = dst->cores;
 	struct snap_pkg *pkgs = dst->pkgs;
 	struct snap_cgroup *cgroups = dst->cgroups;
+	struct snap_deep deep = dst->deep;
+	size_t n = (size_t)src->deep.rows * src->deep.n_nodes;
 
 	*dst = *src;
 	dst->cpus = cpus;
 	dst->cores = cores;
 	dst->pkgs = pkgs;
 	dst->cgroups = cgroups;
+	/* The depth arrays stay the destination's: their contents when they
+	 * hold them, else no depth. */
+	dst->deep.last = deep.last;
+	dst->deep.slots_total = deep.slots_total;
+	dst->deep.measured_ns_total = deep.measured_ns_total;
+	dst->deep.row_slots_total = deep.row_slots_total;
+	dst->deep.cap = deep.cap;
+	dst->deep.row_cap = deep.row_cap;
+	if (n && n <= deep.cap && src->deep.rows <= deep.row_cap) {
+		memcpy(dst->deep.last, src->deep.last, n * sizeof(double));
+		memcpy(dst->deep.slots_total, src->deep.slots_total, n * sizeof(double));
+		memcpy(dst->deep.measured_ns_total, src->deep.measured_ns_total, n * sizeof(double));
+		memcpy(dst->deep.row_slots_total, src->deep.row_slots_total, src->deep.rows * sizeof(double));
+	} else {
+		dst->deep.n_nodes = 0;
+	}
 	/* A snapshot without per-cgroup buckets may have no array at all. */
 	if (src->n_cgroups)
 		memcpy(cgroups, src->cgroups, src->n_cgroups * sizeof(*cgroups));
@@ -228,6 +284,7 @@ void snapring_free(struct snapring *ring)
 		free(ring->bufs[i].cores);
 		free(ring->bufs[i].pkgs);
 		free(ring->bufs[i].cgroups);
+		deep_free(&ring->bufs[i].deep);
 	}
 	free(ring);
 }

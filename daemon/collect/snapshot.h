@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "depth.h"
 #include "tma.h"
 #include "topdown.h"
 
@@ -159,6 +160,35 @@ struct snap_cgstat {
 	double switches, bpf_seconds; /* program runs and their run time, in total */
 };
 
+/* The TopDown tree below level 2 (issue 42), when [collect] level asks
+ * for it: perf's nodes, per row (the CPUs by number, then the cores, the
+ * packages, the host: snap_deep_row).  Node descriptions point into the
+ * static tables (depth_tables.c); the arrays are the buffer's own,
+ * reserved by the collector (snapshot_deep_reserve) and freed with the
+ * ring. */
+struct snap_deep {
+	unsigned n_nodes;          /* 0: no depth */
+	uint64_t gen;              /* the collector's depth plan: totals continue within one */
+	unsigned level;            /* the deepest level shown */
+	unsigned n_groups;         /* groups the depth events rotate in, one per interval */
+	const char *source;        /* perf's metrics file (static) */
+	char pmu[SNAP_STR];        /* the core PMU it counts on */
+	char reason[SNAP_REASON];  /* what is missing (nodes left out, CPUs without depth), or "" */
+	const struct dt_node *node[DEPTH_NODES_MAX];
+	int parent[DEPTH_NODES_MAX]; /* index of the parent node, -1: a level-2 category */
+	unsigned rows;
+	/* rows x n_nodes: the last interval's value (NaN: none), and since
+	 * start the value times the row's slots and the nanoseconds the
+	 * node's events were counted (the share of its events whose group
+	 * ran, times the interval), over intervals with a value. */
+	double *last, *slots_total, *measured_ns_total;
+	/* rows: the slots of the intervals with values (the denominator of
+	 * a node's slots_total). */
+	double *row_slots_total;
+	size_t cap; /* rows x nodes the arrays hold */
+	size_t row_cap;
+};
+
 struct snapshot {
 	uint64_t seq;       /* intervals collected, 1 for the first interval */
 	uint64_t intervals_missed; /* intervals the timer fired again before
@@ -205,7 +235,33 @@ struct snapshot {
 	/* The collector's: which generation of its CPU descriptions
 	 * (topology, states, categories) the buffer holds. */
 	uint64_t fill_gen;
+
+	struct snap_deep deep;
 };
+
+/* Row of a CPU, core, package, the host in snap_deep's arrays. */
+static inline unsigned snap_deep_row_cpu(const struct snapshot *s, unsigned cpu)
+{
+	(void)s;
+	return cpu;
+}
+static inline unsigned snap_deep_row_core(const struct snapshot *s, unsigned k)
+{
+	return s->n_cpus + k;
+}
+static inline unsigned snap_deep_row_pkg(const struct snapshot *s, unsigned p)
+{
+	return s->n_cpus + s->n_cores + p;
+}
+static inline unsigned snap_deep_row_host(const struct snapshot *s)
+{
+	return s->n_cpus + s->n_cores + s->n_pkgs;
+}
+
+/* Room in @snap's depth arrays for @rows rows of @nodes nodes (the
+ * collector's, on a buffer no reader holds): 0 or -ENOMEM.  Allocates
+ * only when they grow: a depth configured, a larger layout. */
+int snapshot_deep_reserve(struct snapshot *snap, unsigned rows, unsigned nodes);
 
 /* When @snap's collection ended, in seconds of CLOCK_MONOTONIC: what
  * durations (windows, the history) are measured on; timestamp (the wall

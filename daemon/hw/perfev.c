@@ -45,6 +45,11 @@ int perfev_enable_group(int leader)
 	return ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
 }
 
+int perfev_disable_group(int leader)
+{
+	return ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
+}
+
 ssize_t perfev_read(int fd, void *buf, size_t len)
 {
 	ssize_t r = read(fd, buf, len);

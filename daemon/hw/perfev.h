@@ -30,6 +30,9 @@ int perfev_id(int fd, uint64_t *id);
 
 /* Starts the group @leader leads.  0 or -errno. */
 int perfev_enable_group(int leader);
+/* Stops it: its counts and times stand still until it is enabled again
+ * (the tree below level 2 enables one group per interval).  0 or -errno. */
+int perfev_disable_group(int leader);
 
 /* One read(2) of @fd into @buf: the bytes read, or -errno (-EINTR
  * included: the caller decides whether to retry). */

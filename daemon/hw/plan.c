@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* plan: from discovery + topology + config to the groups to open. */
 #include "plan.h"
+#include "depth.h"
 #include "tma.h"
 #include "util.h"
 
@@ -111,6 +112,44 @@ int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigne
 	}
 	group_start[n_groups] = (uint8_t)k;
 	return (int)n_groups;
+}
+
+/* ---- below level 2 ---- */
+
+/* perf's nodes of levels 3 to @level, where its tables define them and the
+ * level-1/2 events leave room (hw/depth.c, collect/deep.c). */
+static void plan_depth(struct plan_pmu *pp, unsigned level)
+{
+	const struct dt_table *t = depth_table_of(pp->ua->id);
+	unsigned deepest = t ? depth_table_levels(t) : 0;
+
+	if (!t) {
+		str_printf(pp->depth_note, sizeof(pp->depth_note),
+			   "level %u requested: topdownd has no TopDown node below level 2 for %s (perf's tables "
+			   "it reads define none); using level %u", level, pp->ua->name, pp->level);
+		return;
+	}
+	if (pp->level < 2) {
+		str_printf(pp->depth_note, sizeof(pp->depth_note),
+			   "level %u requested: the nodes below level 2 read level 2, which %s does not count here",
+			   level, pp->core->name);
+		return;
+	}
+	/* The nodes' groups take turns beside the level-1/2 group, which
+	 * must hold all of its events at once. */
+	if (pp->n_groups != 1) {
+		str_printf(pp->depth_note, sizeof(pp->depth_note),
+			   "level %u requested: %s's level-1/2 events rotate in %u groups here, and topdownd counts "
+			   "the nodes below level 2 only beside a level-1/2 group that runs all the time; using "
+			   "level %u", level, pp->ua->name, pp->n_groups, pp->level);
+		return;
+	}
+	pp->depth_table = t;
+	pp->depth = level < deepest ? level : deepest;
+	if (pp->depth < level)
+		str_printf(pp->depth_note, sizeof(pp->depth_note),
+			   "level %u requested but perf's tables for %s (%s) go down to level %u; using level %u",
+			   level, pp->ua->name, t->source, deepest, deepest);
 }
 
 /* ---- SMT ---- */
@@ -230,12 +269,16 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg, cons
 	pp->mode = smt_mode(budget, topo, cfg, &pp->monitor);
 	pp->core_share = ua->core_scoped && pp->mode != UA_MODE_NOSMT;
 
-	pp->level = cfg->level < core->level ? cfg->level : core->level;
-	if (pp->level < cfg->level)
-		str_printf(pp->level_note, sizeof(pp->level_note),
-			   "level %u requested but %s (%s, pmu_name %s) offers level %u; using level %u",
-			   cfg->level, core->name, ua->name, core->pmu_name[0] ? core->pmu_name : "unknown",
-			   core->level, pp->level);
+	{
+		unsigned want = cfg->level > 2 ? 2 : cfg->level;
+
+		pp->level = want < core->level ? want : core->level;
+		if (pp->level < want)
+			str_printf(pp->level_note, sizeof(pp->level_note),
+				   "level %u requested but %s (%s, pmu_name %s) offers level %u; using level %u",
+				   cfg->level, core->name, ua->name, core->pmu_name[0] ? core->pmu_name : "unknown",
+				   core->level, pp->level);
+	}
 
 	for (unsigned i = 0; i < ua->n_events; i++)
 		if (!ua->events[i].refine && ua->events[i].level <= pp->level && core->have[i] &&
@@ -270,6 +313,8 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg, cons
 	}
 	plan_groups(budget, idx, pp);
 	pp->cats = plan_cats(ua, pp->level);
+	if (cfg->level >= 3)
+		plan_depth(pp, cfg->level);
 }
 
 void plan_make(const struct pmu_info *pmu, const struct topo *topo,

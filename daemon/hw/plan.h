@@ -13,6 +13,7 @@
 #include "budget.h"
 #include "config.h"
 #include "cpuset.h"
+#include "depth_tables.h"
 #include "pmu.h"
 #include "topdown.h"
 #include "topo.h"
@@ -29,6 +30,11 @@ struct plan_pmu {
 	const struct uarch *ua;
 	unsigned level;            /* effective: 1 or 2 */
 	char level_note[PLAN_REASON_MAX]; /* why lower than configured */
+	/* Below level 2 ([collect] level 3 to 6): the deepest level of
+	 * perf's nodes counted (0: none) and their table; why not deeper. */
+	unsigned depth;
+	const struct dt_table *depth_table;
+	char depth_note[PLAN_REASON_MAX];
 	enum config_model model;   /* requested; the collector may fall back */
 	char model_note[PLAN_REASON_MAX]; /* why model perf was not possible */
 	/* Events of the group, as indexes into ua->events, leader first.

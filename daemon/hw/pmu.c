@@ -493,6 +493,7 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 		return;
 	}
 	encode_events(sysfs, &formats, core);
+	core->formats = formats;
 	core->level = offered_level(core);
 	if (core->level == 0) {
 		for (unsigned i = 0; i < core->ua->n_events && !core->reason[0]; i++) {

@@ -62,6 +62,9 @@ struct pmu_core {
 	struct cpuset cpus;
 	const struct uarch *ua;     /* NULL: no TopDown here */
 	unsigned level;             /* 0: no TopDown, 1: level 1, 2: level 1 and 2 */
+	/* Its format/ files: how perf's terms encode on it (the events of
+	 * the tree below level 2 are encoded with them, hw/depth.c). */
+	struct pmu_formats formats;
 	/* Per event of ua: whether it could be encoded, and how. */
 	bool have[UA_EVENTS_MAX];
 	struct pmu_encoding enc[UA_EVENTS_MAX];

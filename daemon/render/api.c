@@ -21,7 +21,9 @@ int api_parse_query(const char *scope, const char *level, const char *cpu, const
 
 	memset(q, 0, sizeof(*q));
 	q->scope = API_SCOPE_HOST;
-	q->level = 2;
+	/* Everything the daemon computes: level 2, and the nodes below it
+	 * when [collect] level asks for them. */
+	q->level = DEPTH_LEVEL_MAX;
 	if (cgroup) {
 		/* The host, and the buckets of per-cgroup attribution. */
 		q->cgroups = true;
@@ -39,8 +41,8 @@ int api_parse_query(const char *scope, const char *level, const char *cpu, const
 		q->scope = (enum api_scope)i;
 	}
 	if (level) {
-		if (strcmp(level, "1") != 0 && strcmp(level, "2") != 0) {
-			snprintf(err, errlen, "invalid level \"%.64s\": expected 1 or 2", level);
+		if (level[0] < '1' || level[0] > '0' + DEPTH_LEVEL_MAX || level[1]) {
+			snprintf(err, errlen, "invalid level \"%.64s\": expected 1 to %d", level, DEPTH_LEVEL_MAX);
 			return -EINVAL;
 		}
 		q->level = (unsigned)(level[0] - '0');
@@ -350,6 +352,63 @@ static void add_cgroups(json_t *doc, const struct snapshot *snap, unsigned level
 	json_object_set_new(doc, "cgroups", arr);
 }
 
+/* Below level 2: the entity's nodes (row @row of the snapshot's), down
+ * to @level: the last interval's values (null: none) and the cumulative
+ * counts. */
+static void add_nodes(json_t *obj, const struct snapshot *snap, unsigned row, unsigned level)
+{
+	const struct snap_deep *d = &snap->deep;
+	json_t *last, *slots, *measured;
+
+	if (!d->n_nodes || level < 3 || row >= d->rows)
+		return;
+	last = json_object();
+	slots = json_object();
+	measured = json_object();
+	for (unsigned k = 0; k < d->n_nodes; k++) {
+		size_t at = (size_t)row * d->n_nodes + k;
+		const char *name = depth_short(d->node[k]->name);
+
+		if (d->node[k]->level > level)
+			continue;
+		json_object_set_new(last, name, isfinite(d->last[at]) ? ratio(d->last[at]) : json_null());
+		json_object_set_new(slots, name, count(d->slots_total[at]));
+		json_object_set_new(measured, name, json_real(round(d->measured_ns_total[at] / 1e6) / 1e3));
+	}
+	json_object_set_new(obj, "nodes", last);
+	json_object_set_new(obj, "nodes_slots_total", slots);
+	json_object_set_new(obj, "nodes_measured_seconds_total", measured);
+	json_object_set_new(obj, "nodes_base_slots_total", count(d->row_slots_total[row]));
+}
+
+/* The tree below level 2 itself, once: what each node is. */
+static json_t *tree_object(const struct snapshot *snap, unsigned level)
+{
+	const struct snap_deep *d = &snap->deep;
+	json_t *o = json_object(), *nodes = json_array();
+
+	json_object_set_new(o, "pmu", ext_string(d->pmu));
+	json_object_set_new(o, "level", json_integer(d->level < level ? d->level : level));
+	json_object_set_new(o, "groups", json_integer(d->n_groups));
+	json_object_set_new(o, "source", json_string(d->source));
+	json_object_set_new(o, "reason", str_or_null(d->reason));
+	for (unsigned k = 0; k < d->n_nodes; k++) {
+		json_t *n;
+
+		if (d->node[k]->level > level)
+			continue;
+		n = json_object();
+		json_object_set_new(n, "node", json_string(depth_short(d->node[k]->name)));
+		json_object_set_new(n, "level", json_integer(d->node[k]->level));
+		json_object_set_new(n, "parent", json_string(depth_short(d->node[k]->parent)));
+		json_object_set_new(n, "perf_metric", json_string(d->node[k]->name));
+		json_object_set_new(n, "description", json_string(d->node[k]->brief));
+		json_array_append_new(nodes, n);
+	}
+	json_object_set_new(o, "nodes", nodes);
+	return o;
+}
+
 json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		     const struct history_sample *then, const char *hostname, const char *version)
 {
@@ -422,8 +481,11 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		add_counts(host, &wc, level, snap->cats);
 	} else {
 		add_counts(host, &snap->host, level, snap->cats);
+		add_nodes(host, snap, snap_deep_row_host(snap), q->level);
 	}
 	json_object_set_new(doc, "host", host);
+	if (snap->deep.n_nodes && q->level >= 3 && !window)
+		json_object_set_new(doc, "tree", tree_object(snap, q->level));
 	if (q->has_cpus) {
 		json_t *sel = json_object(), *cpus = json_array();
 		struct snap_counts sum;
@@ -463,6 +525,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				add_counts(o, &wc, level, snap->cats);
 			} else {
 				add_counts(o, &snap->pkgs[i].c, level, snap->cats);
+				add_nodes(o, snap, snap_deep_row_pkg(snap, i), q->level);
 			}
 			json_array_append_new(arr, o);
 		}
@@ -485,6 +548,8 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 					json_array_append_new(cpus, json_integer(snap->cpus[k].cpu));
 			json_object_set_new(o, "cpus", cpus);
 			add_counts(o, &snap->cores[i].c, level, snap->cats);
+			if (!window)
+				add_nodes(o, snap, snap_deep_row_core(snap, i), q->level);
 			json_array_append_new(arr, o);
 		}
 		json_object_set_new(doc, "cores", arr);
@@ -516,6 +581,8 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				json_object_set_new(o, "counters", cpu_counters(c));
 			}
 			add_counts(o, &c->c, level, snap->cats);
+			if (!window)
+				add_nodes(o, snap, snap_deep_row_cpu(snap, i), q->level);
 			json_array_append_new(arr, o);
 		}
 		json_object_set_new(doc, "cpus", arr);

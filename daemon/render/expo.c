@@ -51,6 +51,7 @@ unsigned expo_http_code_index(unsigned code)
 struct ent {
 	const struct snap_counts *c;
 	size_t off, len;
+	unsigned row; /* its row of the snapshot's nodes below level 2 */
 };
 
 struct render {
@@ -203,6 +204,23 @@ static bool entity(const struct render *r, unsigned i, struct buf *labels,
 	return false;
 }
 
+/* Entity @i's row of the nodes below level 2 (snapshot.h). */
+static unsigned entity_row(const struct render *r, unsigned i)
+{
+	switch (r->opt->granularity) {
+	case GRAN_CPU:
+		return snap_deep_row_cpu(r->snap, i);
+	case GRAN_CORE:
+		return snap_deep_row_core(r->snap, i);
+	case GRAN_PACKAGE:
+		return snap_deep_row_pkg(r->snap, i);
+	case GRAN_SYSTEM:
+	case GRAN_COUNT:
+		break;
+	}
+	return snap_deep_row_host(r->snap);
+}
+
 static unsigned n_entities(const struct render *r)
 {
 	switch (r->opt->granularity) {
@@ -235,7 +253,7 @@ static int build_entities(struct render *r)
 
 		if (!entity(r, i, &one, &c))
 			continue;
-		r->ents[r->n_ents++] = (struct ent){ c, r->labels.len, one.len };
+		r->ents[r->n_ents++] = (struct ent){ c, r->labels.len, one.len, entity_row(r, i) };
 		buf_add(&r->labels, one.data, one.len);
 	}
 	r->labels.failed |= one.failed;
@@ -357,6 +375,52 @@ static void category_families(struct render *r)
 		return;
 	family(r, MET_LEVEL2_SLOTS);
 	category_family(r, suffix, 2);
+}
+
+/* Below level 2: each node's slots and measured time, and the base. */
+static void node_families(struct render *r)
+{
+	const struct snap_deep *d = &r->snap->deep;
+	bool open = r->n_ents && r->ents[0].len;
+	static const enum metric_id ids[] = { MET_NODE_SLOTS, MET_NODE_SECONDS };
+
+	if (!d->n_nodes)
+		return;
+	for (unsigned f = 0; f < 2; f++) {
+		const char *name = metric_get(ids[f])->name;
+		size_t name_len = strlen(name);
+
+		family(r, ids[f]);
+		for (unsigned k = 0; k < d->n_nodes; k++) {
+			const struct dt_node *n = d->node[k];
+			char suffix[160];
+			int len = snprintf(suffix, sizeof(suffix), "%snode=\"%s\",level=\"%u\",parent=\"%s\"} ",
+					   open ? "," : "{", depth_short(n->name), n->level, depth_short(n->parent));
+
+			if (len <= 0 || (size_t)len >= sizeof(suffix))
+				continue;
+			for (unsigned i = 0; i < r->n_ents; i++) {
+				const struct ent *e = &r->ents[i];
+				const double *a = f == 0 ? d->slots_total : d->measured_ns_total;
+
+				if (e->row < d->rows)
+					put_sample(r, name, name_len, e, suffix, (size_t)len,
+						   a[(size_t)e->row * d->n_nodes + k], f == 1);
+			}
+		}
+	}
+	{
+		const char *name = metric_get(MET_NODE_BASE_SLOTS)->name;
+
+		family(r, MET_NODE_BASE_SLOTS);
+		for (unsigned i = 0; i < r->n_ents; i++) {
+			const struct ent *e = &r->ents[i];
+
+			if (e->row < d->rows)
+				put_sample(r, name, strlen(name), e, e->len ? "} " : " ", e->len ? 2 : 1,
+					   d->row_slots_total[e->row], false);
+		}
+	}
 }
 
 static void ratio_families(struct render *r)
@@ -688,6 +752,7 @@ int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 		counter_family(&r, MET_RUNNING_SECONDS, TD_C_RUNNING, true);
 		cpus_family(&r, MET_EXPECTED_CPUS, false);
 		cpus_family(&r, MET_MEASURED_CPUS, true);
+		node_families(&r);
 	}
 	ratio_families(&r);
 	cgroup_families(&r);

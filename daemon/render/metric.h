@@ -31,6 +31,10 @@ enum metric_id {
 	MET_RUNNING_SECONDS,
 	MET_EXPECTED_CPUS,
 	MET_MEASURED_CPUS,
+	/* per entity, below level 2 ([collect] level 3 to 6) */
+	MET_NODE_SLOTS,
+	MET_NODE_SECONDS,
+	MET_NODE_BASE_SLOTS,
 	/* the host's last interval */
 	MET_LEVEL1_RATIO,
 	MET_LEVEL2_RATIO,

@@ -25,7 +25,7 @@ enum {
 #define NMETRIC 8
 
 /* Events a scenario gives rates for, by perf's name, at most. */
-#define FP_EVENTS_MAX 64
+#define FP_EVENTS_MAX 256
 
 struct fev;				/* one fake event (perf.c) */
 

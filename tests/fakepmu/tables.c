@@ -439,6 +439,22 @@ static const struct tevent *find_name(const char *pmu, const char *name, size_t 
 	return NULL;
 }
 
+/* The filters of @enc beyond its event and unit mask, perf's way. */
+static int filters(const struct fp_enc *enc, char *buf, size_t len)
+{
+	int n = 0;
+
+	if (enc->cmask)
+		n += snprintf(buf + n, len - (size_t)n, ",cmask=%u", enc->cmask);
+	if (enc->edge)
+		n += snprintf(buf + n, len - (size_t)n, ",edge=1");
+	if (enc->inv)
+		n += snprintf(buf + n, len - (size_t)n, ",inv=1");
+	if (enc->any)
+		n += snprintf(buf + n, len - (size_t)n, ",any=1");
+	return n;
+}
+
 bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t len)
 {
 	const struct tevent *t = find_enc(pmu, enc);
@@ -453,17 +469,18 @@ bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t
 	base.cmask = 0;
 	base.edge = base.inv = base.any = false;
 	t = find_enc(pmu, &base);
-	if (!t)
-		return false;
+	if (!t) {
+		/* No table event has this event and unit mask (perf's
+		 * "cpu@EXE_ACTIVITY.3_PORTS_UTIL,umask=0x80@" opens 0x88a6):
+		 * its raw encoding names it. */
+		if (!tab.nev || fp_fix.arm)
+			return false;
+		n = snprintf(buf, len, "raw:event=0x%x,umask=0x%x", enc->event, enc->umask);
+		filters(enc, buf + n, len - (size_t)n);
+		return true;
+	}
 	n = snprintf(buf, len, "%s", t->name);
-	if (enc->cmask)
-		n += snprintf(buf + n, len - (size_t)n, ",cmask=%u", enc->cmask);
-	if (enc->edge)
-		n += snprintf(buf + n, len - (size_t)n, ",edge=1");
-	if (enc->inv)
-		n += snprintf(buf + n, len - (size_t)n, ",inv=1");
-	if (enc->any)
-		snprintf(buf + n, len - (size_t)n, ",any=1");
+	filters(enc, buf + n, len - (size_t)n);
 	return true;
 }
 
@@ -491,13 +508,19 @@ int fp_tables_lookup(const char *pmu, const char *name, struct fp_enc *out)
 	if (!t)
 		return -ENOENT;
 	*out = t->enc;
+	/* perf's terms after an event's name go into its fields bit by bit,
+	 * OR-ed into the table's (perf 6.1's util/pmu.c pmu_format_value()
+	 * with zero false): "EXE_ACTIVITY.3_PORTS_UTIL,umask=0x80" is
+	 * umask 0x88. */
 	while (comma) {
 		const char *term = comma + 1;
 		unsigned v;
 
 		comma = strchr(term, ',');
 		if (sscanf(term, "cmask=%u", &v) == 1 && v < 256)
-			out->cmask = (uint8_t)v;
+			out->cmask |= (uint8_t)v;
+		else if (sscanf(term, "umask=%x", &v) == 1 && v < 256)
+			out->umask |= (uint8_t)v;
 		else if (!strncmp(term, "edge=1", 6))
 			out->edge = true;
 		else if (!strncmp(term, "inv=1", 5))

@@ -75,8 +75,8 @@ bad_config "out-of-range duration" '[collect]\ninterval = 5ms\n' \
 	"bad.conf:2: [collect] interval: 5ms is out of range: expected 10ms to 1m"
 bad_config "out-of-range integer" '[http]\nmax_connections = 100000\n' \
 	"bad.conf:2: [http] max_connections: 100000 is out of range: expected an integer from 1 to 65536"
-bad_config "out-of-range level" '[collect]\nlevel = 3\n' \
-	"bad.conf:2: [collect] level: 3 is out of range: expected an integer from 1 to 2"
+bad_config "out-of-range level" '[collect]\nlevel = 7\n' \
+	"bad.conf:2: [collect] level: 7 is out of range: expected an integer from 1 to 6"
 bad_config "bad boolean" '[collect]\ncount_kernel = sometimes\n' \
 	"bad.conf:2: [collect] count_kernel: invalid boolean \"sometimes\": expected true or false"
 bad_config "bad enum" '[metrics]\ngranularity = socket\n' \
@@ -102,7 +102,7 @@ bad_config "tls_cert without tls_key" '[http]\ntls_cert = /etc/topdownd/cert.pem
 printf '[collect]\nlevel = 0\nmodel = quick\n[metrics]\nratios = 2\n' >"$tmp/multi.conf"
 td -c multi.conf
 expect "three bad lines: three FILE:LINE messages in order, exit 78" 78 \
-	"multi.conf:2: [collect] level: 0 is out of range: expected an integer from 1 to 2
+	"multi.conf:2: [collect] level: 0 is out of range: expected an integer from 1 to 6
 multi.conf:3: [collect] model: invalid value \"quick\": expected perf or hardware
 multi.conf:5: [metrics] ratios: invalid boolean \"2\": expected true or false"
 
@@ -121,15 +121,15 @@ td -c dir.conf --check-config
 expect "--check-config on a directory: exit 78" 78 "dir.conf: is a directory, not a config file"
 # Every problem in one run: parse errors, the lone tls_cert, and the
 # files it names (before, the first stage with errors hid the others).
-printf '[collect]\nlevel = 3\n[http]\ntls_cert = /nonexistent/cert.pem\n' >"$tmp/many.conf"
+printf '[collect]\nlevel = 7\n[http]\ntls_cert = /nonexistent/cert.pem\n' >"$tmp/many.conf"
 td -c many.conf --check-config
 expect "--check-config reports a bad value and a lone tls_cert together" 78 \
-	"many.conf:2: [collect] level: 3 is out of range: expected an integer from 1 to 2
+	"many.conf:2: [collect] level: 7 is out of range: expected an integer from 1 to 6
 many.conf:4: [http] tls_cert and tls_key must be set together (tls_key is empty)"
-printf '[collect]\nlevel = 3\n[http]\ntls_cert = /nonexistent/cert.pem\ntls_key = /nonexistent/key.pem\nbasic_auth_file = /nonexistent/users\n' >"$tmp/files.conf"
+printf '[collect]\nlevel = 7\n[http]\ntls_cert = /nonexistent/cert.pem\ntls_key = /nonexistent/key.pem\nbasic_auth_file = /nonexistent/users\n' >"$tmp/files.conf"
 td -c files.conf --check-config
 expect "--check-config also reports the files it names, each" 78 \
-	"files.conf:2: [collect] level: 3 is out of range: expected an integer from 1 to 2
+	"files.conf:2: [collect] level: 7 is out of range: expected an integer from 1 to 6
 tls_cert /nonexistent/cert.pem: cannot open: No such file or directory
 /nonexistent/users: basic_auth_file: cannot open: No such file or directory"
 # "#" after a value is a comment, as "; " is.

@@ -214,7 +214,7 @@ while IFS='|' read -r query message; do
 	is "$out" "{\"error\":\"$message\"} 400 application/json" "bad parameter ($query): 400 and the message"
 done <<'EOF'
 scope=everything|invalid scope \"everything\": expected host, package, core, cpu or cgroup
-level=3|invalid level \"3\": expected 1 or 2
+level=7|invalid level \"7\": expected 1 to 6
 cpu=a-b|invalid cpu \"a-b\": expected a CPU list like 0-3,8
 cpu=|invalid cpu \"\": expected a CPU list like 0-3,8
 color=red|unknown parameter \"color\": expected scope, level, cpu or window

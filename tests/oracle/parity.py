@@ -142,6 +142,8 @@ def fake_env(a, trace, scenario=None):
     env.pop("FAKEPMU_CLOCK_STEP", None)
     if a.tables_fallback:
         env["FAKEPMU_TABLES_FALLBACK"] = a.tables_fallback
+    if a.fake_tables:
+        env["FAKEPMU_TABLES"] = a.fake_tables
     if os.path.exists(trace):
         os.unlink(trace)
     return env
@@ -555,6 +557,10 @@ def doc_values(doc):
         for sec in ("level1", "level2"):
             for cat, v in (obj.get(sec) or {}).items():
                 out[cat] = v
+        # Below level 2: perf's nodes (none before every group ran).
+        for node, v in (obj.get("nodes") or {}).items():
+            if v is not None:
+                out[node] = v
         values[entity] = out
     return values
 
@@ -745,6 +751,11 @@ def main():
     ap.add_argument("--ignore", action="append", default=[],
                     help="a perf metric (tma_ name without tma_) topdownd does not export")
     ap.add_argument("--tables-fallback", help="a second tables root for events the first lacks")
+    ap.add_argument("--fake-tables", help="the fake PMU's tables root (its hardware), when not "
+                    "reference/perf-tables")
+    ap.add_argument("--warmup", type=int, default=1,
+                    help="topdownd's first intervals left out (its nodes below level 2 have "
+                    "values once every group of theirs ran)")
     ap.add_argument("--ungrouped", action="store_true",
                     help="events mode: perf counts the events ungrouped")
     ap.add_argument("--weight-event",
@@ -800,7 +811,7 @@ def main():
     mine_by_phase = {}
     # The first interval of each tool includes its set-up: left out.
     for k, (window, vals) in enumerate(mine):
-        if k == 0:
+        if k < max(1, a.warmup):
             continue
         # In lockstep the intervals of both tools that span the same
         # stretch of the scenario, [j, j+1] steps of the read-paced clock,

@@ -54,7 +54,8 @@ static void test_query_defaults(void **state)
 	(void)state;
 	q = query_ok(NULL, NULL, NULL);
 	assert_int_equal(q->scope, API_SCOPE_HOST);
-	assert_int_equal(q->level, 2);
+	/* Everything the daemon computes: the nodes below level 2 too. */
+	assert_int_equal(q->level, 6);
 	assert_false(q->has_cpus);
 	assert_true(cpuset_empty(&q->cpus));
 }
@@ -70,6 +71,8 @@ static void test_query_valid(void **state)
 	assert_int_equal(query_ok("cpu", NULL, NULL)->scope, API_SCOPE_CPU);
 	assert_int_equal(query_ok(NULL, "1", NULL)->level, 1);
 	assert_int_equal(query_ok(NULL, "2", NULL)->level, 2);
+	assert_int_equal(query_ok(NULL, "3", NULL)->level, 3);
+	assert_int_equal(query_ok(NULL, "6", NULL)->level, 6);
 
 	/* cpu= alone implies scope=cpu... */
 	q = query_ok(NULL, NULL, "0-3,8");
@@ -78,7 +81,7 @@ static void test_query_valid(void **state)
 	assert_int_equal(cpuset_count(&q->cpus), 5);
 	assert_true(cpuset_test(&q->cpus, 8));
 	assert_false(cpuset_test(&q->cpus, 4));
-	assert_int_equal(q->level, 2);
+	assert_int_equal(q->level, 6);
 	/* ...but an explicit scope is kept. */
 	q = query_ok("package", "1", "2");
 	assert_int_equal(q->scope, API_SCOPE_PACKAGE);
@@ -110,12 +113,12 @@ static void test_query_errors(void **state)
 	query_error("Host", NULL, NULL, "invalid scope \"Host\": expected host, package, core, cpu or cgroup");
 	query_error("", NULL, NULL, "invalid scope \"\": expected host, package, core, cpu or cgroup");
 	query_error("system", "1", "0", "invalid scope \"system\": expected host, package, core, cpu or cgroup");
-	query_error(NULL, "3", NULL, "invalid level \"3\": expected 1 or 2");
-	query_error(NULL, "0", NULL, "invalid level \"0\": expected 1 or 2");
-	query_error(NULL, "", NULL, "invalid level \"\": expected 1 or 2");
-	query_error(NULL, "01", NULL, "invalid level \"01\": expected 1 or 2");
-	query_error(NULL, "2 ", NULL, "invalid level \"2 \": expected 1 or 2");
-	query_error(NULL, "one", NULL, "invalid level \"one\": expected 1 or 2");
+	query_error(NULL, "7", NULL, "invalid level \"7\": expected 1 to 6");
+	query_error(NULL, "0", NULL, "invalid level \"0\": expected 1 to 6");
+	query_error(NULL, "", NULL, "invalid level \"\": expected 1 to 6");
+	query_error(NULL, "01", NULL, "invalid level \"01\": expected 1 to 6");
+	query_error(NULL, "2 ", NULL, "invalid level \"2 \": expected 1 to 6");
+	query_error(NULL, "one", NULL, "invalid level \"one\": expected 1 to 6");
 	query_error(NULL, NULL, "x", "invalid cpu \"x\": expected a CPU list like 0-3,8");
 	query_error(NULL, NULL, "3-1", "invalid cpu \"3-1\": expected a CPU list like 0-3,8");
 	query_error(NULL, NULL, "99999", "invalid cpu \"99999\": expected a CPU list like 0-3,8");
@@ -1121,6 +1124,31 @@ static void test_metric_sets(void **state)
 	s->cg.enabled = s->cg.attributing = true;
 	s->cg.level = 2;
 	strcpy(s->pmus[0].reason, "level 2 multiplexed");
+	/* Two of perf's nodes below level 2, in every row. */
+	{
+		static double last[11 * 2], slots[11 * 2], ns[11 * 2], base[11];
+		const struct dt_table *t = depth_table_of("sapphirerapids");
+
+		assert_non_null(t);
+		s->deep = (struct snap_deep){ .n_nodes = 2, .level = 3, .n_groups = 11, .source = t->source,
+					      .rows = 11, .last = last, .slots_total = slots,
+					      .measured_ns_total = ns, .row_slots_total = base,
+					      .cap = 22, .row_cap = 11 };
+		strcpy(s->deep.pmu, "cpu");
+		strcpy(s->deep.reason, "4 nodes left out");
+		for (unsigned i = 0; i < t->n_nodes; i++)
+			if (!strcmp(t->nodes[i].name, "tma_l1_bound") || !strcmp(t->nodes[i].name, "tma_l2_bound"))
+				s->deep.node[t->nodes[i].name[5] == '1' ? 0 : 1] = &t->nodes[i];
+		s->deep.parent[0] = s->deep.parent[1] = -1;
+		for (unsigned r = 0; r < 11; r++) {
+			last[2 * r] = 0.1;
+			last[2 * r + 1] = r == 3 ? NAN : 0.05;
+			slots[2 * r] = 100;
+			slots[2 * r + 1] = 50;
+			ns[2 * r] = ns[2 * r + 1] = 2e9;
+			base[r] = 1000;
+		}
+	}
 	http.requests[EXPO_EP_METRICS][expo_http_code_index(200)] = 1;
 	opt.http = &http;
 	opt.proc = &proc;

@@ -663,12 +663,12 @@ static void test_error_values(void **state)
 	expect_error("[collect]\ncpus =\n", 2,
 		     "t.conf:2: [collect] cpus: empty CPU list: expected all or a list like 0-15,32-47");
 	/* [collect] level */
-	expect_error("[collect]\nlevel = 3\n", 2,
-		     "t.conf:2: [collect] level: 3 is out of range: expected an integer from 1 to 2");
+	expect_error("[collect]\nlevel = 7\n", 2,
+		     "t.conf:2: [collect] level: 7 is out of range: expected an integer from 1 to 6");
 	expect_error("[collect]\nlevel = 0\n", 2,
-		     "t.conf:2: [collect] level: 0 is out of range: expected an integer from 1 to 2");
+		     "t.conf:2: [collect] level: 0 is out of range: expected an integer from 1 to 6");
 	expect_error("[collect]\nlevel = two\n", 2,
-		     "t.conf:2: [collect] level: invalid number \"two\": expected an integer from 1 to 2");
+		     "t.conf:2: [collect] level: invalid number \"two\": expected an integer from 1 to 6");
 	/* [collect] model */
 	expect_error("[collect]\nmodel = fast\n", 2,
 		     "t.conf:2: [collect] model: invalid value \"fast\": expected perf or hardware");
@@ -780,7 +780,7 @@ static void test_interval_warning(void **state)
 	assert_true(p->diag.entries[0].warning);
 	assert_false(p->diag.entries[1].warning);
 	assert_string_equal(p->diag.entries[1].text,
-			    "t.conf:3: [collect] level: 9 is out of range: expected an integer from 1 to 2");
+			    "t.conf:3: [collect] level: 9 is out of range: expected an integer from 1 to 6");
 	free(p);
 }
 
@@ -836,7 +836,7 @@ static void test_many_errors(void **state)
 	free(p);
 
 	/* Several errors come in line order, each with its line. */
-	p = parse("[collect]\nlevel = 3\nmodel = x\n[nope]\n[log]\nlevel = loud\n");
+	p = parse("[collect]\nlevel = 7\nmodel = x\n[nope]\n[log]\nlevel = loud\n");
 	assert_int_equal(p->r, -EINVAL);
 	assert_int_equal(p->diag.n, 4);
 	assert_int_equal(p->diag.entries[0].line, 2);
@@ -1113,11 +1113,11 @@ static void test_all_problems(void **state)
 	struct parsed *p;
 
 	(void)state;
-	p = parse("[collect]\nlevel = 3\n[http]\ntls_cert = /a.pem\n");
+	p = parse("[collect]\nlevel = 7\n[http]\ntls_cert = /a.pem\n");
 	assert_int_equal(p->r, -EINVAL);
 	assert_int_equal(p->diag.n, 2);
 	assert_string_equal(p->diag.entries[0].text,
-			    "t.conf:2: [collect] level: 3 is out of range: expected an integer from 1 to 2");
+			    "t.conf:2: [collect] level: 7 is out of range: expected an integer from 1 to 6");
 	assert_string_equal(p->diag.entries[1].text,
 			    "t.conf:4: [http] tls_cert and tls_key must be set together (tls_key is empty)");
 	free(p);

@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: MIT */
+/* depth: perf's TopDown nodes below level 2, compiled for one PMU
+ * (depth.h says what it is). */
+#include "depth.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "expr.h"
+#include "util.h"
+
+#define DEPTH_METRICS_MAX 256
+
+struct metric {
+	const char *name, *expr;
+	bool node;
+	unsigned level;        /* a node's */
+	unsigned node_index;   /* into t->nodes */
+	int state;             /* 0 not compiled, 1 compiling, 2 compiled, -1 failed */
+	unsigned var;
+	struct depth_set events;
+};
+
+struct prog {
+	struct expr *e;
+	unsigned var;
+};
+
+struct depth {
+	const struct dt_table *t;
+	unsigned level;
+	unsigned n_nodes;
+	unsigned node_metric[DEPTH_NODES_MAX]; /* into metrics[] */
+	int parent[DEPTH_NODES_MAX];
+	unsigned n_events;
+	struct depth_event ev[DEPTH_EVENTS_MAX];
+	unsigned n_prog;
+	struct prog prog[DEPTH_METRICS_MAX];
+	unsigned n_vars;
+	unsigned n_metrics;
+	struct metric metrics[DEPTH_METRICS_MAX];
+};
+
+/* Compilation: the metric being compiled collects the events it reads. */
+struct ctx {
+	struct depth *d;
+	const struct pmu_formats *formats;
+	const struct depth_main *main;
+	const char *excluded[DEPTH_NODES_MAX]; /* nodes that cannot be computed here */
+	unsigned n_excluded;
+	unsigned stack[EXPR_DEPTH_MAX];
+	unsigned depth;
+	char why[PMU_REASON_MAX];
+};
+
+const struct dt_table *depth_table_of(const char *uarch_id)
+{
+	for (unsigned i = 0; uarch_id && i < depth_tables_count; i++)
+		if (strcmp(depth_tables[i].uarch, uarch_id) == 0)
+			return &depth_tables[i];
+	return NULL;
+}
+
+unsigned depth_table_levels(const struct dt_table *t)
+{
+	unsigned max = 0;
+
+	for (unsigned i = 0; i < t->n_nodes; i++)
+		if (t->nodes[i].level > max)
+			max = t->nodes[i].level;
+	return max;
+}
+
+static void set_add(struct depth_set *s, unsigned i)
+{
+	s->w[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+static void set_or(struct depth_set *s, const struct depth_set *o)
+{
+	for (unsigned k = 0; k < DEPTH_EVENTS_MAX / 64; k++)
+		s->w[k] |= o->w[k];
+}
+
+static struct metric *find_metric(struct depth *d, const char *name)
+{
+	for (unsigned i = 0; i < d->n_metrics; i++)
+		if (strcmp(d->metrics[i].name, name) == 0)
+			return &d->metrics[i];
+	return NULL;
+}
+
+/* The table's counter list: "0,1,2,3" allows counters 0-3 (4), "Fixed
+ * counter N" a fixed counter, which the kernel gives the real_event()
+ * encodings of the cycles (0x3c) and the instructions (0xc0), else any
+ * general-purpose counter (arch/x86/events/intel/core.c: the fixed
+ * counters' constraints are FIXED_EVENT_CONSTRAINT, the general-purpose
+ * ones open). */
+static void counters_of(const char *list, struct depth_event *ev)
+{
+	ev->fixed = -1;
+	ev->counters = 0;
+	if (!list)
+		return;
+	if (strncmp(list, "Fixed counter ", 14) == 0) {
+		ev->fixed = atoi(list + 14);
+		return;
+	}
+	for (const char *p = list; *p;) {
+		char *end;
+		long c = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if ((unsigned)c + 1 > ev->counters)
+			ev->counters = (unsigned)c + 1;
+		p = *end == ',' ? end + 1 : end;
+	}
+}
+
+/* The shared register a term programs (the kernel's extra registers,
+ * arch/x86/events/intel/core.c intel_*_extra_regs). */
+static void msr_of(const char *terms, struct depth_event *ev)
+{
+	static const struct {
+		const char *term;
+		unsigned msr;
+	} regs[] = { { "frontend=", 0x3F7 }, { "offcore_rsp=", 0x1A6 }, { "ldlat=", 0x3F6 } };
+
+	ev->msr = 0;
+	for (unsigned i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		const char *p = strstr(terms, regs[i].term);
+
+		if (p) {
+			ev->msr = regs[i].msr;
+			ev->msr_value = strtoull(p + strlen(regs[i].term), NULL, 0);
+		}
+	}
+}
+
+static int add_event(struct ctx *x, const char *name, unsigned *index)
+{
+	struct depth *d = x->d;
+	const struct dt_event *te = NULL;
+	struct depth_event *ev;
+	char err[160];
+
+	for (unsigned i = 0; i < d->n_events; i++)
+		if (strcmp(d->ev[i].name, name) == 0) {
+			*index = i;
+			return 0;
+		}
+	for (unsigned i = 0; i < d->t->n_events && !te; i++)
+		if (strcmp(d->t->events[i].name, name) == 0)
+			te = &d->t->events[i];
+	if (!te || !te->terms) {
+		str_printf(x->why, sizeof(x->why), "%s is not a core event topdownd counts%s%s", name,
+			   te && te->file ? " (" : "", te && te->file ? te->file : "");
+		if (te && te->file)
+			str_printf(x->why + strlen(x->why), sizeof(x->why) - strlen(x->why), ")");
+		return -ENOENT;
+	}
+	if (d->n_events == DEPTH_EVENTS_MAX) {
+		str_printf(x->why, sizeof(x->why), "more than %d events", DEPTH_EVENTS_MAX);
+		return -E2BIG;
+	}
+	ev = &d->ev[d->n_events];
+	memset(ev, 0, sizeof(*ev));
+	if (pmu_encode_terms(x->formats, te->terms, &ev->enc, err, sizeof(err)) < 0) {
+		str_printf(x->why, sizeof(x->why), "cannot encode %s (\"%s\"): %s", name, te->terms, err);
+		return -EINVAL;
+	}
+	ev->name = te->name;
+	ev->terms = te->terms;
+	ev->file = te->file;
+	counters_of(te->counter, ev);
+	msr_of(te->terms, ev);
+	*index = d->n_events++;
+	return 0;
+}
+
+static int compile_metric(struct ctx *x, struct metric *m);
+
+static int variable(void *arg, const char *name, unsigned *index)
+{
+	struct ctx *x = arg;
+	struct depth *d = x->d;
+	struct metric *m = find_metric(d, name), *cur = &d->metrics[x->stack[x->depth - 1]];
+	unsigned e;
+	int r;
+
+	if (m) {
+		for (unsigned i = 0; i < x->n_excluded; i++)
+			if (strcmp(x->excluded[i], name) == 0) {
+				str_printf(x->why, sizeof(x->why), "it reads %s", name);
+				return -ENOENT;
+			}
+		r = compile_metric(x, m);
+		if (r < 0)
+			return r;
+		set_or(&cur->events, &m->events);
+		*index = m->var;
+		return 0;
+	}
+	for (unsigned i = 0; i < x->main->n; i++)
+		if (strcasecmp(x->main->names[i], name) == 0) {
+			*index = x->main->vars[i];
+			return 0;
+		}
+	r = add_event(x, name, &e);
+	if (r < 0)
+		return r;
+	set_add(&cur->events, e);
+	*index = TD_EV_COUNT + e;
+	return 0;
+}
+
+/* perf's literals and functions: none of the tables' nodes read one
+ * today; one that does is left out, saying which. */
+static int literal(void *arg, const char *name, double *value)
+{
+	struct ctx *x = arg;
+
+	(void)value;
+	str_printf(x->why, sizeof(x->why), "literal %s is not known here", name);
+	return -ENOENT;
+}
+
+static int function(void *arg, const char *fn, const char *name, double *value)
+{
+	struct ctx *x = arg;
+
+	(void)value;
+	str_printf(x->why, sizeof(x->why), "%s(%s) is not known here", fn, name);
+	return -ENOENT;
+}
+
+static int compile_metric(struct ctx *x, struct metric *m)
+{
+	struct depth *d = x->d;
+	struct expr_names names = { variable, literal, function, x };
+	char err[256];
+	struct expr *e;
+	int r;
+
+	if (m->state == 2)
+		return 0;
+	if (m->state == -1)
+		return -ENOENT;
+	if (m->state == 1) {
+		str_printf(x->why, sizeof(x->why), "%s refers to itself", m->name);
+		return -ELOOP;
+	}
+	if (x->depth == EXPR_DEPTH_MAX || d->n_prog == DEPTH_METRICS_MAX)
+		return -E2BIG;
+	m->state = 1;
+	x->stack[x->depth++] = (unsigned)(m - d->metrics);
+	r = expr_compile(m->expr, &names, &e, err, sizeof(err));
+	x->depth--;
+	if (r < 0) {
+		if (r == -EINVAL)
+			str_printf(x->why, sizeof(x->why), "%s: %s", m->name, err);
+		m->state = -1;
+		return r;
+	}
+	m->var = TD_EV_COUNT + DEPTH_EVENTS_MAX + d->n_prog;
+	d->prog[d->n_prog].e = e;
+	d->prog[d->n_prog++].var = m->var;
+	m->state = 2;
+	return 0;
+}
+
+static void reset(struct depth *d)
+{
+	for (unsigned i = 0; i < d->n_prog; i++)
+		expr_free(d->prog[i].e);
+	d->n_prog = d->n_events = d->n_nodes = 0;
+	for (unsigned i = 0; i < d->n_metrics; i++) {
+		d->metrics[i].state = 0;
+		memset(&d->metrics[i].events, 0, sizeof(d->metrics[i].events));
+	}
+}
+
+/* One attempt: every node of the levels asked, except the excluded;
+ * -ENOENT naming the first node that cannot be computed (added to the
+ * excluded). */
+static int compile_all(struct ctx *x)
+{
+	struct depth *d = x->d;
+
+	reset(d);
+	for (unsigned i = 0; i < d->n_metrics; i++) {
+		struct metric *m = &d->metrics[i];
+		bool excluded = false;
+		int r;
+
+		if (!m->node || m->level > d->level)
+			continue;
+		for (unsigned k = 0; k < x->n_excluded; k++)
+			excluded |= strcmp(x->excluded[k], m->name) == 0;
+		if (excluded)
+			continue;
+		r = compile_metric(x, m);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			if (x->n_excluded == DEPTH_NODES_MAX)
+				return -E2BIG;
+			x->excluded[x->n_excluded++] = m->name;
+			return -EAGAIN;
+		}
+		d->node_metric[d->n_nodes++] = i;
+	}
+	return 0;
+}
+
+int depth_new(const struct dt_table *t, unsigned level, const struct pmu_formats *formats,
+	      const struct depth_main *main, struct depth **ret, char *why, size_t whylen)
+{
+	struct depth *d = calloc(1, sizeof(*d));
+	struct ctx x = { .d = d, .formats = formats, .main = main };
+	char first[PMU_REASON_MAX] = "";
+	int r;
+
+	if (why && whylen)
+		why[0] = '\0';
+	if (!d)
+		return -ENOMEM;
+	d->t = t;
+	d->level = level;
+	for (unsigned i = 0; i < t->n_nodes && d->n_metrics < DEPTH_METRICS_MAX; i++)
+		d->metrics[d->n_metrics++] = (struct metric){ .name = t->nodes[i].name, .expr = t->nodes[i].expr,
+							       .node = true, .level = t->nodes[i].level,
+							       .node_index = i };
+	for (unsigned i = 0; i < t->n_helpers && d->n_metrics < DEPTH_METRICS_MAX; i++)
+		d->metrics[d->n_metrics++] = (struct metric){ .name = t->helpers[i].name,
+							       .expr = t->helpers[i].expr };
+	while ((r = compile_all(&x)) == -EAGAIN)
+		if (!first[0])
+			str_printf(first, sizeof(first), "%s: %s", x.excluded[x.n_excluded - 1], x.why);
+	if (r == 0 && d->n_nodes == 0) {
+		str_printf(first, sizeof(first), "no node of levels 3 to %u in %s", level, t->source);
+		r = -ENOENT;
+	}
+	if (why && whylen && first[0]) {
+		if (x.n_excluded > 1)
+			str_printf(why, whylen, "%u nodes left out, first %s", x.n_excluded, first);
+		else
+			str_printf(why, whylen, "%s", first);
+	}
+	if (r < 0) {
+		depth_free(d);
+		return r;
+	}
+	for (unsigned i = 0; i < d->n_nodes; i++) {
+		const struct dt_node *n = &t->nodes[d->metrics[d->node_metric[i]].node_index];
+
+		d->parent[i] = -1;
+		for (unsigned k = 0; k < i; k++)
+			if (strcmp(t->nodes[d->metrics[d->node_metric[k]].node_index].name, n->parent) == 0)
+				d->parent[i] = (int)k;
+	}
+	d->n_vars = TD_EV_COUNT + DEPTH_EVENTS_MAX + d->n_prog;
+	*ret = d;
+	return 0;
+}
+
+void depth_free(struct depth *d)
+{
+	if (!d)
+		return;
+	reset(d);
+	free(d);
+}
+
+unsigned depth_level(const struct depth *d)
+{
+	return d->level;
+}
+
+unsigned depth_n_nodes(const struct depth *d)
+{
+	return d->n_nodes;
+}
+
+const struct dt_node *depth_node(const struct depth *d, unsigned i)
+{
+	return &d->t->nodes[d->metrics[d->node_metric[i]].node_index];
+}
+
+int depth_node_parent(const struct depth *d, unsigned i)
+{
+	return d->parent[i];
+}
+
+const struct depth_set *depth_node_events(const struct depth *d, unsigned i)
+{
+	return &d->metrics[d->node_metric[i]].events;
+}
+
+unsigned depth_n_events(const struct depth *d)
+{
+	return d->n_events;
+}
+
+const struct depth_event *depth_event(const struct depth *d, unsigned i)
+{
+	return &d->ev[i];
+}
+
+unsigned depth_n_vars(const struct depth *d)
+{
+	return d->n_vars;
+}
+
+/* ---- groups ---- */
+
+struct pgroup {
+	unsigned n, gp_used, gp_cap;
+	bool fixed[2];
+	unsigned msr[4];
+	uint64_t msr_value[4];
+	unsigned n_msr;
+	uint8_t ev[DEPTH_GROUP_EVENTS];
+};
+
+/* Places event @i in @g if it fits, by the rules plan.c packs the level-1/2
+ * events with (an event its table restricts to counters 0..k-1 only in a
+ * group of at most k general-purpose events: the kernel schedules the
+ * events of fewest allowed counters first, each on the lowest free one,
+ * arch/x86/events/core.c x86_schedule_events), and one value per shared
+ * register in a group (the kernel refuses a group whose events program
+ * one register with two values: __intel_shared_reg_get_constraints()). */
+static bool place(const struct depth_event *ev, unsigned i, struct pgroup *g, unsigned gp, bool fixed0,
+		  bool fixed1)
+{
+	unsigned cap = g->gp_cap ? g->gp_cap : gp;
+
+	if (g->n == DEPTH_GROUP_EVENTS)
+		return false;
+	if (ev->msr) {
+		for (unsigned k = 0; k < g->n_msr; k++)
+			if (g->msr[k] == ev->msr && g->msr_value[k] != ev->msr_value)
+				return false;
+	}
+	if (ev->fixed == 0 || ev->fixed == 1) {
+		bool usable = ev->fixed == 0 ? fixed0 : fixed1;
+
+		if (usable && !g->fixed[ev->fixed]) {
+			g->fixed[ev->fixed] = true;
+			g->ev[g->n++] = (uint8_t)i;
+			return true;
+		}
+	} else if (ev->fixed >= 0) {
+		return false; /* a fixed counter's pseudo-event (ref-cycles): not in a depth group */
+	}
+	if (ev->counters && ev->counters < cap)
+		cap = ev->counters;
+	if (g->gp_used >= gp || g->gp_used >= cap)
+		return false;
+	if (ev->msr && g->n_msr < 4) {
+		g->msr[g->n_msr] = ev->msr;
+		g->msr_value[g->n_msr++] = ev->msr_value;
+	}
+	g->gp_used++;
+	g->gp_cap = cap;
+	g->ev[g->n++] = (uint8_t)i;
+	return true;
+}
+
+int depth_pack(const struct depth *d, unsigned gp, bool fixed0, bool fixed1, struct depth_group *out,
+	       unsigned max)
+{
+	struct pgroup g[DEPTH_GROUPS_MAX];
+	bool placed[DEPTH_EVENTS_MAX] = { false };
+	unsigned n = 0;
+
+	if (max > DEPTH_GROUPS_MAX)
+		max = DEPTH_GROUPS_MAX;
+	memset(g, 0, sizeof(g));
+	for (unsigned k = 0; k < d->n_nodes; k++) {
+		const struct depth_set *s = depth_node_events(d, k);
+		bool together = false;
+
+		/* The node's events not placed yet: together in the first group
+		 * they all fit (a new one if none), so that its value comes
+		 * from one interval's counts; else one by one, first fit. */
+		for (unsigned j = 0; j <= n && j < max && !together; j++) {
+			struct pgroup trial = j < n ? g[j] : (struct pgroup){ 0 };
+			bool fits = true;
+
+			for (unsigned i = 0; i < d->n_events && fits; i++)
+				if (depth_set_has(s, i) && !placed[i])
+					fits = place(&d->ev[i], i, &trial, gp, fixed0, fixed1);
+			if (!fits)
+				continue;
+			together = true;
+			if (j == n && trial.n == 0)
+				break; /* nothing of its own to place */
+			if (j == n)
+				n++;
+			g[j] = trial;
+		}
+		for (unsigned i = 0; i < d->n_events; i++) {
+			bool done = together;
+
+			if (!depth_set_has(s, i) || placed[i])
+				continue;
+			placed[i] = true;
+			for (unsigned j = 0; j < n && !done; j++)
+				done = place(&d->ev[i], i, &g[j], gp, fixed0, fixed1);
+			if (done)
+				continue;
+			if (n == max)
+				return -ENOSPC;
+			memset(&g[n], 0, sizeof(g[n]));
+			if (!place(&d->ev[i], i, &g[n], gp, fixed0, fixed1))
+				return -ENOSPC;
+			n++;
+		}
+	}
+	for (unsigned j = 0; j < n; j++) {
+		out[j].n = g[j].n;
+		memcpy(out[j].ev, g[j].ev, sizeof(out[j].ev));
+	}
+	return (int)n;
+}
+
+void depth_eval(const struct depth *d, double *vars, double *out)
+{
+	for (unsigned i = 0; i < d->n_prog; i++)
+		vars[d->prog[i].var] = expr_eval(d->prog[i].e, vars);
+	for (unsigned i = 0; i < d->n_nodes; i++)
+		out[i] = vars[d->metrics[d->node_metric[i]].var];
+}

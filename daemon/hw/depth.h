@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* depth: the TopDown tree below level 2 for one core PMU (issue 42),
+ * compiled from perf's tables (depth_tables.h): the nodes down to a level,
+ * the events they read with their encodings on the PMU, how those events
+ * are grouped on the counters the level-1/2 group leaves, and the
+ * evaluation of every node on a domain's counts.  Pure: the collector
+ * opens, rotates and reads the groups (collect/deep.c).
+ *
+ * Variables of an evaluation: the level-1/2 group's (enum td_event, what
+ * the collector's tma_input holds), then the depth events' (depth_event
+ * order), then one per metric computed (helpers and nodes, in dependency
+ * order).  A node's expression is perf's, evaluated as perf evaluates it
+ * (hw/expr.h): NaN where perf has no value. */
+#ifndef TOPDOWND_DEPTH_H
+#define TOPDOWND_DEPTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "depth_tables.h"
+#include "pmu.h"
+#include "topdown.h"
+
+#define DEPTH_EVENTS_MAX 128
+#define DEPTH_NODES_MAX 128
+#define DEPTH_GROUPS_MAX 32
+#define DEPTH_GROUP_EVENTS 16
+#define DEPTH_LEVEL_MAX 6
+
+/* A set of depth events, bit per event. */
+struct depth_set {
+	uint64_t w[DEPTH_EVENTS_MAX / 64];
+};
+
+struct depth_event {
+	const char *name;       /* as the expressions read it */
+	const char *terms;      /* perf's encoding, and the table file */
+	const char *file;
+	struct pmu_encoding enc;
+	/* The general-purpose counters its table allows, as a count k (it
+	 * may use counters 0..k-1; 0: every one). */
+	unsigned counters;
+	int fixed;              /* the fixed counter it may take instead (0, 1), or -1 */
+	/* The shared register its terms program (frontend=: 0x3F7,
+	 * offcore_rsp=: 0x1A6, ldlat=: 0x3F6), 0: none; and the value. */
+	unsigned msr;
+	uint64_t msr_value;
+};
+
+/* One group of depth events, the first its leader. */
+struct depth_group {
+	unsigned n;
+	uint8_t ev[DEPTH_GROUP_EVENTS];
+};
+
+struct depth;
+
+/* What the level-1/2 group of the PMU counts: an expression's event of
+ * one of these names (perf's, compared without case) is that group's
+ * variable, not a depth event. */
+struct depth_main {
+	unsigned n;
+	const char *names[32];
+	enum td_event vars[32];
+};
+
+/* The table for microarchitecture @uarch_id, or NULL. */
+const struct dt_table *depth_table_of(const char *uarch_id);
+
+/* Its deepest level (3 ... 6). */
+unsigned depth_table_levels(const struct dt_table *t);
+
+/* Compiles @t's nodes of levels 3 to @level for a PMU whose events encode
+ * with @formats and whose level-1/2 group counts @main.  A node whose
+ * expression reads what cannot be counted here (an event the PMU has no
+ * format for, msr@tsc@, duration_time) is left out, and @why says which
+ * (one line, "" when none is).  0, -ENOENT (no node can be computed, @why
+ * says why) or -ENOMEM. */
+int depth_new(const struct dt_table *t, unsigned level, const struct pmu_formats *formats,
+	      const struct depth_main *main, struct depth **ret, char *why, size_t whylen);
+void depth_free(struct depth *d);
+
+unsigned depth_level(const struct depth *d);
+unsigned depth_n_nodes(const struct depth *d);
+const struct dt_node *depth_node(const struct depth *d, unsigned i);
+/* The index of node @i's parent among the nodes, -1 when it is a
+ * level-2 category's child (dt_node.parent names it). */
+int depth_node_parent(const struct depth *d, unsigned i);
+/* The depth events node @i reads, through every metric it reads. */
+const struct depth_set *depth_node_events(const struct depth *d, unsigned i);
+unsigned depth_n_events(const struct depth *d);
+const struct depth_event *depth_event(const struct depth *d, unsigned i);
+/* Variables an evaluation needs (depth_eval's @vars). */
+unsigned depth_n_vars(const struct depth *d);
+
+/* The depth events grouped for @gp general-purpose counters, fixed
+ * counter 0 and 1 usable where @fixed0 and @fixed1: each node's events
+ * together in the first group they fit (in node order), so that its value
+ * comes from one interval's counts; a node reading more events than a
+ * group holds spans several, first fit.  Returns the number of groups
+ * written to @out (at most @max), or -ENOSPC when an event fits no group
+ * (no general-purpose counter for it). */
+int depth_pack(const struct depth *d, unsigned gp, bool fixed0, bool fixed1, struct depth_group *out,
+	       unsigned max);
+
+/* Evaluates every node: @vars holds the level-1/2 variables and the depth
+ * events' counts (the rest is written), @out gets each node's value (NaN:
+ * none). */
+void depth_eval(const struct depth *d, double *vars, double *out);
+
+/* A node's or category's name without perf's "tma_" prefix, as
+ * topdownd's outputs name them ("l1_bound", "memory_bound"). */
+static inline const char *depth_short(const char *name)
+{
+	return name[0] == 't' && name[1] == 'm' && name[2] == 'a' && name[3] == '_' ? name + 4 : name;
+}
+
+static inline bool depth_set_has(const struct depth_set *s, unsigned i)
+{
+	return (s->w[i / 64] >> (i % 64)) & 1;
+}
+
+#endif
