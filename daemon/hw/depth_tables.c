@@ -398,6 +398,6 @@ static const struct dt_event sapphirerapids_events[] = {
 };
 
 const struct dt_table depth_tables[] = {
-	{ "sapphirerapids", "perf-tables-6.1/x86/sapphirerapids/spr-metrics.json", sapphirerapids_nodes, 84, sapphirerapids_helpers, 13, sapphirerapids_events, 120 },
+	{ "sapphirerapids", "reference/perf-tables-6.1/x86/sapphirerapids/spr-metrics.json", sapphirerapids_nodes, 84, sapphirerapids_helpers, 13, sapphirerapids_events, 120 },
 };
 const unsigned depth_tables_count = 1;

@@ -116,6 +116,53 @@ int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigne
 
 /* ---- below level 2 ---- */
 
+/* The counters the level-1/2 events leave @pp and the depth of @t on
+ * them: its nodes compiled, their events packed (what --probe shows);
+ * 0, or -errno with the depth note saying why there is none. */
+static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
+{
+	struct depth_main main = { 0 };
+	struct depth_group groups[DEPTH_GROUPS_MAX];
+	struct depth *d;
+	char why[PMU_REASON_MAX];
+	bool fixed0 = true, fixed1 = !pp->fixed1_busy;
+	int r, n;
+
+	for (unsigned i = 0; i < pp->n_events && main.n < 32; i++) {
+		const struct ua_event *ev = &pp->ua->events[pp->events[i]];
+		int fixed = ua_event_fixed(ev);
+
+		main.names[main.n] = ev->name;
+		main.vars[main.n++] = ev->var;
+		if (fixed == 0)
+			fixed0 = false;
+		else if (fixed == 1)
+			fixed1 = false;
+	}
+	pp->depth_gp = pp->gp_available > pp->gp_needed ? pp->gp_available - pp->gp_needed : 0;
+	pp->depth_fixed1 = fixed1;
+	r = depth_new(t, pp->depth, &pp->core->formats, &main, &d, why, sizeof(why));
+	if (r < 0) {
+		str_printf(pp->depth_note, sizeof(pp->depth_note), "no TopDown node below level 2: %s", why);
+		return r;
+	}
+	n = depth_pack(d, pp->depth_gp, fixed0, fixed1, groups, DEPTH_GROUPS_MAX);
+	if (n <= 0) {
+		str_printf(pp->depth_note, sizeof(pp->depth_note),
+			   "no TopDown node below level 2: its events do not fit the %u general-purpose counters "
+			   "the level-1/2 events leave", pp->depth_gp);
+		depth_free(d);
+		return -ENOSPC;
+	}
+	pp->depth_nodes = depth_n_nodes(d);
+	pp->depth_events = depth_n_events(d);
+	pp->depth_groups = (unsigned)n;
+	if (why[0] && !pp->depth_note[0])
+		str_printf(pp->depth_note, sizeof(pp->depth_note), "%s", why);
+	depth_free(d);
+	return 0;
+}
+
 /* perf's nodes of levels 3 to @level, where its tables define them and the
  * level-1/2 events leave room (hw/depth.c, collect/deep.c). */
 static void plan_depth(struct plan_pmu *pp, unsigned level)
@@ -144,12 +191,15 @@ static void plan_depth(struct plan_pmu *pp, unsigned level)
 			   "level %u", level, pp->ua->name, pp->n_groups, pp->level);
 		return;
 	}
-	pp->depth_table = t;
 	pp->depth = level < deepest ? level : deepest;
 	if (pp->depth < level)
 		str_printf(pp->depth_note, sizeof(pp->depth_note),
 			   "level %u requested but perf's tables for %s (%s) go down to level %u; using level %u",
 			   level, pp->ua->name, t->source, deepest, deepest);
+	if (depth_plan(pp, t) == 0)
+		pp->depth_table = t;
+	else
+		pp->depth = 0;
 }
 
 /* ---- SMT ---- */

@@ -35,6 +35,12 @@ struct plan_pmu {
 	unsigned depth;
 	const struct dt_table *depth_table;
 	char depth_note[PLAN_REASON_MAX];
+	/* What depth takes, as planned (the collector makes the same from
+	 * the grouping it opens): its nodes and events, the groups they take
+	 * turns in, one per interval, on the general-purpose counters the
+	 * level-1/2 group leaves (and fixed counter 1 when free). */
+	unsigned depth_nodes, depth_events, depth_groups, depth_gp;
+	bool depth_fixed1;
 	enum config_model model;   /* requested; the collector may fall back */
 	char model_note[PLAN_REASON_MAX]; /* why model perf was not possible */
 	/* Events of the group, as indexes into ua->events, leader first.

@@ -83,6 +83,18 @@ static void print_events(FILE *out, const char *label, const struct plan_pmu *pp
 }
 
 /* One core PMU: what it is, and what topdownd does with it. */
+/* Below level 2: what [collect] level 3 to 6 counts, or why not. */
+static void print_depth(FILE *out, const struct plan_pmu *pp)
+{
+	if (pp->depth)
+		fprintf(out, "%-13s levels 3 to %u: %u nodes from %s, %u events in %u groups taking turns, "
+			"one per interval, on %u general-purpose counters%s\n", "Below L2:", pp->depth,
+			pp->depth_nodes, pp->depth_table->source, pp->depth_events, pp->depth_groups, pp->depth_gp,
+			pp->depth_fixed1 ? " and fixed counter 1" : "");
+	if (pp->depth_note[0])
+		fprintf(out, "%-13s %s\n", pp->depth ? "" : "Below L2:", pp->depth_note);
+}
+
 static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_core *core,
 		      const struct plan *plan)
 {
@@ -174,6 +186,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 		"; fixed counter 1 held by the NMI watchdog");
 	if (pp->n_groups == 1) {
 		print_events(out, "Events:", pp, 0, pp->n_events);
+		print_depth(out, pp);
 		return;
 	}
 	for (unsigned g = 0; g < pp->n_groups; g++) {
@@ -183,6 +196,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 		print_events(out, label, pp, pp->group_start[g], pp->group_start[g + 1]);
 	}
 	fprintf(out, "%-13s %s\n", "", pp->group_note);
+	print_depth(out, pp);
 }
 
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,

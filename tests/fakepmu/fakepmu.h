@@ -44,6 +44,10 @@ struct fp_enc {
 	uint16_t event;			/* with AMD's extended bits 8-11 */
 	uint8_t umask, cmask;
 	bool edge, inv, any;
+	/* Intel's extra register value (attr.config1: offcore_rsp=,
+	 * frontend=, ldlat=; the table's MSRValue): OCR.* events share an
+	 * event and unit mask and differ only in it. */
+	uint64_t config1;
 };
 
 struct phase {
@@ -167,9 +171,9 @@ FP_HIDDEN void fp_tables_load(const char *modalias, int stepping);
 /* arm64: the tables of the CPU whose MIDR_EL1 is @midr ("0x...410fd4f1"). */
 FP_HIDDEN void fp_tables_load_arm(const char *midr);
 FP_HIDDEN const char *fp_tables_dir(void);
-FP_HIDDEN void fp_decode_x86(uint64_t config, bool amd, struct fp_enc *out);
+FP_HIDDEN void fp_decode_x86(uint64_t config, uint64_t config1, bool amd, struct fp_enc *out);
 /* The fixture's architecture: x86 (AMD's too) or arm64. */
-FP_HIDDEN void fp_decode(uint64_t config, struct fp_enc *out);
+FP_HIDDEN void fp_decode(uint64_t config, uint64_t config1, struct fp_enc *out);
 FP_HIDDEN bool fp_tables_name(const char *pmu, const struct fp_enc *enc, char *buf, size_t len);
 FP_HIDDEN int fp_tables_lookup(const char *pmu, const char *name, struct fp_enc *out);
 FP_HIDDEN int fp_tables_gp_counters(const char *pmu);

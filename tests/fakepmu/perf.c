@@ -992,7 +992,7 @@ static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
 	ev->gp_ok = true;
 	if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE)
 		return;
-	fp_decode(a->config, &enc);
+	fp_decode(a->config, a->config1, &enc);
 	ev->gp_mask = fp_tables_gp_mask(ev->pmu->name, &enc, fp_fix.smt_off);
 	if (!fp_tables_name(ev->pmu->name, &enc, ev->name, sizeof(ev->name)))
 		return;
@@ -1114,7 +1114,7 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 		struct fp_enc enc;
 
 		cls = fp_fix.arm ? EC_HW : classify_topdown(a.config);
-		fp_decode(a.config, &enc);
+		fp_decode(a.config, a.config1, &enc);
 		if (cls == EC_HW && !fp_tables_name(pmu->name, &enc, name, sizeof(name)))
 			name[0] = '\0';
 	}
@@ -1225,9 +1225,10 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 		return fail(ENFILE);
 	}
 	/* What was asked, for tests of the attributes a tool sets. */
-	fp_trace("open fd=%d cpu=%d group_fd=%ld type=%u config=%#llx disabled=%d exclude_user=%d "
+	fp_trace("open fd=%d cpu=%d group_fd=%ld type=%u config=%#llx config1=%#llx disabled=%d exclude_user=%d "
 		   "exclude_kernel=%d exclude_hv=%d exclude_guest=%d exclude_host=%d pinned=%d",
-		   fd, cpu, group_fd, a.type, (unsigned long long)a.config, (int)a.disabled,
+		   fd, cpu, group_fd, a.type, (unsigned long long)a.config, (unsigned long long)a.config1,
+		   (int)a.disabled,
 		   (int)a.exclude_user, (int)a.exclude_kernel, (int)a.exclude_hv, (int)a.exclude_guest,
 		   (int)a.exclude_host, (int)a.pinned);
 	return fd;

@@ -55,9 +55,12 @@ static void *xrealloc(void *p, size_t n)
 
 /* x86 config bits (arch/x86/include/asm/perf_event.h), plus AMD's event
  * select bits 32-35 (AMD64_EVENTSEL_EVENT). */
-void fp_decode_x86(uint64_t config, bool amd, struct fp_enc *out)
+void fp_decode_x86(uint64_t config, uint64_t config1, bool amd, struct fp_enc *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* AMD's config1 is no event's (its extra registers are not in
+	 * perf's tables); Intel's is the extra register value. */
+	out->config1 = amd ? 0 : config1;
 	out->event = (uint16_t)(config & 0xff);
 	if (amd)
 		out->event |= (uint16_t)(((config >> 32) & 0xf) << 8);
@@ -69,10 +72,10 @@ void fp_decode_x86(uint64_t config, bool amd, struct fp_enc *out)
 }
 
 /* arm64: config holds the PMUv3 event number (format/event config:0-15). */
-void fp_decode(uint64_t config, struct fp_enc *out)
+void fp_decode(uint64_t config, uint64_t config1, struct fp_enc *out)
 {
 	if (!fp_fix.arm) {
-		fp_decode_x86(config, fp_fix.amd, out);
+		fp_decode_x86(config, config1, fp_fix.amd, out);
 		return;
 	}
 	memset(out, 0, sizeof(*out));
@@ -82,7 +85,7 @@ void fp_decode(uint64_t config, struct fp_enc *out)
 static bool enc_equal(const struct fp_enc *a, const struct fp_enc *b)
 {
 	return a->event == b->event && a->umask == b->umask && a->cmask == b->cmask &&
-	       a->edge == b->edge && a->inv == b->inv && a->any == b->any;
+	       a->edge == b->edge && a->inv == b->inv && a->any == b->any && a->config1 == b->config1;
 }
 
 static unsigned long hexnum(json_t *v)
@@ -218,6 +221,9 @@ static void add_events_file(const char *path)
 		t->enc.edge = hexnum(json_object_get(e, "EdgeDetect")) != 0;
 		t->enc.inv = hexnum(json_object_get(e, "Invert")) != 0;
 		t->enc.any = hexnum(json_object_get(e, "AnyThread")) != 0;
+		if (json_is_string(json_object_get(e, "MSRIndex")))
+			t->enc.config1 = strtoull(json_string_value(json_object_get(e, "MSRValue")) ?
+						  json_string_value(json_object_get(e, "MSRValue")) : "0", NULL, 0);
 		parse_counter(t, json_is_string(counter) ? json_string_value(counter) : NULL,
 			      json_is_string(htoff) ? json_string_value(htoff) : NULL);
 		apply_jevents_fixed(t);
@@ -452,6 +458,8 @@ static int filters(const struct fp_enc *enc, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, ",inv=1");
 	if (enc->any)
 		n += snprintf(buf + n, len - (size_t)n, ",any=1");
+	if (enc->config1)
+		n += snprintf(buf + n, len - (size_t)n, ",config1=0x%llx", (unsigned long long)enc->config1);
 	return n;
 }
 

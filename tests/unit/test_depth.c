@@ -88,7 +88,7 @@ static void test_nodes(void **state)
 
 	(void)state;
 	assert_string_equal(depth_table_of("sapphirerapids")->source,
-			    "perf-tables-6.1/x86/sapphirerapids/spr-metrics.json");
+			    "reference/perf-tables-6.1/x86/sapphirerapids/spr-metrics.json");
 	assert_int_equal(depth_table_levels(depth_table_of("sapphirerapids")), 6);
 	assert_int_equal(depth_n_nodes(d), 25);
 	assert_string_equal(why, "");

@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Below level 2 (issue 42): perf's TopDown nodes of levels 3 and deeper on
+# the counters the level-1/2 group leaves, under the fake PMU.
+#   1. Every event the nodes read is encoded as perf 6.1 opens it (its
+#      config and config1, perf stat -e NAME traced by the fake).
+#   2. perf is the oracle: perf 6.1's -M TopdownL3 under the fake against
+#      [collect] level = 3 on the same scenario, per CPU, package and host,
+#      within 0.05 pp, with every CPU alike and with half of them at other
+#      rates (a domain's nodes are perf's expressions on summed counts).
+#   3. Level 1 and 2 never lose: with depth on, the level-1/2 group runs
+#      all the time on every CPU; /metrics' node counters give the node's
+#      value over a window; the JSON document has the tree.
+#   4. The PMU is shared: a CPU whose depth groups cannot run (another
+#      user's pinned events hold 7 of its 8 general-purpose counters)
+#      counts no node, says so, and keeps its level 1 and 2.
+#   5. A family without nodes in perf's tables says why (--probe), and a
+#      reload from level 3 to 2 and back closes and reopens the depth
+#      groups without losing a descriptor.
+. "$(dirname "$0")/lib.sh"
+
+plan 16
+
+SCEN=$ROOT/tests/scenarios
+TOOL=$ROOT/tests/oracle
+SPR=$FIXTURES/spr-2s
+T61=$ROOT/reference/perf-tables-6.1
+
+# ---- 1. encodings ----
+"$TOOL_DIR/depth_dump" "$SPR" 6 | grep -v '^group' >"$TMP/depth.txt"
+n=$(wc -l <"$TMP/depth.txt")
+evs=$(awk '{n = $1; if (n ~ /^cpu@/) { sub(/^cpu@/, "cpu/", n); sub(/@$/, "/", n) } printf "%s%s", (NR > 1 ? "," : ""), n}' "$TMP/depth.txt")
+FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/depth-spr.json" FAKEPMU_TABLES="$T61" \
+	FAKEPMU_TRACE="$TMP/enc.trace" PERF_CPUID=GenuineIntel-6-8F-4 LD_PRELOAD="$FAKEPMU" \
+	"$TOOL/sysns" "$SPR" perf stat -C 0 -e "$evs" -I 100 --interval-count 1 >/dev/null 2>"$TMP/enc.err"
+grep '^open' "$TMP/enc.trace" | sed -E 's/.* config=([^ ]+) config1=([^ ]+) .*/\1 \2/' >"$TMP/perf-enc.txt"
+diffs=$(paste -d' ' "$TMP/depth.txt" "$TMP/perf-enc.txt" | /usr/bin/python3 -c '
+import sys
+for line in sys.stdin:
+    f = line.split()
+    if len(f) != 5 or int(f[1], 16) != int(f[3], 0) or int(f[2], 16) != int(f[4], 0):
+        print(line.strip())')
+ok $([ "$n" -ge 80 ] && [ "$(wc -l <"$TMP/perf-enc.txt")" = "$n" ] && [ -z "$diffs" ]; echo $?) \
+	"the $n events of Sapphire Rapids' nodes of levels 3 to 6: topdownd's config and config1 are what perf 6.1 opens$(printf '\n%s' "$diffs" | head -5)"
+
+# ---- 2. perf is the oracle ----
+P=(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns"
+   --tables "$T61" --fake-tables "$T61" --fixture "$SPR" --cpuid GenuineIntel-6-8F-4
+   --metric-groups TopdownL3 --topdownd-level 3)
+groups=$("$TOOL_DIR/depth_dump" "$SPR" 3 | grep -c '^group')
+# Values once every group ran: the first rotation left out.
+W=(--warmup $((groups + 1)) --intervals $((groups + 5)))
+# CPUs 8-15 at other rates: every event of theirs scaled by its own factor.
+jq '.cpus["8-15"] = (.cpus.default | .phases[0].events |= (to_entries | map(.value *= (1 + ((.key | length) % 7) / 5)) | from_entries))' \
+	"$SCEN/depth-spr.json" >"$TMP/depth-skew.json"
+for s in "$SCEN/depth-spr.json|every CPU alike" "$TMP/depth-skew.json|CPUs 8-15 at other rates"; do
+	out=$("${P[@]}" "${W[@]}" --scenario "${s%|*}" 2>&1)
+	rc=$?
+	ok $rc "level 3 on spr-2s, ${s#*|}: perf 6.1's TopdownL3 nodes within 0.05 pp per CPU, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out")")"
+	diag "$(grep -E '^(cpu|package|host) ' <<<"$out" | tr '\n' ';')"
+	n=$(awk '$1 == "cpu" {print $2}' <<<"$out")
+	ok $([ "${n:-0}" -ge 5000 ]; echo $?) "${s#*|}: ${n:-0} CPU values compared"
+done
+
+# ---- 3. the daemon's outputs ----
+printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
+td_spawn env FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/depth-spr.json" FAKEPMU_TABLES="$T61" \
+	LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/l3.conf" --sysfs-root "$SPR" -l 127.0.0.1:0 -i 100ms
+wait_intervals $((groups + 3))
+curl -s "$TD_URL/api/v1/topdown?scope=cpu" >"$TMP/doc.json"
+is "$(jq -c '[.cpus[].running_ratio] | unique' "$TMP/doc.json")" "[1]" \
+	"with depth on, every CPU's level-1/2 group ran all the time"
+is "$(jq -c '[.tree.level, .tree.groups, (.tree.nodes | length), .tree.nodes[0].node, .tree.nodes[0].parent, .tree.source]' "$TMP/doc.json")" \
+	"[3,$groups,25,\"icache_misses\",\"fetch_latency\",\"reference/perf-tables-6.1/x86/sapphirerapids/spr-metrics.json\"]" \
+	"the document's tree: level 3, $groups groups, perf's 25 nodes with their parents and source"
+# tma_l1_bound = max((EXE_ACTIVITY.BOUND_ON_LOADS - MEMORY_ACTIVITY.STALLS_L1D_MISS) / CLKS, 0):
+# (0.0337 - 0.0219) / 0.125 of the scenario.
+near "$(jq '.host.nodes.l1_bound' "$TMP/doc.json")" 0.0944 0.0001 "host l1_bound is the scenario's 0.0944"
+is "$(jq -c '[.cpus[] | .nodes | to_entries[] | select(.value == null)] | length' "$TMP/doc.json")" 0 \
+	"every CPU has every node"
+# The counters: a node's slots over the base slots, between two scrapes,
+# is its value (the scenario is steady).
+scrape() { curl -s "$TD_URL/metrics?granularity=system"; }
+s0=$(scrape)
+wait_intervals 3
+s1=$(scrape)
+v=$(/usr/bin/python3 -c '
+import re, sys
+def val(text, name):
+    for line in text.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{") and line.split()[0] == name:
+            return float(line.split()[-1])
+a, b = sys.argv[1], sys.argv[2]
+n = "topdown_node_slots_total{node=\"l2_bound\",level=\"3\",parent=\"memory_bound\"}"
+d = "topdown_node_base_slots_total"
+print("%.6f" % ((val(b, n) - val(a, n)) / (val(b, d) - val(a, d))))' "$s0" "$s1")
+near "$v" 0.0704 0.0001 "increase(topdown_node_slots_total{node=l2_bound}) / increase(topdown_node_base_slots_total) is its value, 0.0704"
+# Its measured seconds: the intervals its group ran (one of the $groups
+# turns), whatever the window: over k intervals, between floor(k / groups)
+# and ceil(k / groups) of them.
+s0=$s1
+wait_intervals $((2 * groups))
+s1=$(scrape)
+ok $(/usr/bin/python3 -c '
+import math, sys
+def val(text, prefix):
+    for line in text.splitlines():
+        if line.startswith(prefix):
+            return float(line.split()[-1])
+a, b, g = sys.argv[1], sys.argv[2], int(sys.argv[3])
+k = val(b, "topdown_collections_total ") - val(a, "topdown_collections_total ")
+secs = val(b, "topdown_node_measured_seconds_total{node=\"l1_bound\"") - val(a, "topdown_node_measured_seconds_total{node=\"l1_bound\"")
+elapsed = (val(b, "topdown_enabled_seconds_total ") - val(a, "topdown_enabled_seconds_total ")) / 16
+share = secs / elapsed
+print("# %d intervals, l1_bound measured %.3f s of %.3f s: %.3f" % (k, secs, elapsed, share))
+sys.exit(not (math.floor(k / g) / k * 0.8 <= share <= math.ceil(k / g) / k * 1.2))' "$s0" "$s1" "$groups" >"$TMP/share.txt"; echo $?) \
+	"l1_bound's measured seconds are the turns of its group: $(cat "$TMP/share.txt")"
+
+# ---- 4. a CPU whose depth groups cannot run ----
+td_stop
+jq '.cpus["3"] = (.cpus.default + {"held": {"gp": 7}})' "$SCEN/depth-spr.json" >"$TMP/depth-held.json"
+td_spawn env FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$TMP/depth-held.json" FAKEPMU_TABLES="$T61" \
+	LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/l3.conf" --sysfs-root "$SPR" -l 127.0.0.1:0 -i 100ms
+wait_intervals $((groups + 3))
+curl -s "$TD_URL/api/v1/topdown?scope=cpu" >"$TMP/held.json"
+is "$(jq -c '[(.cpus[3].nodes | [.[]] | unique), .cpus[3].running_ratio, (.cpus[2].nodes.l1_bound > 0)]' "$TMP/held.json")" \
+	"[[null],1,true]" "CPU 3, 7 of its counters held: no node, its level 1 and 2 whole; CPU 2's nodes go on"
+like "$(jq -r .tree.reason "$TMP/held.json")" "^1 CPUs counted no node below level 2" "the tree says how many CPUs count no node"
+
+# ---- 5. without nodes; reloads ----
+out=$(FAKEPMU_SYSFS="$FIXTURES/skx-2s" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
+	"$TOPDOWND" -c "$TMP/l3.conf" --probe --sysfs-root "$FIXTURES/skx-2s" 2>/dev/null)
+like "$out" "Below L2: +level 3 requested: topdownd has no TopDown node below level 2 for Skylake-SP" \
+	"--probe on Skylake-SP at level 3 says there is no node below level 2 and why"
+td_stop
+td_spawn env FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/depth-spr.json" FAKEPMU_TABLES="$T61" \
+	LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/l3.conf" --sysfs-root "$SPR" -l 127.0.0.1:0 -i 100ms
+wait_intervals 3
+fds3=$(ls /proc/"$TD_PID"/fd | wc -l)
+printf '[collect]\nlevel = 2\n' >"$TMP/l3.conf"
+td_reload
+wait_intervals 2
+fds2=$(ls /proc/"$TD_PID"/fd | wc -l)
+is "$(curl -s "$TD_URL/api/v1/topdown" | jq -c '[has("tree"), (.host | has("nodes"))]')" "[false,false]" \
+	"reloaded to level 2: no tree, no nodes"
+printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
+td_reload
+wait_intervals $((groups + 3))
+is "$(ls /proc/"$TD_PID"/fd | wc -l) $(curl -s "$TD_URL/api/v1/topdown" | jq -c '[.tree.level, (.host.nodes.l1_bound > 0)]')" \
+	"$fds3 [3,true]" "back to level 3: the nodes again, with the descriptors of the first start ($fds3; $fds2 at level 2)"
+td_stop
+
+done_testing
