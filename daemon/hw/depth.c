@@ -57,10 +57,11 @@ struct ctx {
 	char why[PMU_REASON_MAX];
 };
 
-const struct dt_table *depth_table_of(const char *uarch_id)
+const struct dt_table *depth_table_of(const char *uarch_id, const char *pmu)
 {
 	for (unsigned i = 0; uarch_id && i < depth_tables_count; i++)
-		if (strcmp(depth_tables[i].uarch, uarch_id) == 0)
+		if (strcmp(depth_tables[i].uarch, uarch_id) == 0 &&
+		    (!depth_tables[i].unit || (pmu && strcmp(depth_tables[i].unit, pmu) == 0)))
 			return &depth_tables[i];
 	return NULL;
 }

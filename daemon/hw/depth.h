@@ -64,8 +64,9 @@ struct depth_main {
 	enum td_event vars[32];
 };
 
-/* The table for microarchitecture @uarch_id, or NULL. */
-const struct dt_table *depth_table_of(const char *uarch_id);
+/* The table for microarchitecture @uarch_id on core PMU @pmu (a hybrid
+ * part's tables are per core type), or NULL. */
+const struct dt_table *depth_table_of(const char *uarch_id, const char *pmu);
 
 /* Its deepest level (3 ... 6). */
 unsigned depth_table_levels(const struct dt_table *t);

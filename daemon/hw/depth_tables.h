@@ -38,6 +38,7 @@ struct dt_event {
 
 struct dt_table {
 	const char *uarch;  /* uarch.id it serves */
+	const char *unit;   /* on a hybrid part the core PMU it serves (cpu_core), or NULL */
 	const char *source; /* the metrics file, under reference/ */
 	const struct dt_node *nodes;
 	unsigned n_nodes;

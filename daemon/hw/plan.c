@@ -167,7 +167,7 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
  * level-1/2 events leave room (hw/depth.c, collect/deep.c). */
 static void plan_depth(struct plan_pmu *pp, unsigned level)
 {
-	const struct dt_table *t = depth_table_of(pp->ua->id);
+	const struct dt_table *t = depth_table_of(pp->ua->id, pp->core->name);
 	unsigned deepest = t ? depth_table_levels(t) : 0;
 
 	if (!t) {

@@ -384,11 +384,14 @@ def event_spec(tables, directory, unit, pmu, name):
     if hit is None:
         raise SystemExit("no encoding for %s in %s" % (name, directory))
     enc = dict(hit[1])
+    # perf 6.1 ORs a name's terms into the table's fields (util/pmu.c
+    # pmu_format_value(), zero false): EXE_ACTIVITY.3_PORTS_UTIL,umask=0x80
+    # is umask 0x88.
     for t in filter(None, mods.split(",")):
         key, _, val = t.partition("=")
-        enc[key] = int(val, 0)
+        enc[key] = enc.get(key, 0) | int(val, 0)
     terms = ["event=0x%x" % enc["event"]]
-    for key in ("umask", "cmask", "edge", "inv", "any"):
+    for key in ("umask", "cmask", "edge", "inv", "any", "frontend", "offcore_rsp", "ldlat"):
         if enc.get(key):
             terms.append("%s=%d" % (key, enc[key]))
     return "%s/%s,name=%s/" % (pmu, ",".join(terms), name.replace(",", ":").replace("=", "_"))
@@ -435,6 +438,13 @@ def perf_events_mode(a, tables):
         directory = a.table_dir or os.path.dirname(a.events_from)
     names = {c: perf_name(metrics, c) for c in L1_ALL + list(L2)}
     cats = [c for c in L1_ALL + list(L2) if names[c]]
+    # Below level 2: the nodes of the metric groups asked (TopdownL3...),
+    # as topdownd names them (tma_ taken off).
+    deep = [g for g in a.metric_groups.split(",") if re.fullmatch(r"TopdownL[3-6]", g)]
+    for name, groups in getattr(metrics, "groups", {}).items():
+        if any(g in groups for g in deep) and name.startswith("tma_"):
+            names[name[4:]] = name
+            cats.append(name[4:])
     needed = set()
     for c in cats:
         needed |= metrics.events(names[c])
@@ -447,7 +457,14 @@ def perf_events_mode(a, tables):
     trace = os.path.join(a.tmp, "perf-events.trace")
     # One group, as perf's metrics would; --ungrouped where the events
     # outnumber the counters (perf then rotates them one by one).
-    group = ",".join(specs) if a.ungrouped else "{" + ",".join(specs) + "}"
+    if a.ungrouped:
+        # The kernel's PERF_METRICS events only count in a group led by
+        # slots: that group, the others one by one.
+        kernel = [sp for n, sp in zip(needed, specs) if n == "TOPDOWN.SLOTS" or n.startswith("topdown-")]
+        rest = [sp for n, sp in zip(needed, specs) if sp not in kernel]
+        group = ",".join((["{" + ",".join(kernel) + "}"] if kernel else []) + rest)
+    else:
+        group = "{" + ",".join(specs) + "}"
     rc, text = SteppedPerf(a, perf_cmd(a, ["-A", "-e", group]), trace).wait()
     if rc != 0:
         raise SystemExit("perf failed, exit %d:\n%s" % (rc, text[-2000:]))

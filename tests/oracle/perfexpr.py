@@ -199,6 +199,7 @@ class Metrics:
         self.trees = {}
         self.expr = {}
         self.scale_unit = {}
+        self.groups = {}
         self.arm64 = "/arm64/" in path
         if expr is not None:
             self.expr = expr
@@ -224,6 +225,7 @@ class Metrics:
                 continue
             self.expr[m["MetricName"]] = m["MetricExpr"]
             self.scale_unit[m["MetricName"]] = m.get("ScaleUnit")
+            self.groups[m["MetricName"]] = m.get("MetricGroup", "").split(";")
 
     @staticmethod
     def arch_std(path):
@@ -456,9 +458,14 @@ class Tables:
         def num(key):
             v = e.get(key)
             return int(v.split(",")[0], 0) if v else 0
-        return {"event": num("EventCode"), "umask": num("UMask"),
-                "cmask": num("CounterMask"), "edge": num("EdgeDetect"),
-                "inv": num("Invert"), "any": num("AnyThread")}
+        enc = {"event": num("EventCode"), "umask": num("UMask"),
+               "cmask": num("CounterMask"), "edge": num("EdgeDetect"),
+               "inv": num("Invert"), "any": num("AnyThread")}
+        # The extra register an event programs (jevents.py lookup_msr()).
+        msr = {0x3F6: "ldlat", 0x1A6: "offcore_rsp", 0x1A7: "offcore_rsp", 0x3F7: "frontend"}
+        if e.get("MSRIndex"):
+            enc[msr[num("MSRIndex")]] = num("MSRValue")
+        return enc
 
     def mapfile(self, arch="x86"):
         rows = []

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	core = &info->core[0];
-	t = core->ua ? depth_table_of(core->ua->id) : NULL;
+	t = core->ua ? depth_table_of(core->ua->id, core->name) : NULL;
 	if (!t) {
 		fprintf(stderr, "depth_dump: no nodes below level 2 for %s\n", core->ua ? core->ua->id : "?");
 		return 1;

@@ -1127,7 +1127,7 @@ static void test_metric_sets(void **state)
 	/* Two of perf's nodes below level 2, in every row. */
 	{
 		static double last[11 * 2], slots[11 * 2], ns[11 * 2], base[11];
-		const struct dt_table *t = depth_table_of("sapphirerapids");
+		const struct dt_table *t = depth_table_of("sapphirerapids", "cpu");
 
 		assert_non_null(t);
 		s->deep = (struct snap_deep){ .n_nodes = 2, .level = 3, .n_groups = 11, .source = t->source,

@@ -52,7 +52,7 @@ static void main_of(const struct pmu_core *core, struct depth_main *m)
 static struct depth *compile(unsigned level, char *why, size_t len)
 {
 	const struct pmu_core *core = &spr->core[0];
-	const struct dt_table *t = depth_table_of(core->ua->id);
+	const struct dt_table *t = depth_table_of(core->ua->id, core->name);
 	struct depth_main m;
 	struct depth *d = NULL;
 
@@ -87,9 +87,9 @@ static void test_nodes(void **state)
 	int i;
 
 	(void)state;
-	assert_string_equal(depth_table_of("sapphirerapids")->source,
+	assert_string_equal(depth_table_of("sapphirerapids", "cpu")->source,
 			    "reference/perf-tables-6.1/x86/sapphirerapids/spr-metrics.json");
-	assert_int_equal(depth_table_levels(depth_table_of("sapphirerapids")), 6);
+	assert_int_equal(depth_table_levels(depth_table_of("sapphirerapids", "cpu")), 6);
 	assert_int_equal(depth_n_nodes(d), 25);
 	assert_string_equal(why, "");
 	i = node_index(d, "tma_l1_bound");
