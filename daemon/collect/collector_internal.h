@@ -256,6 +256,8 @@ struct collector {
 	double *deep_rows;
 	bool *deep_used;
 	uint64_t deep_gen;
+	/* RLIMIT_NOFILE leaves no room for the depth groups (groups.c). */
+	bool deep_fds_short;
 };
 
 #define DEEP_ROW_LEN (TD_EV_COUNT + DEPTH_EVENTS_MAX)

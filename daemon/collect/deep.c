@@ -49,6 +49,10 @@ struct cdeep {
 	double *vars;            /* depth_eval's variables */
 	unsigned n_nodes;
 	unsigned node_n_events[DEPTH_NODES_MAX];
+	/* A row's counts, compact: the level-1/2 variables the expressions
+	 * read, then the depth events (n_in in all). */
+	unsigned n_main, n_in;
+	enum td_event main[33];
 	char reason[SNAP_REASON];
 	unsigned cpus_without;   /* CPUs of the PMU that counted no depth this interval */
 };
@@ -132,6 +136,19 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 	dp->n_events = depth_n_events(dp->d);
 	dp->n_vars = depth_n_vars(dp->d);
 	dp->n_nodes = depth_n_nodes(dp->d);
+	{
+		const enum td_event *mv;
+		bool slots = false;
+
+		dp->n_main = depth_main_vars(dp->d, &mv);
+		memcpy(dp->main, mv, dp->n_main * sizeof(*mv));
+		/* The slots weigh a row's nodes, read or not. */
+		for (unsigned k = 0; k < dp->n_main; k++)
+			slots |= dp->main[k] == TD_EV_SLOTS;
+		if (!slots)
+			dp->main[dp->n_main++] = TD_EV_SLOTS;
+	}
+	dp->n_in = dp->n_main + dp->n_events;
 	dp->vars = calloc(dp->n_vars, sizeof(double));
 	if (!dp->vars) {
 		depth_free(dp->d);
@@ -240,7 +257,7 @@ static int open_deep(struct collector *c, const struct cpmu *pm, struct ccpu *cc
 {
 	const struct cdeep *dp = pm->deep;
 
-	if (c->warned_fds || c->fds_open + dp->n_events > c->fd_budget)
+	if (c->warned_fds || c->deep_fds_short || c->fds_open + dp->n_events > c->fd_budget)
 		return -EMFILE;
 	for (unsigned g = 0; g < dp->n_groups; g++) {
 		const struct depth_group *grp = &dp->groups[g];
@@ -334,11 +351,13 @@ static double *row(struct collector *c, unsigned i)
 	return c->deep_rows + (size_t)i * DEEP_ROW_LEN;
 }
 
+/* A CPU's counts of the interval, compact (cdeep.n_in). */
 static void vars_of(const struct cdeep *dp, const struct deep_cpu *dc, double *v)
 {
-	memcpy(v, dc->main_v, sizeof(dc->main_v));
+	for (unsigned k = 0; k < dp->n_main; k++)
+		v[k] = dc->main_v[dp->main[k]];
 	for (unsigned e = 0; e < dp->n_events; e++)
-		v[TD_EV_COUNT + e] = dc->rate[e] * dc->span_ns;
+		v[dp->n_main + e] = dc->rate[e] * dc->span_ns;
 }
 
 /* The nodes of row @r from counts @v into @snap: the last interval's
@@ -348,11 +367,14 @@ static void commit_row(struct cdeep *dp, struct snapshot *snap, const struct sna
 {
 	struct snap_deep *sd = &snap->deep;
 	size_t base = (size_t)r * sd->n_nodes;
-	double slots = have ? v[TD_EV_SLOTS] : 0, nodes[DEPTH_NODES_MAX];
+	double slots = 0, nodes[DEPTH_NODES_MAX];
 
 	if (have) {
-		memcpy(dp->vars, v, (TD_EV_COUNT + dp->n_events) * sizeof(double));
+		for (unsigned k = 0; k < dp->n_main; k++)
+			dp->vars[dp->main[k]] = v[k];
+		memcpy(dp->vars + TD_EV_COUNT, v + dp->n_main, dp->n_events * sizeof(double));
 		depth_eval(dp->d, dp->vars, nodes);
+		slots = dp->vars[TD_EV_SLOTS];
 	}
 	sd->row_slots_total[r] = (was ? was->deep.row_slots_total[r] : 0);
 	for (unsigned i = 0; i < sd->n_nodes; i++) {
@@ -393,7 +415,11 @@ static void describe(const struct collector *c, const struct cpmu *pm, struct sn
 		sd->node[i] = depth_node(dp->d, i);
 		sd->parent[i] = depth_node_parent(dp->d, i);
 	}
-	if (dp->cpus_without)
+	if (c->deep_fds_short)
+		str_printf(sd->reason, sizeof(sd->reason), "RLIMIT_NOFILE leaves no room for the %u descriptors "
+			   "per CPU the nodes below level 2 take: raise LimitNOFILE (the log says to what)%s%s",
+			   dp->n_events, dp->reason[0] ? "; " : "", dp->reason);
+	else if (dp->cpus_without)
 		str_printf(sd->reason, sizeof(sd->reason), "%u CPUs counted no node below level 2 in the last "
 			   "interval (another user wants their counters, or their groups are not the plan's)%s%s",
 			   dp->cpus_without, dp->reason[0] ? "; " : "", dp->reason);
@@ -487,7 +513,7 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 				doms[nd++] = snap->n_cores + (unsigned)pk;
 			doms[nd++] = host;
 			for (unsigned j = 0; j < nd; j++) {
-				add(row(c, doms[j]), v, TD_EV_COUNT + dp->n_events, !c->deep_used[doms[j]]);
+				add(row(c, doms[j]), v, dp->n_in, !c->deep_used[doms[j]]);
 				c->deep_used[doms[j]] = true;
 			}
 		}

@@ -476,23 +476,27 @@ bool coll_try_open(struct collector *c, struct ccpu *cc, uint64_t now)
  * minimum and the groups get what is left. */
 void coll_raise_fd_limit(struct collector *c)
 {
-	rlim_t perf = 0, want;
-	unsigned n_events = 0, n_monitor = 0;
+	rlim_t perf = 0, deep = 0, want;
+	unsigned n_events = 0, n_monitor = 0, n_deep = 0;
 	struct rlimit rl;
 
 	for (unsigned i = 0; i < c->n_pmus; i++) {
 		unsigned n = cpuset_count(&c->pmus[i].pp->monitor);
 
-		perf += (rlim_t)n * (c->pmus[i].full.n_events + coll_deep_events(&c->pmus[i]));
+		perf += (rlim_t)n * c->pmus[i].full.n_events;
+		deep += (rlim_t)n * coll_deep_events(&c->pmus[i]);
 		n_monitor += n;
 		if (c->pmus[i].full.n_events > n_events)
 			n_events = c->pmus[i].full.n_events;
+		if (coll_deep_events(&c->pmus[i]) > n_deep)
+			n_deep = coll_deep_events(&c->pmus[i]);
 	}
 	/* Hybrid CPUs that join a PMU later, with the largest groups. */
 	n_monitor += cpuset_count(&c->plan->unlisted);
 	perf += (rlim_t)cpuset_count(&c->plan->unlisted) * n_events;
-	want = perf + c->fd_others_want;
-	c->fd_budget = (unsigned)perf;
+	want = perf + deep + c->fd_others_want;
+	c->fd_budget = (unsigned)(perf + deep);
+	c->deep_fds_short = false;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return;
 	if (rl.rlim_cur < want) {
@@ -512,7 +516,18 @@ void coll_raise_fd_limit(struct collector *c)
 	}
 	if (rl.rlim_cur >= want)
 		return;
-	c->fd_budget = rl.rlim_cur > c->fd_others_min + perf ? (unsigned)perf :
+	/* Levels 1 and 2 first: the nodes below level 2 only with every
+	 * descriptor they need. */
+	if (deep) {
+		c->deep_fds_short = true;
+		log_warning("RLIMIT_NOFILE is %llu and cannot be raised (raising the hard limit needs CAP_SYS_RESOURCE): "
+			    "the nodes below level 2 need %u descriptors per CPU more than levels 1 and 2; counting "
+			    "levels 1 and 2 only. Set LimitNOFILE=%llu (or ulimit -n) to count them",
+			    (unsigned long long)rl.rlim_cur, n_deep, (unsigned long long)want);
+		want -= deep;
+	}
+	c->fd_budget = rl.rlim_cur >= want ? (unsigned)perf :
+		       rl.rlim_cur > c->fd_others_min + perf ? (unsigned)perf :
 		       rl.rlim_cur > c->fd_others_min ? (unsigned)(rl.rlim_cur - c->fd_others_min) : 0;
 	if (c->fd_budget < perf && n_events)
 		log_warning("RLIMIT_NOFILE is %llu and cannot be raised (raising the hard limit needs CAP_SYS_RESOURCE): "

@@ -43,6 +43,9 @@ struct depth {
 	unsigned n_vars;
 	unsigned n_metrics;
 	struct metric metrics[DEPTH_METRICS_MAX];
+	/* The level-1/2 variables the expressions read. */
+	unsigned n_main;
+	enum td_event main[32];
 };
 
 /* Compilation: the metric being compiled collects the events it reads. */
@@ -209,6 +212,12 @@ static int variable(void *arg, const char *name, unsigned *index)
 	}
 	for (unsigned i = 0; i < x->main->n; i++)
 		if (strcasecmp(x->main->names[i], name) == 0) {
+			bool seen = false;
+
+			for (unsigned k = 0; k < d->n_main; k++)
+				seen |= d->main[k] == x->main->vars[i];
+			if (!seen && d->n_main < 32)
+				d->main[d->n_main++] = x->main->vars[i];
 			*index = x->main->vars[i];
 			return 0;
 		}
@@ -279,7 +288,7 @@ static void reset(struct depth *d)
 {
 	for (unsigned i = 0; i < d->n_prog; i++)
 		expr_free(d->prog[i].e);
-	d->n_prog = d->n_events = d->n_nodes = 0;
+	d->n_prog = d->n_events = d->n_nodes = d->n_main = 0;
 	for (unsigned i = 0; i < d->n_metrics; i++) {
 		d->metrics[i].state = 0;
 		memset(&d->metrics[i].events, 0, sizeof(d->metrics[i].events));
@@ -416,6 +425,12 @@ const struct depth_event *depth_event(const struct depth *d, unsigned i)
 unsigned depth_n_vars(const struct depth *d)
 {
 	return d->n_vars;
+}
+
+unsigned depth_main_vars(const struct depth *d, const enum td_event **vars)
+{
+	*vars = d->main;
+	return d->n_main;
 }
 
 /* ---- groups ---- */

@@ -93,6 +93,9 @@ unsigned depth_n_events(const struct depth *d);
 const struct depth_event *depth_event(const struct depth *d, unsigned i);
 /* Variables an evaluation needs (depth_eval's @vars). */
 unsigned depth_n_vars(const struct depth *d);
+/* The level-1/2 variables the expressions read (the others are never
+ * read): their number, and *@vars. */
+unsigned depth_main_vars(const struct depth *d, const enum td_event **vars);
 
 /* The depth events grouped for @gp general-purpose counters, fixed
  * counter 0 and 1 usable where @fixed0 and @fixed1: each node's events

@@ -21,6 +21,10 @@ enum op {
 	OP_OR, OP_XOR, OP_AND,
 	OP_MIN, OP_MAX, OP_DRATIO,
 	OP_SELECT, /* then, cond, else -> cond != 0 ? then : else */
+	/* A variable's or a constant's right operand fused into its + - * /
+	 * (emit): the most common steps, one dispatch instead of two. */
+	OP_ADD_V, OP_SUB_V, OP_MUL_V, OP_DIV_V,
+	OP_ADD_K, OP_SUB_K, OP_MUL_K, OP_DIV_K,
 };
 
 struct insn {
@@ -258,6 +262,16 @@ static int emit(struct parser *ps, enum op op, unsigned var, double k, int pushe
 			return fail(ps, -ENOMEM, "out of memory");
 		ps->code = code;
 		ps->cap = cap;
+	}
+	if (op >= OP_ADD && op <= OP_DIV && ps->n &&
+	    (ps->code[ps->n - 1].op == OP_VAR || ps->code[ps->n - 1].op == OP_CONST)) {
+		/* The right operand was just pushed: the step takes it
+		 * itself. */
+		struct insn *last = &ps->code[ps->n - 1];
+
+		last->op = (last->op == OP_VAR ? OP_ADD_V : OP_ADD_K) + (op - OP_ADD);
+		ps->sp = (unsigned)((int)ps->sp + pushes);
+		return 0;
 	}
 	ps->code[ps->n++] = (struct insn){ op, var, k };
 	ps->sp = (unsigned)((int)ps->sp + pushes);
@@ -499,6 +513,37 @@ double expr_eval(const struct expr *e, const double *vars)
 				st[sp - 1] = els;
 			continue;
 		}
+		case OP_ADD_V:
+			st[sp - 1] += vars[in->var];
+			continue;
+		case OP_SUB_V:
+			st[sp - 1] -= vars[in->var];
+			continue;
+		case OP_MUL_V:
+			st[sp - 1] *= vars[in->var];
+			continue;
+		case OP_DIV_V:
+			b = vars[in->var];
+			if (b == 0)
+				aborted = true;
+			else
+				st[sp - 1] /= b;
+			continue;
+		case OP_ADD_K:
+			st[sp - 1] += in->k;
+			continue;
+		case OP_SUB_K:
+			st[sp - 1] -= in->k;
+			continue;
+		case OP_MUL_K:
+			st[sp - 1] *= in->k;
+			continue;
+		case OP_DIV_K:
+			if (in->k == 0)
+				aborted = true;
+			else
+				st[sp - 1] /= in->k;
+			continue;
 		default:
 			break;
 		}

@@ -174,10 +174,14 @@ def main(argv):
     p.add_argument("--interval", default="50ms")
     p.add_argument("--config", default="/dev/null")
     p.add_argument("--tables-fallback")
+    p.add_argument("--counts", default="4,12",
+                   help="the two runs' intervals (beyond a warm-up: the nodes below level 2 "
+                   "start once their groups took their turns)")
     a = p.parse_args(argv)
     res = watch_runs(a.topdownd, a.fakepmu, a.fixture, a.scenario, a.out, a.interval,
+                     counts=tuple(int(x) for x in a.counts.split(",")),
                      config=a.config, tables_fallback=a.tables_fallback)
-    top = sorted(res["by_fn"].items(), key=lambda kv: -kv[1])[:10]
+    top = sorted(res["by_fn"].items(), key=lambda kv: -kv[1])[:int(os.environ.get("CGCOST_TOP", "10"))]
     res["top"] = [[fn, round(v, 1)] for fn, v in top]
     del res["by_fn"]
     json.dump(res, sys.stdout)

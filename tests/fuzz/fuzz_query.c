@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	}
 	FUZZ_CHECK(q.scope >= API_SCOPE_HOST && q.scope <= API_SCOPE_CPU, "scope %d", (int)q.scope);
-	FUZZ_CHECK(q.level == 1 || q.level == 2, "level %u", q.level);
+	FUZZ_CHECK(q.level >= 1 && q.level <= DEPTH_LEVEL_MAX, "level %u", q.level);
 	FUZZ_CHECK(q.has_cpus == (value[2] != NULL), "has_cpus %d", q.has_cpus);
 	FUZZ_CHECK(!q.has_cpus || !cpuset_empty(&q.cpus), "empty cpu selection accepted");
 	FUZZ_CHECK((q.window_ns != 0) == (value[3] != NULL), "window %llu", (unsigned long long)q.window_ns);
