@@ -130,7 +130,7 @@ def parse_interval(s):
 
 
 def watch_runs(topdownd, fakepmu, fixture, scenario, out_prefix, interval="50ms", counts=(4, 12),
-               config="/dev/null", tables_fallback=None, timeout=900):
+               config="/dev/null", tables_fallback=None, timeout=900, tables=None):
     """Runs `topdownd --watch --count N` under callgrind for each N and
     returns the cost of one interval."""
     n = cpus_of(fixture)
@@ -143,6 +143,8 @@ def watch_runs(topdownd, fakepmu, fixture, scenario, out_prefix, interval="50ms"
     env.pop("FAKEPMU_CLOCK_FILE", None)
     if tables_fallback:
         env["FAKEPMU_TABLES_FALLBACK"] = tables_fallback
+    if tables:
+        env["FAKEPMU_TABLES"] = tables
     runs = []
     for count in counts:
         out = "%s-%d.out" % (out_prefix, count)

@@ -20,7 +20,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 19
+plan 20
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -153,6 +153,20 @@ like "$(probe skx-2s)" "Below L2: +level 3 requested: Skylake-SP / Cascade Lake-
 	"--probe on Skylake-SP at level 3: its level-1/2 events rotate, so no node below level 2, and why"
 like "$(probe emr-2s)" "Below L2: +level 3 requested: topdownd has no TopDown node below level 2 for Emerald Rapids" \
 	"--probe on Emerald Rapids at level 3: no table of nodes, said"
+# The README's table is what --probe says at levels 3 and 6.
+row() { # row FIXTURE: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it
+	local l3 l6
+	printf '[collect]\nlevel = 6\n' >"$TMP/l6.conf"
+	l3=$(probe "$1" | sed -n 's/.*levels 3 to 3: \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p' | head -1)
+	l6=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
+		"$TOPDOWND" -c "$TMP/l6.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null |
+		sed -n 's/.*levels 3 to \([0-9]\): \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3 \4/p' | head -1)
+	set -- $l3 $l6
+	echo "$1 nodes, $2 events | $4: $5 nodes, $6 events | $3 / $7 |"
+}
+want=$(printf '%s\n' "| Sapphire Rapids | $(row spr-2s)" "| Alder Lake, Raptor Lake P-cores | $(row adl-hybrid)")
+is "$(grep -E '^\| (Sapphire Rapids|Alder Lake, Raptor Lake P-cores) \|' "$ROOT/README.md")" "$want" \
+	"the README's table of nodes, events and groups is --probe's at levels 3 and 6"
 td_stop
 td_spawn env FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/depth-spr.json" FAKEPMU_TABLES="$T61" \
 	LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/l3.conf" --sysfs-root "$SPR" -l 127.0.0.1:0 -i 100ms
