@@ -255,6 +255,8 @@ struct collector {
 	struct deep_cpu *dcpu;
 	double *deep_rows;
 	bool *deep_used;
+	int *deep_rot;        /* a domain's CPUs' rotation, -1 when they differ */
+	unsigned *deep_cur;   /* and the group it read */
 	uint64_t deep_gen;
 	/* RLIMIT_NOFILE leaves no room for the depth groups (groups.c). */
 	bool deep_fds_short;

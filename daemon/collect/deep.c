@@ -18,6 +18,16 @@
  * as perf aggregates, and a domain's nodes are perf's expressions on the
  * sums.
  *
+ * With [collect] drilldown only the subtree under each package's
+ * bottleneck is counted (the CPUs of no known package follow the host's):
+ * each subtree's nodes have groups of their own, fewer, so that its values
+ * come back sooner; the bottleneck is the largest level-2 category with
+ * nodes (not retiring's children), and another one takes over once it led
+ * by DRILL_MARGIN for DRILL_VOTES intervals in a row (hysteresis: a package
+ * near a tie does not flip every interval).  Nodes outside a package's
+ * subtree have no value there; the host has values when every package
+ * drills the same subtree.
+ *
  * A CPU whose depth groups do not run whole (another user's events), or
  * whose level-1/2 grouping is not the plan's (it gave counters back),
  * counts no depth until its next retry: depth takes only what nobody
@@ -38,12 +48,36 @@
 			  PERF_FORMAT_TOTAL_TIME_RUNNING)
 /* A CPU whose depth groups could not run is tried again after this. */
 #define DEEP_RETRY_NS (60 * UINT64_C(1000000000))
+/* The drill-down's hysteresis: another subtree takes over once its
+ * level-2 category led the current one's by this share of the slots for
+ * this many intervals in a row. */
+#define DRILL_MARGIN 0.02
+#define DRILL_VOTES 3
+
+/* Groups taking turns, one per interval, and the nodes they give values
+ * to: every node's (fixed depth), or one level-2 category's subtree. */
+struct rot {
+	const char *subtree;  /* perf's name of the category, NULL: every node */
+	int cat;              /* its td_cat, -1: none */
+	unsigned n_groups, n_events;
+	struct depth_group groups[DEPTH_GROUPS_MAX];
+	bool node_in[DEPTH_NODES_MAX];
+};
+
+/* What the CPUs of a package (the last: of no known package) count. */
+struct drill {
+	int rot;         /* into rots[], -1 before the first choice */
+	unsigned cur;    /* its group counting since the last collection */
+	int cand;        /* the rotation that would take over, and for how many */
+	unsigned votes;  /* intervals in a row */
+};
 
 struct cdeep {
 	struct depth *d;
-	unsigned n_groups;
-	struct depth_group groups[DEPTH_GROUPS_MAX];
-	unsigned cur;            /* the group counting since the last collection */
+	unsigned n_rots;
+	struct rot rots[TD_CAT_COUNT + 1];
+	bool drilldown;
+	struct drill *drills; /* n_cpus + 1: every package that can be, then none */
 	unsigned n_events;
 	unsigned n_vars;
 	double *vars;            /* depth_eval's variables */
@@ -59,6 +93,7 @@ struct cdeep {
 
 struct deep_cpu {
 	bool open, have_main;
+	int rot;                                /* the rotation its open groups are of */
 	uint64_t retry_at_ns;
 	int fd[DEPTH_EVENTS_MAX];
 	uint64_t prev[DEPTH_EVENTS_MAX];
@@ -77,6 +112,7 @@ static void deep_free_pmu(struct cpmu *pm)
 		return;
 	depth_free(pm->deep->d);
 	free(pm->deep->vars);
+	free(pm->deep->drills);
 	free(pm->deep);
 	pm->deep = NULL;
 }
@@ -97,6 +133,76 @@ static void left_by(const struct cpmu *pm, unsigned *gp, bool *fixed0, bool *fix
 			*fixed0 = false;
 }
 
+/* The level-2 category perf calls @name ("tma_memory_bound"), or -1. */
+static int cat_of(const char *name)
+{
+	for (int k = 0; k < TD_CAT_COUNT; k++)
+		if (td_cat[k].level == 2 && strcmp(td_cat[k].name, depth_short(name)) == 0)
+			return k;
+	return -1;
+}
+
+static int pack_rot(struct cdeep *dp, struct rot *r, const char *subtree, unsigned gp, bool f0, bool f1)
+{
+	int n = depth_pack_subtree(dp->d, subtree, gp, f0, f1, r->groups, DEPTH_GROUPS_MAX);
+
+	if (n <= 0)
+		return -ENOSPC;
+	r->subtree = subtree;
+	r->cat = subtree ? cat_of(subtree) : -1;
+	r->n_groups = (unsigned)n;
+	r->n_events = 0;
+	for (int g = 0; g < n; g++)
+		r->n_events += r->groups[g].n;
+	for (unsigned i = 0; i < depth_n_nodes(dp->d); i++)
+		r->node_in[i] = !subtree || strcmp(depth_node_subtree(dp->d, i), subtree) == 0;
+	return 0;
+}
+
+/* The rotations: every node's, or one per level-2 category with nodes
+ * (drill-down).  0 or -ENOSPC. */
+static int make_rots(struct cdeep *dp, unsigned gp, bool f0, bool f1)
+{
+	dp->n_rots = 0;
+	if (!dp->drilldown) {
+		dp->n_rots = 1;
+		return pack_rot(dp, &dp->rots[0], NULL, gp, f0, f1);
+	}
+	for (unsigned i = 0; i < depth_n_nodes(dp->d); i++) {
+		const char *sub = depth_node_subtree(dp->d, i);
+		bool seen = false;
+
+		for (unsigned k = 0; k < dp->n_rots; k++)
+			seen |= strcmp(dp->rots[k].subtree, sub) == 0;
+		if (seen || cat_of(sub) < 0)
+			continue;
+		if (pack_rot(dp, &dp->rots[dp->n_rots], sub, gp, f0, f1) < 0)
+			return -ENOSPC;
+		dp->n_rots++;
+	}
+	return dp->n_rots ? 0 : -ENOSPC;
+}
+
+static unsigned rots_min(const struct cdeep *dp)
+{
+	unsigned m = UINT32_MAX;
+
+	for (unsigned k = 0; k < dp->n_rots; k++)
+		if (dp->rots[k].n_groups < m)
+			m = dp->rots[k].n_groups;
+	return m;
+}
+
+static unsigned rots_max(const struct cdeep *dp)
+{
+	unsigned m = 0;
+
+	for (unsigned k = 0; k < dp->n_rots; k++)
+		if (dp->rots[k].n_groups > m)
+			m = dp->rots[k].n_groups;
+	return m;
+}
+
 static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 {
 	const struct plan_pmu *pp = pm->pp;
@@ -107,7 +213,6 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 	bool f0, f1;
 	int r, n;
 
-	(void)c;
 	if (!pp->depth_table || pp->depth < 3)
 		return 0;
 	dp = calloc(1, sizeof(*dp));
@@ -124,15 +229,23 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 		return r;
 	}
 	left_by(pm, &gp, &f0, &f1);
-	n = depth_pack(dp->d, gp, f0, f1, dp->groups, DEPTH_GROUPS_MAX);
-	if (n <= 0) {
+	dp->drilldown = pp->drilldown;
+	n = make_rots(dp, gp, f0, f1);
+	if (n < 0) {
 		log_warning("%s: the events below level 2 do not fit the %u general-purpose counters the "
 			    "level-1/2 group leaves; no TopDown node below level 2", pp->core->name, gp);
 		depth_free(dp->d);
 		free(dp);
 		return -ENOSPC;
 	}
-	dp->n_groups = (unsigned)n;
+	dp->drills = calloc((size_t)c->n_cpus + 1, sizeof(*dp->drills));
+	if (!dp->drills) {
+		depth_free(dp->d);
+		free(dp);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i <= c->n_cpus; i++)
+		dp->drills[i] = (struct drill){ .rot = dp->drilldown ? -1 : 0, .cand = -1 };
 	dp->n_events = depth_n_events(dp->d);
 	dp->n_vars = depth_n_vars(dp->d);
 	dp->n_nodes = depth_n_nodes(dp->d);
@@ -152,6 +265,7 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 	dp->vars = calloc(dp->n_vars, sizeof(double));
 	if (!dp->vars) {
 		depth_free(dp->d);
+		free(dp->drills);
 		free(dp);
 		return -ENOMEM;
 	}
@@ -159,10 +273,17 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 		for (unsigned e = 0; e < dp->n_events; e++)
 			dp->node_n_events[i] += depth_set_has(depth_node_events(dp->d, i), e);
 	str_printf(dp->reason, sizeof(dp->reason), "%s", why);
-	log_info("%s: %u TopDown nodes of levels 3 to %u from %s, %u events in %u groups on %u "
-		 "general-purpose counters%s, one group per interval%s%s", pp->core->name, dp->n_nodes,
-		 pp->depth, pp->depth_table->source, dp->n_events, dp->n_groups, gp,
-		 f1 ? " and fixed counter 1" : "", why[0] ? "; " : "", why);
+	if (dp->drilldown)
+		log_info("%s: %u TopDown nodes of levels 3 to %u from %s under %u level-2 categories, each "
+			 "package drilling into its bottleneck's (%u to %u groups on %u general-purpose "
+			 "counters%s, one per interval)%s%s", pp->core->name, dp->n_nodes, pp->depth,
+			 pp->depth_table->source, dp->n_rots, rots_min(dp), rots_max(dp), gp,
+			 f1 ? " and fixed counter 1" : "", why[0] ? "; " : "", why);
+	else
+		log_info("%s: %u TopDown nodes of levels 3 to %u from %s, %u events in %u groups on %u "
+			 "general-purpose counters%s, one group per interval%s%s", pp->core->name, dp->n_nodes,
+			 pp->depth, pp->depth_table->source, dp->n_events, dp->rots[0].n_groups, gp,
+			 f1 ? " and fixed counter 1" : "", why[0] ? "; " : "", why);
 	pm->deep = dp;
 	return 0;
 }
@@ -210,13 +331,19 @@ int coll_deep_plan(struct collector *c)
 		c->dcpu = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->dcpu));
 		c->deep_rows = calloc(rows * DEEP_ROW_LEN, sizeof(double));
 		c->deep_used = calloc(rows, sizeof(bool));
-		if (!c->dcpu || !c->deep_rows || !c->deep_used) {
+		c->deep_rot = calloc(rows, sizeof(int));
+		c->deep_cur = calloc(rows, sizeof(unsigned));
+		if (!c->dcpu || !c->deep_rows || !c->deep_used || !c->deep_rot || !c->deep_cur) {
 			free(c->dcpu);
 			free(c->deep_rows);
 			free(c->deep_used);
+			free(c->deep_rot);
+			free(c->deep_cur);
 			c->dcpu = NULL;
 			c->deep_rows = NULL;
 			c->deep_used = NULL;
+			c->deep_rot = NULL;
+			c->deep_cur = NULL;
 			for (unsigned p = 0; p < PMU_CORE_MAX; p++)
 				deep_free_pmu(&c->pmus[p]);
 			return -ENOMEM;
@@ -234,6 +361,8 @@ void coll_deep_free(struct collector *c)
 	coll_deep_drop(c);
 	free(c->deep_rows);
 	free(c->deep_used);
+	free(c->deep_rot);
+	free(c->deep_cur);
 	free(c->dcpu);
 }
 
@@ -241,7 +370,12 @@ void coll_deep_free(struct collector *c)
 
 unsigned coll_deep_events(const struct cpmu *pm)
 {
-	return pm->deep ? pm->deep->n_events : 0;
+	unsigned n = 0;
+
+	for (unsigned k = 0; pm->deep && k < pm->deep->n_rots; k++)
+		if (pm->deep->rots[k].n_events > n)
+			n = pm->deep->rots[k].n_events;
+	return n;
 }
 
 void coll_deep_keep(struct collector *c, const struct ccpu *cc, const struct tma_input *in, double span_ns)
@@ -253,17 +387,17 @@ void coll_deep_keep(struct collector *c, const struct ccpu *cc, const struct tma
 	dc->have_main = true;
 }
 
-static int open_deep(struct collector *c, const struct cpmu *pm, struct ccpu *cc, struct deep_cpu *dc)
+/* Opens @rot's groups on @cc, every one disabled. */
+static int open_deep(struct collector *c, const struct cpmu *pm, const struct rot *rot, struct ccpu *cc,
+		     struct deep_cpu *dc)
 {
-	const struct cdeep *dp = pm->deep;
-
-	if (c->warned_fds || c->deep_fds_short || c->fds_open + dp->n_events > c->fd_budget)
+	if (c->warned_fds || c->deep_fds_short || c->fds_open + rot->n_events > c->fd_budget)
 		return -EMFILE;
-	for (unsigned g = 0; g < dp->n_groups; g++) {
-		const struct depth_group *grp = &dp->groups[g];
+	for (unsigned g = 0; g < rot->n_groups; g++) {
+		const struct depth_group *grp = &rot->groups[g];
 
 		for (unsigned k = 0; k < grp->n; k++) {
-			const struct depth_event *ev = depth_event(dp->d, grp->ev[k]);
+			const struct depth_event *ev = depth_event(pm->deep->d, grp->ev[k]);
 			struct perf_event_attr attr;
 			int fd;
 
@@ -282,6 +416,7 @@ static int open_deep(struct collector *c, const struct cpmu *pm, struct ccpu *cc
 	}
 	memset(dc->prev, 0, sizeof(dc->prev));
 	memset(dc->g_seq, 0, sizeof(dc->g_seq));
+	dc->rot = (int)(rot - pm->deep->rots);
 	dc->open = true;
 	return 0;
 }
@@ -298,9 +433,9 @@ static void give_up(struct collector *c, struct ccpu *cc, struct deep_cpu *dc, u
 
 /* Reads group @g of @cc (enabled since the last collection): each event's
  * rate.  False when it did not run whole (another user wants counters). */
-static bool read_deep(struct collector *c, const struct cdeep *dp, struct deep_cpu *dc, unsigned g)
+static bool read_deep(struct collector *c, const struct rot *rot, struct deep_cpu *dc, unsigned g)
 {
-	const struct depth_group *grp = &dp->groups[g];
+	const struct depth_group *grp = &rot->groups[g];
 	uint64_t *b = c->buf;
 	uint64_t enabled, running;
 	double run;
@@ -333,11 +468,11 @@ static bool read_deep(struct collector *c, const struct cdeep *dp, struct deep_c
 	return true;
 }
 
-/* Whether every group of @dc ran within the last rotation. */
-static bool complete(const struct collector *c, const struct cdeep *dp, const struct deep_cpu *dc)
+/* Whether every group of @rot ran on @dc within its last rotation. */
+static bool complete(const struct collector *c, const struct rot *rot, const struct deep_cpu *dc)
 {
-	for (unsigned g = 0; g < dp->n_groups; g++)
-		if (!dc->g_seq[g] || c->seq - dc->g_seq[g] >= dp->n_groups)
+	for (unsigned g = 0; g < rot->n_groups; g++)
+		if (!dc->g_seq[g] || c->seq - dc->g_seq[g] >= rot->n_groups)
 			return false;
 	return true;
 }
@@ -360,16 +495,29 @@ static void vars_of(const struct cdeep *dp, const struct deep_cpu *dc, double *v
 		v[dp->n_main + e] = dc->rate[e] * dc->span_ns;
 }
 
-/* The nodes of row @r from counts @v into @snap: the last interval's
- * values and the totals continuing @was (NULL: from 0). */
+/* The share of node @i's events in group @cur of @rot: how much of the
+ * interval its own events were counted. */
+static double frac_of(const struct cdeep *dp, const struct rot *rot, unsigned cur, unsigned i)
+{
+	const struct depth_group *grp = &rot->groups[cur];
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < grp->n; k++)
+		n += depth_set_has(depth_node_events(dp->d, i), grp->ev[k]);
+	return dp->node_n_events[i] ? (double)n / dp->node_n_events[i] : 1;
+}
+
+/* The nodes of row @r from counts @v (none without @rot) into @snap: the
+ * last interval's values of @rot's nodes, whose group @cur ran, and the
+ * totals continuing @was (NULL: from 0). */
 static void commit_row(struct cdeep *dp, struct snapshot *snap, const struct snapshot *was, unsigned r,
-		       const double *v, bool have, const double *frac, double interval_s)
+		       const double *v, const struct rot *rot, unsigned cur, double interval_s)
 {
 	struct snap_deep *sd = &snap->deep;
 	size_t base = (size_t)r * sd->n_nodes;
 	double slots = 0, nodes[DEPTH_NODES_MAX];
 
-	if (have) {
+	if (rot) {
 		for (unsigned k = 0; k < dp->n_main; k++)
 			dp->vars[dp->main[k]] = v[k];
 		memcpy(dp->vars + TD_EV_COUNT, v + dp->n_main, dp->n_events * sizeof(double));
@@ -379,13 +527,13 @@ static void commit_row(struct cdeep *dp, struct snapshot *snap, const struct sna
 	sd->row_slots_total[r] = (was ? was->deep.row_slots_total[r] : 0);
 	for (unsigned i = 0; i < sd->n_nodes; i++) {
 		double s = was ? was->deep.slots_total[base + i] : 0, t = was ? was->deep.measured_ns_total[base + i] : 0;
-		bool ok = have && isfinite(nodes[i]);
+		bool ok = rot && rot->node_in[i] && isfinite(nodes[i]);
 
 		sd->last[base + i] = ok ? nodes[i] : NAN;
 		sd->slots_total[base + i] = s + (ok ? nodes[i] * slots : 0);
-		sd->measured_ns_total[base + i] = t + (ok ? frac[i] * interval_s * 1e9 : 0);
+		sd->measured_ns_total[base + i] = t + (ok ? frac_of(dp, rot, cur, i) * interval_s * 1e9 : 0);
 	}
-	if (have)
+	if (rot)
 		sd->row_slots_total[r] += slots;
 }
 
@@ -408,7 +556,25 @@ static void describe(const struct collector *c, const struct cpmu *pm, struct sn
 	sd->n_nodes = dp->n_nodes;
 	sd->gen = c->deep_gen;
 	sd->level = depth_level(dp->d);
-	sd->n_groups = dp->n_groups;
+	sd->n_groups = dp->rots[0].n_groups;
+	sd->drilldown = dp->drilldown;
+	for (unsigned p = 0; p < snap->n_pkgs; p++) {
+		int r = dp->drills[p].rot;
+
+		snap->pkgs[p].drill = dp->drilldown && r >= 0 ? dp->rots[r].subtree : NULL;
+	}
+	sd->host_drill = NULL;
+	if (dp->drilldown) {
+		int r = dp->drills[c->n_cpus].rot;
+
+		/* The host's subtree: its packages', when they agree. */
+		for (unsigned p = 0; p < snap->n_pkgs; p++)
+			if (dp->drills[p].rot != dp->drills[0].rot)
+				r = -1;
+		if (snap->n_pkgs)
+			r = r >= 0 ? dp->drills[0].rot : -1;
+		sd->host_drill = r >= 0 ? dp->rots[r].subtree : NULL;
+	}
 	sd->source = pm->pp->depth_table->source;
 	str_printf(sd->pmu, sizeof(sd->pmu), "%s", pm->pp->core->name);
 	for (unsigned i = 0; i < dp->n_nodes; i++) {
@@ -418,7 +584,7 @@ static void describe(const struct collector *c, const struct cpmu *pm, struct sn
 	if (c->deep_fds_short)
 		str_printf(sd->reason, sizeof(sd->reason), "RLIMIT_NOFILE leaves no room for the %u descriptors "
 			   "per CPU the nodes below level 2 take: raise LimitNOFILE (the log says to what)%s%s",
-			   dp->n_events, dp->reason[0] ? "; " : "", dp->reason);
+			   coll_deep_events(pm), dp->reason[0] ? "; " : "", dp->reason);
 	else if (dp->cpus_without)
 		str_printf(sd->reason, sizeof(sd->reason), "%u CPUs counted no node below level 2 in the last "
 			   "interval (another user wants their counters, or their groups are not the plan's)%s%s",
@@ -427,17 +593,69 @@ static void describe(const struct collector *c, const struct cpmu *pm, struct sn
 		str_printf(sd->reason, sizeof(sd->reason), "%s", dp->reason);
 }
 
+/* The drill-down's choice for one package (@c its last interval's
+ * counts): the largest level-2 category with nodes, retiring's children
+ * last; another takes over once it led by DRILL_MARGIN for DRILL_VOTES
+ * intervals in a row.  True when the choice changed. */
+static bool drill_choose(struct cdeep *dp, struct drill *dr, const struct snap_counts *c)
+{
+	double slots = c->last[TD_C_SLOTS], best_share = -1, cur_share = 0;
+	int best = -1;
+
+	if (slots <= 0)
+		return false;
+	for (unsigned k = 0; k < dp->n_rots; k++) {
+		int cat = dp->rots[k].cat;
+		double share = c->last[TD_C_CAT + cat] / slots;
+
+		/* A useful retiring is no bottleneck to drill into. */
+		if (td_cat[cat].parent == TD_CAT_RETIRING)
+			share -= 1;
+		if (share > best_share) {
+			best_share = share;
+			best = (int)k;
+		}
+		if ((int)k == dr->rot)
+			cur_share = share;
+	}
+	if (best < 0 || best == dr->rot) {
+		dr->votes = 0;
+		return false;
+	}
+	if (dr->rot >= 0 && best_share < cur_share + DRILL_MARGIN) {
+		dr->votes = 0;
+		return false;
+	}
+	dr->votes = best == dr->cand ? dr->votes + 1 : 1;
+	dr->cand = best;
+	if (dr->rot >= 0 && dr->votes < DRILL_VOTES)
+		return false;
+	dr->rot = best;
+	dr->votes = 0;
+	/* Opened now, the rotation's first group runs next interval. */
+	dr->cur = dp->rots[best].n_groups - 1;
+	return true;
+}
+
+/* The drill of CPU @cc: its package's, or the last (no known package). */
+static struct drill *drill_of(const struct collector *c, struct cdeep *dp, const struct ccpu *cc)
+{
+	return &dp->drills[cc->pkg_idx >= 0 ? (unsigned)cc->pkg_idx : c->n_cpus];
+}
+
 void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 {
 	struct cpmu *pm = NULL;
 	struct cdeep *dp;
 	const struct snapshot *was = c->prev;
 	unsigned rows = snap->n_cpus + snap->n_cores + snap->n_pkgs + 1, n_dom, host, pmu;
-	double frac[DEPTH_NODES_MAX], interval_s = (double)c->interval_ns / 1e9;
+	double interval_s = (double)c->interval_ns / 1e9;
 	double *v;
 
 	snap->deep.n_nodes = 0;
 	snap->deep.reason[0] = '\0';
+	for (unsigned p = 0; p < snap->n_pkgs; p++)
+		snap->pkgs[p].drill = NULL;
 	for (unsigned p = 0; p < c->n_pmus && !pm; p++)
 		if (c->pmus[p].deep)
 			pm = &c->pmus[p];
@@ -454,14 +672,12 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 		was = NULL;
 	if (c->last_interval_s > 0)
 		interval_s = c->last_interval_s;
-	/* The share of each node's events counted in this interval. */
-	for (unsigned i = 0; i < dp->n_nodes; i++) {
-		const struct depth_group *grp = &dp->groups[dp->cur];
-		unsigned n = 0;
-
-		for (unsigned k = 0; k < grp->n; k++)
-			n += depth_set_has(depth_node_events(dp->d, i), grp->ev[k]);
-		frac[i] = dp->node_n_events[i] ? (double)n / dp->node_n_events[i] : 1;
+	/* Each package's subtree, from its level-2 figures of this
+	 * interval (computed before: coll_aggregate). */
+	if (dp->drilldown) {
+		for (unsigned p = 0; p < snap->n_pkgs; p++)
+			drill_choose(dp, &dp->drills[p], &snap->pkgs[p].c);
+		drill_choose(dp, &dp->drills[c->n_cpus], &snap->host);
 	}
 	n_dom = snap->n_cores + snap->n_pkgs + 1;
 	host = snap->n_cores + snap->n_pkgs;
@@ -471,36 +687,44 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 		struct deep_cpu *dc = &c->dcpu[i];
-		bool have = false;
+		struct drill *dr = drill_of(c, dp, cc);
+		const struct rot *rot = dr->rot >= 0 ? &dp->rots[dr->rot] : NULL, *have = NULL;
 
 		if (cc->pmu != (int)pmu || !coll_group_open(cc) || cc->lay.n_events != pm->full.n_events ||
-		    cc->lay.refine != pm->full.refine) {
+		    cc->lay.refine != pm->full.refine || !rot) {
 			/* Not counting, or not with the plan's grouping (it
-			 * gave counters back): no depth. */
+			 * gave counters back), or no subtree chosen yet: no
+			 * depth. */
 			coll_deep_close(c, cc);
+		} else if (dc->open && dc->rot != dr->rot) {
+			/* Its package drills into another subtree now. */
+			coll_deep_close(c, cc);
+			dc->retry_at_ns = 0;
 		} else if (dc->open) {
-			if (!read_deep(c, dp, dc, dp->cur))
+			if (!read_deep(c, rot, dc, dr->cur))
 				give_up(c, cc, dc, now, "its group did not run whole", 0);
-			else if (dp->n_groups > 1 &&
-				 (perfev_disable_group(dc->fd[dp->groups[dp->cur].ev[0]]) < 0 ||
-				  perfev_enable_group(dc->fd[dp->groups[(dp->cur + 1) % dp->n_groups].ev[0]]) < 0))
+			else if (rot->n_groups > 1 &&
+				 (perfev_disable_group(dc->fd[rot->groups[dr->cur].ev[0]]) < 0 ||
+				  perfev_enable_group(dc->fd[rot->groups[(dr->cur + 1) % rot->n_groups].ev[0]]) < 0))
 				give_up(c, cc, dc, now, "its groups could not be switched", 0);
-		} else if (now >= dc->retry_at_ns && cc->state == CPU_STATE_MONITORED) {
-			int r = open_deep(c, pm, cc, dc);
+		}
+		if (!dc->open && rot && now >= dc->retry_at_ns && cc->state == CPU_STATE_MONITORED &&
+		    cc->pmu == (int)pmu && cc->lay.n_events == pm->full.n_events && cc->lay.refine == pm->full.refine) {
+			int r = open_deep(c, pm, rot, cc, dc);
 
 			if (r == 0)
-				r = perfev_enable_group(dc->fd[dp->groups[(dp->cur + 1) % dp->n_groups].ev[0]]);
+				r = perfev_enable_group(dc->fd[rot->groups[(dr->cur + 1) % rot->n_groups].ev[0]]);
 			if (r < 0)
 				give_up(c, cc, dc, now, "its groups could not be opened", r);
 		}
-		if (dc->open && cc->measured && dc->have_main && complete(c, dp, dc)) {
-			have = true;
+		if (dc->open && cc->measured && dc->have_main && complete(c, rot, dc)) {
+			have = rot;
 			vars_of(dp, dc, v);
 		} else if (cc->to_measure && cc->pmu == (int)pmu) {
 			dp->cpus_without++;
 		}
 		dc->have_main = false;
-		commit_row(dp, snap, was, snap_deep_row_cpu(snap, i), v, have, frac, interval_s);
+		commit_row(dp, snap, was, snap_deep_row_cpu(snap, i), v, have, dr->cur, interval_s);
 		if (!have)
 			continue;
 		{
@@ -513,16 +737,30 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 				doms[nd++] = snap->n_cores + (unsigned)pk;
 			doms[nd++] = host;
 			for (unsigned j = 0; j < nd; j++) {
-				add(row(c, doms[j]), v, dp->n_in, !c->deep_used[doms[j]]);
-				c->deep_used[doms[j]] = true;
+				unsigned d = doms[j];
+
+				add(row(c, d), v, dp->n_in, !c->deep_used[d]);
+				/* A domain whose CPUs drill into different
+				 * subtrees has no node. */
+				if (!c->deep_used[d])
+					c->deep_rot[d] = dr->rot, c->deep_cur[d] = dr->cur;
+				else if (c->deep_rot[d] != dr->rot)
+					c->deep_rot[d] = -1;
+				c->deep_used[d] = true;
 			}
 		}
 	}
-	for (unsigned j = 0; j < n_dom; j++)
-		commit_row(dp, snap, was, snap->n_cpus + j, row(c, j), c->deep_used[j], frac, interval_s);
-	/* Said again for the CPUs counted. */
+	for (unsigned j = 0; j < n_dom; j++) {
+		bool ok = c->deep_used[j] && c->deep_rot[j] >= 0;
+
+		commit_row(dp, snap, was, snap->n_cpus + j, row(c, j), ok ? &dp->rots[c->deep_rot[j]] : NULL,
+			   ok ? c->deep_cur[j] : 0, interval_s);
+	}
+	/* Said again with the CPUs counted. */
 	describe(c, pm, snap);
-	dp->cur = (dp->cur + 1) % dp->n_groups;
+	for (unsigned p = 0; p <= c->n_cpus; p++)
+		if (dp->drills[p].rot >= 0)
+			dp->drills[p].cur = (dp->drills[p].cur + 1) % dp->rots[dp->drills[p].rot].n_groups;
 }
 
 void coll_deep_fill(struct collector *c, struct snapshot *snap)
@@ -552,5 +790,7 @@ void coll_deep_fill(struct collector *c, struct snapshot *snap)
 		memcpy(slots, was->deep.slots_total, n * sizeof(double));
 		memcpy(secs, was->deep.measured_ns_total, n * sizeof(double));
 		memcpy(rs, was->deep.row_slots_total, was->deep.rows * sizeof(double));
+		for (unsigned p = 0; p < snap->n_pkgs && p < was->n_pkgs; p++)
+			snap->pkgs[p].drill = was->pkgs[p].drill;
 	}
 }

@@ -109,6 +109,9 @@ struct snap_pkg {
 	int package;
 	bool covered;
 	struct snap_counts c;
+	/* Below level 2 with [collect] drilldown: the level-2 category whose
+	 * subtree it counts (perf's name, static), or NULL. */
+	const char *drill;
 };
 
 #define SNAP_STR 64
@@ -172,6 +175,11 @@ struct snap_deep {
 	unsigned level;            /* the deepest level shown */
 	unsigned n_groups;         /* groups the depth events rotate in, one per interval */
 	const char *source;        /* perf's metrics file (static) */
+	/* [collect] drilldown: each package's subtree is in snap_pkg.drill;
+	 * the host's when its packages agree (perf's name of the level-2
+	 * category, static), or NULL. */
+	bool drilldown;
+	const char *host_drill;
 	char pmu[SNAP_STR];        /* the core PMU it counts on */
 	char reason[SNAP_REASON];  /* what is missing (nodes left out, CPUs without depth), or "" */
 	const struct dt_node *node[DEPTH_NODES_MAX];

@@ -491,6 +491,21 @@ static bool place(const struct depth_event *ev, unsigned i, struct pgroup *g, un
 int depth_pack(const struct depth *d, unsigned gp, bool fixed0, bool fixed1, struct depth_group *out,
 	       unsigned max)
 {
+	return depth_pack_subtree(d, NULL, gp, fixed0, fixed1, out, max);
+}
+
+const char *depth_node_subtree(const struct depth *d, unsigned i)
+{
+	int p = (int)i;
+
+	while (d->parent[p] >= 0)
+		p = d->parent[p];
+	return depth_node(d, (unsigned)p)->parent;
+}
+
+int depth_pack_subtree(const struct depth *d, const char *subtree, unsigned gp, bool fixed0, bool fixed1,
+		       struct depth_group *out, unsigned max)
+{
 	struct pgroup g[DEPTH_GROUPS_MAX];
 	bool placed[DEPTH_EVENTS_MAX] = { false };
 	unsigned n = 0;
@@ -500,6 +515,9 @@ int depth_pack(const struct depth *d, unsigned gp, bool fixed0, bool fixed1, str
 	memset(g, 0, sizeof(g));
 	for (unsigned k = 0; k < d->n_nodes; k++) {
 		const struct depth_set *s = depth_node_events(d, k);
+
+		if (subtree && strcmp(depth_node_subtree(d, k), subtree) != 0)
+			continue;
 		bool together = false;
 
 		/* The node's events not placed yet: together in the first group

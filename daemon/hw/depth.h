@@ -107,6 +107,15 @@ unsigned depth_main_vars(const struct depth *d, const enum td_event **vars);
 int depth_pack(const struct depth *d, unsigned gp, bool fixed0, bool fixed1, struct depth_group *out,
 	       unsigned max);
 
+/* The level-2 category node @i is under (perf's name of it, the parent of
+ * its level-3 ancestor: "tma_memory_bound"). */
+const char *depth_node_subtree(const struct depth *d, unsigned i);
+
+/* depth_pack() for the nodes under level-2 category @subtree only (perf's
+ * name; NULL: every node): the drill-down's groups. */
+int depth_pack_subtree(const struct depth *d, const char *subtree, unsigned gp, bool fixed0, bool fixed1,
+		       struct depth_group *out, unsigned max);
+
 /* Evaluates every node: @vars holds the level-1/2 variables and the depth
  * events' counts (the rest is written), @out gets each node's value (NaN:
  * none). */

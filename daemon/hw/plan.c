@@ -363,8 +363,10 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg, cons
 	}
 	plan_groups(budget, idx, pp);
 	pp->cats = plan_cats(ua, pp->level);
-	if (cfg->level >= 3)
+	if (cfg->level >= 3) {
 		plan_depth(pp, cfg->level);
+		pp->drilldown = pp->depth && cfg->drilldown;
+	}
 }
 
 void plan_make(const struct pmu_info *pmu, const struct topo *topo,

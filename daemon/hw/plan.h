@@ -41,6 +41,7 @@ struct plan_pmu {
 	 * level-1/2 group leaves (and fixed counter 1 when free). */
 	unsigned depth_nodes, depth_events, depth_groups, depth_gp;
 	bool depth_fixed1;
+	bool drilldown;            /* [collect] drilldown: the bottleneck's subtree only */
 	enum config_model model;   /* requested; the collector may fall back */
 	char model_note[PLAN_REASON_MAX]; /* why model perf was not possible */
 	/* Events of the group, as indexes into ua->events, leader first.

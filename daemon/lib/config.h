@@ -60,6 +60,9 @@ struct config {
 	bool cpus_all;
 	struct cpuset cpus;
 	unsigned level;
+	/* Below level 2: only the subtree under each package's bottleneck,
+	 * followed as it changes, instead of every node. */
+	bool drilldown;
 	enum config_model model;
 	bool count_kernel;
 	bool count_guest;     /* a KVM host's guests counted too (exclude_guest 0) */

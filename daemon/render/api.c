@@ -381,6 +381,15 @@ static void add_nodes(json_t *obj, const struct snapshot *snap, unsigned row, un
 	json_object_set_new(obj, "nodes_base_slots_total", count(d->row_slots_total[row]));
 }
 
+/* With [collect] drilldown, the subtree a package (the host) counts:
+ * the level-2 category's name, null before the first choice (or, for
+ * the host, while its packages differ). */
+static void add_drill(json_t *obj, const struct snapshot *snap, const char *drill, unsigned level)
+{
+	if (snap->deep.n_nodes && snap->deep.drilldown && level >= 3)
+		json_object_set_new(obj, "drilldown", drill ? json_string(depth_short(drill)) : json_null());
+}
+
 /* The tree below level 2 itself, once: what each node is. */
 static json_t *tree_object(const struct snapshot *snap, unsigned level)
 {
@@ -390,6 +399,7 @@ static json_t *tree_object(const struct snapshot *snap, unsigned level)
 	json_object_set_new(o, "pmu", ext_string(d->pmu));
 	json_object_set_new(o, "level", json_integer(d->level < level ? d->level : level));
 	json_object_set_new(o, "groups", json_integer(d->n_groups));
+	json_object_set_new(o, "drilldown", json_boolean(d->drilldown));
 	json_object_set_new(o, "source", json_string(d->source));
 	json_object_set_new(o, "reason", str_or_null(d->reason));
 	for (unsigned k = 0; k < d->n_nodes; k++) {
@@ -482,6 +492,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	} else {
 		add_counts(host, &snap->host, level, snap->cats);
 		add_nodes(host, snap, snap_deep_row_host(snap), q->level);
+		add_drill(host, snap, snap->deep.host_drill, q->level);
 	}
 	json_object_set_new(doc, "host", host);
 	if (snap->deep.n_nodes && q->level >= 3 && !window)
@@ -526,6 +537,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			} else {
 				add_counts(o, &snap->pkgs[i].c, level, snap->cats);
 				add_nodes(o, snap, snap_deep_row_pkg(snap, i), q->level);
+				add_drill(o, snap, snap->pkgs[i].drill, q->level);
 			}
 			json_array_append_new(arr, o);
 		}

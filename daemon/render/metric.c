@@ -160,6 +160,8 @@ const struct metric_json_field metric_json_only[] = {
 	{ "tree.pmu", "below level 2, what the nodes are: their labels in topdown_node_slots_total (node, level, parent), once" },
 	{ "tree.level", "below level 2, what the nodes are: their labels in topdown_node_slots_total (node, level, parent), once" },
 	{ "tree.groups", "below level 2, how the nodes are counted, for a person reading one host: topdown_node_measured_seconds_total says what it costs each node" },
+	{ "tree.drilldown", "below level 2, [collect] drilldown in force: which nodes have values says what each package drills into" },
+	{ "*.drilldown", "below level 2 with [collect] drilldown, the level-2 category whose subtree the package (the host) counts: the nodes with values, in topdown_node_measured_seconds_total's growth" },
 	{ "tree.source", "below level 2, where the expressions come from (perf's metrics file), for a person reading one host" },
 	{ "tree.reason", "below level 2, what is missing: topdown_pmu_info's reason carries the PMU's" },
 	{ "tree.nodes[].node", "below level 2, what the nodes are: their labels in topdown_node_slots_total (node, level, parent), once" },

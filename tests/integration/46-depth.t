@@ -15,12 +15,16 @@
 #   4. The PMU is shared: a CPU whose depth groups cannot run (another
 #      user's pinned events hold 7 of its 8 general-purpose counters)
 #      counts no node, says so, and keeps its level 1 and 2.
-#   5. A family without nodes in perf's tables says why (--probe), and a
+#   5. The drill-down ([collect] drilldown) counts each package's
+#      bottleneck's subtree only and follows it when it changes: the
+#      intervals it takes, exactly (the fake's read-paced clock), its values
+#      the scenario's; packages that differ drill apart.
+#   6. A family without nodes in perf's tables says why (--probe), and a
 #      reload from level 3 to 2 and back closes and reopens the depth
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 26
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -28,7 +32,7 @@ SPR=$FIXTURES/spr-2s
 T61=$ROOT/reference/perf-tables-6.1
 
 # ---- 1. encodings ----
-"$TOOL_DIR/depth_dump" "$SPR" 6 | grep -v '^group' >"$TMP/depth.txt"
+"$TOOL_DIR/depth_dump" "$SPR" 6 | grep -vE '^(group|subtree) ' >"$TMP/depth.txt"
 n=$(wc -l <"$TMP/depth.txt")
 evs=$(awk '{n = $1; if (n ~ /^cpu@/) { sub(/^cpu@/, "cpu/", n); sub(/@$/, "/", n) } printf "%s%s", (NR > 1 ? "," : ""), n}' "$TMP/depth.txt")
 FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/depth-spr.json" FAKEPMU_TABLES="$T61" \
@@ -144,7 +148,54 @@ is "$(jq -c '[(.cpus[3].nodes | [.[]] | unique), .cpus[3].running_ratio, (.cpus[
 	"[[null],1,true]" "CPU 3, 7 of its counters held: no node, its level 1 and 2 whole; CPU 2's nodes go on"
 like "$(jq -r .tree.reason "$TMP/held.json")" "^1 CPUs counted no node below level 2" "the tree says how many CPUs count no node"
 
-# ---- 5. without nodes; reloads ----
+# ---- 5. the drill-down ----
+# Memory bound for 3 s, then frontend bound (fetch latency).
+jq '.cpus.default.phases = [(.cpus.default.phases[0] + {"seconds": 3}),
+	(.cpus.default.phases[0] + {"retiring": 0.25, "bad_speculation": 0.05, "branch_mispredicts": 0.03,
+	 "frontend_bound": 0.5, "backend_bound": 0.2, "fetch_latency": 0.4, "memory_bound": 0.1})]' \
+	"$SCEN/depth-spr.json" >"$TMP/drill.json"
+printf '[collect]\nlevel = 3\ndrilldown = true\n' >"$TMP/drill.conf"
+gm=$("$TOOL_DIR/depth_dump" "$SPR" 3 | sed -n 's/^subtree tma_memory_bound: .*, \([0-9]*\) groups$/\1/p')
+gf=$("$TOOL_DIR/depth_dump" "$SPR" 3 | sed -n 's/^subtree tma_fetch_latency: .*, \([0-9]*\) groups$/\1/p')
+drill_run() { # drill_run SCENARIO N: N intervals of 100 ms on the read-paced clock, a line each
+	FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$1" FAKEPMU_TABLES="$T61" FAKEPMU_CLOCK_STEP=0.1 \
+		LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/drill.conf" --sysfs-root "$SPR" --watch --json \
+		--count "$2" -i 100ms 2>/dev/null | jq -c '[.host.bottleneck, .packages[0].drilldown, .host.drilldown,
+			([.host.nodes // {} | to_entries[] | select(.value != null) | .key] | sort | join(",")),
+			.host.nodes.l1_bound, .host.nodes.icache_misses]'
+}
+drill_run "$TMP/drill.json" 45 >"$TMP/drill.out"
+# Interval k covers [k - 1, k] tenths of a second of the scenario: the
+# change is in interval 31.  The choice is the first interval's with
+# level-2 figures (2), its values once its groups took their turns; the
+# new bottleneck takes over after leading 3 intervals in a row.
+first=$(grep -n 'l1_bound' "$TMP/drill.out" | head -1 | cut -d: -f1)
+switch=$(grep -n '"fetch_latency","fetch_latency"' "$TMP/drill.out" | head -1 | cut -d: -f1)
+follow=$(grep -n 'icache_misses' "$TMP/drill.out" | head -1 | cut -d: -f1)
+is "$first $switch $follow" "$((2 + gm)) 33 $((33 + gf))" \
+	"drill-down: memory_bound's $gm groups give values from interval $((2 + gm)); the bottleneck changes in 31, the drill follows in 33 (3 intervals ahead), fetch_latency's $gf groups give values from $((33 + gf))"
+is "$(sed -n "$((first + 2))p;40p" "$TMP/drill.out" | jq -c '[.[3], .[4], .[5]]' | tr '\n' ' ')" \
+	'["dram_bound,l1_bound,l2_bound,l3_bound,pmm_bound,store_bound",0.0944,null] ["branch_resteers,dsb_switches,icache_misses,itlb_misses,lcp,ms_switches",null,0.0328] ' \
+	"drill-down: only the subtree's nodes have values, the scenario's (l1_bound 0.0944, then icache_misses 0.0328)"
+# Package 1's CPUs frontend bound all along: the packages drill apart,
+# the host into none.
+jq '.cpus["4-7,12-15"] = (.cpus.default | .phases = [.phases[1]])' "$TMP/drill.json" >"$TMP/drill2.json"
+FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$TMP/drill2.json" FAKEPMU_TABLES="$T61" FAKEPMU_CLOCK_STEP=0.1 \
+	LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/drill.conf" --sysfs-root "$SPR" --watch --json --count 12 -i 100ms 2>/dev/null |
+	tail -1 >"$TMP/drill2.doc"
+is "$(jq -c '[.packages[].drilldown, .host.drilldown, ([.host.nodes[] | select(. != null)] | length), .packages[0].nodes.l1_bound, .packages[1].nodes.icache_misses]' "$TMP/drill2.doc")" \
+	'["memory_bound","fetch_latency",null,0,0.0944,0.0328]' \
+	"packages with different bottlenecks drill apart (memory_bound, fetch_latency); the host, mixed, has no node"
+like "$(FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/drill.conf" --probe --sysfs-root "$SPR" 2>&1 >/dev/null)" \
+	"under 6 level-2 categories, each package drilling into its bottleneck's \(1 to 4 groups" \
+	"the log says what the drill-down counts"
+ok $([ "$gm" -lt "$groups" ] && [ "$gf" -lt "$groups" ]; echo $?) \
+	"a subtree's rotation is shorter than every node's: memory_bound $gm and fetch_latency $gf groups, $groups for all"
+readme=$(tr '\n' ' ' <"$ROOT/README.md" | tr -s ' ')
+like "$readme" "fewer groups take turns \($gm under memory_bound, $gf under fetch_latency on Sapphire Rapids at level 3, against $groups\).*nodes have values $gf intervals after the drill follows, $((2 + gf)) intervals after it changed" \
+	"the README's drill-down figures are these"
+
+# ---- 6. without nodes; reloads ----
 probe() {
 	FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
 		"$TOPDOWND" -c "$TMP/l3.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null | grep -A1 '^Below L2:'

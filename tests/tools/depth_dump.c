@@ -7,9 +7,12 @@
  *       NAME as perf's expressions spell it; then one line per group:
  *       "group N: NAME,NAME,..." packed for the counters the plan of the
  *       fixture's first core PMU leaves (8 general-purpose less the
- *       level-1/2 group's, fixed counter 1 free). */
+ *       level-1/2 group's, fixed counter 1 free); then one line per
+ *       level-2 category with nodes: "subtree CATEGORY: N nodes, G groups",
+ *       the drill-down's rotation under it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "depth.h"
 #include "pmu.h"
@@ -64,6 +67,20 @@ int main(int argc, char **argv)
 		for (unsigned k = 0; k < g[j].n; k++)
 			printf("%s%s", k ? "," : " ", depth_event(d, g[j].ev[k])->name);
 		printf("\n");
+	}
+	for (unsigned i = 0; i < depth_n_nodes(d); i++) {
+		const char *sub = depth_node_subtree(d, i);
+		unsigned nodes = 0;
+		bool seen = false;
+
+		for (unsigned k = 0; k < i; k++)
+			seen |= strcmp(depth_node_subtree(d, k), sub) == 0;
+		if (seen)
+			continue;
+		for (unsigned k = 0; k < depth_n_nodes(d); k++)
+			nodes += strcmp(depth_node_subtree(d, k), sub) == 0;
+		printf("subtree %s: %u nodes, %d groups\n", sub, nodes,
+		       depth_pack_subtree(d, sub, gp, true, true, g, DEPTH_GROUPS_MAX));
 	}
 	depth_free(d);
 	sysfs_free(sysfs);

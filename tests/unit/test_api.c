@@ -1136,6 +1136,9 @@ static void test_metric_sets(void **state)
 					      .cap = 22, .row_cap = 11 };
 		strcpy(s->deep.pmu, "cpu");
 		strcpy(s->deep.reason, "4 nodes left out");
+		s->deep.drilldown = true;
+		s->deep.host_drill = "tma_memory_bound";
+		f->pkgs[0].drill = "tma_memory_bound";
 		for (unsigned i = 0; i < t->n_nodes; i++)
 			if (!strcmp(t->nodes[i].name, "tma_l1_bound") || !strcmp(t->nodes[i].name, "tma_l2_bound"))
 				s->deep.node[t->nodes[i].name[5] == '1' ? 0 : 1] = &t->nodes[i];
