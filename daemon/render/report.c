@@ -2,6 +2,7 @@
 /* report: --probe and --once text output. */
 #include "report.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "tma.h"
@@ -372,8 +373,36 @@ void report_down(FILE *out, const struct snapshot *snap)
 			fprintf(out, "# %s: %s\n", snap->pmus[i].name, snap->pmus[i].reason);
 }
 
+/* Below level 2: the nodes under level-2 category @l2 (or under node
+ * @parent), each indented under its parent, in each column's row. */
+static void print_nodes(FILE *out, const struct snapshot *snap, enum td_cat l2, int parent, unsigned indent,
+			int name_w, const unsigned *rows, unsigned n)
+{
+	const struct snap_deep *d = &snap->deep;
+
+	for (unsigned i = 0; i < d->n_nodes; i++) {
+		bool child = parent >= 0 ? d->parent[i] == parent
+					 : d->parent[i] < 0 && !strcmp(depth_short(d->node[i]->parent), td_cat[l2].name);
+
+		if (!child)
+			continue;
+		fprintf(out, "%*s%-*s", (int)indent, "", name_w - (int)indent, depth_short(d->node[i]->name));
+		for (unsigned k = 0; k < n; k++) {
+			double v = rows[k] < d->rows ? d->last[(size_t)rows[k] * d->n_nodes + i] : NAN;
+
+			if (isfinite(v))
+				fprintf(out, " %10.1f%% ", 100.0 * v);
+			else
+				fprintf(out, " %11s ", "-");
+		}
+		fputc('\n', out);
+		print_nodes(out, snap, l2, (int)i, indent + 2, name_w, rows, n);
+	}
+}
+
 void report_once(FILE *out, const struct snapshot *snap)
 {
+	unsigned rows[ONCE_MAX_COLUMNS];
 	const struct snap_counts *cols[ONCE_MAX_COLUMNS];
 	char bottlenecks[ONCE_MAX_COLUMNS][80];
 	const struct snap_pmu *p = snap->n_pmus ? &snap->pmus[0] : NULL;
@@ -404,13 +433,22 @@ void report_once(FILE *out, const struct snapshot *snap)
 			if (len > name_w)
 				name_w = len;
 		}
+	/* And every node below level 2, indented two by level. */
+	for (unsigned i = 0; i < snap->deep.n_nodes; i++) {
+		int len = (int)strlen(depth_short(snap->deep.node[i]->name)) + 2 * (int)(snap->deep.node[i]->level - 1);
+
+		if (len > name_w)
+			name_w = len;
+	}
 	fprintf(out, "%-*s %12s", name_w, "", "host");
+	rows[n] = snap_deep_row_host(snap);
 	cols[n++] = &snap->host;
 	for (unsigned i = 0; i < snap->n_pkgs && n < ONCE_MAX_COLUMNS; i++) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "package %d", snap->pkgs[i].package);
 		fprintf(out, " %12s", name);
+		rows[n] = snap_deep_row_pkg(snap, i);
 		cols[n++] = &snap->pkgs[i].c;
 	}
 	fputc('\n', out);
@@ -434,6 +472,7 @@ void report_once(FILE *out, const struct snapshot *snap)
 			for (unsigned k = 0; k < n; k++)
 				cell(out, cols[k], l2, bottlenecks[k]);
 			fputc('\n', out);
+			print_nodes(out, snap, (enum td_cat)l2, -1, 4, name_w, rows, n);
 		}
 	}
 	fprintf(out, "%-*s", name_w, "running");
