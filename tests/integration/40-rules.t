@@ -90,8 +90,9 @@ ok $? "dashboard: schemaVersion >= 37, datasource and instance variables, every 
 [ -z "$out" ] || echo "$out" | sed 's/^/#   /'
 
 # Every expression reads only metrics a live daemon serves (granularity
-# cpu, level 2) or rules.yml records.
-td_start "$FIXTURES/spr-2s" "$ROOT/tests/scenarios/constant.json" -i 100ms || exit 1
+# cpu, level 3: the nodes below level 2 too) or rules.yml records.
+printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
+td_start "$FIXTURES/spr-2s" "$ROOT/tests/scenarios/constant.json" -i 100ms -c "$TMP/l3.conf" || exit 1
 wait_intervals 2 || { diag "the daemon published no interval; its log:"; sed 's/^/#   /' "$TD_LOG"; }
 curl -sf "$TD_URL/metrics" >"$TMP/metrics.txt" || { diag "no /metrics; the daemon's log:"; sed 's/^/#   /' "$TD_LOG"; }
 td_stop
