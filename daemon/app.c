@@ -780,10 +780,17 @@ void app_status(const struct app *app, char *buf, size_t len)
 	else if (monitored == 0)
 		str_printf(state, sizeof(state), "no CPU monitored (%u failed, %u offline): see the journal",
 			   failed, offline);
-	else
+	else {
+		unsigned depth = 0;
+
+		for (unsigned i = 0; i < app->plan.n_pmus; i++)
+			if (app->plan.pmu[i].depth > depth)
+				depth = app->plan.pmu[i].depth;
+		/* Below level 2, the deepest level of the nodes counted. */
 		str_printf(state, sizeof(state), "monitoring %u CPUs, level %u, model %s%s%s", monitored,
-			   app->plan.level, collector_model(app->collector),
+			   depth ? depth : app->plan.level, collector_model(app->collector),
 			   failed ? ", some CPUs failed" : "", offline ? ", some CPUs offline" : "");
+	}
 	if (app->reload_error[0])
 		str_printf(buf, len, "%s; last reload failed, previous configuration in force: %s", state,
 			   app->reload_error);

@@ -680,6 +680,9 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	struct tma_result res;
 	double enabled = 0, running_share = 1, share_sum = 0, ran[PLAN_GROUPS_MAX];
 	bool ok = true, read_error = false;
+	/* The span the first group's counts are scaled to (read_group): the
+	 * nodes below level 2 scale theirs the same. */
+	uint64_t read0 = cc->read_at[0];
 
 	for (unsigned g = 0; g < cc->lay.n_groups; g++)
 		ran[g] = 0;
@@ -733,7 +736,7 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	}
 	coll_share(c, cc, ok ? share_sum : -1, (uint64_t)enabled, now);
 	if (ok && pm->deep)
-		coll_deep_keep(c, cc, in, enabled);
+		coll_deep_keep(c, cc, in, read0 && now > read0 ? (double)(now - read0) : enabled);
 	ok = ok && check_work(c, cc, ran, (uint64_t)enabled);
 	/* Measured: its counters were read and can be trusted, whether or
 	 * not it ran (a halted CPU adds no slots, and has no figures). */

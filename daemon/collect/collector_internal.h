@@ -377,8 +377,9 @@ int coll_deep_plan(struct collector *c);
 void coll_deep_free(struct collector *c);
 /* The descriptors a CPU of @pm's depth groups take. */
 unsigned coll_deep_events(const struct cpmu *pm);
-/* @cc's level-1/2 counts of this interval (@in) over @span_ns, for its
- * nodes (read_cpu, when its PMU has depth). */
+/* @cc's level-1/2 counts of this interval (@in), scaled to @span_ns (the
+ * span read_group scales them to), for its nodes (read_cpu, when its PMU
+ * has depth): the depth events' rates are scaled to the same span. */
 void coll_deep_keep(struct collector *c, const struct ccpu *cc, const struct tma_input *in, double span_ns);
 /* Closes @cc's depth groups (with its level-1/2 groups). */
 void coll_deep_close(struct collector *c, struct ccpu *cc);

@@ -19,7 +19,8 @@
 #include "version.h"
 
 /* The live page's history and now: everything the API has, at core scope. */
-static const struct api_query page_query = { .scope = API_SCOPE_CORE, .level = 2 };
+/* Level 3: the nodes under each bottleneck, when topdownd counts them. */
+static const struct api_query page_query = { .scope = API_SCOPE_CORE, .level = 3 };
 
 static const struct page_link *page_links(size_t *n);
 

@@ -63,15 +63,28 @@
       h('td', { class: 'v' }, [pct(v)])]);
   }
 
-  function legend(e) {
+  // Below level 2: the level-3 nodes under the bottleneck's level-2
+  // category, with their values (page.c put_deeper).
+  function deeper(t, e, tree, l2) {
+    for (const n of (tree && tree.nodes) || []) {
+      const v = (e.nodes || {})[n.node];
+      if (n.level === 3 && n.parent === l2 && typeof v === 'number')
+        t.append(legendRow(n.node, 'l3', 0, v, false));
+    }
+  }
+
+  function legend(e, tree) {
     const t = h('table', { class: 'legend' });
     const [bp, bc] = (e.bottleneck || '').split('.');
     for (const [cat, v] of Object.entries(e.level1)) {
       const top = cat === bp;
       t.append(legendRow(cat, 'l1', 0, v, top));
       let k = 0;
-      for (const [child, cv] of Object.entries((e.level2_by_parent || {})[cat] || {}))
-        t.append(legendRow(child, 'l2', k++ % 3, cv, top && child === bc));
+      for (const [child, cv] of Object.entries((e.level2_by_parent || {})[cat] || {})) {
+        const here = top && child === bc;
+        t.append(legendRow(child, 'l2', k++ % 3, cv, here));
+        if (here) deeper(t, e, tree, child);
+      }
     }
     return t;
   }
@@ -85,9 +98,9 @@
       : '') + '.']);
   }
 
-  function entity(id, title, e) {
+  function entity(id, title, e, tree) {
     const d = h('div', { class: 'entity', id: 'e-' + id }, [h('h3', {}, [title]), bottleneck(e)]);
-    if (e.level1) d.append(treeBar(e), legend(e));
+    if (e.level1) d.append(treeBar(e), legend(e, tree));
     const r = running(e);
     if (r) d.append(r);
     return d;
@@ -190,9 +203,9 @@
     const states = state(doc);
     if (first) first.before(...states);
     old.forEach((p) => p.remove());
-    const ents = [entity('host', 'host', doc.host)];
+    const ents = [entity('host', 'host', doc.host, doc.tree)];
     for (const pkg of doc.packages || [])
-      ents.push(entity('package-' + pkg.package, 'package ' + pkg.package, pkg));
+      ents.push(entity('package-' + pkg.package, 'package ' + pkg.package, pkg, doc.tree));
     document.getElementById('entities').replaceChildren(...ents);
     drawHeat();
   }
@@ -272,7 +285,7 @@
 
   async function tick() {
     try {
-      now = await getJSON('api/v1/topdown?scope=core&level=2');
+      now = await getJSON('api/v1/topdown?scope=core&level=3');
       const last = hist && hist.samples.length ? hist.samples[hist.samples.length - 1].end : 0;
       mergeHistory(await getJSON('api/v1/topdown/history' + (last ? '?since=' + last : '')));
       drawNow(now);

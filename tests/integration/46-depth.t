@@ -24,7 +24,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 26
+plan 28
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -99,6 +99,13 @@ is "$(jq -c '[.tree.level, .tree.groups, (.tree.nodes | length), .tree.nodes[0].
 near "$(jq '.host.nodes.l1_bound' "$TMP/doc.json")" 0.0944 0.0001 "host l1_bound is the scenario's 0.0944"
 is "$(jq -c '[.cpus[] | .nodes | to_entries[] | select(.value == null)] | length' "$TMP/doc.json")" 0 \
 	"every CPU has every node"
+# The live page (the server's rendering; page.js draws the same rows):
+# the level-3 nodes under the bottleneck's level-2 category, after it.
+rows=$(curl -s "$TD_URL/" | grep -m1 -o '<table class="legend">.*</table>' | sed 's/<tr/\n<tr/g' |
+	sed -n '/c-memory_bound l2/,/c-core_bound l2/p' | sed -E 's/.*sw c-([a-z0-9_]+) (l[23]).*class="v">([^<]*)<.*/\2 \1 \3/' | tr '\n' ';')
+is "$rows" "l2 memory_bound 25.1 %;l3 l1_bound 9.4 %;l3 l2_bound 7.0 %;l3 l3_bound 4.6 %;l3 dram_bound 5.7 %;l3 pmm_bound 0.1 %;l3 store_bound 3.9 %;l2 core_bound 14.9 %;" \
+	"the live page: the nodes under the host's bottleneck (memory_bound) with their values"
+like "$(grep 'Started:' "$TD_LOG")" 'Started: monitoring 16 CPUs, level 3, model perf$' "the start line says level 3"
 # The counters: a node's slots over the base slots, between two scrapes,
 # is its value (the scenario is steady).
 scrape() { curl -s "$TD_URL/metrics?granularity=system"; }
