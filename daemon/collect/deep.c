@@ -222,6 +222,8 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 		main.names[main.n] = coll_event_name(pm, &pm->full, i);
 		main.vars[main.n++] = pm->full.var[i];
 	}
+	main.smt_on = pp->mode != UA_MODE_NOSMT;
+	main.core_wide = pp->mode != UA_MODE_EBS;
 	r = depth_new(pp->depth_table, pp->depth, &pp->core->formats, &main, &dp->d, why, sizeof(why));
 	if (r < 0) {
 		log_warning("%s: no TopDown node below level 2: %s", pp->core->name, why);

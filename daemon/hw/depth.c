@@ -229,13 +229,20 @@ static int variable(void *arg, const char *name, unsigned *index)
 	return 0;
 }
 
-/* perf's literals and functions: none of the tables' nodes read one
- * today; one that does is left out, saying which. */
+/* perf's literals: #SMT_on and #core_wide as the plan has them; a node
+ * reading another is left out, saying which. */
 static int literal(void *arg, const char *name, double *value)
 {
 	struct ctx *x = arg;
 
-	(void)value;
+	if (strcmp(name, "#SMT_on") == 0) {
+		*value = x->main->smt_on;
+		return 0;
+	}
+	if (strcmp(name, "#core_wide") == 0) {
+		*value = x->main->core_wide;
+		return 0;
+	}
 	str_printf(x->why, sizeof(x->why), "literal %s is not known here", name);
 	return -ENOENT;
 }

@@ -62,6 +62,9 @@ struct depth_main {
 	unsigned n;
 	const char *names[32];
 	enum td_event vars[32];
+	/* perf's #SMT_on (SMT active) and #core_wide (every thread of each
+	 * core counted: util/smt.c) for the expressions that read them. */
+	bool smt_on, core_wide;
 };
 
 /* The table for microarchitecture @uarch_id on core PMU @pmu (a hybrid

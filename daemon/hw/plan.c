@@ -139,6 +139,8 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 		else if (fixed == 1)
 			fixed1 = false;
 	}
+	main.smt_on = pp->mode != UA_MODE_NOSMT;
+	main.core_wide = pp->mode != UA_MODE_EBS;
 	pp->depth_gp = pp->gp_available > pp->gp_needed ? pp->gp_available - pp->gp_needed : 0;
 	pp->depth_fixed1 = fixed1;
 	r = depth_new(t, pp->depth, &pp->core->formats, &main, &d, why, sizeof(why));

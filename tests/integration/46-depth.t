@@ -24,7 +24,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 28
+plan 32
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -82,6 +82,25 @@ ok $rc "level 3 on adl-hybrid's P-cores: perf 6.1's expressions on perf's counts
 diag "$(grep -E '^cpu ' <<<"$out")"
 n=$(awk '$1 == "cpu" {print $2}' <<<"$out")
 ok $([ "${n:-0}" -ge 5000 ]; echo $?) "adl-hybrid P-cores: ${n:-0} CPU values compared"
+
+# Emerald Rapids and Granite Rapids (perf 6.1 does not know them): perf
+# 7.2's nodes, perf counting the events and perf 7.2's expressions on its
+# counts, the fake PMU being the hardware perf 7.2's tables describe.
+T72=$ROOT/reference/perf-tables-7.2
+for m in "emr-2s GenuineIntel-6-CF-0 emeraldrapids/emr-metrics.json Emerald" \
+	"gnr-2s GenuineIntel-6-AD-0 graniterapids/gnr-metrics.json Granite"; do
+	set -- $m
+	g=$("$TOOL_DIR/depth_dump" "$FIXTURES/$1" 3 | grep -c '^group')
+	out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
+		--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/$1" --cpuid "$2" --events-from "x86/$3" \
+		--ungrouped --metric-groups TopdownL1,TopdownL2,TopdownL3 --topdownd-level 3 --warmup $((g + 1)) \
+		--intervals $((g + 5)) --scenario "$SCEN/depth-emr.json" 2>&1)
+	rc=$?
+	ok $rc "level 3 on $1 ($4 Rapids): perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
+	diag "$(grep -E '^(cpu|core|package|host) ' <<<"$out" | tr '\n' ';')"
+	n=$(awk '$1 == "cpu" {print $2}' <<<"$out")
+	ok $([ "${n:-0}" -ge 5000 ]; echo $?) "$1: ${n:-0} CPU values compared"
+done
 
 # ---- 3. the daemon's outputs ----
 printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
@@ -209,8 +228,8 @@ probe() {
 }
 like "$(probe skx-2s)" "Below L2: +level 3 requested: Skylake-SP / Cascade Lake-SP's level-1/2 events rotate in 4 groups here, and topdownd counts the nodes below level 2 only beside a level-1/2 group that runs all the time; using level 2" \
 	"--probe on Skylake-SP at level 3: its level-1/2 events rotate, so no node below level 2, and why"
-like "$(probe emr-2s)" "Below L2: +level 3 requested: topdownd has no TopDown node below level 2 for Emerald Rapids" \
-	"--probe on Emerald Rapids at level 3: no table of nodes, said"
+like "$(probe srf-2s)" "Below L2: +level 3 requested: topdownd has no TopDown node below level 2 for Sierra Forest" \
+	"--probe on Sierra Forest at level 3: no table of nodes, said"
 # The README's table is what --probe says at levels 3 and 6.
 row() { # row FIXTURE: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it
 	local l3 l6
@@ -222,8 +241,9 @@ row() { # row FIXTURE: "| NAME | N nodes, E events | 6: N nodes, E events | G / 
 	set -- $l3 $l6
 	echo "$1 nodes, $2 events | $4: $5 nodes, $6 events | $3 / $7 |"
 }
-want=$(printf '%s\n' "| Sapphire Rapids | $(row spr-2s)" "| Alder Lake, Raptor Lake P-cores | $(row adl-hybrid)")
-is "$(grep -E '^\| (Sapphire Rapids|Alder Lake, Raptor Lake P-cores) \|' "$ROOT/README.md")" "$want" \
+want=$(printf '%s\n' "| Sapphire Rapids | $(row spr-2s)" "| Alder Lake, Raptor Lake P-cores | $(row adl-hybrid)" \
+	"| Emerald Rapids | $(row emr-2s)" "| Granite Rapids | $(row gnr-2s)")
+is "$(grep -E '^\| (Sapphire Rapids|Alder Lake, Raptor Lake P-cores|Emerald Rapids|Granite Rapids) \|' "$ROOT/README.md")" "$want" \
 	"the README's table of nodes, events and groups is --probe's at levels 3 and 6"
 td_stop
 td_spawn env FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/depth-spr.json" FAKEPMU_TABLES="$T61" \
