@@ -475,12 +475,16 @@ def perf_events_mode(a, tables):
     trace = os.path.join(a.tmp, "perf-events.trace")
     # One group, as perf's metrics would; --ungrouped where the events
     # outnumber the counters (perf then rotates them one by one).
-    if a.ungrouped:
+    if a.ungrouped and "TOPDOWN.SLOTS" in needed:
         # The kernel's PERF_METRICS events only count in a group led by
-        # slots: that group, the others one by one.
+        # slots: that group, the others one by one.  (A part without
+        # PERF_METRICS names its architectural events topdown-* too: they
+        # go one by one.)
         kernel = [sp for n, sp in zip(needed, specs) if n == "TOPDOWN.SLOTS" or n.startswith("topdown-")]
         rest = [sp for n, sp in zip(needed, specs) if sp not in kernel]
         group = ",".join((["{" + ",".join(kernel) + "}"] if kernel else []) + rest)
+    elif a.ungrouped:
+        group = ",".join(specs)
     else:
         group = "{" + ",".join(specs) + "}"
     rc, text = SteppedPerf(a, perf_cmd(a, ["-A", "-e", group]), trace).wait()
