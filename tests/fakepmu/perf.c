@@ -604,14 +604,22 @@ static void place(int cpu, uint64_t k, uint64_t now)
 		}
 }
 
-/* rotate_ctx(): the first flexible group goes to the end of the list. */
+/* perf_rotate_context(): ctx_event_to_rotate() picks the first active
+ * flexible group (flexible_active, in the order they went in: list
+ * order), or the first flexible one when none is active, and
+ * rotate_ctx() puts it at the end of the list (kernel/events/core.c).  A
+ * disabled group is never active, so it never takes a turn, and groups
+ * opened disabled do not slow the rotation of the others. */
 static void rotate(int cpu)
 {
 	struct ctx *c = &ctxs[cpu];
 	struct fev *l = c->head;
 
-	while (l && l->pinned)
+	while (l && (l->pinned || !l->in))
 		l = l->cpu_next;
+	if (!l)
+		for (l = c->head; l && l->pinned;)
+			l = l->cpu_next;
 	if (!l || l == c->tail)
 		return;
 	if (l->cpu_prev)

@@ -285,6 +285,40 @@ static void clk_fixed_counter_sharing(void **state)
 	t_close_all(a, na);
 }
 
+/* A disabled group never takes a turn: the rotation moves the first
+ * active flexible group (ctx_event_to_rotate(): flexible_active's first,
+ * kernel/events/core.c), not the list's first.  On CPU 4, list [a, d, b]
+ * (d disabled; a and b both need fixed counter 3): a and b alternate,
+ * slice by slice, a in slices 0, 2, ..., 24 of 0.1 s (13 slices, 52 ms),
+ * b in the 12 others (48 ms); rotating the list's first (d) would give b
+ * two slices in three.  Opened disabled and never enabled, d counts
+ * nothing. */
+static void clk_rotate_active_only(void **state)
+{
+	struct perf_event_attr at;
+	int a[MAXEV], b[MAXEV], na, nb, d;
+	struct gread ga, gb, gd;
+
+	(void)state;
+	na = t_open_group(4, 4, 0, a);
+	t_attr(&at, PERF_TYPE_RAW, SLOTS, RF_ALL);
+	at.disabled = 1;
+	d = t_open_attr(&at, 4, -1);
+	assert_true(d >= 0);
+	nb = t_open_group(4, 4, 0, b);
+	t_clock(0.1);
+	t_read_group(a[0], &ga);
+	t_read_group(b[0], &gb);
+	t_read_group(d, &gd);
+	assert_int_equal(ga.running, 52000000);
+	assert_int_equal(gb.running, 48000000);
+	assert_int_equal(gd.enabled, 0);
+	assert_int_equal(gd.running, 0);
+	close(d);
+	t_close_all(b, nb);
+	t_close_all(a, na);
+}
+
 /* The kernel adds to a metric event value(now) - value(saved) only when
  * that is positive (__icl_update_topdown_event).  CPU 14 spends its first
  * 0.1 s with bad_speculation at exactly 1/255 (byte 1), then 0.  Disabled
@@ -840,6 +874,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(clk_per_cpu_keys),
 	cmocka_unit_test(clk_multiplex),
 	cmocka_unit_test(clk_fixed_counter_sharing),
+	cmocka_unit_test(clk_rotate_active_only),
 	cmocka_unit_test(clk_positive_only),
 	cmocka_unit_test(clk_ioc_reset),
 	cmocka_unit_test(clk_ioc_disable_enable),

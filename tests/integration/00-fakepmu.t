@@ -168,7 +168,7 @@ run "spr-holes: CPU offline at open: ENODEV" "$fixtures/spr-holes" "$tmp/basic.j
 run "skx-1s: no events/slots, slots/metric config: EINVAL" "$fixtures/skx-1s" "$tmp/plain.json" 0 test_open skx_no_slots
 
 # ---- counting model (exact, on the fake clock) ----
-for c in group_read reset_on_read per_cpu_keys multiplex fixed_counter_sharing positive_only ioc_reset \
+for c in group_read reset_on_read per_cpu_keys multiplex fixed_counter_sharing rotate_active_only positive_only ioc_reset \
 	ioc_disable_enable start_disabled refinement_events table_events software_events read_formats close_leader; do
 	case $c in
 	group_read) d="group read: nr, ids, times, metric = slots*byte/255, refinement counts" ;;
@@ -176,6 +176,7 @@ for c in group_read reset_on_read per_cpu_keys multiplex fixed_counter_sharing p
 	per_cpu_keys) d="per-CPU keys inherit from default; tie-breaking and L2 clamping of bytes" ;;
 	multiplex) d="running 0.5: every other 4 ms slice taken; SLOTS/PERF_METRICS saved at schedule-out, restored at schedule-in" ;;
 	fixed_counter_sharing) d="groups rotate on fixed counter 3 every 4 ms tick, placed in list order until one does not fit" ;;
+	rotate_active_only) d="the rotation moves the first active flexible group: a disabled one never takes a turn (ctx_event_to_rotate)" ;;
 	positive_only) d="a metric whose value went down since schedule-out adds nothing (__icl_update_topdown_event)" ;;
 	ioc_reset) d="IOC_RESET folds, zeroes counts, keeps times" ;;
 	ioc_disable_enable) d="IOC_DISABLE stops counts and time_enabled; IOC_ENABLE resumes" ;;
