@@ -734,6 +734,10 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 		log_info("%s: every group runs on CPU %d again", pm->pp->core->name, cc->cpu);
 		c->gen++;
 	}
+	/* A depth group in the rotation ([collect] depth_multiplex) took
+	 * its turns (of the last interval: read after this one's). */
+	if (pm->deep)
+		share_sum += coll_deep_share(c, cc);
 	coll_share(c, cc, ok ? share_sum : -1, (uint64_t)enabled, now);
 	if (ok && pm->deep)
 		coll_deep_keep(c, cc, in, read0 && now > read0 ? (double)(now - read0) : enabled);

@@ -262,7 +262,11 @@ struct collector {
 	bool deep_fds_short;
 };
 
-#define DEEP_ROW_LEN (TD_EV_COUNT + DEPTH_EVENTS_MAX)
+/* ... and, last, the sum of its CPUs' depth-group running shares and
+ * their number (DEEP_SHARE, DEEP_NCPU). */
+#define DEEP_ROW_LEN (TD_EV_COUNT + DEPTH_EVENTS_MAX + 2)
+#define DEEP_SHARE (DEEP_ROW_LEN - 2)
+#define DEEP_NCPU (DEEP_ROW_LEN - 1)
 #define DEEP_ROWS(c) (2 * (size_t)(c)->n_cpus + 2)
 
 enum agg_mode {
@@ -377,6 +381,9 @@ int coll_deep_plan(struct collector *c);
 void coll_deep_free(struct collector *c);
 /* The descriptors a CPU of @pm's depth groups take. */
 unsigned coll_deep_events(const struct cpmu *pm);
+/* The running share of @cc's depth group in the level-1/2 rotation
+ * ([collect] depth_multiplex) in the last interval; 0 otherwise. */
+double coll_deep_share(const struct collector *c, const struct ccpu *cc);
 /* @cc's level-1/2 counts of this interval (@in), scaled to @span_ns (the
  * span read_group scales them to), for its nodes (read_cpu, when its PMU
  * has depth): the depth events' rates are scaled to the same span. */

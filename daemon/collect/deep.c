@@ -31,7 +31,15 @@
  * A CPU whose depth groups do not run whole (another user's events), or
  * whose level-1/2 grouping is not the plan's (it gave counters back),
  * counts no depth until its next retry: depth takes only what nobody
- * else wants. */
+ * else wants.
+ *
+ * Where the level-1/2 events rotate in several groups already (Ice Lake,
+ * Skylake-SP, E-cores), only with [collect] depth_multiplex: the enabled
+ * depth group joins their rotation, on every general-purpose counter, as
+ * perf stat -M TopdownL3 does; its events' rates are per running
+ * nanosecond as before, its measured seconds its share of the interval,
+ * and that share counts with the level-1/2 groups' when the CPU asks
+ * whether another user takes counters (coll_share). */
 #include "collector_internal.h"
 
 #include <errno.h>
@@ -89,6 +97,7 @@ struct cdeep {
 	enum td_event main[33];
 	char reason[SNAP_REASON];
 	unsigned cpus_without;   /* CPUs of the PMU that counted no depth this interval */
+	bool multiplex;          /* [collect] depth_multiplex: in the level-1/2 rotation */
 };
 
 struct deep_cpu {
@@ -101,6 +110,7 @@ struct deep_cpu {
 	uint64_t g_enabled[DEPTH_GROUPS_MAX], g_running[DEPTH_GROUPS_MAX];
 	uint64_t g_seq[DEPTH_GROUPS_MAX];       /* the interval it last ran whole, 0: never */
 	double span_ns;                         /* the level-1/2 group's interval */
+	double share;                           /* its group's running share, last interval */
 	double main_v[TD_EV_COUNT];
 };
 
@@ -123,7 +133,16 @@ static void left_by(const struct cpmu *pm, unsigned *gp, bool *fixed0, bool *fix
 {
 	const struct clayout *lay = &pm->full;
 	bool on_fixed1 = false;
-	unsigned used = coll_group_gp(pm, lay, 0, lay->group_start[1], &on_fixed1);
+	unsigned used;
+
+	if (pm->pp->depth_multiplex) {
+		/* A group of the rotation: every counter while it runs. */
+		*gp = pm->pp->gp_available;
+		*fixed0 = true;
+		*fixed1 = !pm->pp->fixed1_busy;
+		return;
+	}
+	used = coll_group_gp(pm, lay, 0, lay->group_start[1], &on_fixed1);
 
 	*gp = pm->pp->gp_available > used ? pm->pp->gp_available - used : 0;
 	*fixed1 = !on_fixed1 && !pm->pp->fixed1_busy;
@@ -232,6 +251,7 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 	}
 	left_by(pm, &gp, &f0, &f1);
 	dp->drilldown = pp->drilldown;
+	dp->multiplex = pp->depth_multiplex;
 	n = make_rots(dp, gp, f0, f1);
 	if (n < 0) {
 		log_warning("%s: the events below level 2 do not fit the %u general-purpose counters the "
@@ -380,6 +400,14 @@ unsigned coll_deep_events(const struct cpmu *pm)
 	return n;
 }
 
+double coll_deep_share(const struct collector *c, const struct ccpu *cc)
+{
+	const struct cpmu *pm = &c->pmus[cc->pmu];
+	const struct deep_cpu *dc = c->dcpu ? &c->dcpu[cc - c->cpus] : NULL;
+
+	return pm->deep && pm->deep->multiplex && dc && dc->open ? dc->share : 0;
+}
+
 void coll_deep_keep(struct collector *c, const struct ccpu *cc, const struct tma_input *in, double span_ns)
 {
 	struct deep_cpu *dc = &c->dcpu[cc - c->cpus];
@@ -434,8 +462,11 @@ static void give_up(struct collector *c, struct ccpu *cc, struct deep_cpu *dc, u
 }
 
 /* Reads group @g of @cc (enabled since the last collection): each event's
- * rate.  False when it did not run whole (another user wants counters). */
-static bool read_deep(struct collector *c, const struct rot *rot, struct deep_cpu *dc, unsigned g)
+ * rate.  False when it did not run whole (another user wants counters);
+ * with depth_multiplex it runs its turns of the rotation, and has no
+ * rates when it had none. */
+static bool read_deep(struct collector *c, const struct cdeep *dp, const struct rot *rot, struct deep_cpu *dc,
+		      unsigned g)
 {
 	const struct depth_group *grp = &rot->groups[g];
 	uint64_t *b = c->buf;
@@ -450,12 +481,16 @@ static bool read_deep(struct collector *c, const struct rot *rot, struct deep_cp
 	running = b[2] - dc->g_running[g];
 	dc->g_enabled[g] = b[1];
 	dc->g_running[g] = b[2];
+	dc->share = 0;
 	if (enabled == 0)
 		return true; /* opened since: nothing to read yet */
 	/* Whole or nothing: a group the kernel rotated shares its counters
 	 * with someone, and depth gives them up. */
-	if (running < enabled)
+	if (running < enabled && !dp->multiplex)
 		return false;
+	dc->share = (double)running / (double)enabled;
+	if (running == 0)
+		return true; /* no turn in the rotation this interval */
 	run = (double)running;
 	for (unsigned k = 0; k < grp->n; k++) {
 		unsigned e = grp->ev[k];
@@ -510,10 +545,10 @@ static double frac_of(const struct cdeep *dp, const struct rot *rot, unsigned cu
 }
 
 /* The nodes of row @r from counts @v (none without @rot) into @snap: the
- * last interval's values of @rot's nodes, whose group @cur ran, and the
- * totals continuing @was (NULL: from 0). */
+ * last interval's values of @rot's nodes, whose group @cur ran @share of
+ * the interval, and the totals continuing @was (NULL: from 0). */
 static void commit_row(struct cdeep *dp, struct snapshot *snap, const struct snapshot *was, unsigned r,
-		       const double *v, const struct rot *rot, unsigned cur, double interval_s)
+		       const double *v, const struct rot *rot, unsigned cur, double share, double interval_s)
 {
 	struct snap_deep *sd = &snap->deep;
 	size_t base = (size_t)r * sd->n_nodes;
@@ -533,7 +568,7 @@ static void commit_row(struct cdeep *dp, struct snapshot *snap, const struct sna
 
 		sd->last[base + i] = ok ? nodes[i] : NAN;
 		sd->slots_total[base + i] = s + (ok ? nodes[i] * slots : 0);
-		sd->measured_ns_total[base + i] = t + (ok ? frac_of(dp, rot, cur, i) * interval_s * 1e9 : 0);
+		sd->measured_ns_total[base + i] = t + (ok ? frac_of(dp, rot, cur, i) * share * interval_s * 1e9 : 0);
 	}
 	if (rot)
 		sd->row_slots_total[r] += slots;
@@ -703,7 +738,7 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 			coll_deep_close(c, cc);
 			dc->retry_at_ns = 0;
 		} else if (dc->open) {
-			if (!read_deep(c, rot, dc, dr->cur))
+			if (!read_deep(c, dp, rot, dc, dr->cur))
 				give_up(c, cc, dc, now, "its group did not run whole", 0);
 			else if (rot->n_groups > 1 &&
 				 (perfev_disable_group(dc->fd[rot->groups[dr->cur].ev[0]]) < 0 ||
@@ -726,7 +761,7 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 			dp->cpus_without++;
 		}
 		dc->have_main = false;
-		commit_row(dp, snap, was, snap_deep_row_cpu(snap, i), v, have, dr->cur, interval_s);
+		commit_row(dp, snap, was, snap_deep_row_cpu(snap, i), v, have, dr->cur, dc->share, interval_s);
 		if (!have)
 			continue;
 		{
@@ -741,7 +776,11 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 			for (unsigned j = 0; j < nd; j++) {
 				unsigned d = doms[j];
 
-				add(row(c, d), v, dp->n_in, !c->deep_used[d]);
+				double *rw = row(c, d);
+
+				add(rw, v, dp->n_in, !c->deep_used[d]);
+				rw[DEEP_SHARE] = (c->deep_used[d] ? rw[DEEP_SHARE] : 0) + dc->share;
+				rw[DEEP_NCPU] = (c->deep_used[d] ? rw[DEEP_NCPU] : 0) + 1;
 				/* A domain whose CPUs drill into different
 				 * subtrees has no node. */
 				if (!c->deep_used[d])
@@ -754,9 +793,11 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 	}
 	for (unsigned j = 0; j < n_dom; j++) {
 		bool ok = c->deep_used[j] && c->deep_rot[j] >= 0;
+		const double *rw = row(c, j);
 
-		commit_row(dp, snap, was, snap->n_cpus + j, row(c, j), ok ? &dp->rots[c->deep_rot[j]] : NULL,
-			   ok ? c->deep_cur[j] : 0, interval_s);
+		/* A domain's nodes were measured its CPUs' mean share. */
+		commit_row(dp, snap, was, snap->n_cpus + j, rw, ok ? &dp->rots[c->deep_rot[j]] : NULL,
+			   ok ? c->deep_cur[j] : 0, ok ? rw[DEEP_SHARE] / rw[DEEP_NCPU] : 0, interval_s);
 	}
 	/* Said again with the CPUs counted. */
 	describe(c, pm, snap);

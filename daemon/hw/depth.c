@@ -35,6 +35,7 @@ struct depth {
 	unsigned level;
 	unsigned n_nodes;
 	unsigned node_metric[DEPTH_NODES_MAX]; /* into metrics[] */
+	double node_scale[DEPTH_NODES_MAX];    /* its table entry's scale */
 	int parent[DEPTH_NODES_MAX];
 	unsigned n_events;
 	struct depth_event ev[DEPTH_EVENTS_MAX];
@@ -321,7 +322,12 @@ static int compile_all(struct ctx *x)
 			excluded |= strcmp(x->excluded[k], m->name) == 0;
 		if (excluded)
 			continue;
-		r = compile_metric(x, m);
+		if (d->t->nodes[m->node_index].unsure) {
+			str_printf(x->why, sizeof(x->why), "%s", d->t->nodes[m->node_index].unsure);
+			r = -ENOENT;
+		} else {
+			r = compile_metric(x, m);
+		}
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
@@ -330,6 +336,7 @@ static int compile_all(struct ctx *x)
 			x->excluded[x->n_excluded++] = m->name;
 			return -EAGAIN;
 		}
+		d->node_scale[d->n_nodes] = d->t->nodes[m->node_index].scale;
 		d->node_metric[d->n_nodes++] = i;
 	}
 	return 0;
@@ -501,13 +508,27 @@ int depth_pack(const struct depth *d, unsigned gp, bool fixed0, bool fixed1, str
 	return depth_pack_subtree(d, NULL, gp, fixed0, fixed1, out, max);
 }
 
+/* The table's node called @name, counted or not (left out, or deeper
+ * than the level), or NULL: a level-2 category. */
+static const struct dt_node *table_node(const struct dt_table *t, const char *name)
+{
+	for (unsigned k = 0; k < t->n_nodes; k++)
+		if (strcmp(t->nodes[k].name, name) == 0)
+			return &t->nodes[k];
+	return NULL;
+}
+
 const char *depth_node_subtree(const struct depth *d, unsigned i)
 {
-	int p = (int)i;
+	/* Up the table's tree, not the counted nodes': a node whose parent
+	 * is left out (it reads a retire latency) is still under the same
+	 * level-2 category. */
+	const struct dt_node *n = depth_node(d, i), *up;
+	unsigned hops = 0;
 
-	while (d->parent[p] >= 0)
-		p = d->parent[p];
-	return depth_node(d, (unsigned)p)->parent;
+	while ((up = table_node(d->t, n->parent)) && hops++ < d->t->n_nodes)
+		n = up;
+	return n->parent;
 }
 
 int depth_pack_subtree(const struct depth *d, const char *subtree, unsigned gp, bool fixed0, bool fixed1,
@@ -575,6 +596,8 @@ void depth_eval(const struct depth *d, double *vars, double *out)
 {
 	for (unsigned i = 0; i < d->n_prog; i++)
 		vars[d->prog[i].var] = expr_eval(d->prog[i].e, vars);
+	/* Scaled on the way out only: another expression reads a node as
+	 * perf's does, unscaled. */
 	for (unsigned i = 0; i < d->n_nodes; i++)
-		out[i] = vars[d->metrics[d->node_metric[i]].var];
+		out[i] = vars[d->metrics[d->node_metric[i]].var] * d->node_scale[i];
 }

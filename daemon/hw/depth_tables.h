@@ -13,8 +13,14 @@ struct dt_node {
 	const char *name;   /* perf's: "tma_l1_bound" */
 	unsigned level;     /* 3 ... 6 */
 	const char *parent; /* the node (or level-2 category) above: "tma_memory_bound" */
+	double scale;       /* its ScaleUnit over 100%: 0.01 for "1%" (the
+			     * expression is a percentage); its value is
+			     * expr times this */
 	const char *expr;   /* its MetricExpr, verbatim */
 	const char *brief;  /* its BriefDescription */
+	const char *unsure; /* NULL, or why it is left out: perf's tables for
+			     * another model topdownd cannot tell from this one
+			     * disagree on it (build-aux/gen-depth's TWINS) */
 };
 
 /* Another metric a node's expression reads (CLKS, tma_retiring, ...). */

@@ -141,7 +141,15 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 	}
 	main.smt_on = pp->mode != UA_MODE_NOSMT;
 	main.core_wide = pp->mode != UA_MODE_EBS;
-	pp->depth_gp = pp->gp_available > pp->gp_needed ? pp->gp_available - pp->gp_needed : 0;
+	if (pp->depth_multiplex) {
+		/* One more group in the kernel's rotation: it has the
+		 * counters to itself while it runs. */
+		pp->depth_gp = pp->gp_available;
+		fixed0 = true;
+		fixed1 = !pp->fixed1_busy;
+	} else {
+		pp->depth_gp = pp->gp_available > pp->gp_needed ? pp->gp_available - pp->gp_needed : 0;
+	}
 	pp->depth_fixed1 = fixed1;
 	r = depth_new(t, pp->depth, &pp->core->formats, &main, &d, why, sizeof(why));
 	if (r < 0) {
@@ -167,7 +175,7 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 
 /* perf's nodes of levels 3 to @level, where its tables define them and the
  * level-1/2 events leave room (hw/depth.c, collect/deep.c). */
-static void plan_depth(struct plan_pmu *pp, unsigned level)
+static void plan_depth(struct plan_pmu *pp, unsigned level, bool multiplex)
 {
 	const struct dt_table *t = depth_table_of(pp->ua->id, pp->core->name);
 	unsigned deepest = t ? depth_table_levels(t) : 0;
@@ -185,14 +193,18 @@ static void plan_depth(struct plan_pmu *pp, unsigned level)
 		return;
 	}
 	/* The nodes' groups take turns beside the level-1/2 group, which
-	 * must hold all of its events at once. */
-	if (pp->n_groups != 1) {
+	 * must hold all of its events at once; where those rotate already,
+	 * only if asked: one more group in the rotation costs them running
+	 * time (n/(n+1) of it). */
+	if (pp->n_groups != 1 && !multiplex) {
 		str_printf(pp->depth_note, sizeof(pp->depth_note),
-			   "level %u requested: %s's level-1/2 events rotate in %u groups here, and topdownd counts "
-			   "the nodes below level 2 only beside a level-1/2 group that runs all the time; using "
-			   "level %u", level, pp->ua->name, pp->n_groups, pp->level);
+			   "level %u requested: %s's level-1/2 events rotate in %u groups here, and the nodes below "
+			   "level 2 would take running time from them (each would run 1/%u of the time instead of "
+			   "1/%u): set [collect] depth_multiplex = true to count them anyway; using level %u",
+			   level, pp->ua->name, pp->n_groups, pp->n_groups + 1, pp->n_groups, pp->level);
 		return;
 	}
+	pp->depth_multiplex = pp->n_groups != 1;
 	pp->depth = level < deepest ? level : deepest;
 	if (pp->depth < level)
 		str_printf(pp->depth_note, sizeof(pp->depth_note),
@@ -366,7 +378,7 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg, cons
 	plan_groups(budget, idx, pp);
 	pp->cats = plan_cats(ua, pp->level);
 	if (cfg->level >= 3) {
-		plan_depth(pp, cfg->level);
+		plan_depth(pp, cfg->level, cfg->depth_multiplex);
 		pp->drilldown = pp->depth && cfg->drilldown;
 	}
 }
@@ -409,6 +421,24 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 		if (pp->level > plan->level)
 			plan->level = pp->level;
 		plan->cats |= pp->cats;
+	}
+	/* The nodes below level 2 of one core type: the first that has
+	 * them (the snapshot has one tree). */
+	for (unsigned i = 0, first = PMU_CORE_MAX; i < plan->n_pmus; i++) {
+		struct plan_pmu *pp = &plan->pmu[i];
+
+		if (!pp->depth)
+			continue;
+		if (first == PMU_CORE_MAX) {
+			first = i;
+			continue;
+		}
+		str_printf(pp->depth_note, sizeof(pp->depth_note),
+			   "level %u requested: topdownd counts the nodes below level 2 of one core type, %s's; "
+			   "using level %u", cfg->level, plan->pmu[first].core->name, pp->level);
+		pp->depth = 0;
+		pp->depth_table = NULL;
+		pp->depth_multiplex = pp->drilldown = false;
 	}
 	cpuset_andnot(&plan->unsupported, &plan->selected, &plan->monitor);
 	for (unsigned i = 0; i < pmu->n_cores; i++)

@@ -41,6 +41,10 @@ struct plan_pmu {
 	 * level-1/2 group leaves (and fixed counter 1 when free). */
 	unsigned depth_nodes, depth_events, depth_groups, depth_gp;
 	bool depth_fixed1;
+	/* [collect] depth_multiplex where the level-1/2 events rotate in
+	 * several groups: the depth group joins their rotation, on all the
+	 * general-purpose counters, instead of running beside one group. */
+	bool depth_multiplex;
 	bool drilldown;            /* [collect] drilldown: the bottleneck's subtree only */
 	enum config_model model;   /* requested; the collector may fall back */
 	char model_note[PLAN_REASON_MAX]; /* why model perf was not possible */

@@ -88,6 +88,7 @@ static const struct key_desc keys[] = {
 	{ "collect", "cpus", KEY_CPUS, FIELD(cpus), 0, 0, NULL, "all", NULL },
 	{ "collect", "level", KEY_UINT, FIELD(level), 1, 6, NULL, "2", NULL },
 	{ "collect", "drilldown", KEY_BOOL, FIELD(drilldown), 0, 0, NULL, "false", NULL },
+	{ "collect", "depth_multiplex", KEY_BOOL, FIELD(depth_multiplex), 0, 0, NULL, "false", NULL },
 	{ "collect", "model", KEY_CHOICE, FIELD(model), 0, 0, model_choices, "perf", NULL },
 	{ "collect", "count_kernel", KEY_BOOL, FIELD(count_kernel), 0, 0, NULL, "true", NULL },
 	{ "collect", "count_guest", KEY_BOOL, FIELD(count_guest), 0, 0, NULL, "false", NULL },

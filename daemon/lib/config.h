@@ -63,6 +63,10 @@ struct config {
 	/* Below level 2: only the subtree under each package's bottleneck,
 	 * followed as it changes, instead of every node. */
 	bool drilldown;
+	/* Below level 2 where the level-1/2 events already rotate (Ice Lake,
+	 * Skylake-SP, E-cores): the nodes' group joins the rotation, at the
+	 * cost of the level-1/2 groups' running time. */
+	bool depth_multiplex;
 	enum config_model model;
 	bool count_kernel;
 	bool count_guest;     /* a KVM host's guests counted too (exclude_guest 0) */

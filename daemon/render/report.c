@@ -92,6 +92,10 @@ static void print_depth(FILE *out, const struct plan_pmu *pp)
 			"one per interval, on %u general-purpose counters%s\n", "Below L2:", pp->depth,
 			pp->depth_nodes, pp->depth_table->source, pp->depth_events, pp->depth_groups, pp->depth_gp,
 			pp->depth_fixed1 ? " and fixed counter 1" : "");
+	if (pp->depth && pp->depth_multiplex)
+		fprintf(out, "%-13s [collect] depth_multiplex: each of them joins the %u level-1/2 groups' rotation "
+			"while it takes its turn, which then run 1/%u of the time each, not 1/%u\n", "",
+			pp->n_groups, pp->n_groups + 1, pp->n_groups);
 	if (pp->depth_note[0])
 		fprintf(out, "%-13s %s\n", pp->depth ? "" : "Below L2:", pp->depth_note);
 }

@@ -64,7 +64,7 @@ bad_config "empty unknown section" '[collect]\nlevel = 2\n[prometheus]\n' \
 bad_config "unknown key" '[http]\nlisten = [::1]:10412\nport = 8080\n' \
 	"bad.conf:3: unknown key \"port\" in [http]: expected $HTTP_KEYS"
 bad_config "key in the wrong section" '[collect]\ntimeout = 5s\n' \
-	"bad.conf:2: unknown key \"timeout\" in [collect] (it belongs in [http]); expected interval, cpus, level, drilldown, model, count_kernel, count_guest, history, pmu_sharing"
+	"bad.conf:2: unknown key \"timeout\" in [collect] (it belongs in [http]); expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing"
 bad_config "key outside any section" 'interval = 1s\n[collect]\n' \
 	"bad.conf:1: key outside any section: put it under $SECTIONS"
 bad_config "bad duration" '[collect]\ninterval = 2 seconds\n' \
@@ -151,6 +151,7 @@ interval = 1s
 cpus = all
 level = 2
 drilldown = false
+depth_multiplex = false
 model = perf
 count_kernel = true
 count_guest = false
@@ -207,6 +208,7 @@ interval = 1500ms
 cpus = 0-3,8
 level = 1
 drilldown = true
+depth_multiplex = true
 model = hardware
 count_kernel = false
 count_guest = true
@@ -274,6 +276,7 @@ ratios = off
 cpus = 8,0-3
 level = 1
 drilldown = on
+depth_multiplex = yes
 model = hardware
 count_kernel = no
 count_guest = yes

@@ -226,15 +226,18 @@ probe() {
 	FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
 		"$TOPDOWND" -c "$TMP/l3.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null | grep -A1 '^Below L2:'
 }
-like "$(probe skx-2s)" "Below L2: +level 3 requested: Skylake-SP / Cascade Lake-SP's level-1/2 events rotate in 4 groups here, and topdownd counts the nodes below level 2 only beside a level-1/2 group that runs all the time; using level 2" \
-	"--probe on Skylake-SP at level 3: its level-1/2 events rotate, so no node below level 2, and why"
-like "$(probe srf-2s)" "Below L2: +level 3 requested: topdownd has no TopDown node below level 2 for Sierra Forest" \
-	"--probe on Sierra Forest at level 3: no table of nodes, said"
+like "$(probe skx-2s)" "Below L2: +level 3 requested: Skylake-SP / Cascade Lake-SP's level-1/2 events rotate in 4 groups here, and the nodes below level 2 would take running time from them \(each would run 1/5 of the time instead of 1/4\): set \[collect\] depth_multiplex = true to count them anyway; using level 2" \
+	"--probe on Skylake-SP at level 3: its level-1/2 events rotate, so no node below level 2 unless asked (47-depth-rotating.t), and why"
+like "$(probe neoverse-v2-64)" "Below L2: +level 3 requested: topdownd has no TopDown node below level 2 for Arm Neoverse N2 / V2 \(perf.s tables it reads define none\)" \
+	"--probe on Neoverse V2 at level 3: no table of nodes, said"
 # The README's table is what --probe says at levels 3 and 6.
-row() { # row FIXTURE: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it
-	local l3 l6
-	printf '[collect]\nlevel = 6\n' >"$TMP/l6.conf"
-	l3=$(probe "$1" | sed -n 's/.*levels 3 to 3: \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p' | head -1)
+row() { # row FIXTURE [MULTIPLEX]: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it
+	local l3 l6 m=${2:+depth_multiplex = true}
+	printf '[collect]\nlevel = 3\n%s\n' "$m" >"$TMP/l3r.conf"
+	printf '[collect]\nlevel = 6\n%s\n' "$m" >"$TMP/l6.conf"
+	l3=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
+		"$TOPDOWND" -c "$TMP/l3r.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null |
+		sed -n 's/.*levels 3 to 3: \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p' | head -1)
 	l6=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
 		"$TOPDOWND" -c "$TMP/l6.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null |
 		sed -n 's/.*levels 3 to \([0-9]\): \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3 \4/p' | head -1)
@@ -242,8 +245,11 @@ row() { # row FIXTURE: "| NAME | N nodes, E events | 6: N nodes, E events | G / 
 	echo "$1 nodes, $2 events | $4: $5 nodes, $6 events | $3 / $7 |"
 }
 want=$(printf '%s\n' "| Sapphire Rapids | $(row spr-2s)" "| Alder Lake, Raptor Lake P-cores | $(row adl-hybrid)" \
-	"| Emerald Rapids | $(row emr-2s)" "| Granite Rapids | $(row gnr-2s)")
-is "$(grep -E '^\| (Sapphire Rapids|Alder Lake, Raptor Lake P-cores|Emerald Rapids|Granite Rapids) \|' "$ROOT/README.md")" "$want" \
+	"| Emerald Rapids | $(row emr-2s)" "| Granite Rapids | $(row gnr-2s)" \
+	"| Ice Lake server (depth_multiplex) | $(row icx-1s m)" "| Ice Lake client (depth_multiplex) | $(row icl-client m)" \
+	"| Skylake-SP, Cascade Lake (depth_multiplex) | $(row skx-1s m)" \
+	"| Sierra Forest, Grand Ridge (depth_multiplex) | $(row srf-2s m)")
+is "$(grep -E '^\| (Sapphire Rapids|Alder Lake, Raptor Lake P-cores|Emerald Rapids|Granite Rapids|Ice Lake (server|client)|Skylake-SP, Cascade Lake|Sierra Forest, Grand Ridge)( \(depth_multiplex\))? \|' "$ROOT/README.md")" "$want" \
 	"the README's table of nodes, events and groups is --probe's at levels 3 and 6"
 td_stop
 td_spawn env FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/depth-spr.json" FAKEPMU_TABLES="$T61" \

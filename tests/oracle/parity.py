@@ -537,6 +537,8 @@ def topdownd_conf(a, name):
             f.write("level = %d\n" % a.topdownd_level)
         if a.topdownd_sharing:
             f.write("pmu_sharing = %s\n" % a.topdownd_sharing)
+        for line in a.topdownd_set:
+            f.write(line + "\n")
     return conf
 
 
@@ -805,6 +807,8 @@ def main():
                          "counters (held), which perf does not meet")
     ap.add_argument("--topdownd-level", type=int,
                     help="topdownd at this level ([collect] level); compared on its categories")
+    ap.add_argument("--topdownd-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="one more line of topdownd's [collect] section (repeatable)")
     ap.add_argument("--topdownd-sharing", choices=("yield", "share"),
                     help="topdownd's [collect] pmu_sharing (its default when not given)")
     ap.add_argument("--interface", choices=("watch", "api", "metrics"), default="watch",
@@ -923,7 +927,10 @@ def main():
                     want = {}
                     for cat, v in pv.items():
                         want[cat] = v
-                        if v < 0:
+                        # The daemon's clamp is of levels 1 and 2; a
+                        # node below them is perf's expression, negative
+                        # where perf's is.
+                        if v < 0 and (cat in L1_ALL or cat in L2):
                             want[cat] = 0.0
                             if v < -2e-6:
                                 departures["negative"][0] += 1

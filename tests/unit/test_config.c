@@ -29,6 +29,7 @@
 	"cpus = all\n" \
 	"level = 2\n" \
 	"drilldown = false\n" \
+	"depth_multiplex = false\n" \
 	"model = perf\n" \
 	"count_kernel = true\n" \
 	"count_guest = false\n" \
@@ -139,6 +140,8 @@ static void assert_config_equal(const struct config *a, const struct config *b)
 	assert_int_equal(a->cpus_all, b->cpus_all);
 	assert_true(cpuset_equal(&a->cpus, &b->cpus));
 	assert_int_equal(a->level, b->level);
+	assert_int_equal(a->drilldown, b->drilldown);
+	assert_int_equal(a->depth_multiplex, b->depth_multiplex);
 	assert_int_equal(a->model, b->model);
 	assert_int_equal(a->count_kernel, b->count_kernel);
 	assert_int_equal(a->granularity, b->granularity);
@@ -511,7 +514,7 @@ static void test_unknown_section_then_known(void **state)
 	assert_string_equal(p->diag.entries[0].text,
 			    "t.conf:1: unknown section [bogus]: expected " SECTIONS);
 	assert_string_equal(p->diag.entries[1].text,
-			    "t.conf:5: unknown key \"bar\" in [collect]: expected interval, cpus, level, drilldown, model, count_kernel, count_guest, history, pmu_sharing");
+			    "t.conf:5: unknown key \"bar\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
 	assert_int_equal(p->cfg.level, 1);
 	free(p);
 }
@@ -520,7 +523,7 @@ static void test_error_unknown_key(void **state)
 {
 	(void)state;
 	expect_error("[collect]\nfoo = 1\n", 2,
-		     "t.conf:2: unknown key \"foo\" in [collect]: expected interval, cpus, level, drilldown, model, count_kernel, count_guest, history, pmu_sharing");
+		     "t.conf:2: unknown key \"foo\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
 	expect_error("[metrics]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [metrics]: expected granularity, ratios");
 	expect_error("[http]\n\nfoo = 1\n", 3,
@@ -528,10 +531,10 @@ static void test_error_unknown_key(void **state)
 	expect_error("[log]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [log]: expected level, format");
 	expect_error("[collect]\nInterval = 1s\n", 2,
-		     "t.conf:2: unknown key \"Interval\" in [collect]: expected interval, cpus, level, drilldown, model, count_kernel, count_guest, history, pmu_sharing");
+		     "t.conf:2: unknown key \"Interval\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
 	/* A key of another section: say where it belongs. */
 	expect_error("[collect]\nlisten = [::1]:1\n", 2,
-		     "t.conf:2: unknown key \"listen\" in [collect] (it belongs in [http]); expected interval, cpus, level, drilldown, model, count_kernel, count_guest, history, pmu_sharing");
+		     "t.conf:2: unknown key \"listen\" in [collect] (it belongs in [http]); expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
 	expect_error("[http]\ninterval = 1s\n", 2,
 		     "t.conf:2: unknown key \"interval\" in [http] (it belongs in [collect]); expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, web_config_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after");
 	expect_error("[log]\ngranularity = cpu\n", 2,
@@ -833,7 +836,7 @@ static void test_many_errors(void **state)
 	assert_int_equal(p->diag.n_errors, 70);
 	assert_int_equal(p->diag.dropped, 70 - CONFIG_DIAG_MAX);
 	assert_string_equal(p->diag.entries[63].text,
-			    "t.conf:65: unknown key \"bogus\" in [collect]: expected interval, cpus, level, drilldown, model, count_kernel, count_guest, history, pmu_sharing");
+			    "t.conf:65: unknown key \"bogus\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
 	free(p);
 
 	/* Several errors come in line order, each with its line. */
@@ -1058,6 +1061,7 @@ static const char modified_text[] =
 	"cpus = 0-3,8,10-11\n"
 	"level = 1\n"
 	"drilldown = true\n"
+	"depth_multiplex = true\n"
 	"model = hardware\n"
 	"count_kernel = false\n"
 	"count_guest = true\n"
@@ -1141,7 +1145,7 @@ static void test_print_modified(void **state)
 		     "tls_client_ca = /etc/topdownd/ca.pem\nbasic_auth_file = /etc/topdownd/htpasswd\n"
 		     "allow_unauthenticated = yes\n"
 		     "[metrics]\nratios = off\ngranularity = system\n"
-		     "[collect]\ninterval = 1.5s\ncpus = 11,10,8,0-3\nlevel = 1\ndrilldown = Yes\nmodel = hardware\n"
+		     "[collect]\ninterval = 1.5s\ncpus = 11,10,8,0-3\nlevel = 1\ndrilldown = Yes\ndepth_multiplex = ON\nmodel = hardware\n"
 		     "count_kernel = NO\ncount_guest = on\nhistory = 120m # two hours\npmu_sharing = share\n");
 	text = print_config(&p->cfg);
 	assert_string_equal(text, modified_text);
