@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* uarch_amd: AMD Zen 4 and Zen 5, whose TopDown is perf's PipelineL1 and
+/* uarch_amd: AMD Zen 4, Zen 5 and Zen 6, whose TopDown is perf's PipelineL1 and
  * PipelineL2 (dispatch slots: W per cycle of the thread, five level-1
  * categories with smt_contention), and the Zen parts perf has no TopDown
  * metrics for.
  *
  * Linux perf 6.1 does not know these metrics, so the upstream files are
  * the truth (reference/perf-tables/README.md): every entry cites the file
- * it comes from.  AMD's tables have no Counter fields; the core PMU's six
+ * it comes from.  Zen 5 and Zen 6 are perf 7.2's (reference/perf-tables-7.2),
+ * whose mapfile.csv splits family 0x1A between them.  AMD's tables have no Counter fields; the core PMU's six
  * counters are the kernel driver's (gp_source). */
 #include "uarch_tables.h"
 
 #define Z4 "perf-tables/x86/amdzen4/"
-#define Z5 "perf-tables/x86/amdzen5/"
+#define Z5 "perf-tables-7.2/x86/amdzen5/"
+#define Z6 "perf-tables-7.2/x86/amdzen6/"
 
 #define EV(var_, name_, terms_, table_, level_)                                          \
 	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
@@ -150,7 +152,9 @@ static const struct uarch zen5 = {
 	.name = "AMD Zen 5",
 	.vendor = "AuthenticAMD",
 	.family = 0x1a,
-	.cpuid_pattern = "AuthenticAMD-26-[[:xdigit:]]+", /* x86/mapfile.csv, amdzen5 */
+	/* perf 7.2's x86/mapfile.csv, amdzen5: Zen 6 has the other models
+	 * (arch/x86/kernel/cpu/amd.c, bsp_init_amd()). */
+	.cpuid_pattern = "AuthenticAMD-26-([12467][[:xdigit:]]|[[:xdigit:]])",
 	.pmu = "cpu",
 	.formulas = UA_FORMULAS_ZEN,
 	.width = 8,
@@ -165,7 +169,71 @@ static const struct uarch zen5 = {
 	.watchdog_takes_gp = true,
 };
 
-const struct uarch *const ua_amd[] = { &zen4, &zen5 };
+/* ---- Zen 6: family 0x1a, models 0x50-0x5f, 0x80-0xaf, 0xc0-0xef ---- */
+
+/* Zen 5's events and formulas; the resync event is bp_fe_redir.resync
+ * (Zen 5's bp_redirects.resync renamed, the same encoding). */
+static const struct ua_event zen6_events[] = {
+	ZEN_EVENTS(Z6 "load-store.json", Z6 "decode.json", Z6 "execution.json", Z6 "execution.json", 8,
+		   "bp_fe_redir.resync", "event=0x9f,umask=0x01", Z6 "branch-prediction.json"),
+};
+
+#define Z6_METRICS Z6 "pipeline.json"
+
+static const struct ua_metric zen6_metrics[] = {
+	{ TD_CAT_FRONTEND_BOUND, "frontend_bound",
+	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)", Z6_METRICS },
+	{ TD_CAT_BAD_SPECULATION, "bad_speculation",
+	  "d_ratio(de_src_op_disp.all - ex_ret_ops, total_dispatch_slots)", Z6_METRICS },
+	{ TD_CAT_BACKEND_BOUND, "backend_bound",
+	  "d_ratio(de_no_dispatch_per_slot.backend_stalls, total_dispatch_slots)", Z6_METRICS },
+	{ TD_CAT_SMT_CONTENTION, "smt_contention",
+	  "d_ratio(de_no_dispatch_per_slot.smt_contention, total_dispatch_slots)", Z6_METRICS },
+	{ TD_CAT_RETIRING, "retiring", "d_ratio(ex_ret_ops, total_dispatch_slots)", Z6_METRICS },
+	{ TD_CAT_FRONTEND_BOUND_LATENCY, "frontend_bound_by_latency",
+	  "d_ratio((8 * cpu@de_no_dispatch_per_slot.no_ops_from_frontend\\,cmask\\=0x8@), total_dispatch_slots)",
+	  Z6_METRICS },
+	{ TD_CAT_FRONTEND_BOUND_BANDWIDTH, "frontend_bound_by_bandwidth",
+	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend - (8 * cpu@de_no_dispatch_per_slot.no_ops_from_frontend\\,cmask\\=0x8@), total_dispatch_slots)",
+	  Z6_METRICS },
+	{ TD_CAT_BAD_SPECULATION_MISPREDICTS, "bad_speculation_from_mispredicts",
+	  "d_ratio(bad_speculation * ex_ret_brn_misp, ex_ret_brn_misp + bp_fe_redir.resync)", Z6_METRICS },
+	{ TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS, "bad_speculation_from_pipeline_restarts",
+	  "d_ratio(bad_speculation * bp_fe_redir.resync, ex_ret_brn_misp + bp_fe_redir.resync)", Z6_METRICS },
+	{ TD_CAT_BACKEND_BOUND_MEMORY, "backend_bound_by_memory",
+	  "backend_bound * d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete)", Z6_METRICS },
+	{ TD_CAT_BACKEND_BOUND_CPU, "backend_bound_by_cpu",
+	  "backend_bound * (1 - d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete))",
+	  Z6_METRICS },
+	{ TD_CAT_RETIRING_FASTPATH, "retiring_from_fastpath",
+	  "retiring * (1 - d_ratio(ex_ret_ucode_ops, ex_ret_ops))", Z6_METRICS },
+	{ TD_CAT_RETIRING_MICROCODE, "retiring_from_microcode", "retiring * d_ratio(ex_ret_ucode_ops, ex_ret_ops)",
+	  Z6_METRICS },
+};
+
+static const struct uarch zen6 = {
+	.id = "amdzen6",
+	.name = "AMD Zen 6",
+	.vendor = "AuthenticAMD",
+	.family = 0x1a,
+	.cpuid_pattern = "AuthenticAMD-26-[[:xdigit:]]+", /* perf 7.2's x86/mapfile.csv, amdzen6 */
+	.pmu = "cpu",
+	.formulas = UA_FORMULAS_ZEN,
+	.width = 8,
+	.width_source = "total_dispatch_slots = 8 * ls_not_halted_cyc, " Z6_METRICS,
+	.max_level = 2,
+	.n_events = sizeof(zen6_events) / sizeof(zen6_events[0]),
+	.events = zen6_events,
+	.n_metrics = sizeof(zen6_metrics) / sizeof(zen6_metrics[0]),
+	.metrics = zen6_metrics,
+	.gp_counters = ZEN_GP_COUNTERS,
+	.gp_source = ZEN_GP_SOURCE,
+	.watchdog_takes_gp = true,
+};
+
+/* In perf's mapfile.csv order: Zen 5's pattern before Zen 6's, which
+ * matches every family 0x1A model. */
+const struct uarch *const ua_amd[] = { &zen4, &zen5, &zen6 };
 const size_t ua_amd_count = sizeof(ua_amd) / sizeof(ua_amd[0]);
 
 /* In x86/mapfile.csv order, which decides: Zen 3's pattern comes before

@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 77
+plan 78
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -237,6 +237,14 @@ expect_lines "turin-1s: Zen 5, its own resync event and cmask 8" \
 	"Uarch:        AMD Zen 5 (AuthenticAMD-26-2)" \
 	"Group 2:      de_no_dispatch_per_slot.no_ops_from_frontend,cmask=8," \
 	"              ex_ret_brn_misp, bp_redirects.resync, ex_no_retire.not_complete," \
+	"TopDown:      usable"
+# Zen 6 (family 0x1A, model 0x50): perf 7.2's mapfile.csv gives it
+# amdzen6, whose resync event is bp_fe_redir.resync.
+probe "$FIXTURES/zen6-1s"
+expect_lines "zen6-1s: Zen 6 from perf 7.2's tables, bp_fe_redir.resync" \
+	"Uarch:        AMD Zen 6 (AuthenticAMD-26-50)" \
+	"Formulas:     amdzen6 (perf's x86/amdzen6 tables)" \
+	"              ex_ret_brn_misp, bp_fe_redir.resync, ex_no_retire.not_complete," \
 	"TopDown:      usable"
 # Zen 3 (Milan) and Zen 2 (Rome): perf has no TopDown for them.
 probe "$FIXTURES/milan-1s"

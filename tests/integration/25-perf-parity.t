@@ -102,6 +102,12 @@ done
 for s in zen5 zen5-multiplexed; do
 	cases+=("turin-1s $s (Zen 5, SMT; perf's amdzen5 expressions)|turin-1s|--cpuid AuthenticAMD-26-2-0 --events-from x86/amdzen5/pipeline.json $Z --scenario $SCEN/parity-$s.json")
 done
+# Zen 6 (family 0x1A, model 0x50): perf 7.2's tables, the fake PMU the
+# hardware they describe.
+T72=$ROOT/reference/perf-tables-7.2
+for s in zen6 zen6-multiplexed; do
+	cases+=("zen6-1s $s (Zen 6, SMT; perf 7.2's amdzen6 expressions, bp_fe_redir.resync)|zen6-1s|--cpuid AuthenticAMD-26-50-0 --tables $T72 --fake-tables $T72 --events-from x86/amdzen6/pipeline.json $Z --scenario $SCEN/parity-$s.json")
+done
 # A Zen 4 KVM guest (issue 32): 8 vCPUs, the host's 6 core counters, and
 # the same guest where the hypervisor does not pass PerfCtrExtCore: the
 # kernel then keeps the 4 legacy counters (arch/x86/events/amd/core.c,

@@ -751,6 +751,7 @@ def main():
     ref = os.path.dirname(os.path.abspath(root))
     ROOTS["perf-tables"] = Tables(os.path.join(ref, "perf-tables"))
     ROOTS["perf-tables-6.1"] = Tables(os.path.join(ref, "perf-tables-6.1"))
+    ROOTS["perf-tables-7.2"] = Tables(os.path.join(ref, "perf-tables-7.2"))
     tables = None
     uarches = json.loads(subprocess.check_output([dump, "tables"]))
     by_id = {u["id"]: u for u in uarches if u["formulas"] in ("glc", "icl", "metrics")}
