@@ -339,6 +339,22 @@ static bool arm_event_listed(const struct sysfs *sysfs, const char *pmu, const c
 	return sysfs_read(sysfs, path, text, sizeof(text)) >= 0;
 }
 
+/* Whether the arm64 PMU driver can list event @terms in events/ at all:
+ * it has attributes for the PMUv3 common events only (0x0000-0x003f and
+ * 0x4000-0x403f, shown when PMCEID says the CPU implements them:
+ * drivers/perf/arm_pmuv3.c, armv8pmu_event_attr_is_visible).  An
+ * IMPLEMENTATION DEFINED event (Neoverse V3's STALL_FRONTEND_FLUSH,
+ * 0x8162) is never listed, so its absence says nothing. */
+static bool arm_listable(const char *terms)
+{
+	unsigned long code;
+
+	if (strncmp(terms, "event=", 6) != 0)
+		return true;
+	code = strtoul(terms + 6, NULL, 0);
+	return code < 0x40 || (code >= 0x4000 && code < 0x4040);
+}
+
 /* Encodes each event of the core's microarchitecture: from the kernel's
  * events/ file when it has one, else from perf's encoding. */
 static void encode_events(const struct sysfs *sysfs, const struct pmu_formats *formats,
@@ -363,7 +379,7 @@ static void encode_events(const struct sysfs *sysfs, const struct pmu_formats *f
 		 * drivers/perf/arm_pmuv3.c: armv8pmu_event_attr_is_visible).  An
 		 * unlisted one still opens and counts 0 (armpmu_map_raw_event
 		 * does not check): wrong figures, so it is taken as absent. */
-		if (core->ua->arch && strcmp(core->ua->arch, "arm64") == 0 && !ev->sysfs &&
+		if (core->ua->arch && strcmp(core->ua->arch, "arm64") == 0 && !ev->sysfs && arm_listable(terms) &&
 		    !arm_event_listed(sysfs, core->name, ev->name)) {
 			if (!ev->refine && !core->reason[0])
 				str_printf(core->reason, sizeof(core->reason),

@@ -437,7 +437,16 @@ static int neoverse(const struct tma_model *model, const double *v, struct tma_r
 	be = v[TD_EV_ARM_STALL_SLOT_BACKEND] / slots;
 	ret = r * (1 - stall / slots);
 	put(out, &set, TD_CAT_RETIRING, ret);
-	if (model->formulas == UA_FORMULAS_NEOVERSE_V1) {
+	if (model->formulas == UA_FORMULAS_NEOVERSE_V3N3) {
+		/* perf 7.2's neoverse-v3/n3 metrics.json: the width is the
+		 * core's constant (10, 5), the flush recovery cycles move
+		 * from frontend to bad speculation. */
+		double wide = model->width * cycles, flush = v[TD_EV_ARM_STALL_FRONTEND_FLUSH] / cycles;
+
+		put(out, &set, TD_CAT_BAD_SPECULATION, (1 - stall / wide) * (1 - r) + flush);
+		put(out, &set, TD_CAT_FRONTEND_BOUND, stall_fe / wide - flush);
+		put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	} else if (model->formulas == UA_FORMULAS_NEOVERSE_V1) {
 		double wide = model->width * cycles; /* V1's own 8 slots per cycle */
 
 		put(out, &set, TD_CAT_BAD_SPECULATION, (1 - r) * (1 - stall / wide) + 4 * b);
@@ -567,6 +576,7 @@ static const struct {
 	[UA_FORMULAS_ZEN] = { zen, false },
 	[UA_FORMULAS_NEOVERSE_V1] = { neoverse, false },
 	[UA_FORMULAS_NEOVERSE_N2V2] = { neoverse, false },
+	[UA_FORMULAS_NEOVERSE_V3N3] = { neoverse, false },
 	[UA_FORMULAS_GLC_ALT] = { glc_alt, false },
 	[UA_FORMULAS_ICL_ALT] = { icl_alt, false },
 	[UA_FORMULAS_ARCH] = { arch_events, false },

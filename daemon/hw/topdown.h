@@ -92,6 +92,7 @@ enum td_event {
 	TD_EV_ARM_OP_RETIRED,      /* OP_RETIRED */
 	TD_EV_ARM_OP_SPEC,         /* OP_SPEC */
 	TD_EV_ARM_BR_MIS_PRED,     /* BR_MIS_PRED */
+	TD_EV_ARM_STALL_FRONTEND_FLUSH, /* STALL_FRONTEND_FLUSH (Neoverse V3, N3) */
 	TD_EV_COUNT,
 };
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* uarch_arm: Arm Neoverse V1, N2 and V2, whose TopDown is perf's
+/* uarch_arm: Arm Neoverse V1, N2, V2, V3 and N3, whose TopDown is perf's
  * TopdownL1 (arm64/sbsa.json: slots from STALL_SLOT* over #slots x
  * CPU_CYCLES) with each core's overrides, and Neoverse N1, which perf has
- * no TopDown for.
+ * no TopDown for.  V3 and N3 are perf 7.2's (reference/perf-tables-7.2).
  *
  * Linux perf 6.1 does not know these metrics, so the upstream files are
  * the truth (reference/perf-tables/README.md, which says why sbsa.json and
@@ -17,6 +17,10 @@
 #define SBSA "perf-tables/arm64/sbsa.json"
 #define V1_METRICS "perf-tables/arm64/arm/neoverse-v1/metrics.json"
 #define N2V2_METRICS "perf-tables/arm64/arm/neoverse-n2-v2/metrics.json"
+#define COMMON72 "perf-tables-7.2/arm64/common-and-microarch.json"
+#define SBSA72 "perf-tables-7.2/arm64/sbsa.json"
+#define V3_METRICS "perf-tables-7.2/arm64/arm/neoverse-v3/metrics.json"
+#define N3_METRICS "perf-tables-7.2/arm64/arm/neoverse-n3/metrics.json"
 
 #define EV(var_, name_, terms_, counter_)                                                 \
 	{ .var = (var_), .name = (name_), .terms = (terms_), .table = COMMON, .level = 1,   \
@@ -112,6 +116,84 @@ static const struct uarch neoverse_n2v2 = {
 	.gp_source = NEOVERSE_GP_SOURCE,
 };
 
+/* ---- Neoverse V3 and N3 ---- */
+
+#define EV72(var_, name_, terms_, counter_)                                               \
+	{ .var = (var_), .name = (name_), .terms = (terms_), .table = COMMON72, .level = 1, \
+	  .counter = (counter_) }
+
+/* TopdownL1's events, and STALL_FRONTEND_FLUSH (0x8162): an
+ * IMPLEMENTATION DEFINED event, which the kernel never lists in events/
+ * (pmu.c). */
+static const struct ua_event v3n3_events[] = {
+	EV72(TD_EV_CYCLES, "CPU_CYCLES", "event=0x11", "Cycle counter"),
+	EV72(TD_EV_ARM_STALL_SLOT_FRONTEND, "STALL_SLOT_FRONTEND", "event=0x3e", NULL),
+	EV72(TD_EV_ARM_STALL_SLOT_BACKEND, "STALL_SLOT_BACKEND", "event=0x3d", NULL),
+	EV72(TD_EV_ARM_STALL_SLOT, "STALL_SLOT", "event=0x3f", NULL),
+	EV72(TD_EV_ARM_OP_RETIRED, "OP_RETIRED", "event=0x3a", NULL),
+	EV72(TD_EV_ARM_OP_SPEC, "OP_SPEC", "event=0x3b", NULL),
+	EV72(TD_EV_ARM_STALL_FRONTEND_FLUSH, "STALL_FRONTEND_FLUSH", "event=0x8162", NULL),
+};
+
+/* Frontend bound and bad speculation are the core's own (its width a
+ * constant in them, the flush recovery cycles moved to bad
+ * speculation); backend bound and retiring are sbsa.json's over #slots. */
+#define V3N3_METRICS(W, FILE)                                                                           \
+	{ TD_CAT_FRONTEND_BOUND, "frontend_bound",                                                       \
+	  "(STALL_SLOT_FRONTEND / (" #W " * CPU_CYCLES) - STALL_FRONTEND_FLUSH / CPU_CYCLES) * 100", FILE }, \
+	{ TD_CAT_BAD_SPECULATION, "bad_speculation",                                                     \
+	  "(1 - STALL_SLOT / (" #W " * CPU_CYCLES)) * (1 - OP_RETIRED / OP_SPEC) * 100 + STALL_FRONTEND_FLUSH / CPU_CYCLES * 100", \
+	  FILE },                                                                                         \
+	{ TD_CAT_BACKEND_BOUND, "backend_bound", "100 * (stall_slot_backend / (#slots * cpu_cycles))", SBSA72 }, \
+	{ TD_CAT_RETIRING, "retiring", "100 * ((op_retired / op_spec) * (1 - stall_slot / (#slots * cpu_cycles)))", \
+	  SBSA72 }
+
+static const struct ua_metric v3_metrics[] = { V3N3_METRICS(10, V3_METRICS) };
+static const struct ua_metric n3_metrics[] = { V3N3_METRICS(5, N3_METRICS) };
+
+/* Neoverse V3: perf 7.2's arm64/mapfile.csv gives neoverse-v3 to MIDR
+ * 0x410fd830, part 0xd83 (the kernel's cputype.h: NEOVERSE_V3AE; V3 is
+ * 0xd84, which perf 7.2 does not list): recognised as perf does. */
+static const struct uarch neoverse_v3 = {
+	.id = "arm/neoverse-v3",
+	.arch = "arm64",
+	.name = "Arm Neoverse V3",
+	.vendor = "ARM",
+	.midrs = { "0x00000000410fd830" }, /* perf 7.2's arm64/mapfile.csv */
+	.pmu = NULL,
+	.formulas = UA_FORMULAS_NEOVERSE_V3N3,
+	.width = 10,
+	.width_source = "STALL_SLOT_FRONTEND / (10 * CPU_CYCLES), " V3_METRICS,
+	.slots_from_caps = true,
+	.max_level = 1,
+	.n_events = sizeof(v3n3_events) / sizeof(v3n3_events[0]),
+	.events = v3n3_events,
+	.n_metrics = sizeof(v3_metrics) / sizeof(v3_metrics[0]),
+	.metrics = v3_metrics,
+	.gp_counters = NEOVERSE_GP,
+	.gp_source = NEOVERSE_GP_SOURCE,
+};
+
+static const struct uarch neoverse_n3 = {
+	.id = "arm/neoverse-n3",
+	.arch = "arm64",
+	.name = "Arm Neoverse N3",
+	.vendor = "ARM",
+	.midrs = { "0x00000000410fd8e0" }, /* perf 7.2's arm64/mapfile.csv */
+	.pmu = NULL,
+	.formulas = UA_FORMULAS_NEOVERSE_V3N3,
+	.width = 5,
+	.width_source = "STALL_SLOT_FRONTEND / (5 * CPU_CYCLES), " N3_METRICS,
+	.slots_from_caps = true,
+	.max_level = 1,
+	.n_events = sizeof(v3n3_events) / sizeof(v3n3_events[0]),
+	.events = v3n3_events,
+	.n_metrics = sizeof(n3_metrics) / sizeof(n3_metrics[0]),
+	.metrics = n3_metrics,
+	.gp_counters = NEOVERSE_GP,
+	.gp_source = NEOVERSE_GP_SOURCE,
+};
+
 /* ---- published slot widths, for guests whose caps/slots is 0 ---- */
 
 #define ARM_TELEMETRY "ARM-software/telemetry-solution data/pmu/cpu/neoverse/"
@@ -120,11 +202,12 @@ const struct ua_arm_slots ua_arm_slots_published[] = {
 	{ 0x41, 0xd40, 8, "Neoverse V1", ARM_TELEMETRY "neoverse-v1.json" },
 	{ 0x41, 0xd49, 5, "Neoverse N2", ARM_TELEMETRY "neoverse-n2-r0p3.json" },
 	{ 0x41, 0xd4f, 8, "Neoverse V2", ARM_TELEMETRY "neoverse-v2.json" },
+	{ 0x41, 0xd8e, 5, "Neoverse N3", ARM_TELEMETRY "neoverse-n3.json" },
 };
 const size_t ua_arm_slots_published_count =
 	sizeof(ua_arm_slots_published) / sizeof(ua_arm_slots_published[0]);
 
-const struct uarch *const ua_arm[] = { &neoverse_v1, &neoverse_n2v2 };
+const struct uarch *const ua_arm[] = { &neoverse_v1, &neoverse_n2v2, &neoverse_v3, &neoverse_n3 };
 const size_t ua_arm_count = sizeof(ua_arm) / sizeof(ua_arm[0]);
 
 const struct ua_without ua_arm_without[] = {

@@ -1004,10 +1004,15 @@ static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
 	ev->gp_mask = fp_tables_gp_mask(ev->pmu->name, &enc, fp_fix.smt_off);
 	if (!fp_tables_name(ev->pmu->name, &enc, ev->name, sizeof(ev->name)))
 		return;
-	/* arm64: an event the fixture's events/ leaves out is one the CPU
-	 * does not implement (PMCEID): the kernel still opens it
-	 * (armpmu_map_raw_event checks nothing) and it counts 0. */
-	if (fp_fix.arm && !fp_arm_event_listed(ev->pmu->name, ev->name))
+	/* arm64: a PMUv3 common event (0x0000-0x003f, 0x4000-0x403f) the
+	 * fixture's events/ leaves out is one the CPU does not implement
+	 * (PMCEID): the kernel still opens it (armpmu_map_raw_event checks
+	 * nothing) and it counts 0.  The driver has no attribute for any
+	 * other (armv8pmu_event_attr_is_visible, drivers/perf/arm_pmuv3.c):
+	 * an IMPLEMENTATION DEFINED event (0x8162, STALL_FRONTEND_FLUSH) is
+	 * never listed, and counts what the model's tables name it. */
+	if (fp_fix.arm && (enc.event < 0x40 || (enc.event >= 0x4000 && enc.event < 0x4040)) &&
+	    !fp_arm_event_listed(ev->pmu->name, ev->name))
 		return;
 	/* A hypervisor's PMU event filter: the event opens and counts 0. */
 	for (int i = 0; i < fp_scen.nfiltered; i++)

@@ -126,12 +126,19 @@ for s in neoverse-v2 neoverse-v2-multiplexed; do
 done
 cases+=("neoverse-n2-8 (N2 r0p0, 5 slots, perf's stall-slot fix)|neoverse-n2-8|--cpuid 0x00000000410fd490 --events-from arm64/arm/neoverse-n2-v2/metrics.json $A --scenario $SCEN/parity-neoverse-n2.json")
 cases+=("neoverse-v1-16 (Neoverse V1)|neoverse-v1-16|--cpuid 0x00000000411fd401 --events-from arm64/arm/neoverse-v1/metrics.json $A --scenario $SCEN/parity-neoverse-v1.json")
+# Neoverse V3 and N3: perf 7.2's tables (their frontend and bad
+# speculation over the core's own width, with STALL_FRONTEND_FLUSH), and
+# an N3 guest (caps/slots 0: #slots 5 from Arm's telemetry specification).
+cases+=("neoverse-v3-16 (Neoverse V3, 10 slots; perf 7.2)|neoverse-v3-16|--cpuid 0x00000000410fd830 --tables $T72 --fake-tables $T72 --events-from arm64/arm/neoverse-v3/metrics.json $A --scenario $SCEN/parity-neoverse-v3n3.json")
+cases+=("neoverse-n3-16 (Neoverse N3, 5 slots; perf 7.2)|neoverse-n3-16|--cpuid 0x00000000410fd8e0 --tables $T72 --fake-tables $T72 --events-from arm64/arm/neoverse-n3/metrics.json $A --scenario $SCEN/parity-neoverse-v3n3.json")
+cases+=("neoverse-n3-guest (Neoverse N3 under KVM, caps/slots 0; #slots 5 from Arm's telemetry specification)|neoverse-n3-guest|--cpuid 0x00000000410fd8e0 --tables $T72 --fake-tables $T72 --events-from arm64/arm/neoverse-n3/metrics.json $A --scenario $TMP/nv3n3-8cpus.json --slots-from $ROOT/reference/arm-telemetry/neoverse-n3.json")
 # KVM guests (issue 32): caps/slots reads 0, so perf's #slots is 0 and its
 # TopdownL1 divides by it; the reference is perf's expressions with the
 # width Arm publishes for the part (reference/arm-telemetry), topdownd's
 # own table of those widths being checked against the same files by
 # 12-uarch-tables.t.
 jq 'del(.cpus["9"])' "$SCEN/parity-neoverse-v2.json" >"$TMP/nv2-8cpus.json"
+jq 'del(.cpus["9"])' "$SCEN/parity-neoverse-v3n3.json" >"$TMP/nv3n3-8cpus.json"
 # A Sapphire Rapids KVM guest (no PERF_METRICS): perf counts the events of
 # Intel's alternate TMA formulas (reference/perfspect, made a perf metrics
 # table by tests/oracle/perfspect.py) and the formulas are evaluated on
