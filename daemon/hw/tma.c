@@ -460,6 +460,29 @@ static int neoverse(const struct tma_model *model, const double *v, struct tma_r
 	return finish(out, &set);
 }
 
+/* AmpereOne and AmpereOne M (perf 7.2's ampere/ampereone(x)/metrics.json
+ * with sbsa.json's backend_bound): retired_fraction and
+ * slots_lost_misspeculation_fraction over #slots x CPU_CYCLES, and
+ * frontend bound what the three others leave. */
+static int ampereone(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	double slots = model->slots_per_cycle * v[TD_EV_CYCLES];
+	double ret, bad, be;
+	struct tally set = { 0, 0 };
+
+	if (!(slots > 0))
+		return -ENODATA;
+	out->slots = slots;
+	ret = v[TD_EV_ARM_OP_RETIRED] / slots;
+	bad = (v[TD_EV_ARM_OP_SPEC] - v[TD_EV_ARM_OP_RETIRED]) / slots;
+	be = v[TD_EV_ARM_STALL_SLOT_BACKEND] / slots;
+	put(out, &set, TD_CAT_RETIRING, ret);
+	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
+	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	put(out, &set, TD_CAT_FRONTEND_BOUND, 1 - (ret + bad + be));
+	return finish(out, &set);
+}
+
 /* Level 1 of Intel's alternate TMA formulas (PerfSpect's *_alt_tma_metrics.json,
  * for a core without PERF_METRICS, a virtual machine's): every category
  * over TOPDOWN.SLOTS_P.  Ice Lake's bad speculation also leaves out width
@@ -577,6 +600,7 @@ static const struct {
 	[UA_FORMULAS_NEOVERSE_V1] = { neoverse, false },
 	[UA_FORMULAS_NEOVERSE_N2V2] = { neoverse, false },
 	[UA_FORMULAS_NEOVERSE_V3N3] = { neoverse, false },
+	[UA_FORMULAS_AMPEREONE] = { ampereone, false },
 	[UA_FORMULAS_GLC_ALT] = { glc_alt, false },
 	[UA_FORMULAS_ICL_ALT] = { icl_alt, false },
 	[UA_FORMULAS_ARCH] = { arch_events, false },

@@ -82,8 +82,14 @@ int ua_parse_midr(const char *text, struct ua_cpuid *out)
 	out->arm = true;
 	out->midr = midr;
 	implementer = (unsigned)(midr >> 24) & 0xff;
+	/* arch/arm64/include/asm/cputype.h: ARM_CPU_IMP_ARM 0x41,
+	 * ARM_CPU_IMP_NVIDIA 0x4E, ARM_CPU_IMP_AMPERE 0xC0. */
 	if (implementer == 0x41)
 		snprintf(out->vendor, sizeof(out->vendor), "ARM");
+	else if (implementer == 0x4e)
+		snprintf(out->vendor, sizeof(out->vendor), "NVIDIA");
+	else if (implementer == 0xc0)
+		snprintf(out->vendor, sizeof(out->vendor), "Ampere");
 	else
 		snprintf(out->vendor, sizeof(out->vendor), "implementer %02x", implementer);
 	return 0;

@@ -43,6 +43,9 @@ enum ua_formulas {
 				  * bad speculation, BR_MIS_PRED corrections */
 	UA_FORMULAS_NEOVERSE_N2V2, /* Neoverse N2/V2: sbsa.json over #slots, the N2
 				    * stall-slot fix, BR_MIS_PRED corrections */
+	UA_FORMULAS_AMPEREONE, /* AmpereOne (M): retired and misspeculated ops over
+				* #slots, sbsa.json's backend bound, frontend bound
+				* the rest */
 	UA_FORMULAS_NEOVERSE_V3N3, /* Neoverse V3/N3: frontend and bad speculation over
 				    * the core's own width with STALL_FRONTEND_FLUSH,
 				    * sbsa.json's backend and retiring over #slots */

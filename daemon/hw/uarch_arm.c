@@ -194,6 +194,75 @@ static const struct uarch neoverse_n3 = {
 	.gp_source = NEOVERSE_GP_SOURCE,
 };
 
+/* ---- AmpereOne and AmpereOne M ---- */
+
+#define A1_METRICS "perf-tables-7.2/arm64/ampere/ampereone/metrics.json"
+#define A1X_METRICS "perf-tables-7.2/arm64/ampere/ampereonex/metrics.json"
+
+static const struct ua_event ampere_events[] = {
+	EV72(TD_EV_CYCLES, "CPU_CYCLES", "event=0x11", "Cycle counter"),
+	EV72(TD_EV_ARM_STALL_SLOT_BACKEND, "STALL_SLOT_BACKEND", "event=0x3d", NULL),
+	EV72(TD_EV_ARM_OP_RETIRED, "OP_RETIRED", "event=0x3a", NULL),
+	EV72(TD_EV_ARM_OP_SPEC, "OP_SPEC", "event=0x3b", NULL),
+};
+
+/* perf's TopdownL1 here: the model's retired_fraction and
+ * slots_lost_misspeculation_fraction, sbsa.json's backend_bound, and the
+ * model's frontend_bound, the rest. */
+#define AMPERE_METRICS(RET, BAD, FILE)                                                                  \
+	{ TD_CAT_RETIRING, "retired_fraction", RET, FILE },                                              \
+	{ TD_CAT_BAD_SPECULATION, "slots_lost_misspeculation_fraction", BAD, FILE },                     \
+	{ TD_CAT_BACKEND_BOUND, "backend_bound", "100 * (stall_slot_backend / (#slots * cpu_cycles))", SBSA72 }, \
+	{ TD_CAT_FRONTEND_BOUND, "frontend_bound",                                                       \
+	  "100 - (retired_fraction + slots_lost_misspeculation_fraction + backend_bound)", FILE }
+
+static const struct ua_metric a1_metrics[] = {
+	AMPERE_METRICS("100 * (OP_RETIRED / (CPU_CYCLES * #slots))",
+		       "100 * ((OP_SPEC - OP_RETIRED) / (CPU_CYCLES * #slots))", A1_METRICS)
+};
+static const struct ua_metric a1x_metrics[] = {
+	AMPERE_METRICS("100 * OP_RETIRED / (CPU_CYCLES * #slots)",
+		       "100 * (OP_SPEC - OP_RETIRED) / (CPU_CYCLES * #slots)", A1X_METRICS)
+};
+
+#define AMPERE_GP_SOURCE "PMCR_EL0.N of the machine (the probe finds it); 6 assumed until then"
+
+static const struct uarch ampereone = {
+	.id = "ampere/ampereone",
+	.arch = "arm64",
+	.name = "AmpereOne",
+	.vendor = "Ampere",
+	.midrs = { "0x00000000c00fac30" }, /* perf 7.2's arm64/mapfile.csv */
+	.pmu = NULL,
+	.formulas = UA_FORMULAS_AMPEREONE,
+	.slots_from_caps = true,
+	.max_level = 1,
+	.n_events = sizeof(ampere_events) / sizeof(ampere_events[0]),
+	.events = ampere_events,
+	.n_metrics = sizeof(a1_metrics) / sizeof(a1_metrics[0]),
+	.metrics = a1_metrics,
+	.gp_counters = NEOVERSE_GP,
+	.gp_source = AMPERE_GP_SOURCE,
+};
+
+static const struct uarch ampereonex = {
+	.id = "ampere/ampereonex",
+	.arch = "arm64",
+	.name = "AmpereOne M",
+	.vendor = "Ampere",
+	.midrs = { "0x00000000c00fac40" }, /* perf 7.2's arm64/mapfile.csv */
+	.pmu = NULL,
+	.formulas = UA_FORMULAS_AMPEREONE,
+	.slots_from_caps = true,
+	.max_level = 1,
+	.n_events = sizeof(ampere_events) / sizeof(ampere_events[0]),
+	.events = ampere_events,
+	.n_metrics = sizeof(a1x_metrics) / sizeof(a1x_metrics[0]),
+	.metrics = a1x_metrics,
+	.gp_counters = NEOVERSE_GP,
+	.gp_source = AMPERE_GP_SOURCE,
+};
+
 /* ---- published slot widths, for guests whose caps/slots is 0 ---- */
 
 #define ARM_TELEMETRY "ARM-software/telemetry-solution data/pmu/cpu/neoverse/"
@@ -207,7 +276,8 @@ const struct ua_arm_slots ua_arm_slots_published[] = {
 const size_t ua_arm_slots_published_count =
 	sizeof(ua_arm_slots_published) / sizeof(ua_arm_slots_published[0]);
 
-const struct uarch *const ua_arm[] = { &neoverse_v1, &neoverse_n2v2, &neoverse_v3, &neoverse_n3 };
+const struct uarch *const ua_arm[] = { &neoverse_v1, &neoverse_n2v2, &neoverse_v3, &neoverse_n3, &ampereone,
+				       &ampereonex };
 const size_t ua_arm_count = sizeof(ua_arm) / sizeof(ua_arm[0]);
 
 const struct ua_without ua_arm_without[] = {

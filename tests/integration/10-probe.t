@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 81
+plan 82
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -321,6 +321,12 @@ expect_lines "neoverse-n3-guest: Neoverse N3 under KVM, Arm's published 5 slots"
 probe "$FIXTURES/neoverse-v3-guest"
 expect_not_usable "neoverse-v3-guest: refused, and why" \
 	"core PMU armv8_pmuv3_0 (Arm Neoverse V3) has no caps/slots, and Arm publishes no slot width for this part here: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on and a virtual machine reads as 0"
+probe "$FIXTURES/ampereone-16"
+expect_lines "ampereone-16: AmpereOne by its MIDR (implementer 0xc0), perf 7.2's tables" \
+	"Uarch:        AmpereOne (0x00000000c00fac30)" \
+	"Formulas:     ampere/ampereone (perf's arm64/ampere/ampereone tables)" \
+	"Events:       CPU_CYCLES, STALL_SLOT_BACKEND, OP_RETIRED, OP_SPEC" \
+	"TopDown:      usable"
 unset FAKEPMU_TABLES
 probe "$FIXTURES/graviton2-16"
 expect_rc "graviton2-16 (Neoverse N1): --probe exits 1" 1

@@ -131,6 +131,13 @@ cases+=("neoverse-v1-16 (Neoverse V1)|neoverse-v1-16|--cpuid 0x00000000411fd401 
 # an N3 guest (caps/slots 0: #slots 5 from Arm's telemetry specification).
 cases+=("neoverse-v3-16 (Neoverse V3, 10 slots; perf 7.2)|neoverse-v3-16|--cpuid 0x00000000410fd830 --tables $T72 --fake-tables $T72 --events-from arm64/arm/neoverse-v3/metrics.json $A --scenario $SCEN/parity-neoverse-v3n3.json")
 cases+=("neoverse-n3-16 (Neoverse N3, 5 slots; perf 7.2)|neoverse-n3-16|--cpuid 0x00000000410fd8e0 --tables $T72 --fake-tables $T72 --events-from arm64/arm/neoverse-n3/metrics.json $A --scenario $SCEN/parity-neoverse-v3n3.json")
+# AmpereOne and AmpereOne M: perf 7.2's own TopdownL1 (retired_fraction,
+# slots_lost_misspeculation_fraction, sbsa.json's backend_bound, frontend
+# bound the rest), on the fixture's caps/slots.
+for a in "ampereone-16 0x00000000c00fac30 ampereone" "ampereonex-16 0x00000000c00fac40 ampereonex"; do
+	set -- $a
+	cases+=("$1 (perf 7.2's $3 TopdownL1)|$1|--cpuid $2 --tables $T72 --fake-tables $T72 --events-from arm64/ampere/$3/metrics.json $A --scenario $SCEN/parity-ampereone.json")
+done
 cases+=("neoverse-n3-guest (Neoverse N3 under KVM, caps/slots 0; #slots 5 from Arm's telemetry specification)|neoverse-n3-guest|--cpuid 0x00000000410fd8e0 --tables $T72 --fake-tables $T72 --events-from arm64/arm/neoverse-n3/metrics.json $A --scenario $TMP/nv3n3-8cpus.json --slots-from $ROOT/reference/arm-telemetry/neoverse-n3.json")
 # KVM guests (issue 32): caps/slots reads 0, so perf's #slots is 0 and its
 # TopdownL1 divides by it; the reference is perf's expressions with the

@@ -729,6 +729,8 @@ def check_arch(ua, root):
 # under another part number (reference/arm-telemetry/README.md).
 UNPUBLISHED = {
     (0x41, 0xd83): "perf 7.2 gives neoverse-v3 to part 0xd83 (V3AE); Arm's V3 specification is part 0xd84",
+    (0xc0, 0xac3): "Ampere publishes no telemetry specification (slots per cycle) for AmpereOne here",
+    (0xc0, 0xac4): "Ampere publishes no telemetry specification (slots per cycle) for AmpereOne M here",
 }
 
 
