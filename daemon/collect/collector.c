@@ -168,7 +168,10 @@ static void lay_vars(const struct cpmu *pm, struct clayout *lay, const struct cl
 		lay->var[i] = ua->events[lay->events[i]].var;
 		if (counts_work(pm, lay->var[i]))
 			lay->work |= 1u << i;
-		if (lay->cycles_pos < 0 && (lay->var[i] == TD_EV_CYCLES || lay->var[i] == TD_EV_CYCLES_ANY))
+		/* What runs while the CPU runs: its cycles (NVIDIA Olympus: its
+		 * slots, counted). */
+		if (lay->cycles_pos < 0 && (lay->var[i] == TD_EV_CYCLES || lay->var[i] == TD_EV_CYCLES_ANY ||
+					    lay->var[i] == TD_EV_ARM_CPU_SLOT))
 			lay->cycles_pos = (int)i;
 		lay->canon[i] = (uint8_t)i;
 		for (unsigned k = 0; full && k < full->n_events; k++)

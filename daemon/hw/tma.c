@@ -483,6 +483,29 @@ static int ampereone(const struct tma_model *model, const double *v, struct tma_
 	return finish(out, &set);
 }
 
+/* NVIDIA Olympus (perf 7.2's nvidia/t410/metrics.json): the slots are an
+ * event of their own, CPU_SLOT; frontend bound leaves out the slots lost
+ * to mispredictions, which bad speculation, the rest, takes. */
+static int nvidia_t410(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	double slots = v[TD_EV_ARM_CPU_SLOT];
+	double fe, be, ret;
+	struct tally set = { 0, 0 };
+
+	(void)model;
+	if (!(slots > 0))
+		return -ENODATA;
+	out->slots = slots;
+	fe = v[TD_EV_ARM_STALL_SLOT_FE_NOMISPRED] / slots;
+	be = v[TD_EV_ARM_STALL_SLOT_BACKEND] / slots;
+	ret = divide(v[TD_EV_ARM_OP_RETIRED], v[TD_EV_ARM_OP_SPEC]) * (1 - v[TD_EV_ARM_STALL_SLOT] / slots);
+	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
+	put(out, &set, TD_CAT_BACKEND_BOUND, be);
+	put(out, &set, TD_CAT_RETIRING, ret);
+	put(out, &set, TD_CAT_BAD_SPECULATION, 1 - (fe + ret + be));
+	return finish(out, &set);
+}
+
 /* Level 1 of Intel's alternate TMA formulas (PerfSpect's *_alt_tma_metrics.json,
  * for a core without PERF_METRICS, a virtual machine's): every category
  * over TOPDOWN.SLOTS_P.  Ice Lake's bad speculation also leaves out width
@@ -601,6 +624,7 @@ static const struct {
 	[UA_FORMULAS_NEOVERSE_N2V2] = { neoverse, false },
 	[UA_FORMULAS_NEOVERSE_V3N3] = { neoverse, false },
 	[UA_FORMULAS_AMPEREONE] = { ampereone, false },
+	[UA_FORMULAS_NVIDIA_T410] = { nvidia_t410, false },
 	[UA_FORMULAS_GLC_ALT] = { glc_alt, false },
 	[UA_FORMULAS_ICL_ALT] = { icl_alt, false },
 	[UA_FORMULAS_ARCH] = { arch_events, false },

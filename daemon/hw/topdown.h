@@ -93,6 +93,8 @@ enum td_event {
 	TD_EV_ARM_OP_SPEC,         /* OP_SPEC */
 	TD_EV_ARM_BR_MIS_PRED,     /* BR_MIS_PRED */
 	TD_EV_ARM_STALL_FRONTEND_FLUSH, /* STALL_FRONTEND_FLUSH (Neoverse V3, N3) */
+	TD_EV_ARM_CPU_SLOT,        /* CPU_SLOT (NVIDIA Olympus: the slots, counted) */
+	TD_EV_ARM_STALL_SLOT_FE_NOMISPRED, /* STALL_SLOT_FRONTEND_WITHOUT_MISPRED (Olympus) */
 	TD_EV_COUNT,
 };
 

@@ -43,6 +43,8 @@ enum ua_formulas {
 				  * bad speculation, BR_MIS_PRED corrections */
 	UA_FORMULAS_NEOVERSE_N2V2, /* Neoverse N2/V2: sbsa.json over #slots, the N2
 				    * stall-slot fix, BR_MIS_PRED corrections */
+	UA_FORMULAS_NVIDIA_T410, /* NVIDIA Olympus: stall slots over the counted
+				  * CPU_SLOT, bad speculation the rest */
 	UA_FORMULAS_AMPEREONE, /* AmpereOne (M): retired and misspeculated ops over
 				* #slots, sbsa.json's backend bound, frontend bound
 				* the rest */

@@ -225,7 +225,7 @@ static const struct ua_metric a1x_metrics[] = {
 		       "100 * (OP_SPEC - OP_RETIRED) / (CPU_CYCLES * #slots)", A1X_METRICS)
 };
 
-#define AMPERE_GP_SOURCE "PMCR_EL0.N of the machine (the probe finds it); 6 assumed until then"
+#define PMCR_GP_SOURCE "PMCR_EL0.N of the machine (the probe finds it); 6 assumed until then"
 
 static const struct uarch ampereone = {
 	.id = "ampere/ampereone",
@@ -242,7 +242,7 @@ static const struct uarch ampereone = {
 	.n_metrics = sizeof(a1_metrics) / sizeof(a1_metrics[0]),
 	.metrics = a1_metrics,
 	.gp_counters = NEOVERSE_GP,
-	.gp_source = AMPERE_GP_SOURCE,
+	.gp_source = PMCR_GP_SOURCE,
 };
 
 static const struct uarch ampereonex = {
@@ -260,7 +260,51 @@ static const struct uarch ampereonex = {
 	.n_metrics = sizeof(a1x_metrics) / sizeof(a1x_metrics[0]),
 	.metrics = a1x_metrics,
 	.gp_counters = NEOVERSE_GP,
-	.gp_source = AMPERE_GP_SOURCE,
+	.gp_source = PMCR_GP_SOURCE,
+};
+
+/* ---- NVIDIA Olympus (Vera) ---- */
+
+#define T410 "perf-tables-7.2/arm64/nvidia/t410/"
+#define T410_METRICS T410 "metrics.json"
+
+/* CPU_SLOT and STALL_SLOT_FRONTEND_WITHOUT_MISPRED are the core's own
+ * (IMPLEMENTATION DEFINED: never in events/, pmu.c). */
+static const struct ua_event t410_events[] = {
+	{ .var = TD_EV_ARM_CPU_SLOT, .name = "CPU_SLOT", .terms = "event=0x01e1", .table = T410 "general.json",
+	  .level = 1 },
+	{ .var = TD_EV_ARM_STALL_SLOT_FE_NOMISPRED, .name = "STALL_SLOT_FRONTEND_WITHOUT_MISPRED",
+	  .terms = "event=0x01e2", .table = T410 "stall.json", .level = 1 },
+	EV72(TD_EV_ARM_STALL_SLOT_BACKEND, "STALL_SLOT_BACKEND", "event=0x3d", NULL),
+	EV72(TD_EV_ARM_STALL_SLOT, "STALL_SLOT", "event=0x3f", NULL),
+	EV72(TD_EV_ARM_OP_RETIRED, "OP_RETIRED", "event=0x3a", NULL),
+	EV72(TD_EV_ARM_OP_SPEC, "OP_SPEC", "event=0x3b", NULL),
+};
+
+static const struct ua_metric t410_metrics[] = {
+	{ TD_CAT_FRONTEND_BOUND, "frontend_bound", "100 * (STALL_SLOT_FRONTEND_WITHOUT_MISPRED / CPU_SLOT)",
+	  T410_METRICS },
+	{ TD_CAT_BACKEND_BOUND, "backend_bound", "100 * (STALL_SLOT_BACKEND / CPU_SLOT)", T410_METRICS },
+	{ TD_CAT_RETIRING, "retiring", "100 * ((OP_RETIRED/OP_SPEC) * (1 - (STALL_SLOT/CPU_SLOT)))", T410_METRICS },
+	{ TD_CAT_BAD_SPECULATION, "bad_speculation", "100 - (frontend_bound + retiring + backend_bound)",
+	  T410_METRICS },
+};
+
+static const struct uarch nvidia_t410 = {
+	.id = "nvidia/t410",
+	.arch = "arm64",
+	.name = "NVIDIA Olympus",
+	.vendor = "NVIDIA",
+	.midrs = { "0x000000004e0f0100" }, /* perf 7.2's arm64/mapfile.csv */
+	.pmu = NULL,
+	.formulas = UA_FORMULAS_NVIDIA_T410,
+	.max_level = 1,
+	.n_events = sizeof(t410_events) / sizeof(t410_events[0]),
+	.events = t410_events,
+	.n_metrics = sizeof(t410_metrics) / sizeof(t410_metrics[0]),
+	.metrics = t410_metrics,
+	.gp_counters = NEOVERSE_GP,
+	.gp_source = PMCR_GP_SOURCE,
 };
 
 /* ---- published slot widths, for guests whose caps/slots is 0 ---- */
@@ -277,7 +321,7 @@ const size_t ua_arm_slots_published_count =
 	sizeof(ua_arm_slots_published) / sizeof(ua_arm_slots_published[0]);
 
 const struct uarch *const ua_arm[] = { &neoverse_v1, &neoverse_n2v2, &neoverse_v3, &neoverse_n3, &ampereone,
-				       &ampereonex };
+				       &ampereonex, &nvidia_t410 };
 const size_t ua_arm_count = sizeof(ua_arm) / sizeof(ua_arm[0]);
 
 const struct ua_without ua_arm_without[] = {

@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 82
+plan 83
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -326,6 +326,12 @@ expect_lines "ampereone-16: AmpereOne by its MIDR (implementer 0xc0), perf 7.2's
 	"Uarch:        AmpereOne (0x00000000c00fac30)" \
 	"Formulas:     ampere/ampereone (perf's arm64/ampere/ampereone tables)" \
 	"Events:       CPU_CYCLES, STALL_SLOT_BACKEND, OP_RETIRED, OP_SPEC" \
+	"TopDown:      usable"
+probe "$FIXTURES/nvidia-t410-16"
+expect_lines "nvidia-t410-16: NVIDIA Olympus by its MIDR (implementer 0x4e), CPU_SLOT counted, no caps/slots read" \
+	"Uarch:        NVIDIA Olympus (0x000000004e0f0100)" \
+	"Formulas:     nvidia/t410 (perf's arm64/nvidia/t410 tables)" \
+	"Events:       CPU_SLOT, STALL_SLOT_FRONTEND_WITHOUT_MISPRED," \
 	"TopDown:      usable"
 unset FAKEPMU_TABLES
 probe "$FIXTURES/graviton2-16"

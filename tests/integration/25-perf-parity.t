@@ -138,6 +138,9 @@ for a in "ampereone-16 0x00000000c00fac30 ampereone" "ampereonex-16 0x00000000c0
 	set -- $a
 	cases+=("$1 (perf 7.2's $3 TopdownL1)|$1|--cpuid $2 --tables $T72 --fake-tables $T72 --events-from arm64/ampere/$3/metrics.json $A --scenario $SCEN/parity-ampereone.json")
 done
+# NVIDIA Olympus (Vera): perf 7.2's nvidia/t410 TopdownL1 over its counted
+# CPU_SLOT, 8 cores of 2 threads (perf's --per-core sums both).
+cases+=("nvidia-t410-16 (NVIDIA Olympus, SMT; perf 7.2's t410 TopdownL1 over CPU_SLOT)|nvidia-t410-16|--cpuid 0x000000004e0f0100 --tables $T72 --fake-tables $T72 --events-from arm64/nvidia/t410/metrics.json --ungrouped --weight-event CPU_SLOT --pmu armv8_pmuv3_0 --intervals 3 --scenario $SCEN/parity-nvidia-t410.json")
 cases+=("neoverse-n3-guest (Neoverse N3 under KVM, caps/slots 0; #slots 5 from Arm's telemetry specification)|neoverse-n3-guest|--cpuid 0x00000000410fd8e0 --tables $T72 --fake-tables $T72 --events-from arm64/arm/neoverse-n3/metrics.json $A --scenario $TMP/nv3n3-8cpus.json --slots-from $ROOT/reference/arm-telemetry/neoverse-n3.json")
 # KVM guests (issue 32): caps/slots reads 0, so perf's #slots is 0 and its
 # TopdownL1 divides by it; the reference is perf's expressions with the

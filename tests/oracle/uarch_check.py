@@ -366,6 +366,12 @@ def arm_counts(rng, ua, cycles, slots, big, extra):
     if any(e["name"] == "STALL_FRONTEND_FLUSH" for e in ua["events"]):
         # Neoverse V3/N3: flush recovery cycles, a share of the cycles.
         out["STALL_FRONTEND_FLUSH"] = int(cycles * rng.uniform(0, 0.3 if big else 0.05))
+    if any(e["name"] == "CPU_SLOT" for e in ua["events"]):
+        # NVIDIA Olympus: the slots counted, and the frontend's stall
+        # slots less those lost to mispredictions.
+        out["CPU_SLOT"] = int(slots)
+        out["STALL_SLOT_FRONTEND_WITHOUT_MISPRED"] = int(out["STALL_SLOT_FRONTEND"] *
+                                                         rng.uniform(0.5, 1.2 if big else 1.0))
     return out
 
 

@@ -24,7 +24,7 @@ static const char *const formulas_name[] = {
 	[UA_FORMULAS_SKL] = "skl", [UA_FORMULAS_GRT] = "grt", [UA_FORMULAS_CMT] = "cmt",
 	[UA_FORMULAS_ZEN] = "zen", [UA_FORMULAS_NEOVERSE_V1] = "neoverse_v1",
 	[UA_FORMULAS_NEOVERSE_N2V2] = "neoverse_n2v2", [UA_FORMULAS_NEOVERSE_V3N3] = "neoverse_v3n3",
-	[UA_FORMULAS_AMPEREONE] = "ampereone", [UA_FORMULAS_GLC_ALT] = "glc_alt", [UA_FORMULAS_ICL_ALT] = "icl_alt",
+	[UA_FORMULAS_AMPEREONE] = "ampereone", [UA_FORMULAS_NVIDIA_T410] = "nvidia_t410", [UA_FORMULAS_GLC_ALT] = "glc_alt", [UA_FORMULAS_ICL_ALT] = "icl_alt",
 	[UA_FORMULAS_ARCH] = "arch",
 };
 
