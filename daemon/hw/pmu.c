@@ -539,13 +539,27 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 
 void pmu_guest_note(const struct pmu_core *core, char *buf, size_t len)
 {
+	const struct ua_without *nr = core->ua && (core->ua == ua_intel_arch() || core->ua == ua_metrics_only())
+					      ? ua_lookup_no_reference(&core->cpuid) : NULL;
+	char pre[256] = "";
+
+	if (nr)
+		str_printf(pre, sizeof(pre), "no perf reference for this model: %s (x86/%s): %s; ", nr->name, nr->table,
+			   nr->why);
+	if (core->ua == ua_metrics_only()) {
+		str_printf(buf, len,
+			   "%sno TopDown tables for this model: PERF_METRICS alone, levels 1 and 2 as the hardware gives them (perf's expressions without a model's refinement events)",
+			   pre);
+		return;
+	}
 	if (core->ua && core->ua->alt_of)
 		str_printf(buf, len,
 			   "no PERF_METRICS (no events/slots: a virtual machine?): counting with general-purpose events, Intel's alternate TMA formulas for %s (%s)",
 			   core->ua->alt_of->name, core->ua->metrics[0].table);
 	else if (core->ua == ua_intel_arch())
 		str_printf(buf, len,
-			   "no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them");
+			   "%sno TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them",
+			   pre);
 	else if (core->slots_published)
 		str_printf(buf, len,
 			   "caps/slots is 0 or absent (a virtual machine reads PMMIR_EL1 as 0): %u slots per cycle, Arm's published width of the %s (%s)",

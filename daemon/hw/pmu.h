@@ -21,7 +21,7 @@
 #define PMU_FORMAT_MAX 32
 #define PMU_FORMAT_RANGES 4
 #define PMU_NAME_MAX 64
-#define PMU_REASON_MAX 320
+#define PMU_REASON_MAX 512
 
 /* One format/ file: "config:0-7", "config1:0-63", "config:0-7,32-35". */
 struct pmu_format {

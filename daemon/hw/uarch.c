@@ -224,6 +224,32 @@ const struct uarch *ua_lookup(const struct ua_cpuid *id, const char *pmu)
 	return NULL;
 }
 
+const struct ua_without *ua_lookup_no_reference(const struct ua_cpuid *id)
+{
+	char cpuid[64];
+
+	if (id->arm)
+		return NULL;
+	ua_cpuid_format(id, cpuid, sizeof(cpuid));
+	for (size_t i = 0; i < ua_intel_no_reference_count; i++) {
+		const struct ua_without *w = &ua_intel_no_reference[i];
+
+		if (strcmp(w->vendor, id->vendor) == 0 && ua_cpuid_matches(w->cpuid_pattern, cpuid))
+			return w;
+	}
+	return NULL;
+}
+
+size_t ua_no_reference_count(void)
+{
+	return ua_intel_no_reference_count;
+}
+
+const struct ua_without *ua_no_reference_get(size_t i)
+{
+	return i < ua_intel_no_reference_count ? &ua_intel_no_reference[i] : NULL;
+}
+
 const struct uarch *ua_metrics_only(void)
 {
 	return &ua_intel_metrics_only;

@@ -230,6 +230,14 @@ bool ua_cpuid_matches(const char *pattern, const char *cpuid);
  * is not in the tables: the hardware's own TopDown, nothing guessed. */
 const struct uarch *ua_metrics_only(void);
 
+/* A model perf's tables know, with its events, but give no TopDown
+ * metrics (Panther Lake, Clearwater Forest): topdownd counts it with what
+ * the kernel exposes (ua_metrics_only, ua_intel_arch) and says there is
+ * no perf reference for it.  NULL for any other. */
+const struct ua_without *ua_lookup_no_reference(const struct ua_cpuid *id);
+size_t ua_no_reference_count(void);
+const struct ua_without *ua_no_reference_get(size_t i);
+
 /* Intel's architectural TopDown level-1 events (SDM "Pre-defined
  * Architectural Performance Events"), for a core PMU whose events/ shows
  * them as topdown-* and whose model is not in the tables: Clearwater

@@ -738,3 +738,15 @@ const size_t ua_intel_count = sizeof(ua_intel) / sizeof(ua_intel[0]);
 
 const struct uarch *const ua_intel_guest[] = { &spr_alt, &emr_alt, &gnr_alt, &icx_alt };
 const size_t ua_intel_guest_count = sizeof(ua_intel_guest) / sizeof(ua_intel_guest[0]);
+
+/* ---- models perf knows without TopDown metrics ----
+ * perf 7.2's x86/mapfile.csv lists them with their events and no metrics
+ * file (reference/perf-tables-7.2): no perf reference for their TopDown.
+ * Counted with what the kernel exposes, and said so (pmu_guest_note). */
+#define NO_METRICS "perf 7.2's tables have its events and no TopDown metrics"
+
+const struct ua_without ua_intel_no_reference[] = {
+	{ "GenuineIntel", NULL, "GenuineIntel-6-(CC|D5)", "pantherlake", "Panther Lake", NO_METRICS },
+	{ "GenuineIntel", NULL, "GenuineIntel-6-DD", "clearwaterforest", "Clearwater Forest (Darkmont)", NO_METRICS },
+};
+const size_t ua_intel_no_reference_count = sizeof(ua_intel_no_reference) / sizeof(ua_intel_no_reference[0]);

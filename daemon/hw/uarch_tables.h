@@ -26,6 +26,10 @@ extern const struct uarch ua_intel_arch_events;
 /* ... and their entries for guests without PERF_METRICS (uarch.h guest_alt) */
 extern const struct uarch *const ua_intel_guest[];
 extern const size_t ua_intel_guest_count;
+/* ... and the models perf has events but no TopDown metrics for, counted
+ * with what the kernel exposes (uarch.h ua_lookup_no_reference) */
+extern const struct ua_without ua_intel_no_reference[];
+extern const size_t ua_intel_no_reference_count;
 /* uarch_skl.c: Skylake to Cascade Lake */
 extern const struct uarch *const ua_skl[];
 extern const size_t ua_skl_count;

@@ -228,7 +228,7 @@ expect_lines "cwf-guest: the architectural TopDown events, level 1, and why" \
 	"Uarch:        Intel architectural TopDown events (model not in topdownd's tables) (GenuineIntel-6-DD)" \
 	"Level:        1" \
 	"Formulas:     intel_arch (kernel/kvm-x86-pmu.h)" \
-	"              no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them" \
+	"              no perf reference for this model: Clearwater Forest (Darkmont) (x86/clearwaterforest): perf 7.2's tables have its events and no TopDown metrics; no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them" \
 	"Events:       cpu-cycles, topdown-retiring, topdown-bad-spec, topdown-fe-bound," \
 	"Monitored:    8 CPUs on 1 package, 8 cores (0-7)" \
 	"TopDown:      usable"

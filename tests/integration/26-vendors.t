@@ -151,7 +151,7 @@ td_stop
 td_start "$FIXTURES/cwf-guest" "$SCEN/parity-cwf-guest.json" -i 200ms || exit 1
 wait_intervals 2
 curl -s "$TD_URL/metrics" >"$TMP/cwf.prom"
-like "$(grep '^topdown_pmu_info' "$TMP/cwf.prom")" 'uarch="intel_arch",level="1",.*reason="no TopDown tables for this model and no PERF_METRICS: counting Intel.s architectural TopDown events \(events/topdown-\*; SDM' \
+like "$(grep '^topdown_pmu_info' "$TMP/cwf.prom")" 'uarch="intel_arch",level="1",.*reason="no perf reference for this model: Clearwater Forest \(Darkmont\) \(x86/clearwaterforest\): perf 7.2.s tables have its events and no TopDown metrics; no TopDown tables for this model and no PERF_METRICS: counting Intel.s architectural TopDown events \(events/topdown-\*; SDM' \
 	"cwf-guest /metrics: topdown_pmu_info names the architectural events and why"
 is "$(sample "$TMP/cwf.prom" topdown_up) $(curl -s "$TD_URL/api/v1/topdown?cpu=0" | jq -r '.selection.level1.retiring * 1000 | round / 1000')" "1 0.31" \
 	"cwf-guest: topdown_up 1, CPU 0's retiring the scenario's 0.31"

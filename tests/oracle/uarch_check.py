@@ -817,6 +817,20 @@ def main():
         ok(groups and not groups & {"PipelineL1", "PipelineL2", "TopdownL1", "TopdownL2"},
            "%s: perf 6.1's %s tables have metrics (%s) but no PipelineL1/TopdownL1" %
            (w["name"], w["table"], ", ".join(sorted(groups))))
+    # Models perf 7.2 knows with events and no TopDown metrics: perf's own
+    # pattern, and no metrics file in the directory.
+    t72 = ROOTS["perf-tables-7.2"]
+    for w in json.loads(subprocess.check_output([dump, "no_reference"])):
+        family = int(w["cpuid_pattern"].split("-")[1])
+        samples = [c for c in pattern_samples(w["vendor"], family, w["cpuid_pattern"])
+                   if directory_of(t72, c + "-0") == w["table"]]
+        check_pattern(t72, w["name"] + " (no perf reference)", w["cpuid_pattern"], w["table"], samples)
+        d = os.path.join(t72.root, "x86", w["table"])
+        files = sorted(os.listdir(d)) if os.path.isdir(d) else []
+        groups = metric_groups(d) if files else set()
+        ok(files and not groups & {"TopdownL1", "TopdownL2", "PipelineL1"},
+           "%s: perf 7.2's x86/%s has events (%d files) and no TopDown metric group (its metrics' groups: %s)"
+           % (w["name"], w["table"], len(files), ", ".join(sorted(g for g in groups if g)) or "none"))
     check_arm_slots(dump, uarches, os.path.join(ref, "arm-telemetry"))
     print("1..%d" % n)
     return 1 if failed else 0

@@ -222,6 +222,22 @@ int main(int argc, char **argv)
 		json_decref(all);
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "no_reference") == 0) {
+		json_t *all = json_array();
+		char *text;
+
+		for (size_t i = 0; i < ua_no_reference_count(); i++) {
+			const struct ua_without *w = ua_no_reference_get(i);
+
+			json_array_append_new(all, json_pack("{s:s, s:s, s:s, s:s}", "vendor", w->vendor, "cpuid_pattern",
+							     w->cpuid_pattern, "table", w->table, "name", w->name));
+		}
+		text = json_dumps(all, JSON_INDENT(1));
+		printf("%s\n", text);
+		free(text);
+		json_decref(all);
+		return 0;
+	}
 	if (argc == 2 && strcmp(argv[1], "arm_slots") == 0) {
 		json_t *all = json_array();
 		size_t n;

@@ -487,6 +487,7 @@ static void test_discover_bad_slots(void **state)
 static void test_discover_unknown_model(void **state)
 {
 	struct pmu_info *info;
+	char note[PMU_REASON_MAX];
 
 	(void)state;
 	/* An Intel model not in the tables but with slots: PERF_METRICS
@@ -498,6 +499,19 @@ static void test_discover_unknown_model(void **state)
 	assert_int_equal(info->core[0].ua->formulas, UA_FORMULAS_METRICS);
 	assert_int_equal(info->core[0].level, 2);
 	assert_topdown_encodings(&info->core[0], true, 0, 0);
+	pmu_guest_note(&info->core[0], note, sizeof(note));
+	assert_string_equal(note, "no TopDown tables for this model: PERF_METRICS alone, levels 1 and 2 as the hardware "
+				  "gives them (perf's expressions without a model's refinement events)");
+	free(info);
+	/* Panther Lake (model 0xCC): perf knows it, with events and no
+	 * TopDown metrics: the same, and said. */
+	info = discover_edited("spr-2s", "ptl", "sed -i 's/mod008F/mod00CC/' ../../../devices/system/cpu/modalias");
+	assert_string_equal(info->core[0].ua->id, "perf_metrics");
+	pmu_guest_note(&info->core[0], note, sizeof(note));
+	assert_string_equal(note, "no perf reference for this model: Panther Lake (x86/pantherlake): perf 7.2's tables "
+				  "have its events and no TopDown metrics; no TopDown tables for this model: PERF_METRICS "
+				  "alone, levels 1 and 2 as the hardware gives them (perf's expressions without a model's "
+				  "refinement events)");
 	free(info);
 	/* No modalias at all: the same. */
 	info = discover_edited("spr-2s", "no-modalias", "rm ../../../devices/system/cpu/modalias");
@@ -792,7 +806,7 @@ static void test_discover_arch_events(void **state)
 	assert_string_equal(info->core[0].reason, "");
 	pmu_guest_note(&info->core[0], note, sizeof(note));
 	assert_string_equal(note,
-			    "no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them");
+			    "no perf reference for this model: Clearwater Forest (Darkmont) (x86/clearwaterforest): perf 7.2's tables have its events and no TopDown metrics; no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them");
 	for (unsigned i = 0; i < info->core[0].ua->n_events; i++)
 		assert_true(info->core[0].have[i]);
 	/* topdown-bad-spec */
