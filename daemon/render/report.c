@@ -147,9 +147,15 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 	} else if (pp->ua->n_metrics)
 		fprintf(out, "%-13s %s (perf's %s/%s tables)\n", "Formulas:", pp->ua->id,
 			pp->ua->arch ? pp->ua->arch : "x86", pp->ua->id);
-	else
+	else {
+		char note[PMU_REASON_MAX];
+
+		pmu_guest_note(pp->core, note, sizeof(note));
 		fprintf(out, "%-13s PERF_METRICS only (no perf table for this model in topdownd)\n",
 			"Formulas:");
+		if (note[0])
+			fprintf(out, "%-13s %s\n", "", note);
+	}
 	if (pp->ua->slots_from_caps) {
 		const char *stall = pp->core->stall_minus_cycles ?
 			"; STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (this revision counts a slot per cycle too many, as perf corrects)" :

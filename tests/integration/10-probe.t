@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 83
+plan 84
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -231,6 +231,15 @@ expect_lines "cwf-guest: the architectural TopDown events, level 1, and why" \
 	"              no perf reference for this model: Clearwater Forest (Darkmont) (x86/clearwaterforest): perf 7.2's tables have its events and no TopDown metrics; no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them" \
 	"Events:       cpu-cycles, topdown-retiring, topdown-bad-spec, topdown-fe-bound," \
 	"Monitored:    8 CPUs on 1 package, 8 cores (0-7)" \
+	"TopDown:      usable"
+# Panther Lake (the Sapphire Rapids fixture as model 0xCC): perf knows it,
+# with events and no TopDown metrics: PERF_METRICS alone, and said.
+cp -r "$FIXTURES/spr-2s" "$tmp/ptl"
+sed -i s/mod008F/mod00CC/ "$tmp/ptl/devices/system/cpu/modalias"
+probe "$tmp/ptl"
+expect_lines "Panther Lake: PERF_METRICS alone, 'no perf reference for this model' with perf's directory" \
+	"Formulas:     PERF_METRICS only (no perf table for this model in topdownd)" \
+	"              no perf reference for this model: Panther Lake (x86/pantherlake): perf 7.2's tables have its events and no TopDown metrics; no TopDown tables for this model: PERF_METRICS alone, levels 1 and 2 as the hardware gives them (perf's expressions without a model's refinement events)" \
 	"TopDown:      usable"
 probe "$FIXTURES/turin-1s"
 expect_lines "turin-1s: Zen 5, its own resync event and cmask 8" \
