@@ -114,38 +114,41 @@ static const struct ua_event zen5_events[] = {
 
 #define Z5_METRICS Z5 "pipeline.json"
 
-/* Zen 5's level-2 metrics are named frontend_bound_by_latency, ...:
- * exported under Zen 4's category names, so that one query covers both. */
-static const struct ua_metric zen5_metrics[] = {
-	{ TD_CAT_FRONTEND_BOUND, "frontend_bound",
-	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)", Z5_METRICS },
-	{ TD_CAT_BAD_SPECULATION, "bad_speculation",
-	  "d_ratio(de_src_op_disp.all - ex_ret_ops, total_dispatch_slots)", Z5_METRICS },
-	{ TD_CAT_BACKEND_BOUND, "backend_bound",
-	  "d_ratio(de_no_dispatch_per_slot.backend_stalls, total_dispatch_slots)", Z5_METRICS },
-	{ TD_CAT_SMT_CONTENTION, "smt_contention",
-	  "d_ratio(de_no_dispatch_per_slot.smt_contention, total_dispatch_slots)", Z5_METRICS },
-	{ TD_CAT_RETIRING, "retiring", "d_ratio(ex_ret_ops, total_dispatch_slots)", Z5_METRICS },
-	{ TD_CAT_FRONTEND_BOUND_LATENCY, "frontend_bound_by_latency",
-	  "d_ratio((8 * cpu@de_no_dispatch_per_slot.no_ops_from_frontend\\,cmask\\=0x8@), total_dispatch_slots)",
-	  Z5_METRICS },
-	{ TD_CAT_FRONTEND_BOUND_BANDWIDTH, "frontend_bound_by_bandwidth",
-	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend - (8 * cpu@de_no_dispatch_per_slot.no_ops_from_frontend\\,cmask\\=0x8@), total_dispatch_slots)",
-	  Z5_METRICS },
-	{ TD_CAT_BAD_SPECULATION_MISPREDICTS, "bad_speculation_from_mispredicts",
-	  "d_ratio(bad_speculation * ex_ret_brn_misp, ex_ret_brn_misp + bp_redirects.resync)", Z5_METRICS },
-	{ TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS, "bad_speculation_from_pipeline_restarts",
-	  "d_ratio(bad_speculation * bp_redirects.resync, ex_ret_brn_misp + bp_redirects.resync)", Z5_METRICS },
-	{ TD_CAT_BACKEND_BOUND_MEMORY, "backend_bound_by_memory",
-	  "backend_bound * d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete)", Z5_METRICS },
-	{ TD_CAT_BACKEND_BOUND_CPU, "backend_bound_by_cpu",
-	  "backend_bound * (1 - d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete))",
-	  Z5_METRICS },
-	{ TD_CAT_RETIRING_FASTPATH, "retiring_from_fastpath",
-	  "retiring * (1 - d_ratio(ex_ret_ucode_ops, ex_ret_ops))", Z5_METRICS },
-	{ TD_CAT_RETIRING_MICROCODE, "retiring_from_microcode", "retiring * d_ratio(ex_ret_ucode_ops, ex_ret_ops)",
-	  Z5_METRICS },
-};
+/* Zen 5's and Zen 6's PipelineL1/L2 (their pipeline.json, FILE), the same
+ * expressions but for the resync event's name.  Zen 5's level-2 metrics
+ * are named frontend_bound_by_latency, ...: exported under Zen 4's
+ * category names, so that one query covers both. */
+#define ZEN5_METRICS(FILE, RESYNC) \
+	{ TD_CAT_FRONTEND_BOUND, "frontend_bound", \
+	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)", FILE }, \
+	{ TD_CAT_BAD_SPECULATION, "bad_speculation", \
+	  "d_ratio(de_src_op_disp.all - ex_ret_ops, total_dispatch_slots)", FILE }, \
+	{ TD_CAT_BACKEND_BOUND, "backend_bound", \
+	  "d_ratio(de_no_dispatch_per_slot.backend_stalls, total_dispatch_slots)", FILE }, \
+	{ TD_CAT_SMT_CONTENTION, "smt_contention", \
+	  "d_ratio(de_no_dispatch_per_slot.smt_contention, total_dispatch_slots)", FILE }, \
+	{ TD_CAT_RETIRING, "retiring", "d_ratio(ex_ret_ops, total_dispatch_slots)", FILE }, \
+	{ TD_CAT_FRONTEND_BOUND_LATENCY, "frontend_bound_by_latency", \
+	  "d_ratio((8 * cpu@de_no_dispatch_per_slot.no_ops_from_frontend\\,cmask\\=0x8@), total_dispatch_slots)", \
+	  FILE }, \
+	{ TD_CAT_FRONTEND_BOUND_BANDWIDTH, "frontend_bound_by_bandwidth", \
+	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend - (8 * cpu@de_no_dispatch_per_slot.no_ops_from_frontend\\,cmask\\=0x8@), total_dispatch_slots)", \
+	  FILE }, \
+	{ TD_CAT_BAD_SPECULATION_MISPREDICTS, "bad_speculation_from_mispredicts", \
+	  "d_ratio(bad_speculation * ex_ret_brn_misp, ex_ret_brn_misp + " RESYNC ")", FILE }, \
+	{ TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS, "bad_speculation_from_pipeline_restarts", \
+	  "d_ratio(bad_speculation * " RESYNC ", ex_ret_brn_misp + " RESYNC ")", FILE }, \
+	{ TD_CAT_BACKEND_BOUND_MEMORY, "backend_bound_by_memory", \
+	  "backend_bound * d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete)", FILE }, \
+	{ TD_CAT_BACKEND_BOUND_CPU, "backend_bound_by_cpu", \
+	  "backend_bound * (1 - d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete))", \
+	  FILE }, \
+	{ TD_CAT_RETIRING_FASTPATH, "retiring_from_fastpath", \
+	  "retiring * (1 - d_ratio(ex_ret_ucode_ops, ex_ret_ops))", FILE }, \
+	{ TD_CAT_RETIRING_MICROCODE, "retiring_from_microcode", "retiring * d_ratio(ex_ret_ucode_ops, ex_ret_ops)", \
+	  FILE },
+
+static const struct ua_metric zen5_metrics[] = { ZEN5_METRICS(Z5_METRICS, "bp_redirects.resync") };
 
 static const struct uarch zen5 = {
 	.id = "amdzen5",
@@ -180,36 +183,7 @@ static const struct ua_event zen6_events[] = {
 
 #define Z6_METRICS Z6 "pipeline.json"
 
-static const struct ua_metric zen6_metrics[] = {
-	{ TD_CAT_FRONTEND_BOUND, "frontend_bound",
-	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)", Z6_METRICS },
-	{ TD_CAT_BAD_SPECULATION, "bad_speculation",
-	  "d_ratio(de_src_op_disp.all - ex_ret_ops, total_dispatch_slots)", Z6_METRICS },
-	{ TD_CAT_BACKEND_BOUND, "backend_bound",
-	  "d_ratio(de_no_dispatch_per_slot.backend_stalls, total_dispatch_slots)", Z6_METRICS },
-	{ TD_CAT_SMT_CONTENTION, "smt_contention",
-	  "d_ratio(de_no_dispatch_per_slot.smt_contention, total_dispatch_slots)", Z6_METRICS },
-	{ TD_CAT_RETIRING, "retiring", "d_ratio(ex_ret_ops, total_dispatch_slots)", Z6_METRICS },
-	{ TD_CAT_FRONTEND_BOUND_LATENCY, "frontend_bound_by_latency",
-	  "d_ratio((8 * cpu@de_no_dispatch_per_slot.no_ops_from_frontend\\,cmask\\=0x8@), total_dispatch_slots)",
-	  Z6_METRICS },
-	{ TD_CAT_FRONTEND_BOUND_BANDWIDTH, "frontend_bound_by_bandwidth",
-	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend - (8 * cpu@de_no_dispatch_per_slot.no_ops_from_frontend\\,cmask\\=0x8@), total_dispatch_slots)",
-	  Z6_METRICS },
-	{ TD_CAT_BAD_SPECULATION_MISPREDICTS, "bad_speculation_from_mispredicts",
-	  "d_ratio(bad_speculation * ex_ret_brn_misp, ex_ret_brn_misp + bp_fe_redir.resync)", Z6_METRICS },
-	{ TD_CAT_BAD_SPECULATION_PIPELINE_RESTARTS, "bad_speculation_from_pipeline_restarts",
-	  "d_ratio(bad_speculation * bp_fe_redir.resync, ex_ret_brn_misp + bp_fe_redir.resync)", Z6_METRICS },
-	{ TD_CAT_BACKEND_BOUND_MEMORY, "backend_bound_by_memory",
-	  "backend_bound * d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete)", Z6_METRICS },
-	{ TD_CAT_BACKEND_BOUND_CPU, "backend_bound_by_cpu",
-	  "backend_bound * (1 - d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete))",
-	  Z6_METRICS },
-	{ TD_CAT_RETIRING_FASTPATH, "retiring_from_fastpath",
-	  "retiring * (1 - d_ratio(ex_ret_ucode_ops, ex_ret_ops))", Z6_METRICS },
-	{ TD_CAT_RETIRING_MICROCODE, "retiring_from_microcode", "retiring * d_ratio(ex_ret_ucode_ops, ex_ret_ops)",
-	  Z6_METRICS },
-};
+static const struct ua_metric zen6_metrics[] = { ZEN5_METRICS(Z6_METRICS, "bp_fe_redir.resync") };
 
 static const struct uarch zen6 = {
 	.id = "amdzen6",

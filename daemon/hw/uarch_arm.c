@@ -151,48 +151,24 @@ static const struct ua_event v3n3_events[] = {
 static const struct ua_metric v3_metrics[] = { V3N3_METRICS(10, V3_METRICS) };
 static const struct ua_metric n3_metrics[] = { V3N3_METRICS(5, N3_METRICS) };
 
+/* V3 and N3: the same events and formulas over their own width. */
+#define V3N3_UARCH(id_, name_, midr_, width_, metrics_, file_)                                     \
+	{ .id = (id_), .arch = "arm64", .name = (name_), .vendor = "ARM", .midrs = { (midr_) },         \
+	  .formulas = UA_FORMULAS_NEOVERSE_V3N3, .width = (width_),                                     \
+	  .width_source = "STALL_SLOT_FRONTEND / (" #width_ " * CPU_CYCLES), " file_,                   \
+	  .slots_from_caps = true, .max_level = 1,                                                     \
+	  .n_events = sizeof(v3n3_events) / sizeof(v3n3_events[0]), .events = v3n3_events,             \
+	  .n_metrics = sizeof(metrics_) / sizeof(metrics_[0]), .metrics = (metrics_),                  \
+	  .gp_counters = NEOVERSE_GP, .gp_source = NEOVERSE_GP_SOURCE }
+
 /* Neoverse V3: perf 7.2's arm64/mapfile.csv gives neoverse-v3 to MIDR
  * 0x410fd830, part 0xd83 (the kernel's cputype.h: NEOVERSE_V3AE; V3 is
  * 0xd84, which perf 7.2 does not list): recognised as perf does. */
-static const struct uarch neoverse_v3 = {
-	.id = "arm/neoverse-v3",
-	.arch = "arm64",
-	.name = "Arm Neoverse V3",
-	.vendor = "ARM",
-	.midrs = { "0x00000000410fd830" }, /* perf 7.2's arm64/mapfile.csv */
-	.pmu = NULL,
-	.formulas = UA_FORMULAS_NEOVERSE_V3N3,
-	.width = 10,
-	.width_source = "STALL_SLOT_FRONTEND / (10 * CPU_CYCLES), " V3_METRICS,
-	.slots_from_caps = true,
-	.max_level = 1,
-	.n_events = sizeof(v3n3_events) / sizeof(v3n3_events[0]),
-	.events = v3n3_events,
-	.n_metrics = sizeof(v3_metrics) / sizeof(v3_metrics[0]),
-	.metrics = v3_metrics,
-	.gp_counters = NEOVERSE_GP,
-	.gp_source = NEOVERSE_GP_SOURCE,
-};
-
-static const struct uarch neoverse_n3 = {
-	.id = "arm/neoverse-n3",
-	.arch = "arm64",
-	.name = "Arm Neoverse N3",
-	.vendor = "ARM",
-	.midrs = { "0x00000000410fd8e0" }, /* perf 7.2's arm64/mapfile.csv */
-	.pmu = NULL,
-	.formulas = UA_FORMULAS_NEOVERSE_V3N3,
-	.width = 5,
-	.width_source = "STALL_SLOT_FRONTEND / (5 * CPU_CYCLES), " N3_METRICS,
-	.slots_from_caps = true,
-	.max_level = 1,
-	.n_events = sizeof(v3n3_events) / sizeof(v3n3_events[0]),
-	.events = v3n3_events,
-	.n_metrics = sizeof(n3_metrics) / sizeof(n3_metrics[0]),
-	.metrics = n3_metrics,
-	.gp_counters = NEOVERSE_GP,
-	.gp_source = NEOVERSE_GP_SOURCE,
-};
+static const struct uarch neoverse_v3 =
+	V3N3_UARCH("arm/neoverse-v3", "Arm Neoverse V3", "0x00000000410fd830", 10, v3_metrics, V3_METRICS);
+/* perf 7.2's arm64/mapfile.csv */
+static const struct uarch neoverse_n3 =
+	V3N3_UARCH("arm/neoverse-n3", "Arm Neoverse N3", "0x00000000410fd8e0", 5, n3_metrics, N3_METRICS);
 
 /* ---- AmpereOne and AmpereOne M ---- */
 
@@ -227,41 +203,17 @@ static const struct ua_metric a1x_metrics[] = {
 
 #define PMCR_GP_SOURCE "PMCR_EL0.N of the machine (the probe finds it); 6 assumed until then"
 
-static const struct uarch ampereone = {
-	.id = "ampere/ampereone",
-	.arch = "arm64",
-	.name = "AmpereOne",
-	.vendor = "Ampere",
-	.midrs = { "0x00000000c00fac30" }, /* perf 7.2's arm64/mapfile.csv */
-	.pmu = NULL,
-	.formulas = UA_FORMULAS_AMPEREONE,
-	.slots_from_caps = true,
-	.max_level = 1,
-	.n_events = sizeof(ampere_events) / sizeof(ampere_events[0]),
-	.events = ampere_events,
-	.n_metrics = sizeof(a1_metrics) / sizeof(a1_metrics[0]),
-	.metrics = a1_metrics,
-	.gp_counters = NEOVERSE_GP,
-	.gp_source = PMCR_GP_SOURCE,
-};
+#define AMPERE_UARCH(id_, name_, midr_, metrics_)                                                  \
+	{ .id = (id_), .arch = "arm64", .name = (name_), .vendor = "Ampere", .midrs = { (midr_) },      \
+	  .formulas = UA_FORMULAS_AMPEREONE, .slots_from_caps = true, .max_level = 1,                 \
+	  .n_events = sizeof(ampere_events) / sizeof(ampere_events[0]), .events = ampere_events,       \
+	  .n_metrics = sizeof(metrics_) / sizeof(metrics_[0]), .metrics = (metrics_),                  \
+	  .gp_counters = NEOVERSE_GP, .gp_source = PMCR_GP_SOURCE }
 
-static const struct uarch ampereonex = {
-	.id = "ampere/ampereonex",
-	.arch = "arm64",
-	.name = "AmpereOne M",
-	.vendor = "Ampere",
-	.midrs = { "0x00000000c00fac40" }, /* perf 7.2's arm64/mapfile.csv */
-	.pmu = NULL,
-	.formulas = UA_FORMULAS_AMPEREONE,
-	.slots_from_caps = true,
-	.max_level = 1,
-	.n_events = sizeof(ampere_events) / sizeof(ampere_events[0]),
-	.events = ampere_events,
-	.n_metrics = sizeof(a1x_metrics) / sizeof(a1x_metrics[0]),
-	.metrics = a1x_metrics,
-	.gp_counters = NEOVERSE_GP,
-	.gp_source = PMCR_GP_SOURCE,
-};
+/* MIDRs: perf 7.2's arm64/mapfile.csv */
+static const struct uarch ampereone = AMPERE_UARCH("ampere/ampereone", "AmpereOne", "0x00000000c00fac30", a1_metrics);
+static const struct uarch ampereonex =
+	AMPERE_UARCH("ampere/ampereonex", "AmpereOne M", "0x00000000c00fac40", a1x_metrics);
 
 /* ---- NVIDIA Olympus (Vera) ---- */
 
