@@ -36,6 +36,7 @@ enum {
 	EC_HW = EC_METRIC0 + NMETRIC,	/* any other core-PMU event: counted by name */
 	EC_SW_CLOCK,			/* cpu-clock, task-clock: nanoseconds */
 	EC_SW_OTHER,			/* other software events: accepted, count 0 */
+	EC_MSR_TSC,			/* msr/tsc/: the TSC, in a software context */
 	EC_ANY = -1
 };
 
@@ -70,6 +71,18 @@ struct holder {
 	bool fixed[4];
 	bool pinned;
 	uint64_t from_ns, to_ns;
+};
+
+/* A core's thread activity in one stretch of time: the shares of it
+ * when both threads run (unhalted), only its first, only its second. */
+struct smtphase {
+	uint64_t start_ns, end_ns;	/* end_ns = UINT64_MAX on the last */
+	double both, first, second;
+};
+
+struct smtline {
+	int n;
+	struct smtphase *ph;
 };
 
 struct cpucfg {
@@ -107,6 +120,11 @@ struct scenario {
 	/* The hardware's general-purpose counters per CPU when the scenario
 	 * says (a virtual machine's PMU: PMCR_EL0.N, CPUID.0AH), else 0. */
 	int gp_counters;
+	/* The clocks behind the reference-cycle events (SMT activity): the
+	 * TSC's rate and the core crystal clock's (Hz). */
+	double tsc_hz, crystal_hz;
+	/* Each CPU's core's thread activity over time ("smt"), or NULL. */
+	struct smtline **smt;
 	/* perf's names of events a hypervisor filters: they open, count 0. */
 	char *filtered[FP_EVENTS_MAX];
 	int nfiltered;
@@ -116,6 +134,7 @@ struct pmu {
 	char name[64];
 	uint32_t type;
 	bool core;			/* cpu, cpu_core or cpu_atom */
+	bool msr;			/* msr (arch/x86/events/msr.c): its TSC */
 	bool has_slots;			/* events/slots exists: perf metrics */
 	int nmetrics;			/* 8 with events/topdown-heavy-ops, else 4 */
 	int gp_counters;		/* general-purpose counters per CPU */
@@ -133,6 +152,9 @@ struct fixture {
 	uint64_t mux_ns;		/* perf_event_mux_interval_ms of the core PMU */
 	bool watchdog;			/* /proc/sys/kernel/nmi_watchdog is 1 */
 	bool smt_off;			/* devices/system/cpu/smt/active is 0 */
+	/* Each CPU's core (topology/thread_siblings_list): its first CPU,
+	 * the CPU's place among the core's threads, and their number. */
+	int *core_first, *thread_of, *core_threads;
 };
 
 extern FP_HIDDEN struct fixture fp_fix;

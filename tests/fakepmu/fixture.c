@@ -166,6 +166,8 @@ static void load_pmus(void)
 		p->type = (uint32_t)t;
 		/* arm64's core PMUs: armv8_pmuv3_0 (ACPI), armv8_cortex_a76 or
 		 * armv9_neoverse_n2 (device tree), as arm_pmuv3.c names them. */
+		/* arch/x86/events/msr.c's "msr": emulated for its TSC. */
+		p->msr = !strcmp(p->name, "msr");
 		p->core = !strcmp(p->name, "cpu") || !strcmp(p->name, "cpu_core") ||
 			  !strcmp(p->name, "cpu_atom") || !strncmp(p->name, "armv8_", 6) ||
 			  !strncmp(p->name, "armv9_", 6);
@@ -278,6 +280,48 @@ static void load_hardware(void)
 	fp_fix.mux_ns = (uint64_t)mux * 1000000ULL;
 }
 
+/* The threads of each CPU's core (cpuN/topology/thread_siblings_list,
+ * where the kernel shows it; a CPU it lists for a sibling whose own
+ * directory is gone takes the sibling's): its first CPU and its place in
+ * the list. */
+static void load_siblings(void)
+{
+	char rel[256], buf[4096], err[256];
+	uint8_t *set = calloc((size_t)fp_fix.ncpus, 1);
+
+	fp_fix.core_first = calloc((size_t)fp_fix.ncpus, sizeof(int));
+	fp_fix.thread_of = calloc((size_t)fp_fix.ncpus, sizeof(int));
+	fp_fix.core_threads = calloc((size_t)fp_fix.ncpus, sizeof(int));
+	if (!set || !fp_fix.core_first || !fp_fix.thread_of || !fp_fix.core_threads)
+		fp_fatal("fakepmu: out of memory");
+	for (int c = 0; c < fp_fix.ncpus; c++) {
+		fp_fix.core_first[c] = c;
+		fp_fix.core_threads[c] = 1;
+	}
+	for (int c = 0; c < fp_fix.ncpus; c++) {
+		int first = -1, k = 0;
+
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
+		if (!fp_fix.possible[c] || !exists(rel))
+			continue;
+		read_required(rel, buf, sizeof(buf));
+		memset(set, 0, (size_t)fp_fix.ncpus);
+		if (fp_parse_cpulist(buf, fp_fix.ncpus, set, err, sizeof(err)) < 0)
+			fp_fatal("fakepmu: FAKEPMU_SYSFS=%s: %s: %s", fp_fix.root, rel, err);
+		for (int s = 0; s < fp_fix.ncpus; s++)
+			if (set[s]) {
+				if (first < 0)
+					first = s;
+				fp_fix.core_first[s] = first;
+				fp_fix.thread_of[s] = k++;
+			}
+		for (int s = 0; s < fp_fix.ncpus; s++)
+			if (set[s])
+				fp_fix.core_threads[s] = k;
+	}
+	free(set);
+}
+
 void fp_fixture_load(const char *root)
 {
 	if (strlen(root) >= sizeof(fp_fix.root))
@@ -285,6 +329,7 @@ void fp_fixture_load(const char *root)
 	snprintf(fp_fix.root, sizeof(fp_fix.root), "%s", root);
 	load_possible();
 	load_pmus();
+	load_siblings();
 	load_hardware();
 	glob.online = calloc((size_t)fp_fix.ncpus, 1);
 	cpuw = calloc((size_t)fp_fix.ncpus, sizeof(*cpuw));

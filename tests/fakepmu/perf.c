@@ -54,6 +54,7 @@ struct fev {
 	int cls;			/* EC_* */
 	int sid;			/* scenario event (fp_scen names), -1: counts 0 */
 	int fixed;			/* fixed counter it prefers, -1: none */
+	int smtk;			/* a reference clock of the scenario's "smt" (SK_*), 0 */
 	bool gp_ok;			/* may take a general-purpose counter */
 	uint32_t gp_mask;		/* the ones it may take (perf's table), 0: any */
 	char name[128];			/* perf's name for a hardware event, "" */
@@ -122,7 +123,79 @@ static bool is_topdown_cls(int cls)
 
 static bool is_sw_cls(int cls)
 {
-	return cls == EC_SW_CLOCK || cls == EC_SW_OTHER;
+	return cls == EC_SW_CLOCK || cls == EC_SW_OTHER || cls == EC_MSR_TSC;
+}
+
+/* The reference clocks a core's thread activity drives, as perf's tables
+ * describe them (their PublicDescription, the SDM's words):
+ * CPU_CLK_UNHALTED.REF_TSC "reference cycles when the core is not in a
+ * halt state", at the TSC's rate (this thread unhalted); ONE_THREAD_ACTIVE
+ * "core crystal clock cycles when this thread is unhalted and the other
+ * thread is halted"; REF_XCLK "core crystal clock cycles when the thread is
+ * unhalted"; REF_XCLK_ANY "... when at least one thread on the physical
+ * core is unhalted"; REF_DISTRIBUTED "distributes core crystal clock cycle
+ * counts between active hyperthreads ... if one thread is active in a core,
+ * all counts are attributed to this hyperthread". */
+enum { SK_NONE, SK_REF_TSC, SK_ONE_THREAD, SK_REF_XCLK, SK_REF_XCLK_ANY, SK_REF_DISTRIBUTED };
+
+static int smt_kind(const char *name)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} k[] = {
+		{ "CPU_CLK_UNHALTED.REF_TSC", SK_REF_TSC },
+		{ "CPU_CLK_UNHALTED.REF_TSC_P", SK_REF_TSC },
+		{ "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", SK_ONE_THREAD },
+		{ "CPU_CLK_THREAD_UNHALTED.ONE_THREAD_ACTIVE", SK_ONE_THREAD },
+		{ "CPU_CLK_UNHALTED.REF_XCLK", SK_REF_XCLK },
+		{ "CPU_CLK_THREAD_UNHALTED.REF_XCLK", SK_REF_XCLK },
+		{ "CPU_CLK_UNHALTED.REF_XCLK_ANY", SK_REF_XCLK_ANY },
+		{ "CPU_CLK_THREAD_UNHALTED.REF_XCLK_ANY", SK_REF_XCLK_ANY },
+		{ "CPU_CLK_UNHALTED.REF_DISTRIBUTED", SK_REF_DISTRIBUTED },
+	};
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (strcmp(k[i].name, name) == 0)
+			return k[i].kind;
+	return SK_NONE;
+}
+
+/* Counts of clock @kind on @cpu over [a, b) from its core's activity. */
+static double smt_count(int cpu, int kind, uint64_t a, uint64_t b)
+{
+	const struct smtline *line = fp_scen.smt[cpu];
+	bool first = fp_fix.thread_of[cpu] == 0;
+	double n = 0;
+
+	for (int p = 0; p < line->n; p++) {
+		const struct smtphase *ph = &line->ph[p];
+		uint64_t lo = a > ph->start_ns ? a : ph->start_ns;
+		uint64_t hi = b < ph->end_ns ? b : ph->end_ns;
+		double alone = first ? ph->first : ph->second, s;
+
+		if (lo >= hi)
+			continue;
+		s = (double)(hi - lo) / 1e9;
+		switch (kind) {
+		case SK_REF_TSC:
+			n += s * fp_scen.tsc_hz * (alone + ph->both);
+			break;
+		case SK_ONE_THREAD:
+			n += s * fp_scen.crystal_hz * alone;
+			break;
+		case SK_REF_XCLK:
+			n += s * fp_scen.crystal_hz * (alone + ph->both);
+			break;
+		case SK_REF_XCLK_ANY:
+			n += s * fp_scen.crystal_hz * (ph->first + ph->second + ph->both);
+			break;
+		case SK_REF_DISTRIBUTED:
+			n += s * fp_scen.crystal_hz * (alone + ph->both / 2);
+			break;
+		}
+	}
+	return n;
 }
 
 /* is_slots_event / is_metric_event (arch/x86/events/perf_event.h). */
@@ -456,7 +529,11 @@ static void run_group(struct fev *l, uint64_t a, uint64_t b)
 		ev->t_running += dt;
 		if (ev->cls == EC_SW_CLOCK)
 			ev->count += dt;
-		need |= is_topdown_cls(ev->cls) || ev->sid >= 0;
+		else if (ev->cls == EC_MSR_TSC)
+			add_events(ev, (double)dt / 1e9 * fp_scen.tsc_hz);
+		else if (ev->smtk)
+			add_events(ev, smt_count(ev->cpu, ev->smtk, a, b));
+		need |= is_topdown_cls(ev->cls) || (ev->sid >= 0 && !ev->smtk);
 	}
 	if (!l->in || !need)
 		return;
@@ -472,7 +549,7 @@ static void run_group(struct fev *l, uint64_t a, uint64_t b)
 				l->hw_wf[k] += wf[k];
 			if (marker != -1)
 				l->hw_phase = l->hw_phase == -1 || l->hw_phase == marker ? marker : -2;
-		} else if (ev->sid >= 0) {
+		} else if (ev->sid >= 0 && !ev->smtk) {
 			add_events(ev, we[ev->sid]);
 		}
 	}
@@ -904,6 +981,19 @@ static int resolve_pmu(const struct perf_event_attr *a, int cpu, const struct pm
 		p = fp_pmu_by_type(a->type);
 		if (!p)
 			return ENOENT;
+		/* msr_event_init() (arch/x86/events/msr.c): no sampling, a
+		 * config below PERF_MSR_EVENT_MAX that the CPU has (msr_mask:
+		 * the fake's CPU has the TSC, config 0, only), and
+		 * perf_try_init_event() refuses any exclude_* flag of a
+		 * PERF_PMU_CAP_NO_EXCLUDE PMU.  A software context's event:
+		 * it joins any group. */
+		if (p->msr) {
+			if (a->sample_period || a->config != 0 || a->exclude_user || a->exclude_kernel ||
+			    a->exclude_hv || a->exclude_idle || a->exclude_host || a->exclude_guest)
+				return EINVAL;
+			*out = NULL;
+			return 0;
+		}
 		/* Tracepoint, uncore... PMUs exist but are not emulated. */
 		if (!p->core)
 			return EOPNOTSUPP;
@@ -1019,6 +1109,10 @@ static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
 		if (strcmp(fp_scen.filtered[i], ev->name) == 0)
 			return;
 	ev->sid = fp_scenario_event(ev->name);
+	/* A core whose thread activity the scenario states: its reference
+	 * clocks follow it (and not a rate per slot). */
+	if (fp_scen.smt && fp_scen.smt[ev->cpu])
+		ev->smtk = smt_kind(ev->name);
 }
 
 /* The fixed counters of Intel cores (FIXED_EVENT_CONSTRAINT in
@@ -1166,7 +1260,8 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 	/* Software events may join any group. */
 	if (!err && leader && pmu && leader->pmu && leader->pmu != pmu)
 		err = EINVAL;
-	cls = !pmu ? (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK
+	cls = !pmu ? (a.type != PERF_TYPE_SOFTWARE ? EC_MSR_TSC
+		      : a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK
 			      ? EC_SW_CLOCK : EC_SW_OTHER)
 		   : EC_HW;
 	if (!err && pmu && a.type != PERF_TYPE_HARDWARE && a.type != PERF_TYPE_HW_CACHE && !fp_fix.arm) {

@@ -628,10 +628,124 @@ static void parse_fault(const char *path, json_t *o, struct fault *f)
 	}
 }
 
+/* One core's thread activity: [{"seconds": s, "both": x, "first": y,
+ * "second": z}, ...], the shares of each phase when both threads run,
+ * only the first (the lowest-numbered CPU of thread_siblings_list), only
+ * the second; neither is what is left. */
+static struct smtline *parse_smtline(const char *path, json_t *v)
+{
+	static const char *const keys[] = {"seconds", "both", "first", "second", NULL};
+	static const char *const shares[] = {"both", "first", "second"};
+	struct smtline *line;
+	uint64_t t = 0;
+	char sub[512];
+
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		bad(path, "must be a non-empty array of phases");
+	line = xcalloc(1, sizeof(*line));
+	line->n = (int)json_array_size(v);
+	line->ph = xcalloc((size_t)line->n, sizeof(*line->ph));
+	for (int i = 0; i < line->n; i++) {
+		json_t *ph = json_array_get(v, (size_t)i), *secs;
+		struct smtphase *p = &line->ph[i];
+		double sum = 0, *dst[3] = { &p->both, &p->first, &p->second };
+
+		sp(sub, sizeof(sub), "%s[%d]", path, i);
+		if (!json_is_object(ph))
+			bad(sub, "must be an object");
+		check_keys(sub, ph, keys);
+		for (int k = 0; k < 3; k++) {
+			json_t *x = json_object_get(ph, shares[k]);
+			char sub2[600];
+
+			*dst[k] = 0;
+			if (!x)
+				continue;
+			sp(sub2, sizeof(sub2), "%s.%s", sub, shares[k]);
+			*dst[k] = number(sub2, x, "a number in [0,1]");
+			if (*dst[k] < 0 || *dst[k] > 1)
+				bad(sub2, "must be a number in [0,1]");
+			sum += *dst[k];
+		}
+		if (sum > 1 + 1e-9)
+			bad(sub, "both + first + second = %.9g, must be at most 1 (neither is the rest)", sum);
+		p->start_ns = t;
+		secs = json_object_get(ph, "seconds");
+		if (secs) {
+			double s = number(sub, secs, "a number > 0");
+
+			if (s <= 0 || s > 1e9)
+				bad(sub, "\"seconds\" must be a number > 0");
+			t += (uint64_t)llround(s * 1e9);
+			p->end_ns = i == line->n - 1 ? UINT64_MAX : t;
+		} else if (i != line->n - 1) {
+			bad(sub, "\"seconds\" is required except on the last phase");
+		} else {
+			p->end_ns = UINT64_MAX;
+		}
+	}
+	return line;
+}
+
+/* "smt": {"default" or a cpulist: phases}.  A core follows the entry of
+ * its first thread; its other threads must be in the same entry.  A core
+ * of one thread (SMT off) has no second thread and no "both". */
+static void parse_smt(json_t *smt)
+{
+	int n = fp_fix.ncpus;
+	struct smtline *def = NULL;
+	const char *key;
+	json_t *v;
+	char err[256], sub[512];
+
+	if (!json_is_object(smt))
+		bad("smt", "must be an object of cpulists (or \"default\") and phases");
+	fp_scen.smt = xcalloc((size_t)n, sizeof(*fp_scen.smt));
+	if ((v = json_object_get(smt, "default")))
+		def = parse_smtline("smt.default", v);
+	json_object_foreach(smt, key, v) {
+		uint8_t *set;
+		struct smtline *line;
+
+		if (!strcmp(key, "default"))
+			continue;
+		set = xcalloc((size_t)n, 1);
+		if (fp_parse_cpulist(key, n, set, err, sizeof(err)) < 0)
+			bad("smt", "key \"%s\" is not a valid cpulist: %s", key, err);
+		sp(sub, sizeof(sub), "smt.%s", key);
+		line = parse_smtline(sub, v);
+		for (int c = 0; c < n; c++) {
+			if (!set[c])
+				continue;
+			if (!fp_fix.possible[c])
+				bad("smt", "key \"%s\": CPU %d is not a possible CPU of the fixture", key, c);
+			if (fp_scen.smt[c])
+				bad("smt", "key \"%s\": CPU %d is in another key too", key, c);
+			fp_scen.smt[c] = line;
+		}
+		free(set);
+	}
+	for (int c = 0; c < n; c++)
+		if (fp_fix.possible[c] && !fp_scen.smt[c])
+			fp_scen.smt[c] = def;
+	for (int c = 0; c < n; c++) {
+		int first = fp_fix.core_first[c];
+		const struct smtline *line = fp_scen.smt[c];
+
+		if (!fp_fix.possible[c])
+			continue;
+		if (line != fp_scen.smt[first])
+			bad("smt", "CPUs %d and %d are threads of one core: they must be in the same key", first, c);
+		for (int i = 0; line && fp_fix.core_threads[c] < 2 && i < line->n; i++)
+			if (line->ph[i].both > 0 || line->ph[i].second > 0)
+				bad("smt", "CPU %d's core has one thread: phase %d cannot have \"both\" or \"second\"", c, i);
+	}
+}
+
 void fp_scenario_load(const char *path)
 {
 	static const char *const keys[] = {"cpus", "faults", "mediated_vpmu", "gp_counters", "filtered",
-					   NULL};
+					   "smt", "tsc_hz", "crystal_hz", NULL};
 	json_error_t jerr;
 	json_t *root, *v;
 
@@ -661,6 +775,22 @@ void fp_scenario_load(const char *path)
 			fp_scen.filtered[fp_scen.nfiltered++] = strdup(json_string_value(e));
 		}
 	}
+	/* Defaults: a 2.1 GHz TSC and the 25 MHz crystal of the Xeon
+	 * Scalable parts (McCalpin, seeds/003). */
+	fp_scen.tsc_hz = 2.1e9;
+	fp_scen.crystal_hz = 2.5e7;
+	if ((v = json_object_get(root, "tsc_hz"))) {
+		fp_scen.tsc_hz = number("tsc_hz", v, "a number > 0");
+		if (fp_scen.tsc_hz <= 0)
+			bad("tsc_hz", "must be a number > 0");
+	}
+	if ((v = json_object_get(root, "crystal_hz"))) {
+		fp_scen.crystal_hz = number("crystal_hz", v, "a number > 0");
+		if (fp_scen.crystal_hz <= 0)
+			bad("crystal_hz", "must be a number > 0");
+	}
+	if ((v = json_object_get(root, "smt")))
+		parse_smt(v);
 	if ((v = json_object_get(root, "gp_counters"))) {
 		double n = number("gp_counters", v, "an integer in [1,16]");
 

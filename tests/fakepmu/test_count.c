@@ -576,6 +576,52 @@ static void clk_software_events(void **state)
 	close(s);
 }
 
+/* A core's thread activity ("smt" in 00-fakepmu.t's smt.json: CPUs 0 and 8
+ * are one core of spr-2s; 0.1 s with both threads 0.5, CPU 0 alone 0.2,
+ * CPU 8 alone 0.1, then both 0.25 and CPU 8 alone 0.5; TSC 2 GHz, crystal
+ * 25 MHz): each thread's reference clocks as the SDM defines them, the
+ * TSC of msr/tsc/ in the same group, and the McCalpin split recovered. */
+static void clk_smt_activity(void **state)
+{
+	static const int cpus[2] = { 0, 8 };
+	/* REF_TSC, ONE_THREAD_ACTIVE, REF_DISTRIBUTED, msr/tsc per CPU. */
+	static const double want[2][4] = {
+		{ 2e9 * (0.1 * 0.7 + 0.1 * 0.25), 2.5e7 * 0.1 * 0.2,
+		  2.5e7 * (0.1 * (0.2 + 0.25) + 0.1 * 0.125), 2e9 * 0.2 },
+		{ 2e9 * (0.1 * 0.6 + 0.1 * 0.75), 2.5e7 * (0.1 * 0.1 + 0.1 * 0.5),
+		  2.5e7 * (0.1 * (0.1 + 0.25) + 0.1 * (0.5 + 0.125)), 2e9 * 0.2 },
+	};
+	int fds[2][4];
+	struct gread g[2];
+	double dist = 0, one = 0;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		fds[k][0] = t_open(PERF_TYPE_RAW, 0x0300, cpus[k], -1);
+		fds[k][1] = t_open(PERF_TYPE_RAW, 0x023c, cpus[k], fds[k][0]);
+		fds[k][2] = t_open(PERF_TYPE_RAW, 0x083c, cpus[k], fds[k][0]);
+		fds[k][3] = t_open(t_pmu_type("msr"), 0, cpus[k], fds[k][0]);
+		for (int i = 0; i < 4; i++)
+			assert_true(fds[k][i] >= 0);
+	}
+	t_clock(0.2);
+	for (int k = 0; k < 2; k++) {
+		t_read_group(fds[k][0], &g[k]);
+		assert_int_equal(g[k].nr, 4);
+		assert_int_equal(g[k].running, g[k].enabled);
+		for (int i = 0; i < 4; i++)
+			assert_near_u64(g[k].val[i], (uint64_t)want[k][i], 1);
+		one += (double)g[k].val[1];
+		dist += (double)g[k].val[2];
+	}
+	/* perf's tma_info_system_smt_2t_utilization on the core's sums:
+	 * the share of the time any thread ran that both did, 0.075 of
+	 * 0.155 s (within a count of each). */
+	assert_true(fabs((1 - one / dist) - 0.075 / 0.155) < 1e-5);
+	for (int k = 0; k < 2; k++)
+		t_close_all(fds[k], 4);
+}
+
 /* read() layouts: non-group reads, GROUP through a member, optional
  * fields, PERF_FORMAT_LOST, ENOSPC. */
 static void clk_read_formats(void **state)
@@ -870,6 +916,7 @@ static void clk_holders(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(clk_group_read),
+	cmocka_unit_test(clk_smt_activity),
 	cmocka_unit_test(clk_reset_on_read),
 	cmocka_unit_test(clk_per_cpu_keys),
 	cmocka_unit_test(clk_multiplex),

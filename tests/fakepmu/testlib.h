@@ -81,6 +81,21 @@ static inline int t_open(uint32_t type, uint64_t config, int cpu, int group_fd)
 	return t_open_attr(&a, cpu, group_fd);
 }
 
+/* The type number of the fixture's PMU @name. */
+static inline uint32_t t_pmu_type(const char *name)
+{
+	char path[4096], buf[32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/type",
+		 getenv("FAKEPMU_SYSFS"), name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	return (uint32_t)strtoul(buf, NULL, 10);
+}
+
 /* errno of a failing open (0 if it unexpectedly succeeded; fd is closed). */
 static inline int t_open_errno(struct perf_event_attr *a, int cpu, int group_fd)
 {

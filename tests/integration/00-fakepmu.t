@@ -199,6 +199,16 @@ for c in group_read reset_on_read per_cpu_keys multiplex fixed_counter_sharing r
 	run "$d" "$spr" "$tmp/count.json" 1 test_count "clk_$c"
 done
 
+# ---- a core's thread activity drives the reference clocks ----
+cat >"$tmp/smt.json" <<EOF
+{"tsc_hz": 2e9, "crystal_hz": 2.5e7,
+ "cpus": {"default": {"slots_per_second": 1.2e10, "phases": [{$A}]}},
+ "smt": {"default": [{"seconds": 0.1, "both": 0.5, "first": 0.2, "second": 0.1},
+                     {"both": 0.25, "second": 0.5}]}}
+EOF
+run "smt activity: REF_TSC, ONE_THREAD_ACTIVE, REF_DISTRIBUTED and msr/tsc of both threads of a core as the SDM defines them" \
+	"$spr" "$tmp/smt.json" 1 test_count clk_smt_activity
+
 # ---- other users of the PMU that come and go ----
 cat >"$tmp/holders.json" <<EOF
 {"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [{$A}]},
@@ -333,6 +343,12 @@ bad "cpulist key beyond the possible CPUs" \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}, \"16\": {}}}"
 bad "overlapping cpulist keys" 'fakepmu: scen.json: cpus: keys "0-3" and "3" overlap on CPU 3' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}, \"0-3\": {}, \"3\": {}}}"
+bad "smt: one core's threads in two keys" \
+	'fakepmu: scen.json: smt: CPUs 0 and 8 are threads of one core: they must be in the same key' \
+	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"smt\": {\"0-7\": [{\"both\": 1}], \"8-15\": [{\"both\": 1}]}}"
+bad "smt: shares above 1" \
+	'fakepmu: scen.json: smt.default[0]: both + first + second = 1.2, must be at most 1 (neither is the rest)' \
+	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"smt\": {\"default\": [{\"both\": 0.6, \"first\": 0.6}]}}"
 bad "no default and CPUs left without an entry" \
 	'fakepmu: scen.json: cpus: "default" is required: CPUs 8-15 have no entry' \
 	"{\"cpus\": {\"0-7\": {$D, \"phases\": [{$P}]}}}"
