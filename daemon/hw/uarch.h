@@ -98,6 +98,32 @@ struct ua_metric {
 	const char *table;     /* the metrics file */
 };
 
+/* Which threads of a core ran when (issue 43): the events of perf's
+ * tma_info_system_smt_2t_utilization, and the fixed counter that counts a
+ * thread's unhalted time at the TSC's rate.  How the core's "any thread
+ * ran" is counted differs: */
+enum ua_smt_any {
+	/* CPU_CLK_UNHALTED.REF_DISTRIBUTED (Ice Lake on): the core's active
+	 * crystal cycles shared between its active threads; the threads'
+	 * sum is the core's. */
+	UA_SMT_DISTRIBUTED,
+	/* CPU_CLK_UNHALTED.REF_XCLK_ANY (AnyThread, Skylake-SP and Cascade
+	 * Lake): the core's active crystal cycles, on each thread. */
+	UA_SMT_XCLK_ANY,
+};
+
+enum { UA_SMT_REF_TSC, UA_SMT_ONE_THREAD, UA_SMT_ANY, UA_SMT_EVENTS };
+
+struct ua_smt {
+	enum ua_smt_any any;
+	/* CPU_CLK_UNHALTED.REF_TSC (fixed counter 2), ONE_THREAD_ACTIVE,
+	 * and REF_DISTRIBUTED or REF_XCLK_ANY. */
+	struct ua_event events[UA_SMT_EVENTS];
+	const char *metric;    /* perf's name of the metric, its expression */
+	const char *expr;      /* verbatim, and the file */
+	const char *table;
+};
+
 struct uarch {
 	const char *id;        /* perf's table directory: "sapphirerapids", "arm/neoverse-v1" */
 	const char *arch;      /* perf's architecture directory: "x86" (NULL) or "arm64" */
@@ -153,6 +179,8 @@ struct uarch {
 	/* The PMU has no fixed counters: the NMI watchdog's cycles event
 	 * takes a general-purpose counter. */
 	bool watchdog_takes_gp;
+	/* Its SMT activity events, or NULL. */
+	const struct ua_smt *smt;
 };
 
 /* A CPU perf has tables for, but no TopDown metrics in them (AMD Zen 1 to

@@ -155,6 +155,9 @@ static const struct uarch spr_alt = {
 	.alt_of = &spr,
 };
 
+static const struct ua_smt spr_smt = UA_SMT_DIST(SPR_PIPE, NULL, NULL, "tma_info_system_smt_2t_utilization",
+	"(1 - CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_DISTRIBUTED if #SMT_on else 0)",
+	"perf-tables/x86/sapphirerapids/spr-metrics.json");
 static const struct uarch spr = {
 	.id = "sapphirerapids",
 	.name = "Sapphire Rapids",
@@ -170,6 +173,7 @@ static const struct uarch spr = {
 	.n_metrics = sizeof(spr_metrics) / sizeof(spr_metrics[0]),
 	.metrics = spr_metrics,
 	.guest_alt = &spr_alt,
+	.smt = &spr_smt,
 };
 
 /* ---- Emerald Rapids (the kernel names its PMU sapphire_rapids) ---- */
@@ -288,6 +292,9 @@ static const struct uarch emr_alt = {
 	.alt_of = &emr,
 };
 
+static const struct ua_smt emr_smt = UA_SMT_DIST(EMR_PIPE, NULL, NULL, "tma_info_system_smt_2t_utilization",
+	"(1 - CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_DISTRIBUTED if #SMT_on else 0)",
+	"perf-tables/x86/emeraldrapids/emr-metrics.json");
 static const struct uarch emr = {
 	.id = "emeraldrapids",
 	.name = "Emerald Rapids",
@@ -303,6 +310,7 @@ static const struct uarch emr = {
 	.n_metrics = sizeof(emr_metrics) / sizeof(emr_metrics[0]),
 	.metrics = emr_metrics,
 	.guest_alt = &emr_alt,
+	.smt = &emr_smt,
 };
 
 /* ---- Granite Rapids ---- */
@@ -419,6 +427,10 @@ static const struct uarch gnr_alt = {
 	.alt_of = &gnr,
 };
 
+static const struct ua_smt gnr_smt = UA_SMT_DIST(GNR_PIPE, "0,1,2,3,4,5,6,7", "Fixed counter 2",
+	"tma_info_system_smt_2t_utilization",
+	"(1 - CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_DISTRIBUTED if #SMT_on else 0)",
+	"perf-tables/x86/graniterapids/gnr-metrics.json");
 static const struct uarch gnr = {
 	.id = "graniterapids",
 	.name = "Granite Rapids",
@@ -434,6 +446,7 @@ static const struct uarch gnr = {
 	.n_metrics = sizeof(gnr_metrics) / sizeof(gnr_metrics[0]),
 	.metrics = gnr_metrics,
 	.guest_alt = &gnr_alt,
+	.smt = &gnr_smt,
 };
 
 /* ---- Alder Lake and Raptor Lake P-cores (cpu_core) ---- */
@@ -484,6 +497,10 @@ static const struct ua_metric adl_core_metrics[] = {
 	  "perf-tables/x86/alderlake/adl-metrics.json" },
 };
 
+static const struct ua_smt adl_core_smt = UA_SMT_DIST("perf-tables/x86/alderlake/pipeline.json", "0,1,2,3,4,5,6,7",
+	"Fixed counter 2", "tma_info_system_smt_2t_utilization",
+	"(1 - cpu_core@CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE@ / cpu_core@CPU_CLK_UNHALTED.REF_DISTRIBUTED@ if #SMT_on else 0)",
+	"perf-tables/x86/alderlake/adl-metrics.json");
 static const struct uarch adl_core = {
 	.id = "alderlake",
 	.name = "Alder Lake / Raptor Lake P-core",
@@ -498,6 +515,7 @@ static const struct uarch adl_core = {
 	.events = adl_core_events,
 	.n_metrics = sizeof(adl_core_metrics) / sizeof(adl_core_metrics[0]),
 	.metrics = adl_core_metrics,
+	.smt = &adl_core_smt,
 };
 
 /* ---- Ice Lake (server and client) ----
@@ -638,6 +656,8 @@ static const struct uarch icx_alt = {
 static const struct ua_event icx_events[] = { ICL_EVENTS(ICX_PIPE, ICX_FE) };
 static const struct ua_metric icx_metrics[] = { ICL_METRICS(ICX_METRICS) };
 
+static const struct ua_smt icx_smt = UA_SMT_DIST(ICX_PIPE, "0,1,2,3,4,5,6,7", "Fixed counter 2", "SMT_2T_Utilization",
+	"1 - CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_DISTRIBUTED if #SMT_on else 0", ICX_METRICS);
 static const struct uarch icx = {
 	.id = "icelakex",
 	.name = "Ice Lake server",
@@ -655,11 +675,14 @@ static const struct uarch icx = {
 	.n_metrics = sizeof(icx_metrics) / sizeof(icx_metrics[0]),
 	.metrics = icx_metrics,
 	.guest_alt = &icx_alt,
+	.smt = &icx_smt,
 };
 
 static const struct ua_event icl_events[] = { ICL_EVENTS(ICL_PIPE, ICL_FE) };
 static const struct ua_metric icl_metrics[] = { ICL_METRICS(ICL_METRICS_FILE) };
 
+static const struct ua_smt icl_smt = UA_SMT_DIST(ICL_PIPE, "0,1,2,3,4,5,6,7", "Fixed counter 2", "SMT_2T_Utilization",
+	"1 - CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_DISTRIBUTED if #SMT_on else 0", ICL_METRICS_FILE);
 static const struct uarch icl = {
 	.id = "icelake",
 	.name = "Ice Lake",
@@ -676,6 +699,7 @@ static const struct uarch icl = {
 	.events = icl_events,
 	.n_metrics = sizeof(icl_metrics) / sizeof(icl_metrics[0]),
 	.metrics = icl_metrics,
+	.smt = &icl_smt,
 };
 
 /* ---- any other core PMU with slots: PERF_METRICS alone ---- */

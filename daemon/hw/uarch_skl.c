@@ -87,6 +87,21 @@
 static const struct ua_event skx_events[] = { SKL_EVENTS(SKX_PIPE, SKX_FE) };
 static const struct ua_metric skx_metrics[] = { SKL_METRICS(SKX_METRICS) };
 
+/* Before Ice Lake the core's active crystal cycles are REF_XCLK_ANY
+ * (AnyThread), on each thread; perf 6.1's SMT_2T_Utilization halves their
+ * sum. */
+static const struct ua_smt skx_smt = {
+	.any = UA_SMT_XCLK_ANY,
+	.events = { UA_SMT_EV("CPU_CLK_UNHALTED.REF_TSC", "umask=0x3", SKX_PIPE, "Fixed counter 2"),
+		    { .name = "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", .terms = "event=0x3c,umask=0x2", .table = SKX_PIPE,
+		      .counter = GP4, .counter_htoff = GP8 },
+		    { .name = "CPU_CLK_UNHALTED.REF_XCLK_ANY", .terms = "event=0x3c,umask=0x1,any=1", .table = SKX_PIPE,
+		      .counter = GP4, .counter_htoff = GP8 } },
+	.metric = "SMT_2T_Utilization",
+	.expr = "1 - CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / (CPU_CLK_UNHALTED.REF_XCLK_ANY / 2) if #SMT_on else 0",
+	.table = SKX_METRICS,
+};
+
 static const struct uarch skx = {
 	.id = "skylakex",
 	/* mapfile.csv: GenuineIntel-6-55-[01234] skylakex,
@@ -108,6 +123,7 @@ static const struct uarch skx = {
 	.events = skx_events,
 	.n_metrics = sizeof(skx_metrics) / sizeof(skx_metrics[0]),
 	.metrics = skx_metrics,
+	.smt = &skx_smt,
 };
 
 /* ---- Skylake, Kaby Lake, Coffee Lake, Comet Lake client ---- */

@@ -14,6 +14,18 @@
 #define UA_EV(var_, name_, terms_, table_, counter_, level_)                              \
 	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_),          \
 	  .counter = (counter_), .level = (level_) }
+/* The SMT activity events of a model (struct ua_smt): REF_TSC on fixed
+ * counter 2, ONE_THREAD_ACTIVE and REF_DISTRIBUTED (Ice Lake on) as
+ * perf's tables encode them, each table's Counter (NULL where it gives
+ * none), and perf's metric verbatim. */
+#define UA_SMT_EV(name_, terms_, table_, counter_) \
+	{ .name = (name_), .terms = (terms_), .table = (table_), .counter = (counter_) }
+#define UA_SMT_DIST(pipe_, gp_, fixed2_, metric_, expr_, metrics_)                                 \
+	{ .any = UA_SMT_DISTRIBUTED,                                                                  \
+	  .events = { UA_SMT_EV("CPU_CLK_UNHALTED.REF_TSC", "umask=0x3", pipe_, fixed2_),              \
+		      UA_SMT_EV("CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", "event=0x3c,umask=0x2", pipe_, gp_), \
+		      UA_SMT_EV("CPU_CLK_UNHALTED.REF_DISTRIBUTED", "event=0x3c,umask=0x8", pipe_, gp_) }, \
+	  .metric = (metric_), .expr = (expr_), .table = (metrics_) }
 /* The tables' most common Counter fields. */
 #define GP4 "0,1,2,3"
 #define GP8 "0,1,2,3,4,5,6,7"

@@ -218,6 +218,27 @@ def check_events(tables, ua):
            "table: %s, topdownd: %s" % (htoff, e["counter_htoff"]))
 
 
+def check_smt(tables, ua):
+    """The SMT activity events (issue 43) as perf's tables encode them, and
+    perf's metric verbatim in its file."""
+    smt = ua["smt"]
+    if smt is None:
+        return
+    check_events(tables, dict(ua, events=smt["events"]))
+    t, rel = tables_of(smt["table"])
+    path = os.path.join(t.root, rel)
+    exprs = {m.get("MetricName"): m.get("MetricExpr") for m in json.load(open(path))}
+    ok(exprs.get(smt["metric"]) == smt["expr"],
+       "%s: %s is perf's expression in %s" % (ua["id"], smt["metric"], smt["table"]),
+       "table: %r\ntopdownd: %r" % (exprs.get(smt["metric"]), smt["expr"]))
+    names = [e["name"] for e in smt["events"]]
+    want = ["CPU_CLK_UNHALTED.REF_TSC", "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE",
+            "CPU_CLK_UNHALTED.REF_DISTRIBUTED" if smt["any"] == "distributed" else "CPU_CLK_UNHALTED.REF_XCLK_ANY"]
+    ok(names == want and all(n.split("@")[0] in smt["expr"] or n.endswith("REF_TSC") for n in names[1:]),
+       "%s: the SMT split counts %s (the metric's events and fixed counter 2)" % (ua["id"], ", ".join(names)),
+       "%s" % names)
+
+
 def counted_encodings(tables, ua):
     """{kernel name or encoding key: topdownd event name}."""
     out = {}
@@ -790,6 +811,7 @@ def main():
         elif ua["metrics"]:
             check_models(ua)
             check_events(tables, ua)
+            check_smt(tables, ua)
             check_metrics(tables, ua)
             check_width(ua)
             check_formulas(tables, ua, dump, None)

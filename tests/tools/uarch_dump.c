@@ -41,6 +41,31 @@ static json_t *modes_json(unsigned modes)
 	return a;
 }
 
+static json_t *event_json(const struct ua_event *e)
+{
+	return json_pack("{s:s, s:o, s:o, s:s, s:i, s:b, s:o, s:o, s:o}", "name", e->name,
+			 "sysfs", e->sysfs ? json_string(e->sysfs) : json_null(),
+			 "terms", e->terms ? json_string(e->terms) : json_null(),
+			 "table", e->table, "level", e->level, "refine", e->refine,
+			 "counter", e->counter ? json_string(e->counter) : json_null(),
+			 "counter_htoff", e->counter_htoff ? json_string(e->counter_htoff) : json_null(),
+			 "modes", modes_json(e->modes));
+}
+
+/* The SMT activity events and perf's metric (issue 43), or null. */
+static json_t *smt_json(const struct ua_smt *smt)
+{
+	json_t *events = json_array();
+
+	if (!smt)
+		return json_null();
+	for (unsigned i = 0; i < UA_SMT_EVENTS; i++)
+		json_array_append_new(events, event_json(&smt->events[i]));
+	return json_pack("{s:s, s:o, s:s, s:s, s:s}", "any",
+			 smt->any == UA_SMT_DISTRIBUTED ? "distributed" : "xclk_any", "events", events,
+			 "metric", smt->metric, "expr", smt->expr, "table", smt->table);
+}
+
 static json_t *uarch_json(const struct uarch *ua)
 {
 	json_t *o = json_object(), *models = json_array(), *events = json_array(),
@@ -82,18 +107,10 @@ static json_t *uarch_json(const struct uarch *ua)
 		json_object_set_new(o, "also", also);
 	}
 	for (unsigned i = 0; i < ua->n_events; i++) {
-		const struct ua_event *e = &ua->events[i];
-
-		json_array_append_new(events,
-				      json_pack("{s:s, s:o, s:o, s:s, s:i, s:b, s:o, s:o, s:o}", "name", e->name,
-						"sysfs", e->sysfs ? json_string(e->sysfs) : json_null(),
-						"terms", e->terms ? json_string(e->terms) : json_null(),
-						"table", e->table, "level", e->level, "refine", e->refine,
-						"counter", e->counter ? json_string(e->counter) : json_null(),
-						"counter_htoff", e->counter_htoff ? json_string(e->counter_htoff) : json_null(),
-						"modes", modes_json(e->modes)));
+		json_array_append_new(events, event_json(&ua->events[i]));
 	}
 	json_object_set_new(o, "events", events);
+	json_object_set_new(o, "smt", smt_json(ua->smt));
 	for (unsigned i = 0; i < ua->n_metrics; i++) {
 		const struct ua_metric *m = &ua->metrics[i];
 
