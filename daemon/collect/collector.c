@@ -329,6 +329,7 @@ static void apply_plan(struct collector *c, bool reopen_all)
 	unsigned n_old = c->n_pmus;
 
 	coll_deep_drop(c);
+	coll_smt_drop(c);
 	memcpy(old, c->pmus, sizeof(old));
 	/* Groups that stay open keep the composition they were opened with,
 	 * fallback to model hardware included. */
@@ -405,6 +406,8 @@ static void apply_plan(struct collector *c, bool reopen_all)
 	}
 	if (coll_deep_plan(c) < 0)
 		log_warning("Out of memory for the TopDown nodes below level 2; counting levels 1 and 2");
+	if (coll_smt_plan(c) < 0)
+		log_warning("Out of memory for the SMT split; counting TopDown only");
 }
 
 int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
@@ -741,6 +744,8 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	 * its turns (of the last interval: read after this one's). */
 	if (pm->deep)
 		share_sum += coll_deep_share(c, cc);
+	if (pm->pp->smt_multiplex)
+		share_sum += coll_smt_share(c, cc);
 	coll_share(c, cc, ok ? share_sum : -1, (uint64_t)enabled, now);
 	if (ok && pm->deep)
 		coll_deep_keep(c, cc, in, read0 && now > read0 ? (double)(now - read0) : enabled);
@@ -928,6 +933,7 @@ void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *sn
 		coll_describe(c, snap);
 	coll_aggregate(c, snap, AGG_INTERVAL);
 	coll_deep_collect(c, snap, now_ns);
+	coll_smt_collect(c, snap, now_ns);
 	coll_stamp(c, snap);
 }
 
@@ -998,6 +1004,7 @@ void collector_free(struct collector *c)
 	for (unsigned i = 0; c->cpus && i < c->n_cpus; i++)
 		coll_close_group(c, &c->cpus[i]);
 	coll_deep_free(c);
+	coll_smt_free(c);
 	free(c->cpus);
 	free(c->cores);
 	free(c->pkgs);
@@ -1080,5 +1087,6 @@ void collector_fill(struct collector *c, struct snapshot *snap)
 		coll_aggregate(c, snap, AGG_CATCH_UP);
 	}
 	coll_deep_fill(c, snap);
+	coll_smt_fill(c, snap);
 	coll_stamp(c, snap);
 }

@@ -260,6 +260,9 @@ struct collector {
 	uint64_t deep_gen;
 	/* RLIMIT_NOFILE leaves no room for the depth groups (groups.c). */
 	bool deep_fds_short;
+	/* Each CPU's SMT activity group (smt.c), NULL when no PMU has one. */
+	struct smt_cpu *scpu;
+	uint64_t smt_layout; /* the layout their cores are of */
 };
 
 /* ... and, last, the sum of its CPUs' depth-group running shares and
@@ -396,6 +399,27 @@ void coll_deep_close(struct collector *c, struct ccpu *cc);
 void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now);
 /* A publication without reads: the previous snapshot's nodes. */
 void coll_deep_fill(struct collector *c, struct snapshot *snap);
+
+/* ---- smt.c: which threads of each core ran when ---- */
+
+/* Before a plan is applied: every CPU's group closed; after: room for
+ * them where a PMU's plan has the split (they open at the next
+ * collection).  0 or -ENOMEM. */
+void coll_smt_drop(struct collector *c);
+int coll_smt_plan(struct collector *c);
+void coll_smt_free(struct collector *c);
+/* The descriptors a CPU of @pm takes for it. */
+unsigned coll_smt_events(const struct cpmu *pm);
+/* Its group's running share in the level-1/2 rotation ([collect] smt =
+ * on) in the last interval; 0 otherwise. */
+double coll_smt_share(const struct collector *c, const struct ccpu *cc);
+/* Closes @cc's group (with its level-1/2 groups). */
+void coll_smt_close(struct collector *c, struct ccpu *cc);
+/* After an interval's reads: each CPU's group read (opened, given up),
+ * every core's split, summed per package and for the host, into @snap. */
+void coll_smt_collect(struct collector *c, struct snapshot *snap, uint64_t now);
+/* A publication without reads: the previous snapshot's. */
+void coll_smt_fill(const struct collector *c, struct snapshot *snap);
 
 /* ---- aggregate.c ---- */
 

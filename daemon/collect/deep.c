@@ -143,6 +143,9 @@ static void left_by(const struct cpmu *pm, unsigned *gp, bool *fixed0, bool *fix
 		return;
 	}
 	used = coll_group_gp(pm, lay, 0, lay->group_start[1], &on_fixed1);
+	/* The SMT split's group beside it (smt.c). */
+	if (pm->pp->smt)
+		used += UA_SMT_EVENTS - 1;
 
 	*gp = pm->pp->gp_available > used ? pm->pp->gp_available - used : 0;
 	*fixed1 = !on_fixed1 && !pm->pp->fixed1_busy;

@@ -29,6 +29,7 @@ static struct log_ratelimit open_rl = LOG_RATELIMIT_INIT(60 * UINT64_C(100000000
 void coll_close_group(struct collector *c, struct ccpu *cc)
 {
 	coll_deep_close(c, cc);
+	coll_smt_close(c, cc);
 	/* Members first, the leaders last, as perf does. */
 	for (int i = UA_EVENTS_MAX - 1; i >= 0; i--) {
 		if (cc->fd[i] >= 0) {
@@ -484,7 +485,7 @@ void coll_raise_fd_limit(struct collector *c)
 		unsigned n = cpuset_count(&c->pmus[i].pp->monitor);
 
 		perf += (rlim_t)n * c->pmus[i].full.n_events;
-		deep += (rlim_t)n * coll_deep_events(&c->pmus[i]);
+		deep += (rlim_t)n * (coll_deep_events(&c->pmus[i]) + coll_smt_events(&c->pmus[i]));
 		n_monitor += n;
 		if (c->pmus[i].full.n_events > n_events)
 			n_events = c->pmus[i].full.n_events;

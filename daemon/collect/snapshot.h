@@ -99,16 +99,43 @@ struct snap_cpu {
 	struct snap_counts c;
 };
 
+/* Which threads of a core ran when (issue 43, collect/smt.c): the
+ * core's time split four ways, in seconds, since start and in the last
+ * interval.  The first thread is the core's lowest-numbered CPU. */
+enum smt_state {
+	SMT_NEITHER,
+	SMT_FIRST_ONLY,
+	SMT_SECOND_ONLY,
+	SMT_BOTH,
+	SMT_STATE_COUNT,
+};
+
+extern const char *const smt_state_name[];
+
+struct snap_smt {
+	double total[SMT_STATE_COUNT];
+	double last[SMT_STATE_COUNT];
+	/* Whether the last interval was split (both threads counted), and
+	 * whether it ever was (the totals mean something). */
+	bool valid, ever;
+	/* Its cores split in the last interval (a package's, the host's). */
+	unsigned cores;
+};
+
 struct snap_core {
 	int core_id, package, die;
 	bool covered; /* holds a CPU that is not unsupported */
 	struct snap_counts c;
+	/* Its threads: CPU numbers, -1 where it has fewer. */
+	int first_cpu, second_cpu;
+	struct snap_smt smt;
 };
 
 struct snap_pkg {
 	int package;
 	bool covered;
 	struct snap_counts c;
+	struct snap_smt smt;
 	/* Below level 2 with [collect] drilldown: the level-2 category whose
 	 * subtree it counts (perf's name, static), or NULL. */
 	const char *drill;
@@ -245,6 +272,13 @@ struct snapshot {
 	uint64_t fill_gen;
 
 	struct snap_deep deep;
+
+	/* The SMT split (collect/smt.c): the host's, whether any PMU counts
+	 * it, how, and what is missing. */
+	struct snap_smt smt_host;
+	bool smt_on;
+	char smt_method[160];         /* its events, "CPU_CLK_UNHALTED.REF_TSC, ..." */
+	char smt_reason[SNAP_REASON]; /* why not (or not everywhere), or "" */
 };
 
 /* Row of a CPU, core, package, the host in snap_deep's arrays. */

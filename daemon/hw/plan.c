@@ -148,7 +148,9 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 		fixed0 = true;
 		fixed1 = !pp->fixed1_busy;
 	} else {
-		pp->depth_gp = pp->gp_available > pp->gp_needed ? pp->gp_available - pp->gp_needed : 0;
+		unsigned used = pp->gp_needed + (pp->smt && !pp->smt_multiplex ? 2 : 0);
+
+		pp->depth_gp = pp->gp_available > used ? pp->gp_available - used : 0;
 	}
 	pp->depth_fixed1 = fixed1;
 	r = depth_new(t, pp->depth, &pp->core->formats, &main, &d, why, sizeof(why));
@@ -315,9 +317,81 @@ static void plan_groups(const struct budget *budget, unsigned idx, struct plan_p
 		str_printf(pp->group_note, sizeof(pp->group_note), "re-planned: %s", bp->learned);
 }
 
+/* Which threads of each core ran when (issue 43, collect/smt.c): a group
+ * of REF_TSC (fixed counter 2), ONE_THREAD_ACTIVE, the core's any-thread
+ * clock and the msr PMU's TSC on every CPU, where the model has them
+ * (ua->smt), SMT is on and the kernel has the TSC.  Its two
+ * general-purpose events run beside the level-1/2 group where that is
+ * one group and leaves them room; where the level-1/2 events rotate it
+ * would be one more group in their rotation, taking running time from
+ * them: only with [collect] smt = on. */
+static void plan_smt(struct plan_pmu *pp, const struct config *cfg, const struct pmu_info *info)
+{
+	const struct ua_smt *smt = pp->ua->smt;
+	char err[128];
+
+	if (cfg->smt == SMT_OFF) {
+		str_printf(pp->smt_note, sizeof(pp->smt_note), "off ([collect] smt = off)");
+		return;
+	}
+	if (pp->mode == UA_MODE_NOSMT) {
+		str_printf(pp->smt_note, sizeof(pp->smt_note),
+			   "each core runs one thread (SMT off or absent): nothing to split");
+		return;
+	}
+	if (!smt && strcmp(pp->core->name, "cpu_atom") == 0) {
+		str_printf(pp->smt_note, sizeof(pp->smt_note), "%s's cores run one thread each: nothing to split",
+			   pp->ua->name);
+		return;
+	}
+	if (!smt) {
+		str_printf(pp->smt_note, sizeof(pp->smt_note),
+			   "%s has no events telling which threads of a core ran (perf's tables give no "
+			   "smt_2t_utilization for it)", pp->ua->name);
+		return;
+	}
+	if (!info->msr_type) {
+		str_printf(pp->smt_note, sizeof(pp->smt_note),
+			   "the kernel has no msr PMU with a tsc event (%s/msr/events/tsc): the split needs "
+			   "the elapsed TSC", "/sys/bus/event_source/devices");
+		return;
+	}
+	for (unsigned i = 0; i < UA_SMT_EVENTS; i++) {
+		struct pmu_encoding enc;
+
+		if (pmu_encode_terms(&pp->core->formats, smt->events[i].terms, &enc, err, sizeof(err)) < 0) {
+			str_printf(pp->smt_note, sizeof(pp->smt_note), "cannot encode %s (\"%s\"): %s",
+				   smt->events[i].name, smt->events[i].terms, err);
+			return;
+		}
+		memcpy(pp->smt_config[i], enc.config, sizeof(enc.config));
+	}
+	pp->smt_config[UA_SMT_EVENTS][0] = info->msr_tsc;
+	pp->smt_msr_type = info->msr_type;
+	if (pp->n_groups != 1 && cfg->smt != SMT_ON) {
+		str_printf(pp->smt_note, sizeof(pp->smt_note),
+			   "%s's level-1/2 events rotate in %u groups here: the split would take running time "
+			   "from them (each would run 1/%u of the time instead of 1/%u); set [collect] smt = on "
+			   "to count it anyway", pp->ua->name, pp->n_groups, pp->n_groups + 1, pp->n_groups);
+		return;
+	}
+	if (pp->n_groups == 1 && pp->gp_available < pp->gp_needed + 2) {
+		str_printf(pp->smt_note, sizeof(pp->smt_note),
+			   "its 2 general-purpose events do not fit the %u counters the level-1/2 group leaves",
+			   pp->gp_available > pp->gp_needed ? pp->gp_available - pp->gp_needed : 0);
+		return;
+	}
+	pp->smt = true;
+	pp->smt_multiplex = pp->n_groups != 1;
+	if (pp->smt_multiplex)
+		str_printf(pp->smt_note, sizeof(pp->smt_note),
+			   "[collect] smt = on: its group joins the %u level-1/2 groups' rotation (each runs 1/%u "
+			   "of the time instead of 1/%u)", pp->n_groups, pp->n_groups + 1, pp->n_groups);
+}
+
 static void plan_one(const struct pmu_core *core, const struct config *cfg, const struct topo *topo,
 		     const struct budget *budget, unsigned idx, const struct cpuset *selected,
-		     struct plan_pmu *pp)
+		     const struct pmu_info *info, struct plan_pmu *pp)
 {
 	const struct uarch *ua = core->ua;
 	bool refine_ok = true;
@@ -377,6 +451,7 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg, cons
 	}
 	plan_groups(budget, idx, pp);
 	pp->cats = plan_cats(ua, pp->level);
+	plan_smt(pp, cfg, info);
 	if (cfg->level >= 3) {
 		plan_depth(pp, cfg->level, cfg->depth_multiplex);
 		pp->drilldown = pp->depth && cfg->drilldown;
@@ -413,7 +488,7 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 			continue;
 		}
 		pp = &plan->pmu[plan->n_pmus];
-		plan_one(core, cfg, topo, budget, i, &plan->selected, pp);
+		plan_one(core, cfg, topo, budget, i, &plan->selected, pmu, pp);
 		if (cpuset_empty(&pp->monitor))
 			continue;
 		plan->n_pmus++;

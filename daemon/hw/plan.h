@@ -46,6 +46,14 @@ struct plan_pmu {
 	 * general-purpose counters, instead of running beside one group. */
 	bool depth_multiplex;
 	bool drilldown;            /* [collect] drilldown: the bottleneck's subtree only */
+	/* Which threads of each core ran when ([collect] smt, collect/smt.c):
+	 * whether its CPUs count it, in the level-1/2 groups' rotation or
+	 * beside their one group; the events' encodings (ua->smt's, then the
+	 * msr PMU's TSC) and why not. */
+	bool smt, smt_multiplex;
+	uint32_t smt_msr_type;
+	uint64_t smt_config[UA_SMT_EVENTS + 1][3];
+	char smt_note[PLAN_REASON_MAX];
 	enum config_model model;   /* requested; the collector may fall back */
 	char model_note[PLAN_REASON_MAX]; /* why model perf was not possible */
 	/* Events of the group, as indexes into ua->events, leader first.

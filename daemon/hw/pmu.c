@@ -580,12 +580,33 @@ static void read_cpuid(const struct sysfs *sysfs, struct pmu_info *info)
 		info->have_cpuid = true;
 }
 
+/* The msr PMU's TSC: its type, and events/tsc ("event=0x00", its format
+ * config:0-63). */
+static void discover_msr(const struct sysfs *sysfs, struct pmu_info *info)
+{
+	char buf[64];
+	long type;
+	char *end;
+	unsigned long long tsc;
+
+	if (sysfs_read_int(sysfs, DEVICES "/msr/type", &type) < 0 || type <= 0 || type > UINT32_MAX ||
+	    sysfs_read(sysfs, DEVICES "/msr/events/tsc", buf, sizeof(buf)) < 0 || strncmp(buf, "event=", 6) != 0)
+		return;
+	errno = 0;
+	tsc = strtoull(buf + 6, &end, 0);
+	if (errno || end == buf + 6 || (*end && *end != '\n'))
+		return;
+	info->msr_type = (uint32_t)type;
+	info->msr_tsc = tsc;
+}
+
 int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 {
 	static const char *const hybrid[] = { "cpu_core", "cpu_atom" };
 
 	memset(info, 0, sizeof(*info));
 	read_cpuid(sysfs, info);
+	discover_msr(sysfs, info);
 	if (sysfs_exists(sysfs, DEVICES "/cpu")) {
 		strcpy(info->core[info->n_cores++].name, "cpu");
 	} else {

@@ -92,6 +92,10 @@ struct pmu_info {
 	struct pmu_core core[PMU_CORE_MAX];
 	/* Why there is no core PMU at all (n_cores == 0). */
 	char reason[PMU_REASON_MAX];
+	/* The msr PMU (arch/x86/events/msr.c) and its TSC event's config,
+	 * when the kernel has them (msr_type 0: none). */
+	uint32_t msr_type;
+	uint64_t msr_tsc;
 };
 
 /* Fills @info from @sysfs.  Only fails (-errno) on allocation failure;

@@ -55,6 +55,9 @@ static const struct choice trigger_choices[] = {
 static const struct choice sharing_choices[] = {
 	{ "yield", SHARING_YIELD }, { "share", SHARING_SHARE }, { NULL, 0 }
 };
+static const struct choice smt_choices[] = {
+	{ "auto", SMT_AUTO }, { "on", SMT_ON }, { "off", SMT_OFF }, { NULL, 0 }
+};
 static const struct choice log_choices[] = {
 	{ "error", LOG_LEVEL_ERROR }, { "warning", LOG_LEVEL_WARNING },
 	{ "info", LOG_LEVEL_INFO }, { "debug", LOG_LEVEL_DEBUG },
@@ -94,6 +97,7 @@ static const struct key_desc keys[] = {
 	{ "collect", "count_guest", KEY_BOOL, FIELD(count_guest), 0, 0, NULL, "false", NULL },
 	{ "collect", "history", KEY_DURATION, FIELD(history_ns), 60 * SEC, 86400 * SEC, NULL, "15m", NULL },
 	{ "collect", "pmu_sharing", KEY_CHOICE, FIELD(pmu_sharing), 0, 0, sharing_choices, "yield", NULL },
+	{ "collect", "smt", KEY_CHOICE, FIELD(smt), 0, 0, smt_choices, "auto", NULL },
 	{ "metrics", "granularity", KEY_CHOICE, FIELD(granularity), 0, 0, gran_choices, "package", NULL },
 	{ "metrics", "ratios", KEY_BOOL, FIELD(ratios), 0, 0, NULL, "true", NULL },
 	{ "http", "listen", KEY_LISTEN, FIELD(listen), 0, 0, NULL, "[::]:10412", NULL },

@@ -43,6 +43,15 @@ enum config_sharing {
 	SHARING_SHARE,
 };
 
+/* Which threads of each core ran when (collect/smt.c): where the events
+ * fit beside the level-1/2 group (auto), also where they would join a
+ * rotation (on), never (off). */
+enum config_smt {
+	SMT_AUTO,
+	SMT_ON,
+	SMT_OFF,
+};
+
 /* What runs the per-cgroup program: cgroup-switches unless perf_event
  * sits on a cgroup v1 hierarchy (auto), or as configured. */
 enum config_cg_trigger {
@@ -72,6 +81,7 @@ struct config {
 	bool count_guest;     /* a KVM host's guests counted too (exclude_guest 0) */
 	uint64_t history_ns;    /* host and package totals kept for ?window= */
 	enum config_sharing pmu_sharing;
+	enum config_smt smt;
 	/* [metrics] */
 	enum config_granularity granularity;
 	bool ratios;

@@ -391,6 +391,36 @@ static void add_drill(json_t *obj, const struct snapshot *snap, const char *dril
 }
 
 /* The tree below level 2 itself, once: what each node is. */
+/* A core's, package's or host's SMT split: seconds since start by state,
+ * and the last interval's shares (null when it was not split). */
+static void add_smt(json_t *obj, const struct snap_smt *row, const struct snap_core *core)
+{
+	json_t *o, *tot, *last;
+	double span = 0;
+
+	if (!row->ever)
+		return;
+	o = json_object();
+	tot = json_object();
+	last = row->valid ? json_object() : json_null();
+	for (unsigned s = 0; s < SMT_STATE_COUNT; s++)
+		span += row->last[s];
+	for (unsigned s = 0; s < SMT_STATE_COUNT; s++) {
+		json_object_set_new(tot, smt_state_name[s], json_real(round(row->total[s] * 1e9) / 1e9));
+		if (row->valid)
+			json_object_set_new(last, smt_state_name[s], ratio(span > 0 ? row->last[s] / span : 0));
+	}
+	json_object_set_new(o, "seconds_total", tot);
+	json_object_set_new(o, "last", last);
+	if (core) {
+		json_object_set_new(o, "first_cpu", json_integer(core->first_cpu));
+		json_object_set_new(o, "second_cpu", json_integer(core->second_cpu));
+	} else {
+		json_object_set_new(o, "cores", json_integer(row->cores));
+	}
+	json_object_set_new(obj, "smt", o);
+}
+
 static json_t *tree_object(const struct snapshot *snap, unsigned level)
 {
 	const struct snap_deep *d = &snap->deep;
@@ -493,8 +523,17 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		add_counts(host, &snap->host, level, snap->cats);
 		add_nodes(host, snap, snap_deep_row_host(snap), q->level);
 		add_drill(host, snap, snap->deep.host_drill, q->level);
+		add_smt(host, &snap->smt_host, NULL);
 	}
 	json_object_set_new(doc, "host", host);
+	{
+		json_t *smt = json_object();
+
+		json_object_set_new(smt, "counted", json_boolean(snap->smt_on));
+		json_object_set_new(smt, "events", snap->smt_method[0] ? json_string(snap->smt_method) : json_null());
+		json_object_set_new(smt, "reason", snap->smt_reason[0] ? ext_string(snap->smt_reason) : json_null());
+		json_object_set_new(doc, "smt", smt);
+	}
 	if (snap->deep.n_nodes && q->level >= 3 && !window)
 		json_object_set_new(doc, "tree", tree_object(snap, q->level));
 	if (q->has_cpus) {
@@ -538,6 +577,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				add_counts(o, &snap->pkgs[i].c, level, snap->cats);
 				add_nodes(o, snap, snap_deep_row_pkg(snap, i), q->level);
 				add_drill(o, snap, snap->pkgs[i].drill, q->level);
+				add_smt(o, &snap->pkgs[i].smt, NULL);
 			}
 			json_array_append_new(arr, o);
 		}
@@ -560,8 +600,10 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 					json_array_append_new(cpus, json_integer(snap->cpus[k].cpu));
 			json_object_set_new(o, "cpus", cpus);
 			add_counts(o, &snap->cores[i].c, level, snap->cats);
-			if (!window)
+			if (!window) {
 				add_nodes(o, snap, snap_deep_row_core(snap, i), q->level);
+				add_smt(o, &snap->cores[i].smt, &snap->cores[i]);
+			}
 			json_array_append_new(arr, o);
 		}
 		json_object_set_new(doc, "cores", arr);

@@ -423,6 +423,43 @@ static void node_families(struct render *r)
 	}
 }
 
+/* Which threads of each SMT core ran when: per core at cpu and core
+ * granularity (a CPU has no split of its own), else per package or for
+ * the host.  Only rows that were ever split: no invented zeros. */
+static void smt_family(struct render *r)
+{
+	const struct snapshot *s = r->snap;
+	enum config_granularity g = r->opt->granularity;
+	struct buf *b = r->out;
+	unsigned n = g == GRAN_SYSTEM ? 1 : g == GRAN_PACKAGE ? s->n_pkgs : s->n_cores;
+
+	if (!s->smt_on && !s->smt_host.ever)
+		return;
+	family(r, MET_SMT_SECONDS);
+	for (unsigned i = 0; i < n; i++) {
+		const struct snap_smt *row = g == GRAN_SYSTEM ? &s->smt_host
+					     : g == GRAN_PACKAGE ? &s->pkgs[i].smt : &s->cores[i].smt;
+
+		if (!row->ever)
+			continue;
+		for (unsigned st = 0; st < SMT_STATE_COUNT; st++) {
+			bool first = true;
+
+			sample(r, MET_SMT_SECONDS);
+			if (g == GRAN_CPU || g == GRAN_CORE) {
+				put_int_label(b, &first, "core", s->cores[i].core_id);
+				put_int_label(b, &first, "package", s->cores[i].package);
+			} else if (g == GRAN_PACKAGE) {
+				put_int_label(b, &first, "package", s->pkgs[i].package);
+			}
+			put_label(b, &first, "state", smt_state_name[st]);
+			buf_puts(b, "} ");
+			buf_double(b, row->total[st]);
+			buf_putc(b, '\n');
+		}
+	}
+}
+
 static void ratio_families(struct render *r)
 {
 	const double *last = r->snap->host.last;
@@ -754,6 +791,7 @@ int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 		cpus_family(&r, MET_MEASURED_CPUS, true);
 		node_families(&r);
 	}
+	smt_family(&r);
 	ratio_families(&r);
 	cgroup_families(&r);
 	self_families(&r);

@@ -35,6 +35,8 @@ enum metric_id {
 	MET_NODE_SLOTS,
 	MET_NODE_SECONDS,
 	MET_NODE_BASE_SLOTS,
+	/* per core (and its package, the host): which threads ran when */
+	MET_SMT_SECONDS,
 	/* the host's last interval */
 	MET_LEVEL1_RATIO,
 	MET_LEVEL2_RATIO,

@@ -100,6 +100,21 @@ static void print_depth(FILE *out, const struct plan_pmu *pp)
 		fprintf(out, "%-13s %s\n", pp->depth ? "" : "Below L2:", pp->depth_note);
 }
 
+/* Which threads of each core ran when ([collect] smt): its events, or
+ * why not. */
+static void print_smt(FILE *out, const struct plan_pmu *pp)
+{
+	const struct ua_smt *smt = pp->ua->smt;
+
+	if (pp->smt)
+		fprintf(out, "%-13s each core's time split four ways (neither thread, first only, second only, both) "
+			"from %s, %s, %s (fixed counter 2) and msr/tsc, a group of its own on each CPU%s\n", "SMT split:",
+			smt->events[UA_SMT_ONE_THREAD].name, smt->events[UA_SMT_ANY].name,
+			smt->events[UA_SMT_REF_TSC].name, pp->smt_multiplex ? "" : " beside the level-1/2 group");
+	if (pp->smt_note[0])
+		fprintf(out, "%-13s %s\n", pp->smt ? "" : "SMT split:", pp->smt_note);
+}
+
 static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_core *core,
 		      const struct plan *plan)
 {
@@ -198,6 +213,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 	if (pp->n_groups == 1) {
 		print_events(out, "Events:", pp, 0, pp->n_events);
 		print_depth(out, pp);
+		print_smt(out, pp);
 		return;
 	}
 	for (unsigned g = 0; g < pp->n_groups; g++) {
@@ -208,6 +224,7 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 	}
 	fprintf(out, "%-13s %s\n", "", pp->group_note);
 	print_depth(out, pp);
+	print_smt(out, pp);
 }
 
 void report_probe(FILE *out, const struct pmu_info *pmu, const struct topo *topo,

@@ -294,6 +294,7 @@ Model:        perf (perf's formulas on general-purpose counters: nothing to refi
 Counters:     6 general-purpose needed, 6 per CPU (probed on CPU 0 with STALL_SLOT_FRONTEND)
 Events:       CPU_CYCLES, STALL_SLOT_FRONTEND, STALL_SLOT_BACKEND, STALL_SLOT,
               OP_RETIRED, OP_SPEC, BR_MIS_PRED
+SMT split:    each core runs one thread (SMT off or absent): nothing to split
 Monitored:    8 CPUs on 1 package, 8 cores (0-7)
   package 0:  8 CPUs, 8 cores (0-7)
 Offline:      none

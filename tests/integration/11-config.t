@@ -64,7 +64,7 @@ bad_config "empty unknown section" '[collect]\nlevel = 2\n[prometheus]\n' \
 bad_config "unknown key" '[http]\nlisten = [::1]:10412\nport = 8080\n' \
 	"bad.conf:3: unknown key \"port\" in [http]: expected $HTTP_KEYS"
 bad_config "key in the wrong section" '[collect]\ntimeout = 5s\n' \
-	"bad.conf:2: unknown key \"timeout\" in [collect] (it belongs in [http]); expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing"
+	"bad.conf:2: unknown key \"timeout\" in [collect] (it belongs in [http]); expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing, smt"
 bad_config "key outside any section" 'interval = 1s\n[collect]\n' \
 	"bad.conf:1: key outside any section: put it under $SECTIONS"
 bad_config "bad duration" '[collect]\ninterval = 2 seconds\n' \
@@ -157,6 +157,7 @@ count_kernel = true
 count_guest = false
 history = 15m
 pmu_sharing = yield
+smt = auto
 
 [metrics]
 granularity = package
@@ -214,6 +215,7 @@ count_kernel = false
 count_guest = true
 history = 1h
 pmu_sharing = share
+smt = on
 
 [metrics]
 granularity = package
@@ -282,6 +284,7 @@ count_kernel = no
 count_guest = yes
 history = 60m
 pmu_sharing = share
+smt = on
 EOF
 td -c mod.conf --print-config
 expect "--print-config of a file changing every key" 0 "" "$MODIFIED"

@@ -324,7 +324,7 @@ static void test_document_host(void **state)
 	f->snap.config_loaded_at = 1699999000.25;
 	doc = document(&f->snap, NULL, NULL, NULL);
 	/* Exactly the top-level keys of the host scope. */
-	assert_int_equal(json_object_size(doc), 16);
+	assert_int_equal(json_object_size(doc), 17);
 	jint(doc, "collection_errors.read", 3);
 	jint(doc, "collection_errors.open", 0);
 	assert_true(json_is_false(jhas(doc, "config.last_reload_successful")));
@@ -403,6 +403,52 @@ static void test_document_host(void **state)
 	free(f);
 }
 
+/* The SMT split in the document: each core's, package's and the host's
+ * seconds by state and the last interval's shares; absent where a row was
+ * never split; what is counted and why not, at the top. */
+static void test_document_smt(void **state)
+{
+	struct fixture *f = fixture_new();
+	json_t *doc;
+
+	(void)state;
+	doc = document(&f->snap, "core", NULL, NULL);
+	assert_true(json_is_false(jhas(doc, "smt.counted")));
+	assert_true(json_is_null(jhas(doc, "smt.events")));
+	jabsent(doc, "host.smt");
+	jabsent(doc, "cores.0.smt");
+	json_decref(doc);
+	f->snap.smt_on = true;
+	strcpy(f->snap.smt_method, "CPU_CLK_UNHALTED.REF_TSC, CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE, CPU_CLK_UNHALTED.REF_DISTRIBUTED");
+	strcpy(f->snap.smt_reason, "1 of 2 cores with two threads split in the last interval");
+	f->cores[0].smt = (struct snap_smt){ .total = { 10, 5, 2.5, 22.5 }, .last = { 0.5, 0.25, 0, 0.25 },
+					     .valid = true, .ever = true, .cores = 1 };
+	f->cores[0].first_cpu = 0;
+	f->cores[0].second_cpu = 1;
+	f->pkgs[0].smt = f->cores[0].smt;
+	f->snap.smt_host = f->cores[0].smt;
+	f->snap.smt_host.valid = false;
+	doc = document(&f->snap, "core", NULL, NULL);
+	assert_true(json_is_true(jhas(doc, "smt.counted")));
+	jstr(doc, "smt.reason", "1 of 2 cores with two threads split in the last interval");
+	jreal(doc, "cores.0.smt.seconds_total.neither", 10);
+	jreal(doc, "cores.0.smt.seconds_total.first_only", 5);
+	jreal(doc, "cores.0.smt.seconds_total.second_only", 2.5);
+	jreal(doc, "cores.0.smt.seconds_total.both", 22.5);
+	jreal(doc, "cores.0.smt.last.neither", 0.5);
+	jreal(doc, "cores.0.smt.last.first_only", 0.25);
+	jint(doc, "cores.0.smt.first_cpu", 0);
+	jint(doc, "cores.0.smt.second_cpu", 1);
+	jabsent(doc, "cores.1.smt");
+	jint(doc, "packages.0.smt.cores", 1);
+	jabsent(doc, "packages.1.smt");
+	/* Not split in the last interval: its totals, and no shares. */
+	assert_true(json_is_null(jhas(doc, "host.smt.last")));
+	jreal(doc, "host.smt.seconds_total.both", 22.5);
+	json_decref(doc);
+	free(f);
+}
+
 static void test_document_scopes(void **state)
 {
 	struct fixture *f = fixture_new();
@@ -410,7 +456,7 @@ static void test_document_scopes(void **state)
 
 	(void)state;
 	doc = document(&f->snap, "package", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 17);
+	assert_int_equal(json_object_size(doc), 18);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	jabsent(doc, "cores");
 	jabsent(doc, "cpus");
@@ -428,7 +474,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "core", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 18);
+	assert_int_equal(json_object_size(doc), 19);
 	assert_int_equal(json_array_size(jhas(doc, "packages")), 2);
 	assert_int_equal(json_array_size(jhas(doc, "cores")), 3);
 	jabsent(doc, "cpus");
@@ -450,7 +496,7 @@ static void test_document_scopes(void **state)
 	json_decref(doc);
 
 	doc = document(&f->snap, "cpu", NULL, NULL);
-	assert_int_equal(json_object_size(doc), 19);
+	assert_int_equal(json_object_size(doc), 20);
 	assert_int_equal(json_array_size(jhas(doc, "cpus")), 5);
 	jint(doc, "cpus.0.cpu", 0);
 	jint(doc, "cpus.0.core", 0);
@@ -1152,6 +1198,14 @@ static void test_metric_sets(void **state)
 			base[r] = 1000;
 		}
 	}
+	/* The SMT split of core 0, package 0 and the host. */
+	s->smt_on = true;
+	strcpy(s->smt_method, "CPU_CLK_UNHALTED.REF_TSC, CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE, CPU_CLK_UNHALTED.REF_DISTRIBUTED");
+	strcpy(s->smt_reason, "2 of 3 cores with two threads split in the last interval");
+	f->cores[0].smt = (struct snap_smt){ .total = { 1, 2, 3, 4 }, .last = { 0.1, 0.2, 0.3, 0.4 },
+					     .valid = true, .ever = true, .cores = 1 };
+	f->pkgs[0].smt = f->cores[0].smt;
+	s->smt_host = f->cores[0].smt;
 	http.requests[EXPO_EP_METRICS][expo_http_code_index(200)] = 1;
 	opt.http = &http;
 	opt.proc = &proc;
@@ -1257,6 +1311,7 @@ int main(void)
 		cmocka_unit_test(test_query_errors),
 		cmocka_unit_test(test_document_host),
 		cmocka_unit_test(test_document_scopes),
+		cmocka_unit_test(test_document_smt),
 		cmocka_unit_test(test_document_levels),
 		cmocka_unit_test(test_document_cpu_filter),
 		cmocka_unit_test(test_check_query),

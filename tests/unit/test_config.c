@@ -35,6 +35,7 @@
 	"count_guest = false\n" \
 	"history = 15m\n" \
 	"pmu_sharing = yield\n" \
+	"smt = auto\n" \
 	"\n" \
 	"[metrics]\n" \
 	"granularity = package\n" \
@@ -514,7 +515,7 @@ static void test_unknown_section_then_known(void **state)
 	assert_string_equal(p->diag.entries[0].text,
 			    "t.conf:1: unknown section [bogus]: expected " SECTIONS);
 	assert_string_equal(p->diag.entries[1].text,
-			    "t.conf:5: unknown key \"bar\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
+			    "t.conf:5: unknown key \"bar\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing, smt");
 	assert_int_equal(p->cfg.level, 1);
 	free(p);
 }
@@ -523,7 +524,7 @@ static void test_error_unknown_key(void **state)
 {
 	(void)state;
 	expect_error("[collect]\nfoo = 1\n", 2,
-		     "t.conf:2: unknown key \"foo\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
+		     "t.conf:2: unknown key \"foo\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing, smt");
 	expect_error("[metrics]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [metrics]: expected granularity, ratios");
 	expect_error("[http]\n\nfoo = 1\n", 3,
@@ -531,10 +532,10 @@ static void test_error_unknown_key(void **state)
 	expect_error("[log]\nfoo = 1\n", 2,
 		     "t.conf:2: unknown key \"foo\" in [log]: expected level, format");
 	expect_error("[collect]\nInterval = 1s\n", 2,
-		     "t.conf:2: unknown key \"Interval\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
+		     "t.conf:2: unknown key \"Interval\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing, smt");
 	/* A key of another section: say where it belongs. */
 	expect_error("[collect]\nlisten = [::1]:1\n", 2,
-		     "t.conf:2: unknown key \"listen\" in [collect] (it belongs in [http]); expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
+		     "t.conf:2: unknown key \"listen\" in [collect] (it belongs in [http]); expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing, smt");
 	expect_error("[http]\ninterval = 1s\n", 2,
 		     "t.conf:2: unknown key \"interval\" in [http] (it belongs in [collect]); expected listen, tls_cert, tls_key, tls_client_ca, basic_auth_file, web_config_file, allow_plaintext, allow_unauthenticated, max_connections, timeout, unhealthy_after");
 	expect_error("[log]\ngranularity = cpu\n", 2,
@@ -836,7 +837,7 @@ static void test_many_errors(void **state)
 	assert_int_equal(p->diag.n_errors, 70);
 	assert_int_equal(p->diag.dropped, 70 - CONFIG_DIAG_MAX);
 	assert_string_equal(p->diag.entries[63].text,
-			    "t.conf:65: unknown key \"bogus\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing");
+			    "t.conf:65: unknown key \"bogus\" in [collect]: expected interval, cpus, level, drilldown, depth_multiplex, model, count_kernel, count_guest, history, pmu_sharing, smt");
 	free(p);
 
 	/* Several errors come in line order, each with its line. */
@@ -1067,6 +1068,7 @@ static const char modified_text[] =
 	"count_guest = true\n"
 	"history = 2h\n"
 	"pmu_sharing = share\n"
+	"smt = off\n"
 	"\n"
 	"[metrics]\n"
 	"granularity = system\n"
@@ -1146,7 +1148,7 @@ static void test_print_modified(void **state)
 		     "allow_unauthenticated = yes\n"
 		     "[metrics]\nratios = off\ngranularity = system\n"
 		     "[collect]\ninterval = 1.5s\ncpus = 11,10,8,0-3\nlevel = 1\ndrilldown = Yes\ndepth_multiplex = ON\nmodel = hardware\n"
-		     "count_kernel = NO\ncount_guest = on\nhistory = 120m # two hours\npmu_sharing = share\n");
+		     "count_kernel = NO\ncount_guest = on\nhistory = 120m # two hours\npmu_sharing = share\nsmt = off\n");
 	text = print_config(&p->cfg);
 	assert_string_equal(text, modified_text);
 	free(text);

@@ -379,6 +379,59 @@ static void test_granularities(void **state)
 	free(f);
 }
 
+/* The SMT split: per core at cpu and core granularity (a CPU has none of
+ * its own), per package, for the host; rows never split have no series;
+ * none at all while no PMU counts it. */
+static void test_smt_family(void **state)
+{
+	static const double core0[SMT_STATE_COUNT] = { 1.5, 0.25, 0.125, 2 };
+	struct fixture *f = tiny();
+	struct snapshot *s = &f->snap;
+	struct expo_options opt = CPU_OPTS;
+	char *t;
+
+	(void)state;
+	t = render(s, &opt, EXPO_TEXT);
+	no_text(t, "topdown_smt_seconds_total");
+	free(t);
+	s->smt_on = true;
+	memcpy(f->cores[0].smt.total, core0, sizeof(core0));
+	f->cores[0].smt.ever = true;
+	memcpy(f->pkgs[0].smt.total, core0, sizeof(core0));
+	f->pkgs[0].smt.ever = true;
+	memcpy(s->smt_host.total, core0, sizeof(core0));
+	s->smt_host.ever = true;
+	for (int g = GRAN_CPU; g <= GRAN_SYSTEM; g++) {
+		opt.granularity = (enum config_granularity)g;
+		t = render(s, &opt, EXPO_TEXT);
+		has_line(t, "# TYPE topdown_smt_seconds_total counter");
+		if (g <= GRAN_CORE) {
+			has_line(t, "topdown_smt_seconds_total{core=\"0\",package=\"0\",state=\"neither\"} 1.5");
+			has_line(t, "topdown_smt_seconds_total{core=\"0\",package=\"0\",state=\"first_only\"} 0.25");
+			has_line(t, "topdown_smt_seconds_total{core=\"0\",package=\"0\",state=\"second_only\"} 0.125");
+			has_line(t, "topdown_smt_seconds_total{core=\"0\",package=\"0\",state=\"both\"} 2");
+			no_text(t, "topdown_smt_seconds_total{cpu=");
+		} else if (g == GRAN_PACKAGE) {
+			has_line(t, "topdown_smt_seconds_total{package=\"0\",state=\"both\"} 2");
+		} else {
+			has_line(t, "topdown_smt_seconds_total{state=\"first_only\"} 0.25");
+		}
+		free(t);
+	}
+	/* A core never split: no series (no invented zeros); the family's
+	 * header stays while the split is counted. */
+	f->cores[0].smt.ever = false;
+	opt.granularity = GRAN_CORE;
+	t = render(s, &opt, EXPO_TEXT);
+	has_line(t, "# TYPE topdown_smt_seconds_total counter");
+	no_text(t, "topdown_smt_seconds_total{");
+	free(t);
+	t = render(s, &CPU_OPTS, EXPO_OPENMETRICS);
+	has_line(t, "# TYPE topdown_smt_seconds counter");
+	free(t);
+	free(f);
+}
+
 static void test_ratios_off(void **state)
 {
 	struct fixture *f = tiny();
@@ -745,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_text_has_no_eof),
 		cmocka_unit_test(test_granularities),
+		cmocka_unit_test(test_smt_family),
 		cmocka_unit_test(test_ratios_off),
 		cmocka_unit_test(test_no_slots_last_interval),
 		cmocka_unit_test(test_level1),
