@@ -408,6 +408,8 @@ static void apply_plan(struct collector *c, bool reopen_all)
 		log_warning("Out of memory for the TopDown nodes below level 2; counting levels 1 and 2");
 	if (coll_smt_plan(c) < 0)
 		log_warning("Out of memory for the SMT split; counting TopDown only");
+	for (unsigned p = 0; p < c->n_pmus; p++)
+		c->pmus[p].extra_share = c->pmus[p].deep || c->pmus[p].pp->smt_multiplex;
 }
 
 int collector_reload(struct collector *c, const struct plan *plan, bool count_kernel,
@@ -742,10 +744,8 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	}
 	/* A depth group in the rotation ([collect] depth_multiplex) took
 	 * its turns (of the last interval: read after this one's). */
-	if (pm->deep)
-		share_sum += coll_deep_share(c, cc);
-	if (pm->pp->smt_multiplex)
-		share_sum += coll_smt_share(c, cc);
+	if (pm->extra_share)
+		share_sum += coll_deep_share(c, cc) + coll_smt_share(c, cc);
 	coll_share(c, cc, ok ? share_sum : -1, (uint64_t)enabled, now);
 	if (ok && pm->deep)
 		coll_deep_keep(c, cc, in, read0 && now > read0 ? (double)(now - read0) : enabled);

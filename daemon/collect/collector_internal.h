@@ -103,6 +103,10 @@ struct ccpu {
  * model hardware. */
 struct cpmu {
 	const struct plan_pmu *pp;
+	/* Another group of ours takes turns with the level-1/2 ones (the
+	 * nodes below level 2, the SMT split): its running share counts
+	 * with theirs (coll_share). */
+	bool extra_share;
 	/* The plan's grouping (the canonical order: per-cgroup attribution
 	 * and the aggregates count by it), after any fallback to model
 	 * hardware. */

@@ -387,6 +387,11 @@ void coll_smt_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 	unsigned pkg_cores[snap->n_pkgs ? snap->n_pkgs : 1];
 	double pkg_last[snap->n_pkgs ? snap->n_pkgs : 1][SMT_STATE_COUNT], host_last[SMT_STATE_COUNT] = { 0 };
 
+	/* No PMU has ever counted it: its rows are the snapshots' zeros. */
+	if (!c->scpu) {
+		describe(c, snap, &t);
+		return;
+	}
 	if (was && (was == snap || was->layout != snap->layout))
 		was = NULL;
 	/* A new layout: the groups of cores that changed are closed (the

@@ -368,6 +368,23 @@ static void plan_smt(struct plan_pmu *pp, const struct config *cfg, const struct
 	}
 	pp->smt_config[UA_SMT_EVENTS][0] = info->msr_tsc;
 	pp->smt_msr_type = info->msr_type;
+	/* The kernel's time counted: msr/tsc counts it whatever the flags
+	 * (the msr PMU takes none), and a thread in the kernel is running. */
+	if (!cfg->count_kernel) {
+		str_printf(pp->smt_note, sizeof(pp->smt_note),
+			   "[collect] count_kernel = false: the split counts the threads' kernel time, which is "
+			   "not to be counted");
+		return;
+	}
+	/* The nodes below level 2 asked for: the counters the level-1/2
+	 * group leaves are theirs, unless the split is asked for too. */
+	if (cfg->level >= 3 && cfg->smt != SMT_ON) {
+		str_printf(pp->smt_note, sizeof(pp->smt_note),
+			   "[collect] level %u: the counters the level-1/2 group leaves go to the nodes below level 2; "
+			   "set [collect] smt = on to count the split too (2 of them, the nodes taking turns in more "
+			   "groups)", cfg->level);
+		return;
+	}
 	if (pp->n_groups != 1 && cfg->smt != SMT_ON) {
 		str_printf(pp->smt_note, sizeof(pp->smt_note),
 			   "%s's level-1/2 events rotate in %u groups here: the split would take running time "

@@ -14,13 +14,20 @@
 
 needs_valgrind
 
-# name | gen-fixture arguments | scenario | interval | budget per CPU per interval
+# name | gen-fixture arguments | scenario | interval | config | budget per CPU per interval
+# TopDown's cost with the SMT split off (the figures issue 48 tracks), and
+# the split's on two parts that count it by default (issue 43: its group's
+# read and each core's split, 269 instructions per CPU on Sapphire Rapids
+# when these budgets were set, 170 on Alder Lake where only the P-cores
+# count it).
 cases=(
-	"spr-64|--kind spr --cpus 64 --packages 2 --smt 2|constant|50ms|1248"
-	"spr-256|--kind spr --cpus 256 --packages 2 --smt 2|constant|50ms|1208"
-	"clx-64|--kind clx --cpus 64 --packages 2 --smt 2|skx|100ms|1905"
-	"genoa-64|--kind genoa --cpus 64 --packages 2 --smt 2|zen4|100ms|1578"
-	"adl-hybrid-64|--kind adl --cpus 64 --smt 2 --atoms 32|hybrid|100ms|1443"
+	"spr-64|--kind spr --cpus 64 --packages 2 --smt 2|constant|50ms|smt-off|1248"
+	"spr-256|--kind spr --cpus 256 --packages 2 --smt 2|constant|50ms|smt-off|1208"
+	"clx-64|--kind clx --cpus 64 --packages 2 --smt 2|skx|100ms|default|1905"
+	"genoa-64|--kind genoa --cpus 64 --packages 2 --smt 2|zen4|100ms|default|1578"
+	"adl-hybrid-64|--kind adl --cpus 64 --smt 2 --atoms 32|hybrid|100ms|smt-off|1443"
+	"spr-64-smt|--kind spr --cpus 64 --packages 2 --smt 2|smt|50ms|default|1513"
+	"adl-hybrid-64-smt|--kind adl --cpus 64 --smt 2 --atoms 32|hybrid-smt|100ms|default|1658"
 )
 plan $((2 * ${#cases[@]} + 1))
 
@@ -35,17 +42,23 @@ jq '{cpus: {default: {slots_per_second: 1.2e10,
 	phases: [.cpus.default.phases[0] + {events: .cpus["8-11"].phases[0].events}]}}}' \
 	"$SC/parity-hybrid.json" >"$TMP/hybrid.json"
 
-cost() { # NAME FIXTURE SCENARIO INTERVAL -> JSON
+printf '[collect]\nsmt = off\n' >"$TMP/smt-off.conf"
+: >"$TMP/default.conf"
+# The SMT split's scenarios: every core's threads active in part.
+jq '. + {smt: {default: [{both: 0.5, first: 0.2, second: 0.1}]}}' "$TMP/constant.json" >"$TMP/smt.json"
+jq '. + {smt: {"0-31": [{both: 0.5, first: 0.2, second: 0.1}]}}' "$TMP/hybrid.json" >"$TMP/hybrid-smt.json"
+
+cost() { # NAME FIXTURE SCENARIO INTERVAL [CONFIG] -> JSON
 	PYTHONPATH=$ROOT/tests/bench /usr/bin/python3 -m cgcost --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" \
-		--fixture "$2" --scenario "$3" --interval "$4" --out "$TMP/cg-$1" \
+		--fixture "$2" --scenario "$3" --interval "$4" --out "$TMP/cg-$1" --config "${5:-$TMP/smt-off.conf}" \
 		--tables-fallback "$ROOT/reference/perf-tables-6.1"
 }
 
 for c in "${cases[@]}"; do
-	IFS='|' read -r name args scen iv budget <<<"$c"
+	IFS='|' read -r name args scen iv conf budget <<<"$c"
 	# shellcheck disable=SC2086 # the arguments are words
 	"$ROOT/tests/fixtures/gen-fixture" $args "$TMP/fx-$name" >/dev/null
-	out=$(cost "$name" "$TMP/fx-$name" "$TMP/$scen.json" "$iv" 2>"$TMP/err-$name")
+	out=$(cost "$name" "$TMP/fx-$name" "$TMP/$scen.json" "$iv" "$TMP/$conf.conf" 2>"$TMP/err-$name")
 	rc=$?
 	ok $rc "$name: collected 4 and 12 intervals under callgrind$( [ $rc = 0 ] || echo ": $(tail -3 "$TMP/err-$name")")"
 	per=$(jq -r '.per_cpu | floor' <<<"$out" 2>/dev/null)
