@@ -220,7 +220,7 @@ static inline bool read_smt(struct collector *c, const struct plan_pmu *pp, stru
 /* Core @k's split of the interval from its threads' counts, in seconds;
  * false when it has none (a thread not counted, or a PMU that counts no
  * TSC). */
-static bool split(enum ua_smt_any how, const struct smt_cpu *t0, const struct smt_cpu *t1,
+static bool split(enum ua_smt_any how, const struct smt_cpu *t0, const struct smt_cpu *t1, bool ran_slots,
 		  double out[SMT_STATE_COUNT])
 {
 	double any = how == UA_SMT_DISTRIBUTED ? t0->d[EV_ANY] + t1->d[EV_ANY]
@@ -240,8 +240,10 @@ static bool split(enum ua_smt_any how, const struct smt_cpu *t0, const struct sm
 		out[SMT_FIRST_ONLY] = one0 * to_s;
 		out[SMT_SECOND_ONLY] = one1 * to_s;
 		out[SMT_BOTH] = both * to_s;
-	} else if (ran > 0 || ref > 0) {
-		/* One clock counts and the other not: no split. */
+	} else if (ran > 0 || ref > 0 || ran_slots) {
+		/* One clock counts and the other not, or none while the
+		 * TopDown counters say a thread ran (a hypervisor filtering
+		 * them): no split, rather than a core that never ran. */
 		return false;
 	}
 	out[SMT_NEITHER] = interval - out[SMT_FIRST_ONLY] - out[SMT_SECOND_ONLY] - out[SMT_BOTH];
@@ -285,6 +287,7 @@ struct tally {
 	unsigned held;     /* a thread counting fewer events: another user holds counters */
 	unsigned given_up; /* a thread's group did not run whole, or could not be opened */
 	unsigned lonely;   /* cores with one thread online (or selected) on such a PMU */
+	unsigned silent;   /* counted, but the clocks count nothing while a thread ran */
 	int err;           /* the last open's failure, -errno */
 };
 
@@ -333,8 +336,13 @@ static void describe(const struct collector *c, struct snapshot *snap, const str
 		if (t->given_up)
 			str_printf(given, sizeof(given), "; %u with a thread whose group %s (tried again every minute)",
 				   t->given_up, t->err ? "could not be opened" : "did not run whole: another user holds counters");
-		str_printf(line, sizeof(line), "%u of %u cores with two threads split in the last interval%s%s",
-			   t->split, t->cores, held, given);
+		char silent[128] = "";
+
+		if (t->silent)
+			str_printf(silent, sizeof(silent), "; %u whose reference clocks count nothing while its "
+				   "threads run (a hypervisor filtering them)", t->silent);
+		str_printf(line, sizeof(line), "%u of %u cores with two threads split in the last interval%s%s%s",
+			   t->split, t->cores, held, given, silent);
 		append(snap->smt_reason, sizeof(snap->smt_reason), line);
 	}
 	if (t->lonely) {
@@ -419,8 +427,13 @@ void coll_smt_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 			enum why w0 = counts_of(c, t0, now, &t.err), w1 = counts_of(c, t1, now, &t.err);
 
 			t.cores++;
+			bool ran = snap->cpus[t0 - c->cpus].c.last[TD_C_SLOTS] > 0 ||
+				   snap->cpus[t1 - c->cpus].c.last[TD_C_SLOTS] > 0;
+
 			ok = w0 == HAVE && w1 == HAVE &&
-			     split(c->pmus[t0->pmu].pp->ua->smt->any, &c->scpu[t0 - c->cpus], &c->scpu[t1 - c->cpus], last);
+			     split(c->pmus[t0->pmu].pp->ua->smt->any, &c->scpu[t0 - c->cpus], &c->scpu[t1 - c->cpus],
+				   ran, last);
+			t.silent += w0 == HAVE && w1 == HAVE && !ok;
 			t.held += w0 == HELD || w1 == HELD;
 			t.given_up += (w0 == GIVEN_UP || w1 == GIVEN_UP) && w0 != HELD && w1 != HELD;
 		}

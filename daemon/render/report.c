@@ -100,19 +100,43 @@ static void print_depth(FILE *out, const struct plan_pmu *pp)
 		fprintf(out, "%-13s %s\n", pp->depth ? "" : "Below L2:", pp->depth_note);
 }
 
+/* @text after @label, wrapped at 79 columns under the labels' column. */
+static void print_wrapped(FILE *out, const char *label, const char *text)
+{
+	size_t col = 14;
+
+	fprintf(out, "%-13s", label);
+	while (*text) {
+		size_t len = strcspn(text, " ");
+
+		if (col > 14 && col + 1 + len > 79) {
+			fprintf(out, "\n%-13s", "");
+			col = 14;
+		}
+		fprintf(out, " %.*s", (int)len, text);
+		col += 1 + len;
+		text += len;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
 /* Which threads of each core ran when ([collect] smt): its events, or
  * why not. */
 static void print_smt(FILE *out, const struct plan_pmu *pp)
 {
 	const struct ua_smt *smt = pp->ua->smt;
+	char text[PLAN_REASON_MAX];
 
-	if (pp->smt)
-		fprintf(out, "%-13s each core's time split four ways (neither thread, first only, second only, both) "
-			"from %s, %s, %s (fixed counter 2) and msr/tsc, a group of its own on each CPU%s\n", "SMT split:",
-			smt->events[UA_SMT_ONE_THREAD].name, smt->events[UA_SMT_ANY].name,
-			smt->events[UA_SMT_REF_TSC].name, pp->smt_multiplex ? "" : " beside the level-1/2 group");
+	if (pp->smt) {
+		str_printf(text, sizeof(text), "each core's time four ways (neither thread, first only, second only, "
+			   "both) from %s, %s, %s (fixed counter 2) and msr/tsc, a group on each CPU%s",
+			   smt->events[UA_SMT_ONE_THREAD].name, smt->events[UA_SMT_ANY].name,
+			   smt->events[UA_SMT_REF_TSC].name, pp->smt_multiplex ? "" : " beside the level-1/2 group");
+		print_wrapped(out, "SMT split:", text);
+	}
 	if (pp->smt_note[0])
-		fprintf(out, "%-13s %s\n", pp->smt ? "" : "SMT split:", pp->smt_note);
+		print_wrapped(out, pp->smt ? "" : "SMT split:", pp->smt_note);
 }
 
 static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_core *core,

@@ -21,7 +21,7 @@
 #      and TopDown keeps the CPU.
 . "$(dirname "$0")/lib.sh"
 
-plan 22
+plan 23
 
 SCEN=$ROOT/tests/scenarios
 T61=$ROOT/reference/perf-tables-6.1
@@ -75,21 +75,22 @@ is "$(tail -1 "$TMP/skx-on.json" | jq -c '[.cpus_by_state.monitored, .host.cpus_
 out=$(watch "$FIXTURES/spr-2s" "$SCEN/smt-spr.json" "$TMP/off.conf" 3 | tail -1)
 is "$(jq -c '[.smt.counted, .smt.reason, .host.smt]' <<<"$out")" '[false,"cpu: off ([collect] smt = off)",null]' \
 	"spr-2s, smt = off: no split, and why"
-probe() { # FIXTURE CONFIG
+probe() { # FIXTURE CONFIG: --probe's "SMT split:" lines, joined
 	FAKEPMU_SYSFS=$1 FAKEPMU_SCENARIO=$SCEN/constant.json LD_PRELOAD=$FAKEPMU \
-		"$TOPDOWND" -c "$2" --sysfs-root "$1" --probe 2>&1 | grep -A1 '^SMT split:'
+		"$TOPDOWND" -c "$2" --sysfs-root "$1" --probe 2>&1 |
+		awk '/^SMT split:/ { f = 1; sub(/^SMT split: */, ""); printf "%s", $0; next }
+			f && /^ / { sub(/^ */, " "); printf "%s", $0; next } { f = 0 }'
 }
 p=$(probe "$FIXTURES/skx-2s" /dev/null)
-is "$p" "SMT split:    Skylake-SP / Cascade Lake-SP's level-1/2 events rotate in 4 groups here: the split would take running time from them (each would run 1/5 of the time instead of 1/4); set [collect] smt = on to count it anyway
-Monitored:    16 CPUs on 2 packages, 8 cores (0-15)" "skx-2s --probe: not by default, how to ask and what it costs"
+is "$p" "Skylake-SP / Cascade Lake-SP's level-1/2 events rotate in 4 groups here: the split would take running time from them (each would run 1/5 of the time instead of 1/4); set [collect] smt = on to count it anyway" \
+	"skx-2s --probe: not by default, how to ask and what it costs"
 out=$(watch "$FIXTURES/skx-2s" "$TMP/skx.json" /dev/null 3 | tail -1)
 is "$(jq -c '[.smt.counted, .host.smt]' <<<"$out")" '[false,null]' "skx-2s by default: no split counted"
 p=$(probe "$FIXTURES/spr-2s" /dev/null)
-ok $(grep -q '^SMT split:    each core.s time split four ways (neither thread, first only, second only, both) from CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE, CPU_CLK_UNHALTED.REF_DISTRIBUTED, CPU_CLK_UNHALTED.REF_TSC (fixed counter 2) and msr/tsc, a group of its own on each CPU beside the level-1/2 group$' <<<"$p"; echo $?) \
+is "$p" "each core's time four ways (neither thread, first only, second only, both) from CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE, CPU_CLK_UNHALTED.REF_DISTRIBUTED, CPU_CLK_UNHALTED.REF_TSC (fixed counter 2) and msr/tsc, a group on each CPU beside the level-1/2 group" \
 	"spr-2s --probe: the split's events"
 p=$(probe "$FIXTURES/clx-2s" /dev/null)
-ok $(grep -q '^SMT split:    each core runs one thread (SMT off or absent): nothing to split$' <<<"$p"; echo $?) \
-	"clx-2s (SMT off) --probe: nothing to split"
+is "$p" "each core runs one thread (SMT off or absent): nothing to split" "clx-2s (SMT off) --probe: nothing to split"
 out=$(watch "$FIXTURES/clx-2s" "$SCEN/parity-skx.json" /dev/null 3 | tail -1)
 is "$(jq -c '[.smt.counted, .smt.reason, .host.smt]' <<<"$out")" \
 	'[false,"cpu: each core runs one thread (SMT off or absent): nothing to split",null]' "clx-2s: no split, no zeros"
@@ -117,6 +118,16 @@ is "$(grep -c '^topdown_smt_seconds_total{core="1",package="0",' "$TMP/metrics.t
 	"... and no series for the core whose sibling is offline"
 ok $(grep -q '^topdown_smt_seconds_total{core="0",package="1",state="both"} [0-9.e+-]*$' "$TMP/metrics.txt"; echo $?) \
 	"... a core's series carry its core and package and the state"
+
+# A hypervisor filtering the reference clocks (they open and count 0)
+# while the threads run (TopDown counts their slots): no split, and why,
+# rather than cores that never ran.
+jq '. + {filtered: ["CPU_CLK_UNHALTED.REF_TSC", "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", "CPU_CLK_UNHALTED.REF_DISTRIBUTED"]}' \
+	"$SCEN/smt-spr.json" >"$TMP/filtered.json"
+out=$(watch "$FIXTURES/spr-2s" "$TMP/filtered.json" "$TMP/core.conf" 3 | tail -1)
+is "$(jq -c '[.host.smt, ([.cores[] | select(.smt)] | length), .smt.reason]' <<<"$out")" \
+	'[null,0,"0 of 8 cores with two threads split in the last interval; 8 whose reference clocks count nothing while its threads run (a hypervisor filtering them)"]' \
+	"spr-2s, the reference clocks filtered: no split (no zeros), and why"
 
 # ---- 3. another user holds one CPU's counters ----
 # CPU 2's general-purpose counters all pinned by someone else from the
