@@ -109,6 +109,7 @@ static void build_layout(struct collector *c)
 	}
 	c->layout++;
 	c->gen++;
+	coll_smt_drop(c);
 }
 
 /* Events that count work a running CPU cannot help doing: ops issued or

@@ -266,7 +266,6 @@ struct collector {
 	bool deep_fds_short;
 	/* Each CPU's SMT activity group (smt.c), NULL when no PMU has one. */
 	struct smt_cpu *scpu;
-	uint64_t smt_layout; /* the layout their cores are of */
 };
 
 /* ... and, last, the sum of its CPUs' depth-group running shares and
@@ -411,6 +410,8 @@ void coll_deep_fill(struct collector *c, struct snapshot *snap);
  * collection).  0 or -ENOMEM. */
 void coll_smt_drop(struct collector *c);
 int coll_smt_plan(struct collector *c);
+/* A new layout (build_layout) closes every group too: their cores may
+ * have changed; they open again with the next collection. */
 void coll_smt_free(struct collector *c);
 /* The descriptors a CPU of @pm takes for it. */
 unsigned coll_smt_events(const struct cpmu *pm);
@@ -419,6 +420,9 @@ unsigned coll_smt_events(const struct cpmu *pm);
 double coll_smt_share(const struct collector *c, const struct ccpu *cc);
 /* Closes @cc's group (with its level-1/2 groups). */
 void coll_smt_close(struct collector *c, struct ccpu *cc);
+/* @cc's level-1/2 groups are open: its group too, where it counts the
+ * split, so that the first interval has it. */
+void coll_smt_opened(struct collector *c, struct ccpu *cc, uint64_t now);
 /* After an interval's reads: each CPU's group read (opened, given up),
  * every core's split, summed per package and for the host, into @snap. */
 void coll_smt_collect(struct collector *c, struct snapshot *snap, uint64_t now);

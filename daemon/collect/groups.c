@@ -461,6 +461,7 @@ bool coll_try_open(struct collector *c, struct ccpu *cc, uint64_t now)
 	if (r == 0) {
 		coll_set_state(c, cc, CPU_STATE_MONITORED);
 		cc->backoff_ns = 0;
+		coll_smt_opened(c, cc, now);
 		return true;
 	}
 	if (too_big(c, cc, r, failed)) {
@@ -593,6 +594,7 @@ restart:
 		if (r == 0) {
 			coll_set_state(c, cc, CPU_STATE_MONITORED);
 			cc->backoff_ns = 0;
+			coll_smt_opened(c, cc, now);
 		} else {
 			open_failed(c, cc, r, failed, now);
 		}

@@ -179,6 +179,19 @@ static int open_smt(struct collector *c, const struct plan_pmu *pp, struct ccpu 
 	return 0;
 }
 
+void coll_smt_opened(struct collector *c, struct ccpu *cc, uint64_t now)
+{
+	struct smt_cpu *sc = c->scpu ? &c->scpu[cc - c->cpus] : NULL;
+	const struct cpmu *pm = &c->pmus[cc->pmu];
+	int k = cc->core_idx;
+
+	if (!sc || sc->open || !pm->pp->smt || k < 0 || c->core_start[k + 1] - c->core_start[k] != 2 || cc->lay.n_events != pm->full.n_events ||
+	    now < sc->retry_at_ns)
+		return;
+	if (open_smt(c, pm->pp, cc, sc) < 0)
+		sc->open = false; /* tried again with the next collection, which says why */
+}
+
 /* Reads @sc's group: the interval's counts scaled to its enabled time.
  * False when the group must be given up (it did not run whole beside a
  * single level-1/2 group, or the read is not a group's). */
@@ -402,12 +415,6 @@ void coll_smt_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 	}
 	if (was && (was == snap || was->layout != snap->layout))
 		was = NULL;
-	/* A new layout: the groups of cores that changed are closed (the
-	 * CPUs open theirs again with the next collection). */
-	if (c->scpu && c->smt_layout != c->layout) {
-		coll_smt_drop(c);
-		c->smt_layout = c->layout;
-	}
 	memset(pkg_cores, 0, sizeof(pkg_cores));
 	memset(pkg_last, 0, sizeof(pkg_last));
 	for (unsigned k = 0; k < c->n_cores; k++) {

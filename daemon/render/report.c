@@ -451,6 +451,35 @@ static void print_nodes(FILE *out, const struct snapshot *snap, enum td_cat l2, 
 	}
 }
 
+/* The SMT split of the last interval, host and packages as the columns
+ * above: each state's share of the cores' time ("-" where none was
+ * split). */
+static void print_smt_rows(FILE *out, const struct snapshot *snap, int name_w, unsigned n)
+{
+	static const char *const label[SMT_STATE_COUNT] = {
+		[SMT_NEITHER] = "smt: neither thread", [SMT_FIRST_ONLY] = "smt: first only",
+		[SMT_SECOND_ONLY] = "smt: second only", [SMT_BOTH] = "smt: both threads",
+	};
+
+	if (!snap->smt_on && !snap->smt_host.ever)
+		return;
+	for (unsigned st = 0; st < SMT_STATE_COUNT; st++) {
+		fprintf(out, "%-*s", name_w, label[st]);
+		for (unsigned k = 0; k < n; k++) {
+			const struct snap_smt *row = k == 0 ? &snap->smt_host : &snap->pkgs[k - 1].smt;
+			double span = 0;
+
+			for (unsigned j = 0; j < SMT_STATE_COUNT; j++)
+				span += row->last[j];
+			if (row->valid && span > 0)
+				fprintf(out, " %10.1f%% ", 100.0 * row->last[st] / span);
+			else
+				fprintf(out, " %11s", "-");
+		}
+		fputc('\n', out);
+	}
+}
+
 void report_once(FILE *out, const struct snapshot *snap)
 {
 	unsigned rows[ONCE_MAX_COLUMNS];
@@ -536,6 +565,7 @@ void report_once(FILE *out, const struct snapshot *snap)
 			fprintf(out, " %11s", "-");
 	}
 	fputc('\n', out);
+	print_smt_rows(out, snap, name_w, n);
 	fprintf(out, "\n* bottleneck: host %s\n", bottlenecks[0][0] ? bottlenecks[0] : "none (no slots counted)");
 	/* perf stat prints the same fraction after each count; a running
 	 * topdownd under a perf session (or the other way round) halves it. */

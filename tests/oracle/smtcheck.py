@@ -169,8 +169,9 @@ def main(argv):
     worst = {"core": [0.0, 0], "package": [0.0, 0], "host": [0.0, 0], "seconds": [0.0, 0]}
     failed = False
     ours = {}  # interval k -> {entity: 2t}
-    # Line k (from 0) covers [k, k + 1] of the scenario: the split's group
-    # opens with the first collection, so the first line has none.
+    # Line k (from 1) covers [k, k + 1] of the scenario on the read-paced
+    # clock; --watch's first line is its first read, which has no interval
+    # (the TopDown figures' neither).
     for k, doc in enumerate(docs[1:], start=1):
         t0, t1 = k, k + 1
         doms = {}
