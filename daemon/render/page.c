@@ -64,8 +64,14 @@ static const char *str_of(const json_t *obj, const char *key)
 	return s ? s : "";
 }
 
+/* The heatmap of "both threads running" (the SMT split, issue 43): its
+ * name beside the categories'. */
+#define HEAT_SMT_BOTH "smt_both"
+
 bool page_heat_known(const char *name)
 {
+	if (strcmp(name, HEAT_SMT_BOTH) == 0)
+		return true;
 	for (int c = 0; c < TD_CAT_COUNT; c++)
 		if (strcmp(td_cat[c].name, name) == 0)
 			return true;
@@ -329,6 +335,8 @@ static const char *heat_category(const json_t *doc, const char *heat)
 
 	if (heat && (json_object_get(l1, heat) || json_object_get(l2, heat)))
 		return heat;
+	if (heat && strcmp(heat, HEAT_SMT_BOTH) == 0 && json_object_get(host, "smt"))
+		return HEAT_SMT_BOTH;
 	if (bn) {
 		const char *key;
 		json_t *v;
@@ -363,13 +371,21 @@ static void put_heat_select(struct buf *b, const json_t *doc, const char *heat)
 			buf_puts(b, "</option>");
 		}
 	}
+	/* Which threads ran: where the SMT split is counted. */
+	if (json_object_get(host, "smt"))
+		buf_printf(b, "<option value=\"%s\"%s>both threads running (SMT)</option>", HEAT_SMT_BOTH,
+			   strcmp(HEAT_SMT_BOTH, heat) == 0 ? " selected" : "");
 	buf_puts(b, "</select></label> <noscript><button>Show</button></noscript></form>\n");
 }
 
-/* The category's value in an entity: level 1 or level 2. */
+/* The category's value in an entity: level 1 or level 2; or the share
+ * of its last interval both threads ran. */
 static const json_t *value_of(const json_t *e, const char *cat)
 {
 	const json_t *v = json_object_get(json_object_get(e, "level1"), cat);
+
+	if (strcmp(cat, HEAT_SMT_BOTH) == 0)
+		return json_object_get(json_object_get(json_object_get(e, "smt"), "last"), "both");
 
 	return v ? v : json_object_get(json_object_get(e, "level2"), cat);
 }
@@ -418,7 +434,10 @@ static void put_heatmap(struct buf *b, const json_t *doc, const char *heat)
 				buf_printf(b, "%s%lld", j ? ", " : " ", (long long)json_integer_value(cpu));
 			}
 			buf_puts(b, "): ");
-			put_words(b, heat);
+			if (strcmp(heat, HEAT_SMT_BOTH) == 0)
+				buf_puts(b, "both threads running");
+			else
+				put_words(b, heat);
 			buf_putc(b, ' ');
 			if (json_is_number(v))
 				put_pct(b, json_number_value(v));

@@ -130,6 +130,8 @@
   }
 
   function valueOf(e, cat) {
+    // The SMT split's "both threads running" (issue 43).
+    if (cat === 'smt_both') return e.smt && e.smt.last ? e.smt.last.both : null;
     if (e.level1 && cat in e.level1) return e.level1[cat];
     if (e.level2 && cat in e.level2) return e.level2[cat];
     return null;
@@ -137,7 +139,7 @@
 
   function heatCategory(doc) {
     const host = doc.host;
-    if (heat && valueOf(host, heat) !== null) return heat;
+    if (heat && (valueOf(host, heat) !== null || (heat === 'smt_both' && host.smt))) return heat;
     if (!host.level1) return null;
     const cats = Object.keys(host.level1);
     if (host.bottleneck) {
@@ -156,6 +158,7 @@
       for (const child of Object.keys((doc.host.level2_by_parent || {})[c] || {}))
         want.push([child, '\u00a0\u00a0' + words(child)]);
     }
+    if (doc.host.smt) want.push(['smt_both', 'both threads running (SMT)']);
     const have = Array.from(sel.options).map((o) => o.value).join();
     if (have !== want.map((w) => w[0]).join()) {
       sel.replaceChildren(...want.map(([v, t]) => h('option', { value: v }, [t])));
@@ -179,7 +182,7 @@
         svg.append(s('rect', { class: 'c-' + cat, 'data-core': core.core, x: x, y: y, width: 10,
           height: 10, 'fill-opacity': (v === null ? 0 : Math.min(1, Math.max(0, v))).toFixed(3) },
         [s('title', {}, ['core ' + core.core + ' (CPU' + (cpus.length > 1 ? 's' : '') + ' ' +
-          cpus.join(', ') + '): ' + words(cat) + ' ' + (v === null ? 'not counted' : pct(v))])]));
+          cpus.join(', ') + '): ' + (cat === 'smt_both' ? 'both threads running' : words(cat)) + ' ' + (v === null ? 'not counted' : pct(v))])]));
         svg.append(s('text', { x: x + 5, y: y + 5 }, [v === null ? '-' : (100 * v).toFixed(0)]));
       });
       out.push(h('h3', {}, ['package ' + pkg.package]), svg);

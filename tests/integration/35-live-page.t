@@ -11,7 +11,7 @@
 # build/artifacts/.
 . "$(dirname "$0")/lib.sh"
 
-N_BROWSER=19
+N_BROWSER=20
 SMOKES="genoa-2s:parity-zen4 adl-hybrid:parity-hybrid neoverse-v2-64:parity-neoverse-v2 vm-nopmu:constant"
 plan $((N_BROWSER + 3 + 4 * 4))
 
@@ -42,7 +42,8 @@ scen=$(write_scenario live <<EOF2
   {"seconds": $B_AFTER, "retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
    "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12, "memory_bound": 0.25},
   {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.45, "backend_bound": 0.15,
-   "heavy_operations": 0.10, "branch_mispredicts": 0.04, "fetch_latency": 0.15, "memory_bound": 0.05}]}}}
+   "heavy_operations": 0.10, "branch_mispredicts": 0.04, "fetch_latency": 0.15, "memory_bound": 0.05}]}},
+ "smt": {"default": [{"both": 0.6, "first": 0.2, "second": 0.1}]}}
 EOF2
 )
 # Every category's truth, the derived level-2 ones included.

@@ -339,6 +339,20 @@ try:
        'choosing fetch latency redraws the heatmap with the cores\' shares (and the address keeps it)',
        '%s vs %s, %s' % (cells, want, d.current_url))
 
+    # Which threads ran (the SMT split): its heatmap, each core's share of
+    # its last interval with both threads running.
+    Select(d.find_element(By.ID, 'heat')).select_by_value('smt_both')
+    cells = d.execute_script('''return Array.from(document.querySelectorAll('svg.heat rect[data-core]'))
+        .map(r => [r.getAttribute('class'), Number(r.getAttribute('fill-opacity'))]);''')
+    doc = api()
+    want = sorted(c['smt']['last']['both'] for c in doc['cores'])
+    ok(len(cells) == len(doc['cores']) and all(c == 'c-smt_both' for c, _ in cells) and
+       all(abs(x - y) < 0.01 for x, y in zip(sorted(v for _, v in cells), want)) and
+       all(abs(v - 0.6) < 0.01 for v in want) and 'heat=smt_both' in d.current_url,
+       'choosing both threads running draws each core\'s SMT split (0.6 of the time, the scenario\'s)',
+       '%s vs %s, %s' % (cells, want, d.current_url))
+    Select(d.find_element(By.ID, 'heat')).select_by_value('fetch_latency')
+
     # Phase b.
     wait = truths['b_after'] - (time.time() - start) + 3
     got = wait_for(lambda: same_bottleneck(host_bneck(d), bottleneck_text(b)) and host_bneck(d), max(wait, 0) + 15)

@@ -29,11 +29,13 @@ static const char now_doc[] =
 	"   \"level2\": {\"heavy_operations\": 0.05, \"light_operations\": 0.2, \"memory_bound\": 0.38, \"core_bound\": 0.12},"
 	"   \"level2_by_parent\": {\"retiring\": {\"heavy_operations\": 0.05, \"light_operations\": 0.2},"
 	"                        \"backend_bound\": {\"memory_bound\": 0.38, \"core_bound\": 0.12}},"
-	"   \"bottleneck\": \"backend_bound.memory_bound\"},"
+	"   \"bottleneck\": \"backend_bound.memory_bound\","
+	"   \"smt\": {\"last\": {\"neither\": 0.1, \"first_only\": 0.2, \"second_only\": 0.1, \"both\": 0.6}, \"cores\": 1}},"
 	" \"packages\": [{\"package\": 0, \"running_ratio\": 1, \"level1\": {\"retiring\": 1}, \"bottleneck\": null},"
 	"              {\"package\": 1, \"running_ratio\": null, \"level1\": null, \"bottleneck\": null}],"
 	" \"cores\": [{\"core\": 0, \"package\": 0, \"cpus\": [0, 8], \"level1\": {\"backend_bound\": 0.625},"
-	"             \"level2\": {\"memory_bound\": 0.5}},"
+	"             \"level2\": {\"memory_bound\": 0.5},"
+	"             \"smt\": {\"last\": {\"neither\": 0, \"first_only\": 0.25, \"second_only\": 0, \"both\": 0.75}}},"
 	"            {\"core\": 1, \"package\": 0, \"cpus\": [1], \"level1\": {\"backend_bound\": 0.25}}]}";
 
 /* Three steps of the host: the middle one counted nothing. */
@@ -139,6 +141,18 @@ static void test_heatmap(void **state)
 	has(p, "<rect class=\"c-backend_bound\" data-core=\"0\" x=\"0\" y=\"0\" width=\"10\" height=\"10\" "
 	       "fill-opacity=\"0.625\">");
 	free(p);
+	/* Which threads ran (the SMT split): its own heatmap, a core of one
+	 * thread not counted. */
+	p = render("smt_both");
+	has(p, "<option value=\"smt_both\" selected>both threads running (SMT)</option>");
+	has(p, "data-heat=\"smt_both\"");
+	has(p, "<rect class=\"c-smt_both\" data-core=\"0\" x=\"0\" y=\"0\" width=\"10\" height=\"10\" "
+	       "fill-opacity=\"0.750\"><title>core 0 (CPUs 0, 8): both threads running 75.0 %</title></rect>"
+	       "<text x=\"5\" y=\"5\">75</text>");
+	has(p, "<rect class=\"c-smt_both\" data-core=\"1\" x=\"11\" y=\"0\" width=\"10\" height=\"10\" "
+	       "fill-opacity=\"0.000\"><title>core 1 (CPU 1): both threads running not counted</title></rect>");
+	free(p);
+	assert_true(page_heat_known("smt_both"));
 	assert_true(page_heat_known("memory_bound"));
 	assert_true(page_heat_known("smt_contention"));
 	assert_false(page_heat_known("memory"));
