@@ -461,7 +461,9 @@ static void print_smt_rows(FILE *out, const struct snapshot *snap, int name_w, u
 		[SMT_SECOND_ONLY] = "smt: second only", [SMT_BOTH] = "smt: both threads",
 	};
 
-	if (!snap->smt_on && !snap->smt_host.ever)
+	/* Where a core was ever split: nothing to show otherwise (the
+	 * document's smt.reason says why). */
+	if (!snap->smt_host.ever)
 		return;
 	for (unsigned st = 0; st < SMT_STATE_COUNT; st++) {
 		fprintf(out, "%-*s", name_w, label[st]);

@@ -43,8 +43,9 @@ constant=$ROOT/tests/scenarios/constant.json
 # With basic authentication, so that its family is exported too
 # (user scraper, password scrape; cost 4 keeps the test fast).
 echo 'scraper:$2b$04$abcdefghijklmnopqrstuukWVPh09ZD8iOGHfzdmcO2EjLYdiyhOW' >"$TMP/htpasswd"
-# Level 3: the families of the nodes below level 2 too.
-printf '[collect]\nlevel = 3\n[http]\nbasic_auth_file = %s\n' "$TMP/htpasswd" >"$TMP/auth.conf"
+# Level 3: the families of the nodes below level 2 too; and the SMT
+# split's, which level 3 leaves out unless asked.
+printf '[collect]\nlevel = 3\nsmt = on\n[http]\nbasic_auth_file = %s\n' "$TMP/htpasswd" >"$TMP/auth.conf"
 LIVE=()
 if td_start "$SPR" "$constant" -i 100ms -c "$TMP/auth.conf"; then
 	url=${TD_URL/http:\/\//http://scraper:scrape@}

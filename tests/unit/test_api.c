@@ -330,7 +330,7 @@ static void test_document_host(void **state)
 	assert_true(json_is_false(jhas(doc, "config.last_reload_successful")));
 	jreal(doc, "config.loaded_timestamp", 1699999000.25);
 	jstr(doc, "pmus.0.per_cpu", "thread");
-	jstr(doc, "api_version", "1.7");
+	jstr(doc, "api_version", "1.8");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
@@ -982,8 +982,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"api_version\":\"1.7\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"api_version\":\"1.7\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.8\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.8\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));
