@@ -89,18 +89,19 @@ static const struct ua_metric skx_metrics[] = { SKL_METRICS(SKX_METRICS) };
 
 /* Before Ice Lake the core's active crystal cycles are REF_XCLK_ANY
  * (AnyThread), on each thread; perf 6.1's SMT_2T_Utilization halves their
- * sum. */
-static const struct ua_smt skx_smt = {
-	.any = UA_SMT_XCLK_ANY,
-	.events = { UA_SMT_EV("CPU_CLK_UNHALTED.REF_TSC", "umask=0x3", SKX_PIPE, "Fixed counter 2"),
-		    { .name = "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", .terms = "event=0x3c,umask=0x2", .table = SKX_PIPE,
-		      .counter = GP4, .counter_htoff = GP8 },
-		    { .name = "CPU_CLK_UNHALTED.REF_XCLK_ANY", .terms = "event=0x3c,umask=0x1,any=1", .table = SKX_PIPE,
-		      .counter = GP4, .counter_htoff = GP8 } },
-	.metric = "SMT_2T_Utilization",
-	.expr = "1 - CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / (CPU_CLK_UNHALTED.REF_XCLK_ANY / 2) if #SMT_on else 0",
-	.table = SKX_METRICS,
-};
+ * sum.  The same events and metric on the server and client parts. */
+#define SKL_SMT(PIPE, METRICS)                                                                       \
+	{ .any = UA_SMT_XCLK_ANY,                                                                     \
+	  .events = { UA_SMT_EV("CPU_CLK_UNHALTED.REF_TSC", "umask=0x3", PIPE, "Fixed counter 2"),     \
+		      { .name = "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", .terms = "event=0x3c,umask=0x2",    \
+			.table = PIPE, .counter = GP4, .counter_htoff = GP8 },                            \
+		      { .name = "CPU_CLK_UNHALTED.REF_XCLK_ANY", .terms = "event=0x3c,umask=0x1,any=1",   \
+			.table = PIPE, .counter = GP4, .counter_htoff = GP8 } },                          \
+	  .metric = "SMT_2T_Utilization",                                                             \
+	  .expr = "1 - CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / (CPU_CLK_UNHALTED.REF_XCLK_ANY / 2) if #SMT_on else 0", \
+	  .table = (METRICS) }
+
+static const struct ua_smt skx_smt = SKL_SMT(SKX_PIPE, SKX_METRICS);
 
 static const struct uarch skx = {
 	.id = "skylakex",
@@ -130,6 +131,7 @@ static const struct uarch skx = {
 
 static const struct ua_event skl_events[] = { SKL_EVENTS(SKL_PIPE, SKL_FE) };
 static const struct ua_metric skl_metrics[] = { SKL_METRICS(SKL_METRICS_FILE) };
+static const struct ua_smt skl_smt = SKL_SMT(SKL_PIPE, SKL_METRICS_FILE);
 
 static const struct uarch skl = {
 	.id = "skylake",
@@ -148,6 +150,7 @@ static const struct uarch skl = {
 	.events = skl_events,
 	.n_metrics = sizeof(skl_metrics) / sizeof(skl_metrics[0]),
 	.metrics = skl_metrics,
+	.smt = &skl_smt,
 };
 
 const struct uarch *const ua_skl[] = { &skx, &skl };
