@@ -12,7 +12,9 @@
 #      system) on the same fake clock (tests/oracle/smtcheck.py).  Sapphire
 #      Rapids by default; Skylake-SP and Ice Lake server, whose level-1/2
 #      events rotate, with [collect] smt = on (the split's group joins the
-#      rotation, the TopDown groups keep every CPU); Alder Lake's P-cores.
+#      rotation, the TopDown groups keep every CPU); Ice Lake client; Emerald
+#      and Granite Rapids against the truth (perf 6.1 knows neither); Alder
+#      Lake's P-cores.
 #   2. Where there is nothing to split, no series and the reason: SMT off
 #      (clx-2s), the E-cores of a hybrid part, a sibling offline, smt = off;
 #      on the rotating families by default, how to ask and what it costs.
@@ -21,7 +23,7 @@
 #      and TopDown keeps the CPU.
 . "$(dirname "$0")/lib.sh"
 
-plan 23
+plan 26
 
 SCEN=$ROOT/tests/scenarios
 T61=$ROOT/reference/perf-tables-6.1
@@ -53,6 +55,16 @@ jq --slurpfile s "$SCEN/smt-spr.json" '. + {smt: {default: $s[0].smt.default}, t
 smt_check "icx-1s, [collect] smt = on (in the 3 level-1/2 groups' rotation): the scenario's split and perf 6.1's SMT_2T_Utilization" \
 	--fixture "$FIXTURES/icx-1s" --scenario "$TMP/icx.json" --config "$TMP/on.conf" --cpuid GenuineIntel-6-6A-4 \
 	--metric SMT_2T_Utilization
+jq --slurpfile s "$SCEN/smt-spr.json" '. + {smt: {default: $s[0].smt.default}, tsc_hz: $s[0].tsc_hz}' \
+	"$SCEN/parity-icl.json" >"$TMP/icl.json"
+smt_check "icl-client, [collect] smt = on: the scenario's split and perf 6.1's SMT_2T_Utilization" \
+	--fixture "$FIXTURES/icl-client" --scenario "$TMP/icl.json" --config "$TMP/on.conf" --cpuid GenuineIntel-6-7E-5 \
+	--metric SMT_2T_Utilization
+# Emerald and Granite Rapids (perf 6.1 does not know them): the truth.
+for fx in emr-2s gnr-2s; do
+	smt_check "$fx: every core's, package's and the host's split equal to the scenario's" \
+		--fixture "$FIXTURES/$fx" --scenario "$SCEN/smt-spr.json" --tables "$ROOT/reference/perf-tables"
+done
 # Alder Lake: the P-cores (0-7, cpu_core) have SMT, the E-cores none.
 jq --slurpfile s "$SCEN/smt-spr.json" '. + {smt: {"0-7": $s[0].smt.default}, tsc_hz: $s[0].tsc_hz}' \
 	"$SCEN/parity-hybrid.json" >"$TMP/adl.json"
