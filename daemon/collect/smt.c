@@ -195,11 +195,12 @@ void coll_smt_opened(struct collector *c, struct ccpu *cc, uint64_t now)
 /* Reads @sc's group: the interval's counts scaled to its enabled time.
  * False when the group must be given up (it did not run whole beside a
  * single level-1/2 group, or the read is not a group's). */
-static inline bool read_smt(struct collector *c, const struct plan_pmu *pp, struct smt_cpu *sc)
+static inline __attribute__((always_inline)) bool read_smt(struct collector *c, const struct plan_pmu *pp, struct smt_cpu *sc)
 {
 	uint64_t *b = c->buf, enabled, running;
 	ssize_t r = perfev_read(sc->fd[0], b, c->buf_words * sizeof(uint64_t));
 	double scale;
+	int64_t any = 0;
 
 	sc->have = false;
 	if (r != (ssize_t)((3 + SMT_NEV) * sizeof(uint64_t)) || b[0] != SMT_NEV)
@@ -217,14 +218,18 @@ static inline bool read_smt(struct collector *c, const struct plan_pmu *pp, stru
 	/* Whole, as beside a single level-1/2 group: nothing to scale. */
 	sc->share = running == enabled ? 1 : (double)running / (double)enabled;
 	scale = running == enabled ? 1 : running ? (double)enabled / (double)running : 0;
+	/* A count gone back (the sign of the deltas' OR) is no interval's:
+	 * the group is given up. */
+#pragma GCC unroll 4
 	for (unsigned k = 0; k < SMT_NEV; k++) {
 		int64_t delta = (int64_t)(b[3 + k] - sc->prev[k]);
 
-		if (delta < 0)
-			return false;
+		any |= delta;
 		sc->prev[k] = b[3 + k];
 		sc->d[k] = (double)delta * scale;
 	}
+	if (any < 0)
+		return false;
 	sc->enabled_ns = (double)enabled;
 	sc->have = running > 0;
 	return true;
@@ -369,7 +374,7 @@ static void describe(const struct collector *c, struct snapshot *snap, const str
 enum why { HAVE, NONE, HELD, GIVEN_UP };
 
 /* @cc's group, read (or opened, or given up). */
-static inline enum why counts_of(struct collector *c, struct ccpu *cc, uint64_t now, int *err)
+static inline __attribute__((always_inline)) enum why counts_of(struct collector *c, struct ccpu *cc, uint64_t now, int *err)
 {
 	struct smt_cpu *sc = &c->scpu[cc - c->cpus];
 	const struct cpmu *pm = &c->pmus[cc->pmu];
