@@ -90,9 +90,11 @@ ok $? "dashboard: schemaVersion >= 37, datasource and instance variables, every 
 [ -z "$out" ] || echo "$out" | sed 's/^/#   /'
 
 # Every expression reads only metrics a live daemon serves (granularity
-# cpu, level 3: the nodes below level 2 too) or rules.yml records.
-printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
-td_start "$FIXTURES/spr-2s" "$ROOT/tests/scenarios/constant.json" -i 100ms -c "$TMP/l3.conf" || exit 1
+# cpu, level 3: the nodes below level 2 too; the SMT split, asked for at
+# level 3, on cores whose threads run) or rules.yml records.
+printf '[collect]\nlevel = 3\nsmt = on\n' >"$TMP/l3.conf"
+jq '. + {smt: {default: [{both: 0.5, first: 0.2, second: 0.1}]}}' "$ROOT/tests/scenarios/constant.json" >"$TMP/smt.json"
+td_start "$FIXTURES/spr-2s" "$TMP/smt.json" -i 100ms -c "$TMP/l3.conf" || exit 1
 wait_intervals 2 || { diag "the daemon published no interval; its log:"; sed 's/^/#   /' "$TD_LOG"; }
 curl -sf "$TD_URL/metrics" >"$TMP/metrics.txt" || { diag "no /metrics; the daemon's log:"; sed 's/^/#   /' "$TD_LOG"; }
 td_stop
