@@ -34,18 +34,21 @@ scenario=$(write_scenario multi <<'EOF'
   "2": {"slots_per_second": 1.2e10, "running": 0.5, "phases": [
   {"retiring": 0.20, "bad_speculation": 0.30, "frontend_bound": 0.15, "backend_bound": 0.35,
    "heavy_operations": 0.02, "branch_mispredicts": 0.25, "fetch_latency": 0.08,
-   "memory_bound": 0.10, "uop_dropping": 0.005}]}}}
+   "memory_bound": 0.10, "uop_dropping": 0.005}]}},
+ "smt": {"default": [{"both": 0.6, "first": 0.2, "second": 0.1}]}}
 EOF
 )
 
 # The dashboard's queries are counted before anything starts: one test each.
 $PC exprs "$DASH" >"$TMP/exprs0" || exit 1
 n_exprs=$(wc -l <"$TMP/exprs0")
-plan $((119 + n_exprs))
+plan $((120 + n_exprs))
 
 # --- the daemon and Prometheus ---
-# At level 3: the dashboard's row below level 2 reads the node counters.
-printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
+# At level 3: the dashboard's row below level 2 reads the node counters;
+# and the SMT split, asked for beside them (each core's threads run 0.6
+# of the time together).
+printf '[collect]\nlevel = 3\nsmt = on\n' >"$TMP/l3.conf"
 td_start "$SPR" "$scenario" -c "$TMP/l3.conf" || exit 1
 instance=${TD_URL#http://}
 cat >"$TMP/prometheus.yml" <<EOF
@@ -217,6 +220,14 @@ read -r n_cpus maxdev _ <<<"$worst"
 diag "heatmap backend_bound per CPU: $n_cpus CPUs, largest deviation from the truth $maxdev"
 ok $([ "$n_cpus" = 16 ] && awk -v d="$maxdev" 'BEGIN {exit !(d <= 0.01)}'; echo $?) \
 	"the per-CPU heatmap query gives all 16 CPUs within 0.01 of their truth"
+
+# The SMT panels against the scenario: every core's threads both run 0.6
+# of the time, one alone 0.3 (CPU 2's core is not split: an outside user
+# takes all its counters half the time, and the split's group gives way).
+smt=$(awk -F'\t' '$1 ~ /^panel Both threads/ {print $2}' "$TMP/exprs")
+v=$(q "$smt" | awk '{print $NF; exit}')
+ok $(awk -v v="${v:-0}" 'BEGIN {exit !(v > 0.6567 && v < 0.6767)}'; echo $?) \
+	"dashboard SMT: both threads ran ${v:-?} of the busy time, the scenario's 0.6 / 0.9 within 0.01"
 
 # --- without the rules (one host, no rule_files), the same dashboard ---
 sed '/^rule_files:/,/^scrape_configs:/{/^scrape_configs:/!d}' "$TMP/prometheus.yml" >"$TMP/norules.yml"
