@@ -192,7 +192,7 @@ api "" >"$TMP/host.json"
 is "$(jq -r '[.version, .pmu.name, .pmu.pmu_name, .pmu.level, .pmu.model] | join(" ")' "$TMP/host.json")" \
 	"0.1.0 cpu sapphire_rapids 2 perf" "JSON: version and pmu"
 is "$(jq -r 'keys_unsorted | join(",")' "$TMP/host.json")" \
-	"api_version,version,hostname,timestamp,interval_seconds,last_interval_seconds,intervals,intervals_missed,collection_seconds,up,collection_errors,config,pmu,pmus,cpus_by_state,host" "JSON: default scope host"
+	"api_version,version,hostname,timestamp,interval_seconds,last_interval_seconds,intervals,intervals_missed,collection_seconds,up,collection_errors,config,pmu,pmus,cpus_by_state,host,smt" "JSON: default scope host"
 check "JSON: the host's level 1 and 2 (scope host) against the truth" api "$constant" "$SPR" "$TMP/host.json"
 is "$(jq -r '.host.level2 | keys | join(",")' "$TMP/host.json")" \
 	"branch_mispredicts,core_bound,fetch_bandwidth,fetch_latency,heavy_operations,light_operations,machine_clears,memory_bound" \
@@ -200,7 +200,7 @@ is "$(jq -r '.host.level2 | keys | join(",")' "$TMP/host.json")" \
 near "$(jq '.interval_seconds' "$TMP/host.json")" 1 0 "JSON: interval_seconds"
 ok $(jq -e '.timestamp > 1600000000 and (.host.running_ratio == 1)' "$TMP/host.json" >/dev/null; echo $?) "JSON: timestamp and running_ratio"
 is "$(api "?scope=package" | jq -r 'keys_unsorted | join(",")')" \
-	"api_version,version,hostname,timestamp,interval_seconds,last_interval_seconds,intervals,intervals_missed,collection_seconds,up,collection_errors,config,pmu,pmus,cpus_by_state,host,packages" "scope=package adds packages"
+	"api_version,version,hostname,timestamp,interval_seconds,last_interval_seconds,intervals,intervals_missed,collection_seconds,up,collection_errors,config,pmu,pmus,cpus_by_state,host,smt,packages" "scope=package adds packages"
 is "$(api "?scope=core" | jq '.cores | length')" 8 "scope=core: 8 cores"
 is "$(api "?scope=core" | jq -c '.cores[] | select(.package == 1 and .core == 2) | .cpus')" "[6,14]" "a core lists its SMT threads"
 api "?scope=cpu" >"$TMP/cpu.json"
