@@ -55,10 +55,11 @@ static json_t *event_json(const struct ua_event *e)
 /* The SMT activity events and perf's metric (issue 43), or null. */
 static json_t *smt_json(const struct ua_smt *smt)
 {
-	json_t *events = json_array();
+	json_t *events;
 
 	if (!smt)
 		return json_null();
+	events = json_array();
 	for (unsigned i = 0; i < UA_SMT_EVENTS; i++)
 		json_array_append_new(events, event_json(&smt->events[i]));
 	return json_pack("{s:s, s:o, s:s, s:s, s:s}", "any",
