@@ -98,7 +98,14 @@ is "$(q 'count by (site) (topdown_up{job="topdownd"})' | sed 's/ .*//')" '{site=
 # fleet ratio must follow too.
 $CHECK truth "$scen_a" "$SPR" >"$TMP/ta.json"
 $CHECK truth "$scen_b" "$SPR" >"$TMP/tb.json"
-at=$(($(date +%s) - 2))
+# The instant of one evaluation of the rules' group: the fleet ratio and
+# the hosts' slot rates it weighs are recorded together there.  An instant
+# between two evaluations would read the fleet from one and a host's rate
+# from the next where a loaded machine evaluates slowly, while the young
+# series' rates still move (1.3 pp seen under ASan beside two busy loops).
+at=$(curl -sf --data-urlencode 'query=timestamp(job:topdown_level1:ratio_rate1m{job="topdownd",category="retiring"})' \
+	--data "time=$(($(date +%s) - 2))" "$CENTRAL/api/v1/query" | jq -r '.data.result[0].value[1] // empty')
+at=${at:-$(($(date +%s) - 2))}
 qt() { curl -sf --data-urlencode "query=$1" --data "time=$at" "$CENTRAL/api/v1/query" | $PC vector; }
 qt 'job:topdown_level1:ratio_rate1m{job="topdownd"}' >"$TMP/fleet"
 qt 'instance:topdown_slots:rate1m{job="topdownd"}' >"$TMP/rates"
