@@ -2,6 +2,7 @@
 /* cli: command-line options and usage. */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,14 +32,22 @@ static void usage(FILE *out)
 		"      --probe              print what would be monitored; exit 0 if TopDown works\n"
 		"      --once               collect one interval, print a table and exit\n"
 		"      --watch              print the table every interval, like perf stat -I\n"
-		"      --count N            with --watch: stop after N intervals\n"
+		"      --count N            with --watch: stop after N intervals; with\n"
+		"                           --compare-perf: intervals per aggregation (default 3)\n"
 		"      --json               with --once or --watch: the JSON document of the API\n"
-		"                           (one line per interval with --watch)\n"
+		"                           (one line per interval with --watch); with\n"
+		"                           --compare-perf: the report as JSON\n"
+		"      --compare-perf       count beside the installed perf and compare every value\n"
+		"                           per CPU, core, package and host (exit 0 agree, 2 differ)\n"
+		"      --perf PATH          with --compare-perf: the perf to run (default: perf in PATH)\n"
+		"      --tolerance PP       with --compare-perf: the largest difference that agrees,\n"
+		"                           in percentage points (default 0.5)\n"
 		"      --sysfs-root DIR     read DIR in place of /sys (tests, demos)\n"
 		"  -V, --version            print the version and exit\n"
 		"  -h, --help               print this help and exit\n"
 		"\n"
-		"Exit status: 0 ok, 1 runtime failure, 64 usage error, 78 config error.\n"
+		"Exit status: 0 ok, 1 runtime failure, 2 --compare-perf found values that differ,\n"
+		"64 usage error, 78 config error.\n"
 		"See topdownd(8) and topdownd.conf(5).\n");
 }
 
@@ -66,6 +75,9 @@ enum {
 	OPT_JSON,
 	OPT_SYSFS_ROOT,
 	OPT_WEB_CONFIG,
+	OPT_COMPARE_PERF,
+	OPT_PERF,
+	OPT_TOLERANCE,
 };
 
 int cli_parse(int argc, char **argv, struct cli *cli)
@@ -81,6 +93,9 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 		{ "watch", no_argument, NULL, OPT_WATCH },
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "compare-perf", no_argument, NULL, OPT_COMPARE_PERF },
+		{ "perf", required_argument, NULL, OPT_PERF },
+		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 		{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 		{ "version", no_argument, NULL, 'V' },
@@ -141,6 +156,22 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 		case OPT_JSON:
 			cli->json = true;
 			break;
+		case OPT_COMPARE_PERF:
+			cli->compare_perf = true;
+			break;
+		case OPT_PERF:
+			cli->perf = optarg;
+			break;
+		case OPT_TOLERANCE: {
+			char *end;
+
+			errno = 0;
+			cli->tolerance_pp = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(cli->tolerance_pp > 0 && cli->tolerance_pp <= 100))
+				return usage_error("--tolerance: expected percentage points above 0, at most 100, "
+						   "not \"%s\"", optarg);
+			break;
+		}
 		case OPT_SYSFS_ROOT:
 			cli->sysfs_root = optarg;
 			break;
@@ -174,12 +205,17 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (cli->json && !cli->once && !cli->watch)
-		return usage_error("--json only goes with --once or --watch");
-	if (cli->count && !cli->watch)
-		return usage_error("--count only goes with --watch");
-	if (cli->check_config + cli->print_config + cli->probe + cli->once + cli->watch > 1)
-		return usage_error("choose one of --check-config, --print-config, --probe, --once and --watch");
+	if (cli->json && !cli->once && !cli->watch && !cli->compare_perf)
+		return usage_error("--json only goes with --once, --watch or --compare-perf");
+	if (cli->count && !cli->watch && !cli->compare_perf)
+		return usage_error("--count only goes with --watch or --compare-perf");
+	if ((cli->perf || cli->tolerance_pp > 0) && !cli->compare_perf)
+		return usage_error("--perf and --tolerance only go with --compare-perf");
+	if (cli->check_config + cli->print_config + cli->probe + cli->once + cli->watch + cli->compare_perf > 1)
+		return usage_error("choose one of --check-config, --print-config, --probe, --once, --watch and "
+				   "--compare-perf");
+	if (cli->tolerance_pp == 0)
+		cli->tolerance_pp = CLI_TOLERANCE_PP;
 	return -1;
 }
 

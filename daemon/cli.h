@@ -16,6 +16,11 @@
 #define EXIT_USAGE 64
 #define EXIT_CONFIG 78
 
+/* --compare-perf's default tolerance, in percentage points: both tools
+ * count at once, and where they take turns on the same counters each
+ * sees a different part of an interval. */
+#define CLI_TOLERANCE_PP 0.5
+
 /* Room for CONFIG_LISTEN_MAX addresses of the longest form. */
 #define CLI_LISTEN_TEXT 4096
 
@@ -34,6 +39,11 @@ struct cli {
 	bool watch;
 	uint64_t count;  /* --watch: intervals to print, 0 = until interrupted */
 	bool json;
+	/* --compare-perf: the perf to run (NULL: perf in PATH) and the
+	 * largest difference that agrees, in percentage points. */
+	bool compare_perf;
+	const char *perf;
+	double tolerance_pp;
 	const char *sysfs_root;
 	char web_config_file[PATH_MAX]; /* --web.config.file made absolute, "" when not given */
 };

@@ -14,6 +14,7 @@
 #include "auth.h"
 #include "caps.h"
 #include "cli.h"
+#include "compare.h"
 #include "config.h"
 #include "log.h"
 #include "loop.h"
@@ -60,12 +61,12 @@ int main(int argc, char **argv)
 	/* A command that ends by itself stops on SIGINT or SIGTERM as any
 	 * program does, and a closed terminal's SIGHUP ends it too (--watch
 	 * reads SIGINT and SIGTERM itself). */
-	if (cli.check_config || cli.print_config || cli.probe || cli.once || cli.watch)
+	if (cli.check_config || cli.print_config || cli.probe || cli.once || cli.watch || cli.compare_perf)
 		sigprocmask(SIG_SETMASK, &before, NULL);
 
 	r = app_load_config(&cli, &cfg, false, &diag);
 	/* Only what serves HTTP needs the TLS and auth files. */
-	if (r == 0 && !cli.print_config && !cli.probe && !cli.once && !cli.watch)
+	if (r == 0 && !cli.print_config && !cli.probe && !cli.once && !cli.watch && !cli.compare_perf)
 		r = app_load_files(&cfg, false, &app.tls, &app.auth);
 	else if (r == -EINVAL && cli.check_config) {
 		char err[256];
@@ -106,6 +107,8 @@ int main(int argc, char **argv)
 		r = oneshot_once(&app);
 	else if (cli.watch)
 		r = oneshot_watch(&app);
+	else if (cli.compare_perf)
+		r = compare_perf(&app);
 	else
 		r = loop_run(&app);
 	app_free(&app);

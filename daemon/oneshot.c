@@ -18,8 +18,40 @@
 #include "util.h"
 #include "version.h"
 
-/* --probe: what would be monitored, and proof that it counts: one group
- * opened, read and closed per core PMU. */
+/* One group opened, read and closed per core PMU with the plan in force
+ * (a group refused as too big: the budget learns it, and the plan is
+ * made again with a new collector).  0, or -errno with @why; @counted
+ * lists what counted, @avail what the counters' other users leave.  No
+ * collector is kept. */
+int oneshot_counters(struct app *app, char *counted, size_t countedlen, char *avail, size_t availlen,
+		     char *why, size_t whylen)
+{
+	int r;
+
+	for (;;) {
+		why[0] = '\0';
+		r = app_make_collector(app);
+		if (r < 0) {
+			str_printf(why, whylen, "cannot set up the collector: %s", strerror(-r));
+			break;
+		}
+		r = collector_probe(app->collector, counted, countedlen, avail, availlen, why, whylen);
+		if (r != -EAGAIN)
+			break;
+		if (!app_learn_budget(app)) {
+			str_printf(why, whylen, "no plan fits the counters the kernel leaves free");
+			r = -ENOSPC;
+			break;
+		}
+		collector_free(app->collector);
+		app->collector = NULL;
+	}
+	collector_free(app->collector);
+	app->collector = NULL;
+	return r;
+}
+
+/* --probe: what would be monitored, and proof that it counts. */
 int oneshot_probe(struct app *app)
 {
 	char counted[256], why[600], avail[2048] = "", privileges[512];
@@ -35,26 +67,7 @@ int oneshot_probe(struct app *app)
 		report_probe(stdout, &app->pmu, app->topo, &app->plan, NULL, NULL, NULL, lacking);
 		return EXIT_RUNTIME;
 	}
-	/* A group refused as too big: the budget
-	 * learns it, and the probe tries the new plan with a new collector. */
-	for (;;) {
-		why[0] = '\0';
-		r = app_make_collector(app);
-		if (r < 0) {
-			str_printf(why, sizeof(why), "cannot set up the collector: %s", strerror(-r));
-			break;
-		}
-		r = collector_probe(app->collector, counted, sizeof(counted), avail, sizeof(avail), why, sizeof(why));
-		if (r != -EAGAIN)
-			break;
-		if (!app_learn_budget(app)) {
-			str_printf(why, sizeof(why), "no plan fits the counters the kernel leaves free");
-			r = -ENOSPC;
-			break;
-		}
-		collector_free(app->collector);
-		app->collector = NULL;
-	}
+	r = oneshot_counters(app, counted, sizeof(counted), avail, sizeof(avail), why, sizeof(why));
 	report_probe(stdout, &app->pmu, app->topo, &app->plan, counted, avail, r < 0 ? why : NULL, lacking);
 	return r < 0 ? EXIT_RUNTIME : EXIT_SUCCESS;
 }

@@ -9,6 +9,9 @@
 #include "app.h"
 
 int oneshot_probe(struct app *app);
+/* --probe's proof, for --compare-perf too: see oneshot.c. */
+int oneshot_counters(struct app *app, char *counted, size_t countedlen, char *avail, size_t availlen,
+		     char *why, size_t whylen);
 int oneshot_once(struct app *app);
 int oneshot_watch(struct app *app);
 

@@ -316,13 +316,13 @@ usage_error "--interval overflowing 64 bits" \
 usage_error "--listen bad" \
 	"topdownd: --listen: invalid address \"bad\": expected host:port, [ipv6]:port or unix:/absolute/path" \
 	$P --listen bad
-usage_error "--json without --once" "topdownd: --json only goes with --once or --watch" $P --json
-usage_error "--count without --watch" "topdownd: --count only goes with --watch" $P --count 3
+usage_error "--json without --once" "topdownd: --json only goes with --once, --watch or --compare-perf" $P --json
+usage_error "--count without --watch" "topdownd: --count only goes with --watch or --compare-perf" $P --count 3
 usage_error "--count 0" "topdownd: --count: 0 is out of range: expected an integer from 1 to 4294967295" --watch --count 0
 usage_error "extra argument" "topdownd: unexpected argument 'extra'" $P extra
 usage_error "-c without its argument" "topdownd: option '-c' needs an argument" --print-config -c
 usage_error "two modes" \
-	"topdownd: choose one of --check-config, --print-config, --probe, --once and --watch" \
+	"topdownd: choose one of --check-config, --print-config, --probe, --once, --watch and --compare-perf" \
 	--probe --check-config -c /dev/null
 usage_error "usage is checked before the config" "topdownd: unknown option '--bogus'" \
 	-c "$tmp/nope.conf" --check-config --bogus

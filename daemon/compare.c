@@ -1,0 +1,1046 @@
+/* SPDX-License-Identifier: MIT */
+/* compare: --compare-perf (compare.h). */
+#include "compare.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "log.h"
+#include "oneshot.h"
+#include "perfstat.h"
+#include "util.h"
+#include "version.h"
+
+/* How long perf may take beyond its intervals to start (reading its
+ * tables, opening every CPU's events) and to stop once asked. */
+#define PERF_START_NS (30 * NSEC_PER_SEC)
+#define PERF_STOP_MS 5000
+#define LINE_MAX_BYTES 8192
+#define RECS_MAX 16
+#define TAIL_MAX 600
+
+enum cmp_aggr { CMP_CPU, CMP_CORE, CMP_PKG, CMP_HOST, CMP_AGGRS };
+
+static const struct {
+	const char *name;      /* the report's */
+	const char *perf_arg;  /* perf stat's, NULL for -a alone */
+	enum perfstat_aggr key;
+} aggr_info[CMP_AGGRS] = {
+	[CMP_CPU] = { "cpu", "-A", PERFSTAT_CPU },
+	[CMP_CORE] = { "core", "--per-core", PERFSTAT_CORE },
+	[CMP_PKG] = { "package", "--per-socket", PERFSTAT_SOCKET },
+	[CMP_HOST] = { "host", NULL, PERFSTAT_HOST },
+};
+
+/* One node's comparison in one aggregation. */
+struct cmp_node {
+	unsigned compared;
+	double max_diff;       /* fraction, not percentage points */
+	char where[64];        /* "CPU 3, interval 2" */
+	/* The departures topdownd documents: perf's value below 0 (0 in
+	 * topdownd), perf without a value (0 in topdownd at level 2). */
+	unsigned negative, no_value;
+	double negative_max;
+	/* perf has a value topdownd has none for (a disagreement), and the
+	 * reverse (perf printed nothing for it: not compared). */
+	unsigned missing, perf_missing;
+	/* perf printed the metric at all (a value or none) in this run. */
+	bool printed;
+};
+
+struct cmp_run {
+	bool done;
+	char error[TAIL_MAX];
+	unsigned intervals;
+	double perf_run[2], td_run[2]; /* min, max of the entities' running shares */
+	struct cmp_node node[TD_CAT_COUNT];
+};
+
+struct cmp {
+	struct app *app;
+	char perf[PATH_MAX];
+	char perf_version[128];
+	unsigned count;
+	double tol; /* fraction */
+	td_catset cats;
+	const char *metric[TD_CAT_COUNT]; /* perf's name of each category's metric */
+	char metrics[1024];               /* -M's argument */
+	char model[160];                  /* "Sapphire Rapids (GenuineIntel-6-8F)" */
+	struct cmp_run run[CMP_AGGRS];
+	/* One interval's values, per entity and category (NaN: none). */
+	unsigned n_ent;
+	double *td, *pf, *td_run, *pf_run;
+	bool *pf_counted, *pf_seen;
+	unsigned bad_lines;
+};
+
+/* ---- finding perf ---- */
+
+static bool executable(const char *path)
+{
+	return access(path, X_OK) == 0;
+}
+
+/* @name (a path, or a command searched in PATH) into @out. */
+static bool find_perf(const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return str_copy(out, size, name), executable(name);
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		const char *end = strchrnul(p, ':');
+
+		str_printf(out, size, "%.*s/%s", (int)(end - p), p, name);
+		if (end > p && executable(out))
+			return true;
+		p = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+/* What installs perf here, from /etc/os-release. */
+static const char *install_hint(void)
+{
+	static const struct {
+		const char *id, *hint;
+	} hints[] = {
+		{ "ubuntu", "apt install linux-tools-common linux-tools-$(uname -r)" },
+		{ "debian", "apt install linux-perf" },
+		{ "fedora", "dnf install perf" },
+		{ "rhel", "dnf install perf" },
+		{ "centos", "dnf install perf" },
+		{ "amzn", "dnf install perf (Amazon Linux 2: yum install perf)" },
+		{ "suse", "zypper install perf" },
+		{ "arch", "pacman -S perf" },
+		{ "alpine", "apk add perf" },
+	};
+	char line[256], ids[512] = "";
+	FILE *f = fopen("/etc/os-release", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "ID=", 3) == 0 || strncmp(line, "ID_LIKE=", 8) == 0)
+			str_printf(ids + strlen(ids), sizeof(ids) - strlen(ids), " %s", strchr(line, '=') + 1);
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+		if (strstr(ids, hints[i].id))
+			return hints[i].hint;
+	return "your distribution's perf package (Linux's tools/perf)";
+}
+
+/* ---- running perf ---- */
+
+/* perf @argv with its stderr (where perf stat writes; @stdout_too: and
+ * its stdout) on a pipe: the child's pid and the pipe's read end in *@fd.
+ * The child dies with this process (PR_SET_PDEATHSIG): nothing is left
+ * behind. */
+static pid_t spawn(char *const argv[], bool stdout_too, int *fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		return e;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(127);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(stdout_too ? p[1] : null, 1) < 0 || dup2(p[1], 2) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	*fd = p[0];
+	return pid;
+}
+
+/* Reads what is left of @fd until EOF or @ms, then reaps @pid (killed
+ * if it is still there); its exit status, or -1. */
+static int reap(pid_t pid, int fd, int ms, char *tail, size_t size)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint64_t until = mono_ns() + (uint64_t)ms * 1000000;
+	char buf[4096];
+	int st = 0;
+
+	for (;;) {
+		uint64_t now = mono_ns();
+		ssize_t n;
+
+		if (now >= until || poll(&pfd, 1, (int)((until - now) / 1000000) + 1) <= 0) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n <= 0)
+			break;
+		if (tail) {
+			/* The last words perf said (an error). */
+			buf[n] = '\0';
+			if (strlen(tail) + (size_t)n < size)
+				strcat(tail, buf);
+		}
+	}
+	close(fd);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `perf --version`: "perf version 6.1.192" -> "6.1.192".  0, or
+ * -ENOEXEC with what perf said in @why (Debian's /usr/bin/perf is a
+ * wrapper that names the package for the running kernel). */
+static int perf_version(struct cmp *c, char *why, size_t size)
+{
+	char *argv[] = { c->perf, (char *)"--version", NULL };
+	char out[TAIL_MAX] = "", *nl;
+	int fd, st;
+	pid_t pid = spawn(argv, true, &fd);
+
+	if (pid < 0)
+		return str_printf(why, size, "cannot run %s: %s", c->perf, strerror((int)-pid)), (int)pid;
+	st = reap(pid, fd, 10000, out, sizeof(out));
+	nl = strchr(out, '\n');
+	if (nl && (st != 0 || strncmp(out, "perf version ", 13) != 0))
+		*nl = '\0';
+	if (st != 0 || strncmp(out, "perf version ", 13) != 0) {
+		str_printf(why, size, "%s --version failed (%s%d): %s", c->perf, st < 0 ? "killed, " : "exit ",
+			   st, out[0] ? out : "no output");
+		return -ENOEXEC;
+	}
+	str_copy(c->perf_version, sizeof(c->perf_version), out + 13);
+	c->perf_version[strcspn(c->perf_version, "\n")] = '\0';
+	return 0;
+}
+
+/* ---- entities ---- */
+
+static unsigned ent_count(const struct snapshot *s, enum cmp_aggr ag)
+{
+	switch (ag) {
+	case CMP_CPU:
+		return s->n_cpus;
+	case CMP_CORE:
+		return s->n_cores;
+	case CMP_PKG:
+		return s->n_pkgs;
+	default:
+		return 1;
+	}
+}
+
+static const struct snap_counts *ent_counts(const struct snapshot *s, enum cmp_aggr ag, unsigned i)
+{
+	switch (ag) {
+	case CMP_CPU:
+		return &s->cpus[i].c;
+	case CMP_CORE:
+		return &s->cores[i].c;
+	case CMP_PKG:
+		return &s->pkgs[i].c;
+	default:
+		return &s->host;
+	}
+}
+
+static void ent_label(const struct snapshot *s, enum cmp_aggr ag, unsigned i, char *buf, size_t size)
+{
+	switch (ag) {
+	case CMP_CPU:
+		str_printf(buf, size, "CPU %d", s->cpus[i].cpu);
+		break;
+	case CMP_CORE:
+		str_printf(buf, size, "core S%d-D%d-C%d", s->cores[i].package, s->cores[i].die,
+			   s->cores[i].core_id);
+		break;
+	case CMP_PKG:
+		str_printf(buf, size, "package %d", s->pkgs[i].package);
+		break;
+	default:
+		str_copy(buf, size, "the host");
+	}
+}
+
+/* The entity of perf's record @r, or -1. */
+static int ent_of(const struct snapshot *s, enum cmp_aggr ag, const struct perfstat_rec *r)
+{
+	switch (ag) {
+	case CMP_CPU:
+		for (unsigned i = 0; i < s->n_cpus; i++)
+			if (s->cpus[i].cpu == r->cpu)
+				return (int)i;
+		return -1;
+	case CMP_CORE:
+		for (unsigned i = 0; i < s->n_cores; i++)
+			if (s->cores[i].package == r->socket && s->cores[i].die == r->die &&
+			    s->cores[i].core_id == r->core)
+				return (int)i;
+		return -1;
+	case CMP_PKG:
+		for (unsigned i = 0; i < s->n_pkgs; i++)
+			if (s->pkgs[i].package == r->socket)
+				return (int)i;
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+/* ---- one interval ---- */
+
+static void interval_clear(struct cmp *c)
+{
+	for (unsigned i = 0; i < c->n_ent * TD_CAT_COUNT; i++) {
+		c->td[i] = c->pf[i] = NAN;
+		c->pf_seen[i] = false;
+	}
+	for (unsigned e = 0; e < c->n_ent; e++) {
+		c->td_run[e] = c->pf_run[e] = NAN;
+		c->pf_counted[e] = false;
+	}
+}
+
+/* topdownd's figures of the interval just collected. */
+static void interval_topdownd(struct cmp *c, const struct snapshot *s, enum cmp_aggr ag)
+{
+	for (unsigned e = 0; e < c->n_ent && e < ent_count(s, ag); e++) {
+		const struct snap_counts *k = ent_counts(s, ag, e);
+		double slots = k->last[TD_C_SLOTS];
+
+		if (k->last[TD_C_ENABLED] > 0)
+			c->td_run[e] = k->last[TD_C_RUNNING] / k->last[TD_C_ENABLED];
+		if (!(slots > 0))
+			continue;
+		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++)
+			if (td_catset_has(c->cats, cat))
+				c->td[e * TD_CAT_COUNT + cat] = k->last[TD_C_CAT + cat] / slots;
+	}
+}
+
+/* perf's record @r into the interval's values. */
+static void interval_perf(struct cmp *c, const struct snapshot *s, enum cmp_aggr ag, const struct perfstat_rec *r)
+{
+	int e = r->aggr == aggr_info[ag].key ? ent_of(s, ag, r) : -1;
+	char name[PERFSTAT_NAME_MAX];
+
+	if (e < 0 || (unsigned)e >= c->n_ent)
+		return;
+	if (r->has_count) {
+		if (r->count > 0)
+			c->pf_counted[e] = true;
+		if (!(r->running >= c->pf_run[e]))
+			c->pf_run[e] = r->running;
+	}
+	if (!r->has_metric)
+		return;
+	perfstat_metric_name(r->unit, name, sizeof(name));
+	for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++)
+		if (c->metric[cat] && strcmp(c->metric[cat], name) == 0) {
+			/* perf's TopDown metrics are percentages (ScaleUnit
+			 * 100%, "100percent of slots"). */
+			c->pf[(unsigned)e * TD_CAT_COUNT + cat] = r->metric / 100;
+			c->pf_seen[(unsigned)e * TD_CAT_COUNT + cat] = true;
+			c->run[ag].node[cat].printed = true;
+		}
+}
+
+static void range_add(double *range, double v)
+{
+	if (isnan(v))
+		return;
+	if (isnan(range[0]) || v < range[0])
+		range[0] = v;
+	if (isnan(range[1]) || v > range[1])
+		range[1] = v;
+}
+
+/* Interval @k's values compared. */
+static void interval_compare(struct cmp *c, const struct snapshot *s, enum cmp_aggr ag, unsigned k)
+{
+	struct cmp_run *run = &c->run[ag];
+
+	run->intervals++;
+	for (unsigned e = 0; e < c->n_ent; e++) {
+		bool counted = c->pf_counted[e];
+
+		range_add(run->td_run, c->td_run[e]);
+		if (counted)
+			range_add(run->perf_run, c->pf_run[e]);
+		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++) {
+			struct cmp_node *n = &run->node[cat];
+			double t = c->td[e * TD_CAT_COUNT + cat], v = c->pf[e * TD_CAT_COUNT + cat], want, d;
+			/* perf's value, or none where its expression divides
+			 * by 0: level 1 has no figure then in topdownd either,
+			 * level 2 has 0. */
+			bool perf_has = counted && c->pf_seen[e * TD_CAT_COUNT + cat] &&
+					(!isnan(v) || td_cat[cat].level > 1);
+
+			if (!td_catset_has(c->cats, cat))
+				continue;
+			/* perf printed nothing for it, or the entity did not
+			 * run (no count: perf's 0 / 0). */
+			if (!perf_has) {
+				n->perf_missing += !isnan(t);
+				continue;
+			}
+			if (isnan(t)) {
+				n->missing += !isnan(v);
+				continue;
+			}
+			if (isnan(v)) {
+				/* Level 2: no value in perf (its '/' by 0), 0 in
+				 * topdownd. */
+				n->no_value++;
+				want = 0;
+			} else if (v < 0) {
+				n->negative++;
+				if (-v > n->negative_max)
+					n->negative_max = -v;
+				want = 0;
+			} else {
+				want = v;
+			}
+			d = fabs(t - want);
+			n->compared++;
+			if (d >= n->max_diff) {
+				char who[48];
+
+				n->max_diff = d;
+				ent_label(s, ag, e, who, sizeof(who));
+				str_printf(n->where, sizeof(n->where), "%s, interval %u", who, k);
+			}
+		}
+	}
+}
+
+/* ---- one aggregation: perf stat beside topdownd's reads ---- */
+
+struct reader {
+	char buf[LINE_MAX_BYTES * 8];
+	size_t len;
+	char tail[TAIL_MAX]; /* perf's last lines that are not records */
+};
+
+struct pace {
+	struct cmp *c;
+	enum cmp_aggr ag;
+	const struct snapshot *snap; /* the interval's, held */
+	int k;                       /* perf's interval, -1 before its first */
+	double at;                   /* its "interval" */
+	bool done;
+};
+
+static void pace_release(struct pace *p)
+{
+	if (p->snap)
+		snapring_release(p->c->app->ring, p->snap);
+	p->snap = NULL;
+}
+
+/* perf printed the first line of interval @at: it has read its
+ * counters, and topdownd reads its own now; the interval before is
+ * complete and compared (the first, which began before perf, and the
+ * last, shorter one perf prints when its command ends, are not). */
+static void pace_next(struct pace *p, double at)
+{
+	struct app *app = p->c->app;
+
+	if (p->k >= 1 && p->snap)
+		interval_compare(p->c, p->snap, p->ag, (unsigned)p->k);
+	pace_release(p);
+	p->k++;
+	p->at = at;
+	if ((unsigned)p->k > p->c->count) {
+		p->done = true;
+		return;
+	}
+	app_collect(app, mono_ns());
+	while (app_learn(app))
+		;
+	interval_clear(p->c);
+	p->snap = snapring_acquire(app->ring);
+	if (p->snap)
+		interval_topdownd(p->c, p->snap, p->ag);
+}
+
+static void pace_line(struct pace *p, struct reader *rd, const char *line, size_t len)
+{
+	struct perfstat_rec recs[RECS_MAX];
+	int n = perfstat_parse_line(line, len, recs, RECS_MAX);
+
+	if (n == 0) {
+		/* perf's other words: kept for an error. */
+		size_t have = strlen(rd->tail);
+
+		if (have + len + 2 >= sizeof(rd->tail))
+			have = 0;
+		memcpy(rd->tail + have, line, len);
+		rd->tail[have + len] = '\n';
+		rd->tail[have + len + 1] = '\0';
+		return;
+	}
+	if (n < 0) {
+		p->c->bad_lines++;
+		return;
+	}
+	for (int i = 0; i < n && !p->done; i++) {
+		if (p->k < 0 || recs[i].interval != p->at)
+			pace_next(p, recs[i].interval);
+		if (!p->done && p->snap)
+			interval_perf(p->c, p->snap, p->ag, &recs[i]);
+	}
+}
+
+/* Whole lines of @rd go to pace_line. */
+static void pace_lines(struct pace *p, struct reader *rd)
+{
+	char *start = rd->buf, *nl;
+
+	while (!p->done && (nl = memchr(start, '\n', rd->len - (size_t)(start - rd->buf)))) {
+		pace_line(p, rd, start, (size_t)(nl - start));
+		start = nl + 1;
+	}
+	rd->len -= (size_t)(start - rd->buf);
+	memmove(rd->buf, start, rd->len);
+	if (rd->len == sizeof(rd->buf)) {
+		/* A line longer than perf prints: dropped. */
+		p->c->bad_lines++;
+		rd->len = 0;
+	}
+}
+
+static void perf_argv(struct cmp *c, enum cmp_aggr ag, char *ms, char *secs, char *opt, char **argv)
+{
+	unsigned n = 0;
+	double iv = (double)c->app->cfg.interval_ns / 1e9;
+
+	str_printf(ms, 32, "%llu", (unsigned long long)(c->app->cfg.interval_ns / 1000000));
+	/* Long enough for the intervals compared, the first and the one
+	 * that ends them; stopped once that one begins. */
+	str_printf(secs, 32, "%.3f", (c->count + 2.5) * iv);
+	argv[n++] = c->perf;
+	argv[n++] = (char *)"stat";
+	argv[n++] = (char *)"-j";
+	argv[n++] = (char *)"-a";
+	if (aggr_info[ag].perf_arg) {
+		str_copy(opt, 32, aggr_info[ag].perf_arg);
+		argv[n++] = opt;
+	}
+	argv[n++] = (char *)"-I";
+	argv[n++] = ms;
+	argv[n++] = (char *)"-M";
+	argv[n++] = c->metrics;
+	argv[n++] = (char *)"--";
+	argv[n++] = (char *)"sleep";
+	argv[n++] = secs;
+	argv[n] = NULL;
+}
+
+static void run_aggr(struct cmp *c, enum cmp_aggr ag)
+{
+	struct cmp_run *run = &c->run[ag];
+	static struct reader rd;
+	struct pace p = { .c = c, .ag = ag, .k = -1 };
+	char ms[32], secs[32], opt[32], *argv[16];
+	uint64_t deadline, budget;
+	int fd, st;
+	pid_t pid;
+
+	run->perf_run[0] = run->perf_run[1] = run->td_run[0] = run->td_run[1] = NAN;
+	memset(&rd, 0, sizeof(rd));
+	perf_argv(c, ag, ms, secs, opt, argv);
+	/* topdownd's interval before perf's first starts now. */
+	app_collect(c->app, mono_ns());
+	pid = spawn(argv, false, &fd);
+	if (pid < 0) {
+		str_printf(run->error, sizeof(run->error), "cannot run %s: %s", c->perf, strerror((int)-pid));
+		return;
+	}
+	budget = (c->count + 3) * c->app->cfg.interval_ns + PERF_START_NS;
+	deadline = mono_ns() + budget;
+	while (!p.done) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t now = mono_ns();
+		ssize_t n;
+
+		if (now >= deadline) {
+			str_printf(run->error, sizeof(run->error),
+				   "perf began %d of its %u intervals in %.0f s; stopped", p.k + 1, c->count + 2,
+				   (double)budget / 1e9);
+			break;
+		}
+		if (poll(&pfd, 1, (int)((deadline - now) / 1000000) + 1) <= 0)
+			continue;
+		n = read(fd, rd.buf + rd.len, sizeof(rd.buf) - rd.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		rd.len += (size_t)n;
+		pace_lines(&p, &rd);
+	}
+	pace_release(&p);
+	/* perf stat ends on SIGINT as on its command's end. */
+	kill(pid, SIGINT);
+	st = reap(pid, fd, PERF_STOP_MS, rd.tail, sizeof(rd.tail));
+	run->done = p.done;
+	if (!p.done && !run->error[0]) {
+		char *t = rd.tail, *end;
+		unsigned lines = 0;
+
+		/* perf's first three lines ("Error:" and why, on two), as one. */
+		while (*t == '\n')
+			t++;
+		for (end = t; *end && lines < 3; end++)
+			if (*end == '\n') {
+				lines++;
+				*end = lines < 3 && end[1] ? ' ' : '\0';
+			}
+		t[strcspn(t, "\n")] = '\0';
+		str_printf(run->error, sizeof(run->error), "perf %s after %d intervals: %s",
+			   st < 0 ? "was killed" : "exited", p.k < 0 ? 0 : p.k,
+			   t[0] ? t : "(it said nothing)");
+	}
+}
+
+/* ---- what is compared ---- */
+
+/* The categories of the plan and perf's metric for each: perf's names
+ * from the model's table (ua->metrics).  0, or -ENOTSUP with why. */
+static int choose_metrics(struct cmp *c, char *why, size_t size)
+{
+	const struct plan *plan = &c->app->plan;
+	const struct plan_pmu *pp = NULL;
+
+	for (unsigned i = 0; i < plan->n_pmus; i++) {
+		if (!plan->pmu[i].ua || !plan->pmu[i].level)
+			continue;
+		if (pp) {
+			str_printf(why, size, "%s and %s are two core types: perf %s cannot run one metric "
+				   "group over both (perf 6.1's -M fails on hybrid parts); not compared",
+				   pp->core->name, plan->pmu[i].core->name, c->perf_version);
+			return -ENOTSUP;
+		}
+		pp = &plan->pmu[i];
+	}
+	if (pp) {
+		char cpuid[64] = "";
+
+		if (pp->core->have_cpuid)
+			ua_cpuid_format(&pp->core->cpuid, cpuid, sizeof(cpuid));
+		str_printf(c->model, sizeof(c->model), "%s%s%s%s", pp->ua->name, cpuid[0] ? " (" : "", cpuid,
+			   cpuid[0] ? ")" : "");
+	}
+	if (!pp) {
+		str_printf(why, size, "no core PMU counts TopDown: %s", plan->reason);
+		return -ENOTSUP;
+	}
+	for (unsigned m = 0; m < pp->ua->n_metrics; m++) {
+		const struct ua_metric *um = &pp->ua->metrics[m];
+
+		if (!td_catset_has(pp->cats, um->cat) || c->metric[um->cat])
+			continue;
+		c->metric[um->cat] = um->perf_name;
+		c->cats |= 1u << um->cat;
+		str_printf(c->metrics + strlen(c->metrics), sizeof(c->metrics) - strlen(c->metrics), "%s%s",
+			   c->metrics[0] ? "," : "", um->perf_name);
+	}
+	if (!c->cats) {
+		str_printf(why, size, "perf's tables name no metric for %s's categories", pp->ua->name);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* Whether perf printed the model's level-1 metrics (a perf whose tables
+ * lack the model takes -M's names from elsewhere, or none), naming the
+ * ones it did not print in @why. */
+static bool perf_knows(const struct cmp *c, char *why, size_t size)
+{
+	char names[512] = "";
+	bool level1 = false;
+
+	for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++) {
+		if (!td_catset_has(c->cats, cat))
+			continue;
+		if (c->run[CMP_CPU].node[cat].printed)
+			level1 |= td_cat[cat].level == 1;
+		else
+			str_printf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", names[0] ? ", " : "",
+				   c->metric[cat]);
+	}
+	if (level1)
+		return true;
+	str_printf(why, size, "perf %s does not know %s's TopDown metrics (it printed no %s)", c->perf_version,
+		   c->model, names);
+	return false;
+}
+
+/* Other topdownd processes: a daemon counts beside the comparison. */
+static void other_topdownds(char *buf, size_t size)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t self = getpid();
+
+	buf[0] = '\0';
+	while (d && (de = readdir(d))) {
+		char path[300], comm[64] = "";
+		int fd;
+		ssize_t n;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || atoi(de->d_name) == self)
+			continue;
+		str_printf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		if (n > 0 && strncmp(comm, "topdownd\n", 9) == 0 && (size_t)n == 9)
+			str_printf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? ", " : "", de->d_name);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Whether --probe's "Free now" text shows another user: fewer
+ * general-purpose counters free than there are somewhere ("5 of 8"), or a
+ * fixed counter held. */
+static bool avail_shared(const char *avail)
+{
+	for (const char *p = avail; *p; p++) {
+		unsigned have, of;
+
+		if ((*p >= '0' && *p <= '9') && (p == avail || p[-1] == ' ') &&
+		    sscanf(p, "%u of %u", &have, &of) == 2 && have < of)
+			return true;
+	}
+	return strstr(avail, "held") || strstr(avail, "holds");
+}
+
+/* ---- the report ---- */
+
+static json_t *pp_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(round(v * 1e6) / 1e4);
+}
+
+static json_t *share_json(const double *r)
+{
+	return json_pack("{s:o,s:o}", "min", isnan(r[0]) ? json_null() : json_real(r[0]), "max",
+			 isnan(r[1]) ? json_null() : json_real(r[1]));
+}
+
+struct verdict {
+	unsigned compared, over, missing, failed, unprinted;
+	double worst;
+	char worst_where[128];
+};
+
+static void tally(const struct cmp *c, struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
+		const struct cmp_run *run = &c->run[ag];
+
+		v->failed += !run->done;
+		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++) {
+			const struct cmp_node *n = &run->node[cat];
+
+			if (!td_catset_has(c->cats, cat))
+				continue;
+			v->unprinted += run->done && !n->printed;
+			v->compared += n->compared;
+			v->missing += n->missing;
+			if (n->compared && n->max_diff > c->tol)
+				v->over++;
+			if (n->compared && n->max_diff >= v->worst) {
+				v->worst = n->max_diff;
+				str_printf(v->worst_where, sizeof(v->worst_where), "%s, %s", td_cat[cat].name, n->where);
+			}
+		}
+	}
+}
+
+static const char *verdict_word(const struct verdict *v)
+{
+	if (v->failed || v->unprinted || !v->compared)
+		return "not compared";
+	return v->over || v->missing ? "differ" : "agree";
+}
+
+static json_t *report_json(const struct cmp *c, const struct utsname *u, const char *others,
+			   const char *avail, const struct verdict *v)
+{
+	json_t *doc = json_object(), *aggrs = json_array();
+
+	json_object_set_new(doc, "topdownd", json_string(topdownd_version));
+	json_object_set_new(doc, "perf", json_pack("{s:s,s:s}", "path", c->perf, "version", c->perf_version));
+	json_object_set_new(doc, "kernel", json_pack("{s:s,s:s}", "release", u->release, "machine", u->machine));
+	json_object_set_new(doc, "model", json_string(c->model));
+	json_object_set_new(doc, "metrics", json_string(c->metrics));
+	json_object_set_new(doc, "interval_seconds", json_real((double)c->app->cfg.interval_ns / 1e9));
+	json_object_set_new(doc, "intervals", json_integer(c->count));
+	json_object_set_new(doc, "tolerance_pp", json_real(c->tol * 100));
+	json_object_set_new(doc, "counters_free_before", json_string(avail));
+	json_object_set_new(doc, "pmu_shared_before", json_boolean(avail_shared(avail)));
+	json_object_set_new(doc, "other_topdownd_pids", json_string(others));
+	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
+		const struct cmp_run *run = &c->run[ag];
+		json_t *a = json_object(), *nodes = json_array();
+
+		json_object_set_new(a, "aggregation", json_string(aggr_info[ag].name));
+		json_object_set_new(a, "perf_option", json_string(aggr_info[ag].perf_arg ? aggr_info[ag].perf_arg : "-a"));
+		json_object_set_new(a, "intervals_compared", json_integer(run->intervals));
+		json_object_set_new(a, "error", run->done ? json_null() : json_string(run->error));
+		json_object_set_new(a, "running", json_pack("{s:o,s:o}", "perf", share_json(run->perf_run),
+							    "topdownd", share_json(run->td_run)));
+		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++) {
+			const struct cmp_node *n = &run->node[cat];
+
+			if (!td_catset_has(c->cats, cat))
+				continue;
+			json_array_append_new(nodes, json_pack(
+				"{s:s,s:s,s:i,s:o,s:s,s:{s:i,s:o},s:{s:i},s:i,s:b,s:i}",
+				"node", td_cat[cat].name, "perf_metric", c->metric[cat],
+				"compared", (json_int_t)n->compared,
+				"max_diff_pp", n->compared ? pp_or_null(n->max_diff) : json_null(),
+				"where", n->where,
+				"negative", "count", (json_int_t)n->negative, "max_pp",
+				n->negative ? pp_or_null(n->negative_max) : json_null(),
+				"no_value", "count", (json_int_t)n->no_value,
+				"topdownd_without_value", (json_int_t)n->missing,
+				"perf_printed", n->printed,
+				"perf_without_value", (json_int_t)n->perf_missing));
+		}
+		json_object_set_new(a, "nodes", nodes);
+		json_array_append_new(aggrs, a);
+	}
+	json_object_set_new(doc, "aggregations", aggrs);
+	json_object_set_new(doc, "unreadable_perf_lines", json_integer(c->bad_lines));
+	json_object_set_new(doc, "compared", json_integer(v->compared));
+	json_object_set_new(doc, "max_diff_pp", v->compared ? pp_or_null(v->worst) : json_null());
+	json_object_set_new(doc, "verdict", json_string(verdict_word(v)));
+	return doc;
+}
+
+static void report_text(const struct cmp *c, const struct utsname *u, const char *others,
+			const char *avail, const struct verdict *v)
+{
+	printf("%-13s %s\n", "topdownd:", topdownd_version);
+	printf("%-13s %s (%s)\n", "perf:", c->perf_version, c->perf);
+	printf("%-13s Linux %s (%s)\n", "Kernel:", u->release, u->machine);
+	printf("%-13s %s\n", "Model:", c->model);
+	printf("%-13s %s\n", "Metrics:", c->metrics);
+	printf("%-13s %u of %.3f s per aggregation, perf stat -j -I beside topdownd's reads\n", "Intervals:",
+	       c->count, (double)c->app->cfg.interval_ns / 1e9);
+	printf("%-13s %s\n", "Free before:", avail[0] ? avail : "unknown");
+	if (avail_shared(avail))
+		printf("%-13s another user holds counters (above): its events take turns with both tools';\n"
+		       "%-13s the running shares below say how long each counted\n", "Shared:", "");
+	if (others[0])
+		printf("%-13s a topdownd daemon counts too (pid %s): its groups take turns with both;\n"
+		       "%-13s for the cleanest comparison stop it (systemctl stop topdownd) and run again\n",
+		       "Others:", others, "");
+	printf("%-13s both count at once: where their groups need the same counters (slots and the\n"
+	       "%-13s metrics on Intel's fixed counter 3) the kernel rotates them, each scales its\n"
+	       "%-13s counts by its own running time, so a workload that changes within an interval\n"
+	       "%-13s differs by what each side saw of it\n", "Sharing:", "", "", "");
+	printf("\n%-22s", "largest difference, pp");
+	for (unsigned ag = 0; ag < CMP_AGGRS; ag++)
+		printf(" %9s", aggr_info[ag].name);
+	printf("\n");
+	for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++) {
+		if (!td_catset_has(c->cats, cat))
+			continue;
+		printf("%-22s", td_cat[cat].name);
+		for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
+			const struct cmp_node *n = &c->run[ag].node[cat];
+
+			if (n->compared)
+				printf(" %9.4f", n->max_diff * 100);
+			else
+				printf(" %9s", "-");
+		}
+		printf("\n");
+	}
+	printf("\n");
+	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
+		const struct cmp_run *run = &c->run[ag];
+
+		if (!run->done) {
+			printf("%-8s not compared: %s\n", aggr_info[ag].name, run->error);
+			continue;
+		}
+		printf("%-8s %u intervals; running: perf %.0f-%.0f %%, topdownd %.0f-%.0f %%\n", aggr_info[ag].name,
+		       run->intervals, run->perf_run[0] * 100, run->perf_run[1] * 100, run->td_run[0] * 100,
+		       run->td_run[1] * 100);
+		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++) {
+			const struct cmp_node *n = &run->node[cat];
+
+			if (n->negative)
+				printf("%-8s departure: %s below 0 in perf %u times (down to -%.4f pp), 0 in topdownd\n",
+				       "", td_cat[cat].name, n->negative, n->negative_max * 100);
+			if (n->no_value)
+				printf("%-8s departure: %s without a value in perf %u times (a division by 0), "
+				       "0 in topdownd\n", "", td_cat[cat].name, n->no_value);
+			if (n->missing)
+				printf("%-8s %s: perf has a value topdownd has none for, %u times\n", "",
+				       td_cat[cat].name, n->missing);
+		}
+	}
+	if (c->bad_lines)
+		printf("%u lines of perf's output could not be read\n", c->bad_lines);
+	printf("\nVerdict:      %s", verdict_word(v));
+	if (v->compared)
+		printf(": %u values, largest difference %.4f pp (%s); tolerance %.4f pp", v->compared, v->worst * 100,
+		       v->worst_where, c->tol * 100);
+	if (v->missing)
+		printf("; %u values perf has and topdownd has not", v->missing);
+	printf("\n");
+	for (unsigned ag = 0; ag < CMP_AGGRS; ag++)
+		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++)
+			if (c->run[ag].done && td_catset_has(c->cats, cat) && !c->run[ag].node[cat].printed)
+				printf("%-13s perf printed no %s (%s)\n", "", c->metric[cat], aggr_info[ag].name);
+}
+
+/* The configuration the comparison counts with: levels 1 and 2 of the
+ * plan, nothing beside them that takes counters, and counters kept
+ * while perf wants them too (the default, yield, would give topdownd's
+ * general-purpose counters to perf, the other user here). */
+static void compare_config(struct config *cfg)
+{
+	if (cfg->level > 2)
+		cfg->level = 2;
+	cfg->smt = SMT_OFF;
+	cfg->cgroups_enabled = false;
+	cfg->pmu_sharing = SHARING_SHARE;
+	cfg->history_ns = 0;
+}
+
+int compare_perf(struct app *app)
+{
+	const struct cli *cli = app->cli;
+	static struct cmp c;
+	char why[TAIL_MAX] = "", avail[2048] = "", counted[256], others[256];
+	struct utsname u;
+	struct verdict v;
+	int r;
+
+	c.app = app;
+	c.count = (unsigned)(cli->count ? cli->count : 3);
+	c.tol = cli->tolerance_pp / 100;
+	uname(&u);
+	if (!find_perf(cli->perf ? cli->perf : "perf", c.perf, sizeof(c.perf))) {
+		fprintf(stderr, "topdownd: %s is not installed (or not executable); install it: %s\n",
+			cli->perf ? cli->perf : "perf", install_hint());
+		return EXIT_RUNTIME;
+	}
+	if (perf_version(&c, why, sizeof(why)) < 0) {
+		fprintf(stderr, "topdownd: %s\ntopdownd: install the perf of the running kernel: %s\n", why,
+			install_hint());
+		return EXIT_RUNTIME;
+	}
+	compare_config(&app->cfg);
+	other_topdownds(others, sizeof(others));
+	if (app_discover(app) < 0)
+		return EXIT_RUNTIME;
+	if (!app->plan.usable) {
+		fprintf(stderr, "topdownd: not compared: TopDown not available: %s\n", app->plan.reason);
+		return EXIT_RUNTIME;
+	}
+	if (oneshot_counters(app, counted, sizeof(counted), avail, sizeof(avail), why, sizeof(why)) < 0 ||
+	    choose_metrics(&c, why, sizeof(why)) < 0) {
+		fprintf(stderr, "topdownd: not compared: %s\n", why);
+		return EXIT_RUNTIME;
+	}
+	if (app_start_collection(app) < 0 || !collector_up(app->collector)) {
+		fprintf(stderr, "topdownd: not compared: no CPU could be monitored (see the messages above)\n");
+		return EXIT_RUNTIME;
+	}
+	/* Every possible CPU: more than cores, packages or the host. */
+	app_collect(app, mono_ns());
+	{
+		const struct snapshot *snap = snapring_acquire(app->ring);
+
+		c.n_ent = snap ? snap->n_cpus : 0;
+		if (snap)
+			snapring_release(app->ring, snap);
+	}
+	c.td = calloc((size_t)c.n_ent * TD_CAT_COUNT, sizeof(double));
+	c.pf = calloc((size_t)c.n_ent * TD_CAT_COUNT, sizeof(double));
+	c.td_run = calloc(c.n_ent, sizeof(double));
+	c.pf_run = calloc(c.n_ent, sizeof(double));
+	c.pf_counted = calloc(c.n_ent, sizeof(bool));
+	c.pf_seen = calloc((size_t)c.n_ent * TD_CAT_COUNT, sizeof(bool));
+	if (!c.td || !c.pf || !c.td_run || !c.pf_run || !c.pf_counted || !c.pf_seen) {
+		fprintf(stderr, "topdownd: out of memory\n");
+		r = EXIT_RUNTIME;
+		goto out;
+	}
+	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
+		run_aggr(&c, (enum cmp_aggr)ag);
+		/* perf that cannot count these metrics at all: said once. */
+		if (ag == CMP_CPU && !c.run[ag].done) {
+			fprintf(stderr, "topdownd: not compared: %s\n", c.run[ag].error);
+			r = EXIT_RUNTIME;
+			goto out;
+		}
+		if (ag == CMP_CPU && !perf_knows(&c, why, sizeof(why))) {
+			fprintf(stderr, "topdownd: not compared: %s\ntopdownd: a newer perf knows it: Linux's "
+				"tools/perf from a recent kernel tree, or your distribution's backports\n", why);
+			r = EXIT_RUNTIME;
+			goto out;
+		}
+	}
+	tally(&c, &v);
+	if (cli->json) {
+		json_t *doc = report_json(&c, &u, others, avail, &v);
+		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		if (text)
+			printf("%s\n", text);
+		free(text);
+		json_decref(doc);
+	} else {
+		report_text(&c, &u, others, avail, &v);
+	}
+	fflush(stdout);
+	r = !strcmp(verdict_word(&v), "agree") ? EXIT_SUCCESS :
+	    !strcmp(verdict_word(&v), "differ") ? EXIT_DIFFER : EXIT_RUNTIME;
+out:
+	free(c.td);
+	free(c.pf);
+	free(c.td_run);
+	free(c.pf_run);
+	free(c.pf_counted);
+	free(c.pf_seen);
+	return r;
+}

@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# topdownd --compare-perf (issue 47): topdownd beside the installed perf on
+# the machine it runs on.  Here that machine is the fake PMU: the command
+# runs in a private mount namespace where the fixture stands in for /sys
+# (tests/oracle/sysns), and the perf it starts (Debian's perf 6.1, or a
+# wrapper around it) inherits the fake PMU and PERF_CPUID.  Both processes'
+# fake clocks are read-paced (FAKEPMU_CLOCK_STEP, one interval per read),
+# so that each tool's interval k spans the same stretch of the scenario
+# however late a loaded machine makes its reads: the figures compared are
+# the two tools' arithmetic, not their timing.
+#   1. Every family perf 6.1 knows (Sapphire Rapids, Skylake-SP, Cascade
+#      Lake, Ice Lake server and client), multiplexed scenarios included:
+#      every node compared per CPU, core, package and host, verdict
+#      agree, exit 0; the report names perf's version, the kernel and the
+#      model.
+#   2. A departure: perf's frontend_bound and fetch_latency below 0
+#      (parity-clamps), 0 in topdownd, with the size the scenario gives.
+#   3. A difference: perf counting another scenario (retiring 10 points
+#      higher): verdict differ, exit 2, the node and its size.
+#   4. What it cannot compare, said with the fix: perf missing, perf that
+#      does not know the model (Emerald Rapids for perf 6.1), perf that
+#      fails, perf that hangs (stopped within its bound), a hybrid part.
+#   5. A shared PMU (another user holds counters before it starts) and a
+#      topdownd daemon running beside it: both said.
+#   6. Nothing left behind: no perf process, no child.
+. "$(dirname "$0")/lib.sh"
+
+command -v perf >/dev/null || missing_all "perf is not installed (make deps installs linux-perf)"
+[ "$(id -u)" -eq 0 ] || missing_all "needs root for a private mount namespace (CI runs as root)"
+unshare --mount --propagation private true 2>/dev/null || missing_all "unshare --mount is not permitted here"
+
+plan 63
+
+SCEN=$ROOT/tests/scenarios
+SYSNS=$ROOT/tests/oracle/sysns
+PERF_VERSION=$(perf --version | sed 's/^perf version //')
+
+# compare FIXTURE CPUID SCENARIO [topdownd args...]: --compare-perf in the
+# fixture's namespace, on a read-paced clock of 200 ms.  Sets OUT (stdout),
+# ERR (stderr), RC.
+compare() {
+	local fx=$FIXTURES/$1 cpuid=$2 scen=$3
+	shift 3
+	OUT=$TMP/out-$RANDOM ERR=$TMP/err-$RANDOM
+	env FAKEPMU_SYSFS="$fx" FAKEPMU_SCENARIO="$scen" LD_PRELOAD="$FAKEPMU" PERF_CPUID="$cpuid" \
+		FAKEPMU_CLOCK_STEP=0.2 FAKEPMU_TABLES_FALLBACK="$ROOT/reference/perf-tables-6.1" \
+		timeout -k 5 120 "$SYSNS" "$fx" "$TOPDOWND" -c /dev/null --compare-perf -i 200ms "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+
+# The largest difference of any node in any aggregation (pp), and the
+# aggregations where every node was compared over 3 intervals.
+worst() { jq -r '.max_diff_pp' "$OUT"; }
+complete() {
+	jq -r '[.aggregations[] | select(.intervals_compared == 3 and
+		([.nodes[] | select(.compared > 0 and .perf_printed)] | length) == (.nodes | length)) |
+		.aggregation] | join(" ")' "$OUT"
+}
+
+# ---- 1. the families perf 6.1 knows
+while IFS='|' read -r name fx cpuid scen nodes; do
+	compare "$fx" "$cpuid" "$SCEN/$scen.json" --json --tolerance 0.05
+	is "$RC $(jq -r .verdict "$OUT" 2>/dev/null)" "0 agree" "$name: agree, exit 0$([ $RC = 0 ] || echo ": $(head -3 "$ERR")")"
+	is "$(complete)" "cpu core package host" "$name: every one of its $nodes nodes compared per CPU, core, package and host over 3 intervals"
+	near "$(worst)" 0 0.0001 "$name: the largest difference from perf is 0 pp (perf's six decimals)"
+done <<'EOF'
+spr-2s mixed (Sapphire Rapids: halted CPUs, rates differing by CPU)|spr-2s|GenuineIntel-6-8F-4|parity-mixed|12
+spr-2s multiplexed (every CPU counted half the time)|spr-2s|GenuineIntel-6-8F-4|parity-multiplexed|12
+skx-2s (Skylake-SP, SMT, AnyThread; its 4 groups rotate)|skx-2s|GenuineIntel-6-55-4|parity-skx|12
+clx-2s multiplexed (Cascade Lake, SMT off)|clx-2s|GenuineIntel-6-55-7|parity-skx-multiplexed|12
+icx-1s (Ice Lake server)|icx-1s|GenuineIntel-6-6A-0|parity-icl|12
+icl-client multiplexed (Ice Lake client)|icl-client|GenuineIntel-6-7E-5|parity-icl-multiplexed|12
+EOF
+is "$(jq -r '.perf.version' "$OUT")" "$PERF_VERSION" "the report names perf's version (perf --version)"
+is "$(jq -r '.kernel.release' "$OUT")" "$(uname -r)" "... the kernel (uname -r)"
+is "$(jq -r '.model' "$OUT")" "Ice Lake (GenuineIntel-6-7E)" "... and the model, as --probe names it"
+is "$(jq -r '.aggregations | map(.perf_option) | join(" ")' "$OUT")" "-A --per-core --per-socket -a" \
+	"... and perf's aggregations, one perf stat each"
+
+# The text report of the first family.
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/parity-mixed.json" --tolerance 0.05
+is "$RC" 0 "the text report: exit 0"
+like "$(grep '^Verdict:' "$OUT")" '^Verdict: +agree: 900 values, largest difference 0\.0000 pp \(.*\); tolerance 0\.0500 pp$' \
+	"... its verdict line: 12 nodes of 14 CPUs (0 and 1 are halted: no figures in either tool), 8 cores, 2 packages and the host over 3 intervals"
+like "$(grep '^perf:' "$OUT")" "^perf: +$PERF_VERSION \\(/usr/bin/perf\\)$" "... perf's version and path"
+like "$(grep '^largest difference' "$OUT")" '^largest difference, pp +cpu +core +package +host$' "... the table's head"
+like "$(grep '^memory_bound' "$OUT")" '^memory_bound( +0\.0000){4}$' "... a node's row: its largest difference per aggregation"
+like "$(grep '^cpu ' "$OUT")" '^cpu +3 intervals; running: perf [0-9]+-[0-9]+ %, topdownd 100-100 %$' \
+	"... both tools' running shares (perf's four groups rotate on the fixed counters)"
+
+# ---- 2. a departure: perf's value below 0, topdownd's 0
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/parity-clamps.json" --json --tolerance 0.05
+is "$RC $(jq -r .verdict "$OUT")" "0 agree" "parity-clamps: agree (topdownd's 0 where perf prints a value below 0 is its documented departure)"
+neg() { jq -r --arg a "$1" --arg n "$2" '.aggregations[] | select(.aggregation == $a) | .nodes[] | select(.node == $n) | "\(.negative.count) \(.negative.max_pp)"' "$OUT"; }
+read -r cnt size <<<"$(neg cpu frontend_bound)"
+is "$cnt" 48 "frontend_bound below 0 in perf on all 16 CPUs in each of 3 intervals"
+# The scenario's frontend_bound 0.03 less uop_dropping 0.05, through the
+# 8-bit PERF_METRICS field (a step of 1/255 = 0.39 pp).
+near "$size" 2.0 0.4 "... by ${size} pp: the scenario's 3 % less 5 % of uop dropping (within the metric's 8-bit step)"
+read -r cnt size <<<"$(neg host fetch_latency)"
+is "$cnt" 3 "fetch_latency below 0 for the host in each interval"
+near "$size" 3.0 0.4 "... by ${size} pp: the scenario's 2 % less 5 %"
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/parity-clamps.json" --tolerance 0.05
+like "$(grep -m1 'departure: frontend_bound' "$OUT")" '^ +departure: frontend_bound below 0 in perf 48 times \(down to -1\.[0-9]{4} pp\), 0 in topdownd$' \
+	"the text report says each departure with its count and size"
+
+# ---- 3. a difference: perf counts retiring 10 points higher
+jq '.cpus.default.phases[0].retiring = 0.40 | .cpus.default.phases[0].backend_bound = 0.30' \
+	"$SCEN/constant.json" >"$TMP/other.json"
+cat >"$TMP/perf-other" <<EOF
+#!/bin/sh
+FAKEPMU_SCENARIO=$TMP/other.json exec /usr/bin/perf "\$@"
+EOF
+chmod +x "$TMP/perf-other"
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/constant.json" --json --perf "$TMP/perf-other"
+is "$RC $(jq -r .verdict "$OUT")" "2 differ" "perf counting another workload: verdict differ, exit 2"
+node() { jq -r --arg a "$1" --arg n "$2" '.aggregations[] | select(.aggregation == $a) | .nodes[] | select(.node == $n) | .max_diff_pp' "$OUT"; }
+near "$(node cpu retiring)" 10 0.4 "... retiring differs by 10 pp on the CPUs (within the 8-bit step)"
+near "$(node host backend_bound)" 10 0.4 "... backend_bound by 10 pp for the host"
+near "$(node host frontend_bound)" 0 0.4 "... frontend_bound as it was"
+is "$(jq -r .tolerance_pp "$OUT")" 0.5 "the default tolerance is 0.5 pp"
+
+# ---- 4. what it cannot compare
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/constant.json" --perf /nonexistent/perf
+is "$RC" 1 "perf missing: exit 1"
+like "$(cat "$ERR")" '^topdownd: /nonexistent/perf is not installed \(or not executable\); install it: .+$' \
+	"... and what installs it ($(cut -d: -f3- "$ERR"))"
+compare emr-2s GenuineIntel-6-CF-0 "$SCEN/parity-mixed.json"
+is "$RC" 1 "perf 6.1 on Emerald Rapids: exit 1"
+like "$(head -1 "$ERR")" "^topdownd: not compared: perf $PERF_VERSION does not know Emerald Rapids \\(GenuineIntel-6-CF\\)'s TopDown metrics \\(it printed no tma_retiring, .*tma_core_bound\\)$" \
+	"... it does not know the model's metrics: said, with the metrics it did not print"
+like "$(sed -n 2p "$ERR")" "^topdownd: a newer perf knows it" "... and what to do"
+cat >"$TMP/perf-denied" <<'EOF'
+#!/bin/sh
+[ "$1" = --version ] && exec /usr/bin/perf --version
+echo "Error:" >&2
+echo "Access to performance monitoring and observability operations is limited." >&2
+exit 255
+EOF
+chmod +x "$TMP/perf-denied"
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/constant.json" --perf "$TMP/perf-denied"
+is "$RC" 1 "perf that fails: exit 1"
+is "$(cat "$ERR")" "topdownd: not compared: perf exited after 0 intervals: Error: Access to performance monitoring and observability operations is limited." \
+	"... with perf's own first words"
+cat >"$TMP/perf-hangs" <<'EOF'
+#!/bin/sh
+[ "$1" = --version ] && exec /usr/bin/perf --version
+exec sleep 1000
+EOF
+chmod +x "$TMP/perf-hangs"
+start=$(date +%s)
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/constant.json" --perf "$TMP/perf-hangs" --count 1 -i 100ms
+took=$(($(date +%s) - start))
+is "$RC" 1 "perf that prints nothing: exit 1"
+is "$(cat "$ERR")" "topdownd: not compared: perf began 0 of its 3 intervals in 30 s; stopped" \
+	"... stopped at its bound: 1 interval, the first and the last, and 30 s to start"
+ok $([ "$took" -le 45 ]; echo $?) "... within 45 s (took ${took} s)"
+ok $(! pgrep -f 'sleep 1000' >/dev/null; echo $?) "... and the hung perf is gone"
+compare adl-hybrid GenuineIntel-6-97-0 "$SCEN/parity-hybrid.json"
+is "$RC" 1 "a hybrid part: exit 1"
+like "$(cat "$ERR")" "^topdownd: not compared: cpu_core and cpu_atom are two core types: perf $PERF_VERSION cannot run one metric group over both" \
+	"... it says why"
+
+# ---- 5. a shared PMU; a daemon beside it
+jq '.cpus["0-1"].held = {gp: 3, fixed: [], after_seconds: 0}' "$SCEN/parity-mixed.json" >"$TMP/held.json"
+compare spr-2s GenuineIntel-6-8F-4 "$TMP/held.json" --tolerance 0.05
+is "$RC" 0 "another user holding 3 counters of CPUs 0-1: still compared, agree"
+like "$(grep '^Free before:' "$OUT")" '^Free before: +cpu: 5 of 8 general-purpose on CPUs 0-1; 8 of 8 general-purpose on CPUs 2-15$' \
+	"... what the counters' other users leave, as --probe says it"
+like "$(grep '^Shared:' "$OUT")" '^Shared: +another user holds counters \(above\)' "... and that the PMU is shared"
+compare spr-2s GenuineIntel-6-8F-4 "$TMP/held.json" --json --tolerance 0.05
+is "$(jq -r .pmu_shared_before "$OUT")" true "... in the JSON report too"
+td_start "$FIXTURES/spr-2s" "$SCEN/constant.json"
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/parity-mixed.json" --tolerance 0.05
+like "$(grep '^Others:' "$OUT")" "^Others: +a topdownd daemon counts too \\(pid $TD_PID\\): its groups take turns with both;\$" \
+	"a topdownd daemon running: named, with its pid"
+like "$(grep -A1 '^Others:' "$OUT" | tail -1)" 'stop it \(systemctl stop topdownd\) and run again$' "... and how to compare without it"
+ok $(kill -0 "$TD_PID"; echo $?) "... and left running"
+td_stop
+
+# ---- 6. nothing left behind; usage
+ok $(! pgrep -f 'perf stat -j' >/dev/null; echo $?) "no perf left running after all of the above"
+"$TOPDOWND" --perf /usr/bin/perf >/dev/null 2>"$TMP/usage"
+is "$? $(head -1 "$TMP/usage")" "64 topdownd: --perf and --tolerance only go with --compare-perf" "--perf alone: a usage error"
+"$TOPDOWND" --compare-perf --tolerance 0 >/dev/null 2>"$TMP/usage"
+is "$? $(head -1 "$TMP/usage")" '64 topdownd: --tolerance: expected percentage points above 0, at most 100, not "0"' \
+	"--tolerance 0: a usage error"
+"$TOPDOWND" --compare-perf --probe >/dev/null 2>"$TMP/usage"
+is "$? $(head -1 "$TMP/usage")" "64 topdownd: choose one of --check-config, --print-config, --probe, --once, --watch and --compare-perf" \
+	"--compare-perf with --probe: a usage error"
+done_testing
