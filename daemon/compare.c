@@ -8,6 +8,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #define LINE_MAX_BYTES 8192
 #define RECS_MAX 16
 #define TAIL_MAX 600
+#define PERF_DIGIT 1e-8
 
 enum cmp_aggr { CMP_CPU, CMP_CORE, CMP_PKG, CMP_HOST, CMP_AGGRS };
 
@@ -63,6 +65,7 @@ struct cmp_node {
 
 struct cmp_run {
 	bool done;
+	unsigned records;      /* perf's records read */
 	char error[TAIL_MAX];
 	unsigned intervals;
 	double perf_run[2], td_run[2]; /* min, max of the entities' running shares */
@@ -79,6 +82,11 @@ struct cmp {
 	const char *metric[TD_CAT_COUNT]; /* perf's name of each category's metric */
 	char metrics[1024];               /* -M's argument */
 	char model[160];                  /* "Sapphire Rapids (GenuineIntel-6-8F)" */
+	struct utsname u;
+	char avail[2048];                 /* --probe's "Free now", before perf */
+	char others[256];                 /* other topdownd processes' pids */
+	/* Why nothing (more) was compared, and what to do about it. */
+	char reason[TAIL_MAX], fix[256];
 	struct cmp_run run[CMP_AGGRS];
 	/* One interval's values, per entity and category (NaN: none). */
 	unsigned n_ent;
@@ -426,9 +434,13 @@ static void interval_compare(struct cmp *c, const struct snapshot *s, enum cmp_a
 			} else {
 				want = v;
 			}
-			d = fabs(t - want);
-			n->compared++;
-			if (d >= n->max_diff) {
+			/* In perf's last printed digit (six decimals of a
+			 * percentage): perf's rounding alone makes up to half
+			 * of one, and the arithmetic's last bits do not decide
+			 * which of equal differences the report names (the
+			 * first). */
+			d = round(fabs(t - want) / PERF_DIGIT) * PERF_DIGIT;
+			if (++n->compared == 1 || d > n->max_diff) {
 				char who[48];
 
 				n->max_diff = d;
@@ -509,6 +521,7 @@ static void pace_line(struct pace *p, struct reader *rd, const char *line, size_
 		p->c->bad_lines++;
 		return;
 	}
+	p->c->run[p->ag].records += (unsigned)n;
 	for (int i = 0; i < n && !p->done; i++) {
 		if (p->k < 0 || recs[i].interval != p->at)
 			pace_next(p, recs[i].interval);
@@ -754,8 +767,8 @@ static json_t *pp_or_null(double v)
 
 static json_t *share_json(const double *r)
 {
-	return json_pack("{s:o,s:o}", "min", isnan(r[0]) ? json_null() : json_real(r[0]), "max",
-			 isnan(r[1]) ? json_null() : json_real(r[1]));
+	return json_pack("{s:o,s:o}", "min", isnan(r[0]) ? json_null() : json_real(round(r[0] * 1e4) / 1e4),
+			 "max", isnan(r[1]) ? json_null() : json_real(round(r[1] * 1e4) / 1e4));
 }
 
 struct verdict {
@@ -781,7 +794,7 @@ static void tally(const struct cmp *c, struct verdict *v)
 			v->missing += n->missing;
 			if (n->compared && n->max_diff > c->tol)
 				v->over++;
-			if (n->compared && n->max_diff >= v->worst) {
+			if (n->compared && (!v->worst_where[0] || n->max_diff > v->worst)) {
 				v->worst = n->max_diff;
 				str_printf(v->worst_where, sizeof(v->worst_where), "%s, %s", td_cat[cat].name, n->where);
 			}
@@ -796,9 +809,10 @@ static const char *verdict_word(const struct verdict *v)
 	return v->over || v->missing ? "differ" : "agree";
 }
 
-static json_t *report_json(const struct cmp *c, const struct utsname *u, const char *others,
-			   const char *avail, const struct verdict *v)
+static json_t *report_json(const struct cmp *c, const struct verdict *v)
 {
+	const struct utsname *u = &c->u;
+	const char *others = c->others, *avail = c->avail;
 	json_t *doc = json_object(), *aggrs = json_array();
 
 	json_object_set_new(doc, "topdownd", json_string(topdownd_version));
@@ -819,6 +833,7 @@ static json_t *report_json(const struct cmp *c, const struct utsname *u, const c
 		json_object_set_new(a, "aggregation", json_string(aggr_info[ag].name));
 		json_object_set_new(a, "perf_option", json_string(aggr_info[ag].perf_arg ? aggr_info[ag].perf_arg : "-a"));
 		json_object_set_new(a, "intervals_compared", json_integer(run->intervals));
+		json_object_set_new(a, "perf_records", json_integer(run->records));
 		json_object_set_new(a, "error", run->done ? json_null() : json_string(run->error));
 		json_object_set_new(a, "running", json_pack("{s:o,s:o}", "perf", share_json(run->perf_run),
 							    "topdownd", share_json(run->td_run)));
@@ -847,13 +862,29 @@ static json_t *report_json(const struct cmp *c, const struct utsname *u, const c
 	json_object_set_new(doc, "unreadable_perf_lines", json_integer(c->bad_lines));
 	json_object_set_new(doc, "compared", json_integer(v->compared));
 	json_object_set_new(doc, "max_diff_pp", v->compared ? pp_or_null(v->worst) : json_null());
-	json_object_set_new(doc, "verdict", json_string(verdict_word(v)));
+	json_object_set_new(doc, "verdict", json_string(c->reason[0] ? "not compared" : verdict_word(v)));
+	/* stderr's "not compared: " is the verdict here. */
+	json_object_set_new(doc, "reason", !c->reason[0] ? json_null() :
+				  json_string(c->reason + (strncmp(c->reason, "not compared: ", 14) ? 0 : 14)));
+	json_object_set_new(doc, "fix", c->fix[0] ? json_string(c->fix) : json_null());
 	return doc;
 }
 
-static void report_text(const struct cmp *c, const struct utsname *u, const char *others,
-			const char *avail, const struct verdict *v)
+static void print_json(const struct cmp *c, const struct verdict *v)
 {
+	json_t *doc = report_json(c, v);
+	char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+
+	if (text)
+		printf("%s\n", text);
+	free(text);
+	json_decref(doc);
+}
+
+static void report_text(const struct cmp *c, const struct verdict *v)
+{
+	const struct utsname *u = &c->u;
+	const char *others = c->others, *avail = c->avail;
 	printf("%-13s %s\n", "topdownd:", topdownd_version);
 	printf("%-13s %s (%s)\n", "perf:", c->perf_version, c->perf);
 	printf("%-13s Linux %s (%s)\n", "Kernel:", u->release, u->machine);
@@ -945,97 +976,116 @@ static void compare_config(struct config *cfg)
 	cfg->history_ns = 0;
 }
 
+/* Nothing (more) can be compared: the reason and its fix on stderr, or
+ * with --json the report so far (verdict "not compared", "reason",
+ * "fix"), the file a user attaches to an issue. */
+static int not_compared(struct cmp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int not_compared(struct cmp *c, const char *fmt, ...)
+{
+	char text[sizeof(c->reason)];
+	va_list ap;
+
+	/* Through a copy: the reason may be one of the arguments. */
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	memcpy(c->reason, text, sizeof(text));
+	if (c->app->cli->json) {
+		struct verdict v;
+
+		tally(c, &v);
+		print_json(c, &v);
+	} else {
+		fprintf(stderr, "topdownd: %s\n", c->reason);
+		if (c->fix[0])
+			fprintf(stderr, "topdownd: %s\n", c->fix);
+	}
+	return EXIT_RUNTIME;
+}
+
+/* perf found and asked its version; topdownd's plan with the comparison's
+ * configuration, its counters probed, the metrics chosen, collection
+ * started.  0, or the exit status after not_compared(). */
+static int prepare(struct cmp *c)
+{
+	struct app *app = c->app;
+	const struct cli *cli = app->cli;
+	char counted[256];
+
+	if (!find_perf(cli->perf ? cli->perf : "perf", c->perf, sizeof(c->perf))) {
+		str_printf(c->fix, sizeof(c->fix), "install it: %s", install_hint());
+		return not_compared(c, "%s is not installed (or not executable)", cli->perf ? cli->perf : "perf");
+	}
+	if (perf_version(c, c->reason, sizeof(c->reason)) < 0) {
+		str_printf(c->fix, sizeof(c->fix), "install the perf of the running kernel: %s", install_hint());
+		return not_compared(c, "%s", c->reason);
+	}
+	compare_config(&app->cfg);
+	other_topdownds(c->others, sizeof(c->others));
+	if (app_discover(app) < 0)
+		return not_compared(c, "not compared: discovery failed (see the messages above)");
+	if (!app->plan.usable)
+		return not_compared(c, "not compared: TopDown not available: %s", app->plan.reason);
+	if (oneshot_counters(app, counted, sizeof(counted), c->avail, sizeof(c->avail), c->reason,
+			     sizeof(c->reason)) < 0 ||
+	    choose_metrics(c, c->reason, sizeof(c->reason)) < 0)
+		return not_compared(c, "not compared: %s", c->reason);
+	if (app_start_collection(app) < 0 || !collector_up(app->collector))
+		return not_compared(c, "not compared: no CPU could be monitored (see the messages above)");
+	/* Every possible CPU: more than cores, packages or the host. */
+	app_collect(app, mono_ns());
+	{
+		const struct snapshot *snap = snapring_acquire(app->ring);
+
+		c->n_ent = snap ? snap->n_cpus : 0;
+		if (snap)
+			snapring_release(app->ring, snap);
+	}
+	c->td = calloc((size_t)c->n_ent * TD_CAT_COUNT, sizeof(double));
+	c->pf = calloc((size_t)c->n_ent * TD_CAT_COUNT, sizeof(double));
+	c->td_run = calloc(c->n_ent, sizeof(double));
+	c->pf_run = calloc(c->n_ent, sizeof(double));
+	c->pf_counted = calloc(c->n_ent, sizeof(bool));
+	c->pf_seen = calloc((size_t)c->n_ent * TD_CAT_COUNT, sizeof(bool));
+	if (!c->td || !c->pf || !c->td_run || !c->pf_run || !c->pf_counted || !c->pf_seen)
+		return not_compared(c, "out of memory");
+	return 0;
+}
+
 int compare_perf(struct app *app)
 {
 	const struct cli *cli = app->cli;
 	static struct cmp c;
-	char why[TAIL_MAX] = "", avail[2048] = "", counted[256], others[256];
-	struct utsname u;
 	struct verdict v;
 	int r;
 
 	c.app = app;
 	c.count = (unsigned)(cli->count ? cli->count : 3);
 	c.tol = cli->tolerance_pp / 100;
-	uname(&u);
-	if (!find_perf(cli->perf ? cli->perf : "perf", c.perf, sizeof(c.perf))) {
-		fprintf(stderr, "topdownd: %s is not installed (or not executable); install it: %s\n",
-			cli->perf ? cli->perf : "perf", install_hint());
-		return EXIT_RUNTIME;
-	}
-	if (perf_version(&c, why, sizeof(why)) < 0) {
-		fprintf(stderr, "topdownd: %s\ntopdownd: install the perf of the running kernel: %s\n", why,
-			install_hint());
-		return EXIT_RUNTIME;
-	}
-	compare_config(&app->cfg);
-	other_topdownds(others, sizeof(others));
-	if (app_discover(app) < 0)
-		return EXIT_RUNTIME;
-	if (!app->plan.usable) {
-		fprintf(stderr, "topdownd: not compared: TopDown not available: %s\n", app->plan.reason);
-		return EXIT_RUNTIME;
-	}
-	if (oneshot_counters(app, counted, sizeof(counted), avail, sizeof(avail), why, sizeof(why)) < 0 ||
-	    choose_metrics(&c, why, sizeof(why)) < 0) {
-		fprintf(stderr, "topdownd: not compared: %s\n", why);
-		return EXIT_RUNTIME;
-	}
-	if (app_start_collection(app) < 0 || !collector_up(app->collector)) {
-		fprintf(stderr, "topdownd: not compared: no CPU could be monitored (see the messages above)\n");
-		return EXIT_RUNTIME;
-	}
-	/* Every possible CPU: more than cores, packages or the host. */
-	app_collect(app, mono_ns());
-	{
-		const struct snapshot *snap = snapring_acquire(app->ring);
-
-		c.n_ent = snap ? snap->n_cpus : 0;
-		if (snap)
-			snapring_release(app->ring, snap);
-	}
-	c.td = calloc((size_t)c.n_ent * TD_CAT_COUNT, sizeof(double));
-	c.pf = calloc((size_t)c.n_ent * TD_CAT_COUNT, sizeof(double));
-	c.td_run = calloc(c.n_ent, sizeof(double));
-	c.pf_run = calloc(c.n_ent, sizeof(double));
-	c.pf_counted = calloc(c.n_ent, sizeof(bool));
-	c.pf_seen = calloc((size_t)c.n_ent * TD_CAT_COUNT, sizeof(bool));
-	if (!c.td || !c.pf || !c.td_run || !c.pf_run || !c.pf_counted || !c.pf_seen) {
-		fprintf(stderr, "topdownd: out of memory\n");
-		r = EXIT_RUNTIME;
-		goto out;
-	}
-	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
+	uname(&c.u);
+	r = prepare(&c);
+	for (unsigned ag = 0; r == 0 && ag < CMP_AGGRS; ag++) {
 		run_aggr(&c, (enum cmp_aggr)ag);
 		/* perf that cannot count these metrics at all: said once. */
 		if (ag == CMP_CPU && !c.run[ag].done) {
-			fprintf(stderr, "topdownd: not compared: %s\n", c.run[ag].error);
-			r = EXIT_RUNTIME;
-			goto out;
-		}
-		if (ag == CMP_CPU && !perf_knows(&c, why, sizeof(why))) {
-			fprintf(stderr, "topdownd: not compared: %s\ntopdownd: a newer perf knows it: Linux's "
-				"tools/perf from a recent kernel tree, or your distribution's backports\n", why);
-			r = EXIT_RUNTIME;
-			goto out;
+			r = not_compared(&c, "not compared: %s", c.run[ag].error);
+		} else if (ag == CMP_CPU && !perf_knows(&c, c.reason, sizeof(c.reason))) {
+			str_copy(c.fix, sizeof(c.fix), "a newer perf knows it: Linux's tools/perf from a recent "
+				 "kernel tree, or your distribution's backports");
+			r = not_compared(&c, "not compared: %s", c.reason);
 		}
 	}
-	tally(&c, &v);
-	if (cli->json) {
-		json_t *doc = report_json(&c, &u, others, avail, &v);
-		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-		if (text)
-			printf("%s\n", text);
-		free(text);
-		json_decref(doc);
-	} else {
-		report_text(&c, &u, others, avail, &v);
+	if (r == 0) {
+		tally(&c, &v);
+		if (cli->json)
+			print_json(&c, &v);
+		else
+			report_text(&c, &v);
+		r = !strcmp(verdict_word(&v), "agree") ? EXIT_SUCCESS :
+		    !strcmp(verdict_word(&v), "differ") ? EXIT_DIFFER : EXIT_RUNTIME;
 	}
 	fflush(stdout);
-	r = !strcmp(verdict_word(&v), "agree") ? EXIT_SUCCESS :
-	    !strcmp(verdict_word(&v), "differ") ? EXIT_DIFFER : EXIT_RUNTIME;
-out:
 	free(c.td);
 	free(c.pf);
 	free(c.td_run);

@@ -30,7 +30,7 @@ command -v perf >/dev/null || missing_all "perf is not installed (make deps inst
 [ "$(id -u)" -eq 0 ] || missing_all "needs root for a private mount namespace (CI runs as root)"
 unshare --mount --propagation private true 2>/dev/null || missing_all "unshare --mount is not permitted here"
 
-plan 63
+plan 70
 
 SCEN=$ROOT/tests/scenarios
 SYSNS=$ROOT/tests/oracle/sysns
@@ -78,11 +78,17 @@ is "$(jq -r '.model' "$OUT")" "Ice Lake (GenuineIntel-6-7E)" "... and the model,
 is "$(jq -r '.aggregations | map(.perf_option) | join(" ")' "$OUT")" "-A --per-core --per-socket -a" \
 	"... and perf's aggregations, one perf stat each"
 
-# The text report of the first family.
-compare spr-2s GenuineIntel-6-8F-4 "$SCEN/parity-mixed.json" --tolerance 0.05
+# The text report of the first family, with the default tolerance: the
+# run the README and docs/compare-perf.md show.
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/parity-mixed.json"
 is "$RC" 0 "the text report: exit 0"
-like "$(grep '^Verdict:' "$OUT")" '^Verdict: +agree: 900 values, largest difference 0\.0000 pp \(.*\); tolerance 0\.0500 pp$' \
-	"... its verdict line: 12 nodes of 14 CPUs (0 and 1 are halted: no figures in either tool), 8 cores, 2 packages and the host over 3 intervals"
+is "$(grep '^Verdict:' "$OUT")" 'Verdict:      agree: 900 values, largest difference 0.0000 pp (retiring, CPU 2, interval 1); tolerance 0.5000 pp' \
+	"... its verdict line: 12 nodes of 14 CPUs (0 and 1 are halted: no figures in either tool), 8 cores, 2 packages and the host over 3 intervals; where: the first of equal differences"
+for doc in README.md docs/compare-perf.md; do
+	is "$(grep '^Verdict:' "$ROOT/$doc")" "$(grep '^Verdict:' "$OUT")" "$doc shows this run's verdict"
+done
+is "$(sed -n '/^\$ sudo topdownd --compare-perf$/,/^```$/p' "$ROOT/docs/compare-perf.md" | grep -E '^[a-z_]+ +[0-9.]+ +[0-9.]+' | head -1)" \
+	"$(grep '^retiring' "$OUT")" "docs/compare-perf.md shows this run's table"
 like "$(grep '^perf:' "$OUT")" "^perf: +$PERF_VERSION \\(/usr/bin/perf\\)$" "... perf's version and path"
 like "$(grep '^largest difference' "$OUT")" '^largest difference, pp +cpu +core +package +host$' "... the table's head"
 like "$(grep '^memory_bound' "$OUT")" '^memory_bound( +0\.0000){4}$' "... a node's row: its largest difference per aggregation"
@@ -124,13 +130,20 @@ is "$(jq -r .tolerance_pp "$OUT")" 0.5 "the default tolerance is 0.5 pp"
 # ---- 4. what it cannot compare
 compare spr-2s GenuineIntel-6-8F-4 "$SCEN/constant.json" --perf /nonexistent/perf
 is "$RC" 1 "perf missing: exit 1"
-like "$(cat "$ERR")" '^topdownd: /nonexistent/perf is not installed \(or not executable\); install it: .+$' \
-	"... and what installs it ($(cut -d: -f3- "$ERR"))"
+is "$(head -1 "$ERR")" "topdownd: /nonexistent/perf is not installed (or not executable)" "... said"
+like "$(sed -n 2p "$ERR")" '^topdownd: install it: .+$' "... and what installs it ($(sed -n 2p "$ERR" | cut -d: -f3-))"
+compare spr-2s GenuineIntel-6-8F-4 "$SCEN/constant.json" --perf /nonexistent/perf --json
+is "$RC $(jq -r '"\(.verdict)|\(.reason)"' "$OUT")" "1 not compared|/nonexistent/perf is not installed (or not executable)" \
+	"... and with --json, the report says it (the file to attach)"
 compare emr-2s GenuineIntel-6-CF-0 "$SCEN/parity-mixed.json"
 is "$RC" 1 "perf 6.1 on Emerald Rapids: exit 1"
 like "$(head -1 "$ERR")" "^topdownd: not compared: perf $PERF_VERSION does not know Emerald Rapids \\(GenuineIntel-6-CF\\)'s TopDown metrics \\(it printed no tma_retiring, .*tma_core_bound\\)$" \
 	"... it does not know the model's metrics: said, with the metrics it did not print"
 like "$(sed -n 2p "$ERR")" "^topdownd: a newer perf knows it" "... and what to do"
+compare emr-2s GenuineIntel-6-CF-0 "$SCEN/parity-mixed.json" --json
+is "$RC $(jq -r '.verdict' "$OUT")" "1 not compared" "... with --json, the report"
+ok $([ "$(jq -r '.aggregations[0].perf_records' "$OUT")" -gt 0 ]; echo $?) \
+	"... which shows perf's lines were read ($(jq -r '.aggregations[0].perf_records' "$OUT") records)"
 cat >"$TMP/perf-denied" <<'EOF'
 #!/bin/sh
 [ "$1" = --version ] && exec /usr/bin/perf --version

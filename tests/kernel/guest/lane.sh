@@ -329,4 +329,24 @@ fi
 kill $SPIN
 wait $SPIN 2>/dev/null
 emit cg.log $T/cg.log
+
+# ---- --compare-perf: the daemon's command beside Debian's perf on the real
+# kernel, the daemon on the mirror (a Neoverse V2): (live) perf on the live
+# /sys, QEMU's MIDR, whose metrics perf's tables do not have; (v2) perf
+# told the mirror's MIDR (PERF_CPUID), counting Neoverse V2's TopdownL1 on
+# QEMU's PMU, which implements few of its events.  Whatever QEMU counts:
+# the command's plumbing (perf started, its -j lines read, both reaped).
+compare() { # NAME [ENV...]
+	n=$1
+	shift
+	env "$@" timeout 150 topdownd -c /dev/null --sysfs-root $R -i 250ms --compare-perf --count 2 --json \
+		>$T/cmp-$n.json 2>$T/cmp-$n.err
+	echo "exit $?" >>$T/cmp-$n.err
+	ps -o pid,args | grep '[p]erf stat' >$T/cmp-$n.left
+	emit cmp-$n.json $T/cmp-$n.json
+	emit cmp-$n.err $T/cmp-$n.err
+	emit cmp-$n.left $T/cmp-$n.left
+}
+compare live
+compare v2 PERF_CPUID="$(cat /lane/identity/midr_el1)"
 echo "@@ done"
