@@ -24,19 +24,13 @@ tables."""
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from parity import FIELD, cpulist  # noqa: E402  (perf's -j fields, cpulists: parity's)
+
 STATES = ["neither", "first_only", "second_only", "both"]
-
-
-def cpulist(text):
-    out = []
-    for part in filter(None, text.strip().split(",")):
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
 
 
 def topology(fixture):
@@ -105,7 +99,6 @@ def topdownd_docs(a):
     return [json.loads(l) for l in out.stdout.splitlines() if l.strip()]
 
 
-RECORD = re.compile(r'"([a-z-]+)" : ("(?:[^"\\]|\\.)*"|[-0-9.e+]+|nan|-nan|inf)')
 
 
 def perf_values(a, aggr):
@@ -125,7 +118,7 @@ def perf_values(a, aggr):
     for line in out.stdout.splitlines():
         if not line.startswith('{"interval"'):
             continue
-        f = dict((k, v.strip('"')) for k, v in RECORD.findall(line))
+        f = dict((k, v.strip('"')) for k, v in FIELD.findall(line))
         if f.get("metric-unit") != a.metric:
             continue
         t = float(f["interval"])
