@@ -760,9 +760,10 @@ static bool avail_shared(const char *avail)
 
 /* ---- the report ---- */
 
+/* A fraction in percentage points, to perf's own digit (1e-6 %). */
 static json_t *pp_or_null(double v)
 {
-	return isnan(v) ? json_null() : json_real(round(v * 1e6) / 1e4);
+	return isnan(v) ? json_null() : json_real(round(v * 1e8) / 1e6);
 }
 
 static json_t *share_json(const double *r)

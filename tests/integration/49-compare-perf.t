@@ -35,6 +35,16 @@ plan 70
 SCEN=$ROOT/tests/scenarios
 SYSNS=$ROOT/tests/oracle/sysns
 PERF_VERSION=$(perf --version | sed 's/^perf version //')
+# The perf the command finds in PATH: Debian's, each process it starts
+# noted (its pid stays through exec), so that "nothing left behind" is
+# about these and not another test's perf running meanwhile.
+mkdir -p "$TMP/bin"
+cat >"$TMP/bin/perf" <<EOF
+#!/bin/sh
+echo \$\$ >>$TMP/perf-pids
+exec /usr/bin/perf "\$@"
+EOF
+chmod +x "$TMP/bin/perf"
 
 # compare FIXTURE CPUID SCENARIO [topdownd args...]: --compare-perf in the
 # fixture's namespace, on a read-paced clock of 200 ms.  Sets OUT (stdout),
@@ -43,7 +53,7 @@ compare() {
 	local fx=$FIXTURES/$1 cpuid=$2 scen=$3
 	shift 3
 	OUT=$TMP/out-$RANDOM ERR=$TMP/err-$RANDOM
-	env FAKEPMU_SYSFS="$fx" FAKEPMU_SCENARIO="$scen" LD_PRELOAD="$FAKEPMU" PERF_CPUID="$cpuid" \
+	env PATH="$TMP/bin:$PATH" FAKEPMU_SYSFS="$fx" FAKEPMU_SCENARIO="$scen" LD_PRELOAD="$FAKEPMU" PERF_CPUID="$cpuid" \
 		FAKEPMU_CLOCK_STEP=0.2 FAKEPMU_TABLES_FALLBACK="$ROOT/reference/perf-tables-6.1" \
 		timeout -k 5 120 "$SYSNS" "$fx" "$TOPDOWND" -c /dev/null --compare-perf -i 200ms "$@" >"$OUT" 2>"$ERR"
 	RC=$?
@@ -89,7 +99,7 @@ for doc in README.md docs/compare-perf.md; do
 done
 is "$(sed -n '/^\$ sudo topdownd --compare-perf$/,/^```$/p' "$ROOT/docs/compare-perf.md" | grep -E '^[a-z_]+ +[0-9.]+ +[0-9.]+' | head -1)" \
 	"$(grep '^retiring' "$OUT")" "docs/compare-perf.md shows this run's table"
-like "$(grep '^perf:' "$OUT")" "^perf: +$PERF_VERSION \\(/usr/bin/perf\\)$" "... perf's version and path"
+like "$(grep '^perf:' "$OUT")" "^perf: +$PERF_VERSION \\($TMP/bin/perf\\)$" "... perf's version and the path it found in PATH"
 like "$(grep '^largest difference' "$OUT")" '^largest difference, pp +cpu +core +package +host$' "... the table's head"
 like "$(grep '^memory_bound' "$OUT")" '^memory_bound( +0\.0000){4}$' "... a node's row: its largest difference per aggregation"
 like "$(grep '^cpu ' "$OUT")" '^cpu +3 intervals; running: perf [0-9]+-[0-9]+ %, topdownd 100-100 %$' \
@@ -156,9 +166,10 @@ compare spr-2s GenuineIntel-6-8F-4 "$SCEN/constant.json" --perf "$TMP/perf-denie
 is "$RC" 1 "perf that fails: exit 1"
 is "$(cat "$ERR")" "topdownd: not compared: perf exited after 0 intervals: Error: Access to performance monitoring and observability operations is limited." \
 	"... with perf's own first words"
-cat >"$TMP/perf-hangs" <<'EOF'
+cat >"$TMP/perf-hangs" <<EOF
 #!/bin/sh
-[ "$1" = --version ] && exec /usr/bin/perf --version
+[ "\$1" = --version ] && exec /usr/bin/perf --version
+echo \$\$ >$TMP/hang.pid
 exec sleep 1000
 EOF
 chmod +x "$TMP/perf-hangs"
@@ -169,7 +180,7 @@ is "$RC" 1 "perf that prints nothing: exit 1"
 is "$(cat "$ERR")" "topdownd: not compared: perf began 0 of its 3 intervals in 30 s; stopped" \
 	"... stopped at its bound: 1 interval, the first and the last, and 30 s to start"
 ok $([ "$took" -le 45 ]; echo $?) "... within 45 s (took ${took} s)"
-ok $(! pgrep -f 'sleep 1000' >/dev/null; echo $?) "... and the hung perf is gone"
+ok $(! kill -0 "$(cat "$TMP/hang.pid")" 2>/dev/null; echo $?) "... and the hung perf is gone"
 compare adl-hybrid GenuineIntel-6-97-0 "$SCEN/parity-hybrid.json"
 is "$RC" 1 "a hybrid part: exit 1"
 like "$(cat "$ERR")" "^topdownd: not compared: cpu_core and cpu_atom are two core types: perf $PERF_VERSION cannot run one metric group over both" \
@@ -186,14 +197,17 @@ compare spr-2s GenuineIntel-6-8F-4 "$TMP/held.json" --json --tolerance 0.05
 is "$(jq -r .pmu_shared_before "$OUT")" true "... in the JSON report too"
 td_start "$FIXTURES/spr-2s" "$SCEN/constant.json"
 compare spr-2s GenuineIntel-6-8F-4 "$SCEN/parity-mixed.json" --tolerance 0.05
-like "$(grep '^Others:' "$OUT")" "^Others: +a topdownd daemon counts too \\(pid $TD_PID\\): its groups take turns with both;\$" \
+# (Other tests' daemons may run meanwhile: they are named too.)
+like "$(grep '^Others:' "$OUT")" "^Others: +a topdownd daemon counts too \\(pid ([0-9]+, )*$TD_PID(, [0-9]+)*\\): its groups take turns with both;\$" \
 	"a topdownd daemon running: named, with its pid"
 like "$(grep -A1 '^Others:' "$OUT" | tail -1)" 'stop it \(systemctl stop topdownd\) and run again$' "... and how to compare without it"
 ok $(kill -0 "$TD_PID"; echo $?) "... and left running"
 td_stop
 
 # ---- 6. nothing left behind; usage
-ok $(! pgrep -f 'perf stat -j' >/dev/null; echo $?) "no perf left running after all of the above"
+left=0
+while read -r pid; do kill -0 "$pid" 2>/dev/null && left=$((left + 1)); done <"$TMP/perf-pids"
+is "$left" 0 "none of the $(wc -l <"$TMP/perf-pids") perf processes the command started is left running"
 "$TOPDOWND" --perf /usr/bin/perf >/dev/null 2>"$TMP/usage"
 is "$? $(head -1 "$TMP/usage")" "64 topdownd: --perf and --tolerance only go with --compare-perf" "--perf alone: a usage error"
 "$TOPDOWND" --compare-perf --tolerance 0 >/dev/null 2>"$TMP/usage"
