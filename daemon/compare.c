@@ -19,7 +19,6 @@
 
 #include <jansson.h>
 
-#include "log.h"
 #include "oneshot.h"
 #include "perfstat.h"
 #include "util.h"
@@ -227,23 +226,20 @@ static int reap(pid_t pid, int fd, int ms, char *tail, size_t size)
 static int perf_version(struct cmp *c, char *why, size_t size)
 {
 	char *argv[] = { c->perf, (char *)"--version", NULL };
-	char out[TAIL_MAX] = "", *nl;
+	char out[TAIL_MAX] = "";
 	int fd, st;
 	pid_t pid = spawn(argv, true, &fd);
 
 	if (pid < 0)
 		return str_printf(why, size, "cannot run %s: %s", c->perf, strerror((int)-pid)), (int)pid;
 	st = reap(pid, fd, 10000, out, sizeof(out));
-	nl = strchr(out, '\n');
-	if (nl && (st != 0 || strncmp(out, "perf version ", 13) != 0))
-		*nl = '\0';
+	out[strcspn(out, "\n")] = '\0';
 	if (st != 0 || strncmp(out, "perf version ", 13) != 0) {
 		str_printf(why, size, "%s --version failed (%s%d): %s", c->perf, st < 0 ? "killed, " : "exit ",
 			   st, out[0] ? out : "no output");
 		return -ENOEXEC;
 	}
 	str_copy(c->perf_version, sizeof(c->perf_version), out + 13);
-	c->perf_version[strcspn(c->perf_version, "\n")] = '\0';
 	return 0;
 }
 
@@ -295,25 +291,44 @@ static void ent_label(const struct snapshot *s, enum cmp_aggr ag, unsigned i, ch
 	}
 }
 
-/* The entity of perf's record @r, or -1. */
+/* (package, die, core) against (socket, die, core): the snapshot's
+ * order of cores and packages (snapshot.h). */
+static int key_cmp(int p, int d, int k, const struct perfstat_rec *r, bool core)
+{
+	int x[3] = { p, d, k }, y[3] = { r->socket, core ? r->die : 0, core ? r->core : 0 };
+
+	for (unsigned i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* The entity of perf's record @r, or -1: the snapshot's CPUs are indexed
+ * by CPU number, its cores and packages sorted (a search: perf prints
+ * thousands of records an interval). */
 static int ent_of(const struct snapshot *s, enum cmp_aggr ag, const struct perfstat_rec *r)
 {
+	unsigned lo = 0, hi;
+
 	switch (ag) {
 	case CMP_CPU:
-		for (unsigned i = 0; i < s->n_cpus; i++)
-			if (s->cpus[i].cpu == r->cpu)
-				return (int)i;
-		return -1;
+		return r->cpu >= 0 && (unsigned)r->cpu < s->n_cpus && s->cpus[r->cpu].cpu == r->cpu ? r->cpu : -1;
 	case CMP_CORE:
-		for (unsigned i = 0; i < s->n_cores; i++)
-			if (s->cores[i].package == r->socket && s->cores[i].die == r->die &&
-			    s->cores[i].core_id == r->core)
-				return (int)i;
-		return -1;
 	case CMP_PKG:
-		for (unsigned i = 0; i < s->n_pkgs; i++)
-			if (s->pkgs[i].package == r->socket)
-				return (int)i;
+		hi = ent_count(s, ag);
+		while (lo < hi) {
+			unsigned m = lo + (hi - lo) / 2;
+			int d = ag == CMP_CORE ?
+				key_cmp(s->cores[m].package, s->cores[m].die, s->cores[m].core_id, r, true) :
+				key_cmp(s->pkgs[m].package, 0, 0, r, false);
+
+			if (d == 0)
+				return (int)m;
+			if (d < 0)
+				lo = m + 1;
+			else
+				hi = m;
+		}
 		return -1;
 	default:
 		return 0;

@@ -136,27 +136,18 @@ static int cpu_key(const char *s, struct perfstat_rec *r)
 	return 0;
 }
 
-/* One field "key" : value of an object into @r.  A second metric pair
- * ends the record: *@next_metric is set and the cursor left before it. */
-static int field(struct cursor *c, struct perfstat_rec *r, bool *metric_seen, bool *split)
+/* One field "key" : value of an object into @r (a key perf prints
+ * twice: the last). */
+static int field(struct cursor *c, struct perfstat_rec *r)
 {
-	const char *at;
 	char key[32], str[PERFSTAT_NAME_MAX];
 	bool is_string = false;
 	double v = NAN;
 	int e;
 
-	skip_space(c);
-	at = c->p;
 	e = string(c, key, sizeof(key));
 	if (e < 0 || !take(c, ':'))
 		return -EINVAL;
-	if (strcmp(key, "metric-value") == 0 && *metric_seen) {
-		/* perf 6.1's glued pair: a record of its own. */
-		c->p = at;
-		*split = true;
-		return 0;
-	}
 	e = value(c, str, sizeof(str), &is_string, &v);
 	if (e < 0)
 		return e;
@@ -189,7 +180,6 @@ static int field(struct cursor *c, struct perfstat_rec *r, bool *metric_seen, bo
 			return -EINVAL;
 		r->running = v / 100;
 	} else if (strcmp(key, "metric-value") == 0) {
-		*metric_seen = true;
 		r->has_metric = true;
 		if (is_string) {
 			/* Later perf quotes it. */
@@ -228,7 +218,7 @@ int perfstat_parse_line(const char *line, size_t len, struct perfstat_rec *out, 
 		return 0;
 	while (c.p < c.end) {
 		struct perfstat_rec r;
-		bool metric_seen = false, split = false, first = true;
+		bool first = true;
 
 		if (take(&c, '{')) {
 			rec_init(&r);
@@ -247,36 +237,13 @@ int perfstat_parse_line(const char *line, size_t len, struct perfstat_rec *out, 
 		} else {
 			break;
 		}
-		for (;;) {
-			if (take(&c, '}'))
-				break;
+		while (!take(&c, '}')) {
 			if (!first && !take(&c, ','))
 				return -EINVAL;
 			first = false;
-			e = field(&c, &r, &metric_seen, &split);
+			e = field(&c, &r);
 			if (e < 0)
 				return e;
-			if (!split)
-				continue;
-			/* The glued metric pair: the record so far, then one
-			 * with the same key and interval for the pair. */
-			if (n == max)
-				return -ENOBUFS;
-			out[n++] = r;
-			{
-				struct perfstat_rec m = r;
-
-				m.has_count = false;
-				m.count = m.running = NAN;
-				m.event[0] = '\0';
-				m.has_metric = false;
-				m.metric = NAN;
-				m.unit[0] = '\0';
-				r = m;
-			}
-			metric_seen = false;
-			split = false;
-			first = true;
 		}
 		if (!(r.interval >= 0) || (!r.has_count && !r.has_metric))
 			return -EINVAL;

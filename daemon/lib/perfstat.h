@@ -11,9 +11,10 @@
  * pair, or only the pair.  What the parser tolerates, because perf
  * prints it:
  *   - bare nan, -nan and inf as values (not JSON);
- *   - perf 6.1 writing a second object, or a second metric pair, on the
- *     same line: every object and every metric pair is a record of its
- *     own (the counter's fields stay with the first);
+ *   - perf 6.1 gluing a second metric pair after an object's closing
+ *     brace (`...}"metric-value" : 3.1, "metric-unit" : "x"}`), or a
+ *     second object, on the same line: each is a record of its own, the
+ *     glued pair with the entity and interval of the record before it;
  *   - fields it does not know (skipped), in any order. */
 #ifndef TOPDOWND_PERFSTAT_H
 #define TOPDOWND_PERFSTAT_H
