@@ -463,11 +463,16 @@ static int neoverse(const struct tma_model *model, const double *v, struct tma_r
 /* AmpereOne and AmpereOne M (perf 7.2's ampere/ampereone(x)/metrics.json
  * with sbsa.json's backend_bound): retired_fraction and
  * slots_lost_misspeculation_fraction over #slots x CPU_CYCLES, and
- * frontend bound what the three others leave. */
+ * frontend bound what the three others leave.  Level 2 (TopdownL2): the
+ * branch mispredictions' share of the flushes (divide(): perf has no value
+ * without a flush), the frontend's stall cycles beyond those its stalled
+ * slots account for, the backend's cache and TLB stall cycles; each
+ * sibling what its parent leaves.  Stall cycles over cycles are not a
+ * share of the slots, so any of them may be below 0 (perf prints it so). */
 static int ampereone(const struct tma_model *model, const double *v, struct tma_result *out)
 {
-	double slots = model->slots_per_cycle * v[TD_EV_CYCLES];
-	double ret, bad, be;
+	double cycles = v[TD_EV_CYCLES], slots = model->slots_per_cycle * cycles;
+	double ret, bad, be, fe;
 	struct tally set = { 0, 0 };
 
 	if (!(slots > 0))
@@ -476,10 +481,25 @@ static int ampereone(const struct tma_model *model, const double *v, struct tma_
 	ret = v[TD_EV_ARM_OP_RETIRED] / slots;
 	bad = (v[TD_EV_ARM_OP_SPEC] - v[TD_EV_ARM_OP_RETIRED]) / slots;
 	be = v[TD_EV_ARM_STALL_SLOT_BACKEND] / slots;
+	fe = 1 - (ret + bad + be);
 	put(out, &set, TD_CAT_RETIRING, ret);
 	put(out, &set, TD_CAT_BAD_SPECULATION, bad);
 	put(out, &set, TD_CAT_BACKEND_BOUND, be);
-	put(out, &set, TD_CAT_FRONTEND_BOUND, 1 - (ret + bad + be));
+	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
+	if (model->level >= 2) {
+		double brm = divide(v[TD_EV_ARM_BR_MIS_PRED_RETIRED], v[TD_EV_ARM_GPC_FLUSH]) * bad;
+		double w = model->slots_per_cycle;
+		double lat = (v[TD_EV_ARM_STALL_FRONTEND] - (v[TD_EV_ARM_STALL_SLOT_FRONTEND] - fe * cycles * w) / w) /
+			     cycles;
+		double mem = (v[TD_EV_ARM_STALL_BACKEND_TLB] + v[TD_EV_ARM_STALL_BACKEND_CACHE]) / cycles;
+
+		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, brm);
+		put(out, &set, TD_CAT_MACHINE_CLEARS, bad - brm);
+		put(out, &set, TD_CAT_FETCH_LATENCY, lat);
+		put(out, &set, TD_CAT_FETCH_BANDWIDTH, fe - lat);
+		put(out, &set, TD_CAT_MEMORY_BOUND, mem);
+		put(out, &set, TD_CAT_CORE_BOUND, be - mem);
+	}
 	return finish(out, &set);
 }
 

@@ -175,45 +175,83 @@ static const struct uarch neoverse_n3 =
 #define A1_METRICS "perf-tables-7.2/arm64/ampere/ampereone/metrics.json"
 #define A1X_METRICS "perf-tables-7.2/arm64/ampere/ampereonex/metrics.json"
 
-static const struct ua_event ampere_events[] = {
-	EV72(TD_EV_CYCLES, "CPU_CYCLES", "event=0x11", "Cycle counter"),
-	EV72(TD_EV_ARM_STALL_SLOT_BACKEND, "STALL_SLOT_BACKEND", "event=0x3d", NULL),
-	EV72(TD_EV_ARM_OP_RETIRED, "OP_RETIRED", "event=0x3a", NULL),
-	EV72(TD_EV_ARM_OP_SPEC, "OP_SPEC", "event=0x3b", NULL),
-};
+#define A1_IMPDEF "perf-tables-7.2/arm64/ampere/ampereone/core-imp-def.json"
+#define A1X_IMPDEF "perf-tables-7.2/arm64/ampere/ampereonex/core-imp-def.json"
+#define A1X_PIPELINE "perf-tables-7.2/arm64/ampere/ampereonex/pipeline.json"
+
+#define EVX(var_, name_, terms_, table_, level_) \
+	{ .var = (var_), .name = (name_), .terms = (terms_), .table = (table_), .level = (level_) }
+
+/* TopdownL1's events; TopdownL2's (level 2): BR_MIS_PRED_RETIRED,
+ * STALL_FRONTEND and STALL_SLOT_FRONTEND are common events, GPC_FLUSH and
+ * STALL_BACKEND_CACHE the cores' IMPLEMENTATION DEFINED ones (never in
+ * events/, pmu.c), and STALL_BACKEND_TLB each model's own (AmpereOne's
+ * 0xd20e; AmpereOne M's 0x8167, the common event's code, in its
+ * pipeline.json). */
+#define AMPERE_EVENTS(TLB_TERMS, TLB_TABLE, IMPDEF)                                                  \
+	EV72(TD_EV_CYCLES, "CPU_CYCLES", "event=0x11", "Cycle counter"),                             \
+	EV72(TD_EV_ARM_STALL_SLOT_BACKEND, "STALL_SLOT_BACKEND", "event=0x3d", NULL),                \
+	EV72(TD_EV_ARM_OP_RETIRED, "OP_RETIRED", "event=0x3a", NULL),                                \
+	EV72(TD_EV_ARM_OP_SPEC, "OP_SPEC", "event=0x3b", NULL),                                      \
+	EVX(TD_EV_ARM_BR_MIS_PRED_RETIRED, "BR_MIS_PRED_RETIRED", "event=0x22", COMMON72, 2),        \
+	EVX(TD_EV_ARM_GPC_FLUSH, "GPC_FLUSH", "event=0x120", IMPDEF, 2),                             \
+	EVX(TD_EV_ARM_STALL_FRONTEND, "STALL_FRONTEND", "event=0x23", COMMON72, 2),                  \
+	EVX(TD_EV_ARM_STALL_SLOT_FRONTEND, "STALL_SLOT_FRONTEND", "event=0x3e", COMMON72, 2),        \
+	EVX(TD_EV_ARM_STALL_BACKEND_TLB, "STALL_BACKEND_TLB", TLB_TERMS, TLB_TABLE, 2),              \
+	EVX(TD_EV_ARM_STALL_BACKEND_CACHE, "STALL_BACKEND_CACHE", "event=0xd20d", IMPDEF, 2)
+
+static const struct ua_event a1_events[] = { AMPERE_EVENTS("event=0xd20e", A1_IMPDEF, A1_IMPDEF) };
+static const struct ua_event a1x_events[] = { AMPERE_EVENTS("event=0x8167", A1X_PIPELINE, A1X_IMPDEF) };
 
 /* perf's TopdownL1 here: the model's retired_fraction and
  * slots_lost_misspeculation_fraction, sbsa.json's backend_bound, and the
- * model's frontend_bound, the rest. */
-#define AMPERE_METRICS(RET, BAD, FILE)                                                                  \
+ * model's frontend_bound, the rest.  TopdownL2 splits each but retiring
+ * (its pipe_utilization is of the execute slots, not a share of the
+ * retiring ones): the mispredicted branches' share of the flushes, the
+ * frontend's stall cycles beyond the slots frontend bound explains, the
+ * backend's cache and TLB stall cycles. */
+#define AMPERE_METRICS(RET, BAD, FE_LAT, FE_BW, FILE)                                                   \
 	{ TD_CAT_RETIRING, "retired_fraction", RET, FILE },                                              \
 	{ TD_CAT_BAD_SPECULATION, "slots_lost_misspeculation_fraction", BAD, FILE },                     \
 	{ TD_CAT_BACKEND_BOUND, "backend_bound", "100 * (stall_slot_backend / (#slots * cpu_cycles))", SBSA72 }, \
 	{ TD_CAT_FRONTEND_BOUND, "frontend_bound",                                                       \
-	  "100 - (retired_fraction + slots_lost_misspeculation_fraction + backend_bound)", FILE }
+	  "100 - (retired_fraction + slots_lost_misspeculation_fraction + backend_bound)", FILE },        \
+	{ TD_CAT_BRANCH_MISPREDICTS, "branch_mispredict",                                                \
+	  "(BR_MIS_PRED_RETIRED / GPC_FLUSH) * slots_lost_misspeculation_fraction", FILE },             \
+	{ TD_CAT_MACHINE_CLEARS, "other_miss_pred", "slots_lost_misspeculation_fraction - branch_mispredict", \
+	  FILE },                                                                                         \
+	{ TD_CAT_FETCH_LATENCY, "frontend_latency", FE_LAT, FILE },                                      \
+	{ TD_CAT_FETCH_BANDWIDTH, "frontend_bandwidth", FE_BW, FILE },                                   \
+	{ TD_CAT_MEMORY_BOUND, "backend_memory", "(STALL_BACKEND_TLB + STALL_BACKEND_CACHE) / CPU_CYCLES", FILE }, \
+	{ TD_CAT_CORE_BOUND, "backend_core", "(backend_bound / 100) - backend_memory", FILE }
 
 static const struct ua_metric a1_metrics[] = {
 	AMPERE_METRICS("100 * (OP_RETIRED / (CPU_CYCLES * #slots))",
-		       "100 * ((OP_SPEC - OP_RETIRED) / (CPU_CYCLES * #slots))", A1_METRICS)
+		       "100 * ((OP_SPEC - OP_RETIRED) / (CPU_CYCLES * #slots))",
+		       "((STALL_FRONTEND - ((STALL_SLOT_FRONTEND - ((frontend_bound / 100) * CPU_CYCLES * #slots)) / #slots)) / CPU_CYCLES) * 100",
+		       "frontend_bound - frontend_latency", A1_METRICS)
 };
 static const struct ua_metric a1x_metrics[] = {
 	AMPERE_METRICS("100 * OP_RETIRED / (CPU_CYCLES * #slots)",
-		       "100 * (OP_SPEC - OP_RETIRED) / (CPU_CYCLES * #slots)", A1X_METRICS)
+		       "100 * (OP_SPEC - OP_RETIRED) / (CPU_CYCLES * #slots)",
+		       "(STALL_FRONTEND - ((STALL_SLOT_FRONTEND - ((frontend_bound / 100) * CPU_CYCLES * #slots)) / #slots)) / CPU_CYCLES",
+		       "frontend_bound - 100 * frontend_latency", A1X_METRICS)
 };
 
 #define PMCR_GP_SOURCE "PMCR_EL0.N of the machine (the probe finds it); 6 assumed until then"
 
-#define AMPERE_UARCH(id_, name_, midr_, metrics_)                                                  \
+#define AMPERE_UARCH(id_, name_, midr_, events_, metrics_)                                         \
 	{ .id = (id_), .arch = "arm64", .name = (name_), .vendor = "Ampere", .midrs = { (midr_) },      \
-	  .formulas = UA_FORMULAS_AMPEREONE, .slots_from_caps = true, .max_level = 1,                 \
-	  .n_events = sizeof(ampere_events) / sizeof(ampere_events[0]), .events = ampere_events,       \
+	  .formulas = UA_FORMULAS_AMPEREONE, .slots_from_caps = true, .max_level = 2,                 \
+	  .n_events = sizeof(events_) / sizeof(events_[0]), .events = (events_),                      \
 	  .n_metrics = sizeof(metrics_) / sizeof(metrics_[0]), .metrics = (metrics_),                  \
 	  .gp_counters = NEOVERSE_GP, .gp_source = PMCR_GP_SOURCE }
 
 /* MIDRs: perf 7.2's arm64/mapfile.csv */
-static const struct uarch ampereone = AMPERE_UARCH("ampere/ampereone", "AmpereOne", "0x00000000c00fac30", a1_metrics);
+static const struct uarch ampereone =
+	AMPERE_UARCH("ampere/ampereone", "AmpereOne", "0x00000000c00fac30", a1_events, a1_metrics);
 static const struct uarch ampereonex =
-	AMPERE_UARCH("ampere/ampereonex", "AmpereOne M", "0x00000000c00fac40", a1x_metrics);
+	AMPERE_UARCH("ampere/ampereonex", "AmpereOne M", "0x00000000c00fac40", a1x_events, a1x_metrics);
 
 /* ---- NVIDIA Olympus (Vera) ---- */
 

@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 84
+plan 85
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -334,7 +334,16 @@ expect_not_usable "neoverse-v3-guest: refused, and why" \
 probe "$FIXTURES/ampereone-16"
 expect_lines "ampereone-16: AmpereOne by its MIDR (implementer 0xc0), perf 7.2's tables" \
 	"Uarch:        AmpereOne (0x00000000c00fac30)" \
+	"Level:        2" \
 	"Formulas:     ampere/ampereone (perf's arm64/ampere/ampereone tables)" \
+	"Group 1:      CPU_CYCLES, STALL_SLOT_BACKEND, OP_RETIRED, OP_SPEC," \
+	"              BR_MIS_PRED_RETIRED, GPC_FLUSH, STALL_FRONTEND" \
+	"Group 2:      STALL_SLOT_FRONTEND, STALL_BACKEND_TLB, STALL_BACKEND_CACHE" \
+	"TopDown:      usable"
+printf '[collect]\nlevel = 1\n' >"$tmp/level1.conf"
+probe "$FIXTURES/ampereone-16" -c "$tmp/level1.conf"
+expect_lines "ampereone-16 at level 1: TopdownL1's four events in one group" \
+	"Level:        1" \
 	"Events:       CPU_CYCLES, STALL_SLOT_BACKEND, OP_RETIRED, OP_SPEC" \
 	"TopDown:      usable"
 probe "$FIXTURES/nvidia-t410-16"

@@ -133,10 +133,14 @@ cases+=("neoverse-v3-16 (Neoverse V3, 10 slots; perf 7.2)|neoverse-v3-16|--cpuid
 cases+=("neoverse-n3-16 (Neoverse N3, 5 slots; perf 7.2)|neoverse-n3-16|--cpuid 0x00000000410fd8e0 --tables $T72 --fake-tables $T72 --events-from arm64/arm/neoverse-n3/metrics.json $A --scenario $SCEN/parity-neoverse-v3n3.json")
 # AmpereOne and AmpereOne M: perf 7.2's own TopdownL1 (retired_fraction,
 # slots_lost_misspeculation_fraction, sbsa.json's backend_bound, frontend
-# bound the rest), on the fixture's caps/slots.
+# bound the rest) and TopdownL2 (parity.py's AMPERE_NAMES: which of
+# topdownd's categories each is), on the fixture's caps/slots; CPU 3
+# without flushes (perf has no branch_mispredict there), CPUs 4-7 with
+# more mispredicted branches than flushes and more backend memory stall
+# cycles than backend-bound slots (perf's values below 0).
 for a in "ampereone-16 0x00000000c00fac30 ampereone" "ampereonex-16 0x00000000c00fac40 ampereonex"; do
 	set -- $a
-	cases+=("$1 (perf 7.2's $3 TopdownL1)|$1|--cpuid $2 --tables $T72 --fake-tables $T72 --events-from arm64/ampere/$3/metrics.json $A --scenario $SCEN/parity-ampereone.json")
+	cases+=("$1 (perf 7.2's $3 TopdownL1 and L2)|$1|--cpuid $2 --tables $T72 --fake-tables $T72 --events-from arm64/ampere/$3/metrics.json $A --scenario $SCEN/parity-ampereone.json")
 done
 # NVIDIA Olympus (Vera): perf 7.2's nvidia/t410 TopdownL1 over its counted
 # CPU_SLOT, 8 cores of 2 threads (perf's --per-core sums both).

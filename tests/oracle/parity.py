@@ -93,10 +93,22 @@ ZEN5_NAMES = {"frontend_bound_latency": "frontend_bound_by_latency",
               "retiring_microcode": "retiring_from_microcode"}
 
 
+# AmpereOne's and AmpereOne M's TopdownL1 and L2 (perf 7.2's
+# ampere/ampereone(x)) name their metrics their own way; topdownd exports
+# each under the category of the same meaning (daemon/hw/uarch_arm.c,
+# topdownd(8)).  This is the test's statement of which is which.
+AMPERE_NAMES = {"retiring": "retired_fraction",
+                "bad_speculation": "slots_lost_misspeculation_fraction",
+                "branch_mispredicts": "branch_mispredict", "machine_clears": "other_miss_pred",
+                "fetch_latency": "frontend_latency", "fetch_bandwidth": "frontend_bandwidth",
+                "memory_bound": "backend_memory", "core_bound": "backend_core"}
+
+
 def perf_name(metrics, cat):
     """The name of perf's metric for topdownd's category @cat in
-    @metrics: tma_* on Intel, perf's own PipelineL1/L2 names on AMD."""
-    for name in ("tma_" + cat, cat, ZEN5_NAMES.get(cat)):
+    @metrics: tma_* on Intel, perf's own PipelineL1/L2 names on AMD, and
+    AmpereOne's."""
+    for name in ("tma_" + cat, cat, ZEN5_NAMES.get(cat), AMPERE_NAMES.get(cat)):
         if name and name in metrics.expr:
             return name
     return None

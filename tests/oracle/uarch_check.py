@@ -393,6 +393,17 @@ def arm_counts(rng, ua, cycles, slots, big, extra):
         out["CPU_SLOT"] = int(slots)
         out["STALL_SLOT_FRONTEND_WITHOUT_MISPRED"] = int(out["STALL_SLOT_FRONTEND"] *
                                                          rng.uniform(0.5, 1.2 if big else 1.0))
+    if any(e["name"] == "GPC_FLUSH" for e in ua["events"]):
+        # AmpereOne's TopdownL2: flushes, the retired mispredicted
+        # branches among them (more, one case in five; none, one in
+        # ten), the frontend's stall cycles, the backend's cache and TLB
+        # stall cycles (shares of the cycles; beyond them one in five).
+        flush = 0 if rng.random() < 0.1 else int(cycles * rng.uniform(0, 0.05))
+        out["GPC_FLUSH"] = flush
+        out["BR_MIS_PRED_RETIRED"] = int(flush * rng.uniform(0, 1.3 if big else 1.0))
+        out["STALL_FRONTEND"] = int(cycles * rng.uniform(0, 1.2 if big else 0.6))
+        out["STALL_BACKEND_TLB"] = int(cycles * rng.uniform(0, 0.4 if big else 0.1))
+        out["STALL_BACKEND_CACHE"] = int(cycles * rng.uniform(0, 1.0 if big else 0.5))
     return out
 
 
