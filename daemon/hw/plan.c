@@ -5,6 +5,7 @@
 #include "tma.h"
 #include "util.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +28,7 @@ td_catset plan_cats(const struct uarch *ua, unsigned level)
 struct pgroup {
 	unsigned gp_used;
 	unsigned gp_cap;  /* the fewest counters a member's list allows, or 0 */
-	bool fixed_busy[4];
+	bool fixed_busy[UA_FIXED_MAX];
 	unsigned n;
 	uint8_t ev[UA_EVENTS_MAX];
 };
@@ -53,6 +54,7 @@ static bool place(const struct uarch *ua, struct pgroup *g, uint8_t e, unsigned 
 		g->ev[g->n++] = e;
 		return true;
 	}
+	assert(fixed < UA_FIXED_MAX);
 	if (fixed >= 0 && !g->fixed_busy[fixed] && !(fixed == 1 && fixed1_busy)) {
 		g->fixed_busy[fixed] = true;
 		g->ev[g->n++] = e;
@@ -450,9 +452,11 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg, cons
 			n_refine++;
 			refine_ok &= core->have[i];
 		}
-		if (n_refine == 0 && !tma_uses_perf_metrics(ua->formulas)) {
+		if (n_refine == 0 && (!tma_uses_perf_metrics(ua->formulas) || ua->n_metrics)) {
 			/* Formulas of general-purpose events are perf's
-			 * whatever the model: nothing to refine. */
+			 * whatever the model, and so are the PERF_METRICS
+			 * ones of a table without a refinement term (Lunar
+			 * Lake's): nothing to refine. */
 		} else if (n_refine == 0 || !refine_ok) {
 			pp->model = MODEL_HARDWARE;
 			str_printf(pp->model_note, sizeof(pp->model_note),
@@ -535,13 +539,22 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 	cpuset_andnot(&plan->unsupported, &plan->selected, &plan->monitor);
 	for (unsigned i = 0; i < pmu->n_cores; i++)
 		if (pmu->core[i].has_cpus && pmu->core[i].level) {
-			struct cpuset listed = { 0 };
+			struct cpuset listed = { 0 }, other;
 
 			for (unsigned k = 0; k < pmu->n_cores; k++)
 				if (pmu->core[k].has_cpus)
 					cpuset_or(&listed, &listed, &pmu->core[k].cpus);
-			cpuset_andnot(&plan->unlisted, &plan->unsupported, &listed);
+			/* Not listed: an offline CPU waits for a PMU to list
+			 * it; an online one is of another core type, which no
+			 * core PMU topdownd counts covers. */
+			cpuset_andnot(&other, &plan->unsupported, &listed);
+			cpuset_andnot(&plan->unlisted, &other, topo_online(topo));
 			cpuset_andnot(&plan->unsupported, &plan->unsupported, &plan->unlisted);
+			cpuset_and(&other, &other, topo_online(topo));
+			if (!cpuset_empty(&other) && !plan->unsupported_reason[0])
+				str_printf(plan->unsupported_reason, sizeof(plan->unsupported_reason), "%s",
+					   "online and in the cpus of no core PMU topdownd counts: a core type "
+					   "perf's tables give no TopDown (Arrow Lake-H's cpu_lowpower)");
 			break;
 		}
 	if (!cpuset_empty(&plan->unsupported) && !plan->unsupported_reason[0])

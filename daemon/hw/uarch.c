@@ -287,7 +287,13 @@ bool ua_event_gp_ok(const struct ua_event *ev)
 {
 	int f = ua_event_fixed(ev);
 
-	return f < 0 || f == 0 || f == 1;
+	/* The kernel extends a fixed counter's constraint to the
+	 * general-purpose counters unless its code is a pseudo-encoding
+	 * (event byte 0: intel_pmu_check_event_constraints,
+	 * use_fixed_pseudo_encoding): fixed counters 0 and 1, and Skymont's
+	 * 4-6 for the kernel's events/ that take them (their codes are the
+	 * general-purpose events', intel_skt_event_constraints). */
+	return f < 0 || f == 0 || f == 1 || (f >= 4 && ev->sysfs);
 }
 
 static unsigned highest_plus_one(const char *list)

@@ -23,6 +23,8 @@
 #include "topdown.h"
 
 #define UA_EVENTS_MAX 32
+/* Fixed counters an event may name: 0-3, and Skymont's 4-6. */
+#define UA_FIXED_MAX 7
 #define UA_MODELS_MAX 8
 #define UA_DIRS_MAX 2
 #define UA_MIDRS_MAX 4

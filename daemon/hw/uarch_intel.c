@@ -702,6 +702,62 @@ static const struct uarch icl = {
 	.smt = &icl_smt,
 };
 
+/* ---- Lunar Lake and Arrow Lake P-cores (Lion Cove, cpu_core) ----
+ * perf 7.2's lunarlake and arrowlake tables (perf 6.1 knows neither; their
+ * TopdownL1 and L2 are the same expressions): the eight PERF_METRICS
+ * metrics over the sum of the four level-1 ones, no refinement event (the
+ * kernel's events/, lnl_hybrid_events_attrs); bad speculation is its own
+ * metric there, not what the others leave, which over that sum is the
+ * same value.  No SMT on these parts: no split. */
+#define LNL_METRICS_FILE "perf-tables-7.2/x86/lunarlake/lnl-metrics.json"
+#define ARL_METRICS_FILE "perf-tables-7.2/x86/arrowlake/arl-metrics.json"
+
+#define LNC_METRICS(FILE) \
+	{ TD_CAT_RETIRING, "tma_retiring", \
+	  "cpu_core@topdown\\-retiring@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)", FILE }, \
+	{ TD_CAT_BAD_SPECULATION, "tma_bad_speculation", \
+	  "cpu_core@topdown\\-bad\\-spec@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)", FILE }, \
+	{ TD_CAT_FRONTEND_BOUND, "tma_frontend_bound", \
+	  "cpu_core@topdown\\-fe\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)", FILE }, \
+	{ TD_CAT_BACKEND_BOUND, "tma_backend_bound", \
+	  "cpu_core@topdown\\-be\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)", FILE }, \
+	{ TD_CAT_HEAVY_OPERATIONS, "tma_heavy_operations", \
+	  "cpu_core@topdown\\-heavy\\-ops@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)", FILE }, \
+	{ TD_CAT_LIGHT_OPERATIONS, "tma_light_operations", \
+	  "max(0, tma_retiring - tma_heavy_operations)", FILE }, \
+	{ TD_CAT_BRANCH_MISPREDICTS, "tma_branch_mispredicts", \
+	  "cpu_core@topdown\\-br\\-mispredict@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)", FILE }, \
+	{ TD_CAT_MACHINE_CLEARS, "tma_machine_clears", \
+	  "max(0, tma_bad_speculation - tma_branch_mispredicts)", FILE }, \
+	{ TD_CAT_FETCH_LATENCY, "tma_fetch_latency", \
+	  "cpu_core@topdown\\-fetch\\-lat@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)", FILE }, \
+	{ TD_CAT_FETCH_BANDWIDTH, "tma_fetch_bandwidth", \
+	  "max(0, tma_frontend_bound - tma_fetch_latency)", FILE }, \
+	{ TD_CAT_MEMORY_BOUND, "tma_memory_bound", \
+	  "cpu_core@topdown\\-mem\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)", FILE }, \
+	{ TD_CAT_CORE_BOUND, "tma_core_bound", \
+	  "max(0, tma_backend_bound - tma_memory_bound)", FILE }
+
+static const struct ua_event lnc_events[] = {
+	PERF_METRICS_EVENTS,
+	PERF_METRICS_L2_EVENTS,
+};
+static const struct ua_metric lnl_core_metrics[] = { LNC_METRICS(LNL_METRICS_FILE) };
+static const struct ua_metric arl_core_metrics[] = { LNC_METRICS(ARL_METRICS_FILE) };
+
+#define LNC_UARCH(id_, name_, metrics_, n_, ...)                                               \
+	{ .id = (id_), .name = (name_), .vendor = "GenuineIntel", .family = 6, .n_models = (n_),   \
+	  .models = { __VA_ARGS__ }, .pmu = "cpu_core", .formulas = UA_FORMULAS_METRICS, .max_level = 2,  \
+	  .n_events = sizeof(lnc_events) / sizeof(lnc_events[0]), .events = lnc_events,           \
+	  .n_metrics = sizeof(metrics_) / sizeof(metrics_[0]), .metrics = (metrics_),               \
+	  .gp_counters = 10, .gp_source = "the Counter fields of perf 7.2's " id_ " cpu_core events: 0-9" }
+
+/* mapfile.csv: GenuineIntel-6-BD (lunarlake), GenuineIntel-6-C[56] (arrowlake) */
+static const struct uarch lnl_core =
+	LNC_UARCH("lunarlake", "Lunar Lake P-core (Lion Cove)", lnl_core_metrics, 1, 0xBD);
+static const struct uarch arl_core =
+	LNC_UARCH("arrowlake", "Arrow Lake P-core (Lion Cove)", arl_core_metrics, 2, 0xC5, 0xC6);
+
 /* ---- any other core PMU with slots: PERF_METRICS alone ---- */
 
 static const struct ua_event metrics_only_events[] = {
@@ -757,7 +813,7 @@ const struct uarch ua_intel_arch_events = {
 	.events = arch_events,
 };
 
-const struct uarch *const ua_intel[] = { &spr, &emr, &gnr, &adl_core, &icx, &icl };
+const struct uarch *const ua_intel[] = { &spr, &emr, &gnr, &adl_core, &lnl_core, &arl_core, &icx, &icl };
 const size_t ua_intel_count = sizeof(ua_intel) / sizeof(ua_intel[0]);
 
 const struct uarch *const ua_intel_guest[] = { &spr_alt, &emr_alt, &gnr_alt, &icx_alt };

@@ -209,8 +209,9 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 			fprintf(out, "%-13s %u per cycle (caps/slots)%s\n", "Slots:", pp->core->slots, stall);
 	}
 	if (pp->model == MODEL_PERF && pp->n_core == pp->n_events) {
-		fprintf(out, "%-13s perf (perf's formulas on general-purpose counters: nothing to refine)\n",
-			"Model:");
+		fprintf(out, "%-13s perf (perf's formulas on %s: nothing to refine)\n", "Model:",
+			tma_uses_perf_metrics(pp->ua->formulas) ? "PERF_METRICS, without a refinement term"
+								: "general-purpose counters");
 	} else if (pp->model == MODEL_PERF) {
 		fprintf(out, "%-13s perf (refinement events: ", "Model:");
 		for (unsigned i = pp->n_core; i < pp->n_events; i++)

@@ -138,6 +138,9 @@ struct pmu {
 	bool has_slots;			/* events/slots exists: perf metrics */
 	int nmetrics;			/* 8 with events/topdown-heavy-ops, else 4 */
 	int gp_counters;		/* general-purpose counters per CPU */
+	/* Skymont's fixed counters 4-6 (the cpu_atom PMU of a
+	 * lunarlake_hybrid part): intel_skt_event_constraints. */
+	bool skt_fixed;
 	uint8_t *cpus;			/* [ncpus] from the cpus file, or NULL = all */
 };
 

@@ -176,6 +176,19 @@ static void load_pmus(void)
 		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/events/topdown-heavy-ops",
 			 p->name);
 		p->nmetrics = !p->has_slots ? 0 : exists(rel) ? 8 : 4;
+		/* Lunar Lake's and Arrow Lake's E-cores (arch/x86/events/intel/
+		 * core.c: case INTEL_LUNARLAKE_M, INTEL_ARROWLAKE names the PMUs
+		 * lunarlake_hybrid; intel_pmu_init_skt() gives cpu_atom
+		 * intel_skt_event_constraints, fixed counters 4-6 among them,
+		 * which bare metal's CPUID enumerates). */
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/caps/pmu_name", p->name);
+		if (!strcmp(p->name, "cpu_atom") && exists(rel)) {
+			read_required(rel, buf, sizeof(buf));
+			buf[strcspn(buf, "\n")] = '\0';
+			/* Arrow Lake-H's too (case INTEL_ARROWLAKE_H:
+			 * intel_pmu_init_skt() for its cpu_atom). */
+			p->skt_fixed = !strcmp(buf, "lunarlake_hybrid") || !strcmp(buf, "arrowlake_h_hybrid");
+		}
 		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/cpus", p->name);
 		if (p->core && exists(rel)) {
 			read_required(rel, buf, sizeof(buf));

@@ -46,7 +46,7 @@
 #define FORMAT_ALL	((uint64_t)PERF_FORMAT_MAX - 1)
 #define MAX_READ_SIZE	(16 * 1024)	/* perf_event_validate_size() */
 #define FIRST_ID	1000
-#define FIXED_MAX	4		/* fixed counters 0..3 */
+#define FIXED_MAX	7		/* fixed counters 0..6 (4-6: Skymont's) */
 #define MAX_GP_EVENTS	64		/* general-purpose events of one group considered */
 
 struct fev {
@@ -628,7 +628,7 @@ static void place(int cpu, uint64_t k, uint64_t now)
 		if (!ho->pinned || !holder_there(ho, now))
 			continue;
 		take_any(&cnt, ho->gp);
-		for (int f = 0; f < FIXED_MAX; f++)
+		for (size_t f = 0; f < sizeof(ho->fixed) / sizeof(ho->fixed[0]); f++)
 			cnt.fixed_busy[f] |= ho->fixed[f];
 	}
 	c->rotate_necessary = false;
@@ -1119,7 +1119,12 @@ static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
  * arch/x86/events/intel/core.c): INST_RETIRED.ANY 0x00c0 on fixed counter
  * 0, CPU_CLK_UNHALTED.THREAD 0x003c on 1, the reference cycles pseudo-event
  * 0x0300 on 2 (only there); slots (0x0400) is fixed counter 3, handled as
- * topdown.  The first two may also take a general-purpose counter. */
+ * topdown.  Skymont's intel_skt_event_constraints adds TOPDOWN_BAD_SPECULATION
+ * 0x0073 on 4, TOPDOWN_FE_BOUND 0x019c on 5 and TOPDOWN_RETIRING 0x02c2 on
+ * 6 (reference/kernel/intel-fixed-constraints.c).  An encoding that is not
+ * a pseudo-encoding (its event byte not 0) may also take a
+ * general-purpose counter (intel_pmu_check_event_constraints,
+ * use_fixed_pseudo_encoding): all but 0x0300. */
 static void fixed_counter(struct fev *ev, const struct perf_event_attr *a)
 {
 	uint64_t code = a->config & (CFG_EVENT_UMASK | CFG_FIXED_FLAGS);
@@ -1141,7 +1146,12 @@ static void fixed_counter(struct fev *ev, const struct perf_event_attr *a)
 	else if (code == 0x0300) {
 		ev->fixed = 2;
 		ev->gp_ok = false;
-	}
+	} else if (ev->pmu->skt_fixed && code == 0x0073)
+		ev->fixed = 4;
+	else if (ev->pmu->skt_fixed && code == 0x019c)
+		ev->fixed = 5;
+	else if (ev->pmu->skt_fixed && code == 0x02c2)
+		ev->fixed = 6;
 }
 
 /* One line appended to FAKEPMU_TRACE, if set (a test's record of what a

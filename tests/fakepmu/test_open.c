@@ -655,6 +655,50 @@ static void hybrid_atom_no_slots(void **state)
 	assert_int_equal(open_err(PERF_TYPE_HARDWARE, ((uint64_t)atom << 32), 0, -1), ENOENT);
 }
 
+/* lnl-hybrid (CPU 4, a Skymont E-core) and adl-hybrid (CPU 8, a
+ * Gracemont one): intel_skt_event_constraints puts 0x0073, 0x019c and
+ * 0x02c2 on fixed counters 4, 5 and 6 (and, their event byte not 0, on a
+ * general-purpose counter when the fixed one is taken): a group of cycles,
+ * those three and 8 other events fits Skymont's 8 counters and no more;
+ * Gracemont has neither those fixed counters nor the rule. */
+static void skymont_fixed_counters(void **state)
+{
+	uint32_t atom = t_pmu_type("cpu_atom");
+	bool skymont = getenv("FAKEPMU_TEST_SKYMONT") != NULL;
+	int cpu = skymont ? 4 : 8, fds[MAXEV], n = 0;
+	static const uint64_t fixed[] = { 0x0073, 0x019c, 0x02c2 };
+
+	(void)state;
+	fds[n++] = t_open(atom, CYCLES_RAW, cpu, -1);
+	for (unsigned i = 0; i < 3; i++)
+		fds[n++] = t_open(atom, fixed[i], cpu, fds[0]);
+	for (int i = 0; i < (skymont ? 8 : 3); i++)
+		fds[n++] = t_open(atom, 0x00c5ULL, cpu, fds[0]);
+	for (int i = 0; i < n; i++)
+		assert_true(fds[i] >= 0);
+	/* Every counter taken: one more event does not fit. */
+	assert_int_equal(open_err(atom, 0x00c5ULL, cpu, fds[0]), EINVAL);
+	/* A second TOPDOWN_RETIRING goes to no fixed counter: none is free,
+	 * and no general-purpose one either. */
+	assert_int_equal(open_err(atom, 0x02c2ULL, cpu, fds[0]), EINVAL);
+	t_close_all(fds, n);
+	if (!skymont)
+		return;
+	/* With one general-purpose counter left, the three fixed-counter
+	 * codes and a second copy of one fit: the copy takes it. */
+	n = 0;
+	fds[n++] = t_open(atom, CYCLES_RAW, cpu, -1);
+	for (unsigned i = 0; i < 3; i++)
+		fds[n++] = t_open(atom, fixed[i], cpu, fds[0]);
+	for (int i = 0; i < 7; i++)
+		fds[n++] = t_open(atom, 0x00c5ULL, cpu, fds[0]);
+	fds[n++] = t_open(atom, 0x02c2ULL, cpu, fds[0]);
+	for (int i = 0; i < n; i++)
+		assert_true(fds[i] >= 0);
+	assert_int_equal(open_err(atom, 0x019cULL, cpu, fds[0]), EINVAL);
+	t_close_all(fds, n);
+}
+
 /* vm-nopmu: no core PMU at all. */
 static void vm_no_core_pmu(void **state)
 {
@@ -727,6 +771,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(arm_hidden_event_counts_zero),
 	cmocka_unit_test(arm_impdef_event_counts),
 	cmocka_unit_test(hybrid_atom_no_slots),
+	cmocka_unit_test(skymont_fixed_counters),
 	cmocka_unit_test(vm_no_core_pmu),
 	cmocka_unit_test(offline_cpu_enodev),
 	cmocka_unit_test(skx_no_slots),

@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 85
+plan 88
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -351,6 +351,34 @@ expect_lines "nvidia-t410-16: NVIDIA Olympus by its MIDR (implementer 0x4e), CPU
 	"Uarch:        NVIDIA Olympus (0x000000004e0f0100)" \
 	"Formulas:     nvidia/t410 (perf's arm64/nvidia/t410 tables)" \
 	"Events:       CPU_SLOT, STALL_SLOT_FRONTEND_WITHOUT_MISPRED," \
+	"TopDown:      usable"
+# Lunar Lake and Arrow Lake: Lion Cove P-cores on PERF_METRICS, Skymont
+# E-cores with their retiring and frontend bound on fixed counters 6 and 5
+# (the kernel's topdown-retiring and topdown-fe-bound): one group.
+probe "$FIXTURES/lnl-hybrid"
+expect_lines "lnl-hybrid: Lunar Lake, both core types at level 2 from perf 7.2's tables" \
+	"pmu_name:     lunarlake_hybrid" \
+	"Uarch:        Lunar Lake P-core (Lion Cove) (GenuineIntel-6-BD)" \
+	"Uarch:        Lunar Lake E-core (Skymont) (GenuineIntel-6-BD)" \
+	"Formulas:     lunarlake (perf's x86/lunarlake tables)" \
+	"Counters:     7 general-purpose needed, 8 per CPU (probed on CPU 4 with TOPDOWN_BE_BOUND.ALL_P)" \
+	"Events:       CPU_CLK_UNHALTED.CORE, TOPDOWN_FE_BOUND.ALL," \
+	"Monitored:    8 CPUs on 1 package, 8 cores (0-7)" \
+	"TopDown:      usable"
+probe "$FIXTURES/arl-hybrid"
+expect_lines "arl-hybrid: Arrow Lake (model 0xC6), both core types" \
+	"Uarch:        Arrow Lake P-core (Lion Cove) (GenuineIntel-6-C6)" \
+	"Uarch:        Arrow Lake E-core (Skymont) (GenuineIntel-6-C6)" \
+	"Formulas:     arrowlake (perf's x86/arrowlake tables)" \
+	"TopDown:      usable"
+probe "$FIXTURES/arlh-hybrid"
+expect_lines "arlh-hybrid: Arrow Lake-H (model 0xC5): P- and E-cores counted, the low-power E-cores said unsupported, and why" \
+	"pmu_name:     arrowlake_h_hybrid" \
+	"Uarch:        Arrow Lake P-core (Lion Cove) (GenuineIntel-6-C5)" \
+	"Uarch:        Arrow Lake E-core (Skymont) (GenuineIntel-6-C5)" \
+	"Counters:     7 general-purpose needed, 8 per CPU (probed on CPU 6 with TOPDOWN_BE_BOUND.ALL_P)" \
+	"Monitored:    14 CPUs on 1 package, 14 cores (0-13)" \
+	"Unsupported:  2 CPUs (14-15): online and in the cpus of no core PMU topdownd counts: a core type perf's tables give no TopDown (Arrow Lake-H's cpu_lowpower)" \
 	"TopDown:      usable"
 unset FAKEPMU_TABLES
 probe "$FIXTURES/graviton2-16"

@@ -108,6 +108,22 @@ T72=$ROOT/reference/perf-tables-7.2
 for s in zen6 zen6-multiplexed; do
 	cases+=("zen6-1s $s (Zen 6, SMT; perf 7.2's amdzen6 expressions, bp_fe_redir.resync)|zen6-1s|--cpuid AuthenticAMD-26-50-0 --tables $T72 --fake-tables $T72 --events-from x86/amdzen6/pipeline.json $Z --scenario $SCEN/parity-$s.json")
 done
+# Lunar Lake and Arrow Lake (issue 44; perf 6.1 knows neither): perf 7.2's
+# tables, the fake PMU the hardware they describe.  P-cores (Lion Cove):
+# the PERF_METRICS group, led by slots as perf leads it.  E-cores
+# (Skymont): perf counts its tables' events, TOPDOWN_RETIRING.ALL and
+# TOPDOWN_FE_BOUND.ALL under their fixed counters' pseudo-encodings;
+# topdownd counts them as the kernel's cpu_atom topdown-retiring and
+# topdown-fe-bound (the codes Skymont's constraints put on fixed counters
+# 6 and 5), the same counts in the scenario as on hardware.  Arrow Lake's
+# E-cores are CPUs 8-15 of its fixture.
+jq '.cpus["8-11"] = .cpus["4-5"] | .cpus["12-15"] = .cpus["6-7"] | del(.cpus["4-5"], .cpus["6-7"])' \
+	"$SCEN/parity-lnl.json" >"$TMP/arl.json"
+for h in "lnl-hybrid lunarlake lnl BD 0-3 4-7 $SCEN/parity-lnl.json" "arl-hybrid arrowlake arl C6 0-7 8-15 $TMP/arl.json"; do
+	set -- $h
+	cases+=("$1 P-cores (Lion Cove; perf 7.2's $2 TopdownL1 and L2)|$1|--cpuid GenuineIntel-6-$4-0 --tables $T72 --fake-tables $T72 --events-from x86/$2/$3-metrics.json --table-dir x86/$2 --unit cpu_core --pmu cpu_core --cpus $5 --intervals 3 --scenario $7")
+	cases+=("$1 E-cores (Skymont; perf 7.2's $2 TopdownL1 and L2)|$1|--cpuid GenuineIntel-6-$4-0 --tables $T72 --fake-tables $T72 --ungrouped --weight-event CPU_CLK_UNHALTED.CORE --events-from x86/$2/$3-metrics.json --table-dir x86/$2 --unit cpu_atom --pmu cpu_atom --cpus $6 --intervals 3 --scenario $7")
+done
 # A Zen 4 KVM guest (issue 32): 8 vCPUs, the host's 6 core counters, and
 # the same guest where the hypervisor does not pass PerfCtrExtCore: the
 # kernel then keeps the 4 legacy counters (arch/x86/events/amd/core.c,

@@ -478,6 +478,14 @@ def perf_events_mode(a, tables):
     needed = set()
     for c in cats:
         needed |= metrics.events(names[c])
+    # The kernel counts PERF_METRICS' topdown-* events only in a group
+    # led by slots (arch/x86/events/intel/core.c, intel_pmu_hw_config);
+    # perf adds the slots event to such a group when the metric does not
+    # name it (tools/perf/arch/x86/util/topdown.c,
+    # topdown_insert_slots_event): Lunar Lake's expressions name no slots.
+    slots_file = os.path.join(a.fixture, "bus/event_source/devices", a.pmu, "events/slots")
+    if any(n.startswith("topdown-") for n in needed) and os.path.exists(slots_file):
+        needed.add("TOPDOWN.SLOTS")
     needed = sorted(needed, key=lambda n: (n != "TOPDOWN.SLOTS", not n.startswith("topdown-"), n))
     specs = [event_spec(tables, directory, a.unit, a.pmu, n) for n in needed]
     name_of = {}

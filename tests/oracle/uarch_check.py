@@ -332,7 +332,9 @@ def random_counts(rng, ua, level, mode):
     c = metric_counts(rng, slots) if ua["formulas"] in ("glc", "icl", "metrics") else {}
     for e in ua["events"]:
         name = e["name"]
-        if e["sysfs"] or name in c:
+        # The kernel's PERF_METRICS events come from the registers above;
+        # another kernel event (Skymont's topdown-retiring) is a count.
+        if (e["sysfs"] and ua["formulas"] in ("glc", "icl", "metrics")) or name in c:
             continue
         if "CPU_CLK_UNHALTED.THREAD_ANY" == name:
             c[name] = int(cycles * rng.uniform(1, 2))
@@ -806,6 +808,48 @@ def check_arm_slots(dump, uarches, root):
                "%s: MIDR %s has a published slot width (its guests' caps/slots is 0)" % (ua["id"], midr))
 
 
+# The fixture standing for each hybrid model whose E-core entry counts
+# kernel events (tests/fixtures/regenerate).
+KERNEL_EVENT_FIXTURES = {"lunarlake": "lnl-hybrid", "arrowlake": "arl-hybrid"}
+
+
+def check_kernel_events(ua, kernel, fixtures):
+    """An E-core entry's events counted through the kernel's events/
+    (Skymont's TOPDOWN_RETIRING.ALL as topdown-retiring): the perf driver
+    gives cpu_atom that attribute with an encoding (the first of its hybrid
+    strings, reference/kernel/intel-core-lnl-events.c) whose code the
+    driver's Skymont constraints place on the fixed counter perf's table
+    names for the event (intel-fixed-constraints.c, the comment naming the
+    event), and the fixture shows that encoding."""
+    evs = [e for e in ua["events"] if e["sysfs"] and ua["formulas"] not in ("glc", "icl", "metrics")]
+    if not evs:
+        return
+    with open(os.path.join(kernel, "intel-core-lnl-events.c")) as f:
+        driver = f.read()
+    listed = set(re.findall(r"EVENT_PTR\((\w+)\)", driver.split("lnl_hybrid_events_attrs[]")[1]))
+    attrs = {name: text.split(";")[0] for name, var, text in
+             re.findall(r"EVENT_ATTR_STR_HYBRID\(([\w-]+),\s*(\w+),\s*\"([^\"]*)\"", driver) if var in listed}
+    with open(os.path.join(kernel, "intel-fixed-constraints.c")) as f:
+        skt = f.read().split("intel_skt_event_constraints")[1]
+    fixed = {int(code, 16): (int(idx), comment.strip()) for code, idx, comment in
+             re.findall(r"FIXED_EVENT_CONSTRAINT\((0x[0-9a-f]+),\s*(\d+)\),\s*/\*([^*]*)\*/", skt)}
+    fx = KERNEL_EVENT_FIXTURES.get(ua["id"])
+    for e in evs:
+        enc = terms_of(attrs[e["sysfs"]]) if e["sysfs"] in attrs else None
+        code = enc.get("event", 0) | enc.get("umask", 0) << 8 if enc else None
+        want = fixed.get(code)
+        ok(enc is not None and want is not None and "Fixed counter %d" % want[0] == e["counter"] and
+           want[1] == e["name"],
+           "%s: %s is the kernel's cpu_atom events/%s (%s), which Skymont's constraints put on %s" %
+           (ua["id"], e["name"], e["sysfs"], attrs.get(e["sysfs"]), e["counter"]),
+           "kernel: %s, constraint %s" % (enc, want))
+        path = os.path.join(fixtures, fx or "", "bus/event_source/devices/cpu_atom/events", e["sysfs"])
+        got = open(path).read().strip() if fx and os.path.exists(path) else None
+        ok(got is not None and terms_of(got) == enc,
+           "%s: fixture %s shows cpu_atom events/%s as the kernel writes it" % (ua["id"], fx, e["sysfs"]),
+           "fixture: %s" % got)
+
+
 def main():
     dump, root = sys.argv[1], sys.argv[2]
     ref = os.path.dirname(os.path.abspath(root))
@@ -822,6 +866,8 @@ def main():
         elif ua["metrics"]:
             check_models(ua)
             check_events(tables, ua)
+            check_kernel_events(ua, os.path.join(ref, "kernel"),
+                                os.path.join(os.path.dirname(ref), "tests", "fixtures"))
             check_smt(tables, ua)
             check_metrics(tables, ua)
             check_width(ua)
