@@ -185,9 +185,11 @@ static void load_pmus(void)
 		if (!strcmp(p->name, "cpu_atom") && exists(rel)) {
 			read_required(rel, buf, sizeof(buf));
 			buf[strcspn(buf, "\n")] = '\0';
-			/* Arrow Lake-H's too (case INTEL_ARROWLAKE_H:
-			 * intel_pmu_init_skt() for its cpu_atom). */
-			p->skt_fixed = !strcmp(buf, "lunarlake_hybrid") || !strcmp(buf, "arrowlake_h_hybrid");
+			/* Arrow Lake-H's and Panther Lake's too (case
+			 * INTEL_ARROWLAKE_H, and INTEL_PANTHERLAKE_L's
+			 * lnl_common: intel_pmu_init_skt() for cpu_atom). */
+			p->skt_fixed = !strcmp(buf, "lunarlake_hybrid") || !strcmp(buf, "arrowlake_h_hybrid") ||
+				       !strcmp(buf, "pantherlake_hybrid");
 		}
 		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/cpus", p->name);
 		if (p->core && exists(rel)) {

@@ -232,14 +232,20 @@ expect_lines "cwf-guest: the architectural TopDown events, level 1, and why" \
 	"Events:       cpu-cycles, topdown-retiring, topdown-bad-spec, topdown-fe-bound," \
 	"Monitored:    8 CPUs on 1 package, 8 cores (0-7)" \
 	"TopDown:      usable"
-# Panther Lake (the Sapphire Rapids fixture as model 0xCC): perf knows it,
-# with events and no TopDown metrics: PERF_METRICS alone, and said.
-cp -r "$FIXTURES/spr-2s" "$tmp/ptl"
-sed -i s/mod008F/mod00CC/ "$tmp/ptl/devices/system/cpu/modalias"
-probe "$tmp/ptl"
-expect_lines "Panther Lake: PERF_METRICS alone, 'no perf reference for this model' with perf's directory" \
+# Panther Lake (ptl-hybrid, as the kernel shows it: Lunar Lake's events):
+# perf knows it, with events and no TopDown metrics: the P-cores with
+# PERF_METRICS alone, the E-cores with the architectural TopDown events
+# the kernel shows as their topdown-*, each said.
+probe "$FIXTURES/ptl-hybrid"
+expect_lines "Panther Lake: P-cores on PERF_METRICS alone, E-cores on the architectural events, 'no perf reference for this model' with perf's directory" \
+	"pmu_name:     pantherlake_hybrid" \
+	"Uarch:        PERF_METRICS (model not in topdownd's tables) (GenuineIntel-6-CC)" \
 	"Formulas:     PERF_METRICS only (no perf table for this model in topdownd)" \
 	"              no perf reference for this model: Panther Lake (x86/pantherlake): perf 7.2's tables have its events and no TopDown metrics; no TopDown tables for this model: PERF_METRICS alone, levels 1 and 2 as the hardware gives them (perf's expressions without a model's refinement events)" \
+	"Uarch:        Intel architectural TopDown events (model not in topdownd's tables) (GenuineIntel-6-CC)" \
+	"              no perf reference for this model: Panther Lake (x86/pantherlake): perf 7.2's tables have its events and no TopDown metrics; no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them" \
+	"Events:       cpu-cycles, topdown-retiring, topdown-bad-spec, topdown-fe-bound," \
+	"Monitored:    8 CPUs on 1 package, 8 cores (0-7)" \
 	"TopDown:      usable"
 probe "$FIXTURES/turin-1s"
 expect_lines "turin-1s: Zen 5, its own resync event and cmask 8" \
