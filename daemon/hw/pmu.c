@@ -543,9 +543,11 @@ void pmu_guest_note(const struct pmu_core *core, char *buf, size_t len)
 					      ? ua_lookup_no_reference(&core->cpuid) : NULL;
 	char pre[256] = "";
 
-	if (nr)
+	if (nr && nr->table)
 		str_printf(pre, sizeof(pre), "no perf reference for this model: %s (x86/%s): %s; ", nr->name, nr->table,
 			   nr->why);
+	else if (nr)
+		str_printf(pre, sizeof(pre), "no perf reference for this model: %s: %s; ", nr->name, nr->why);
 	if (core->ua == ua_metrics_only()) {
 		str_printf(buf, len,
 			   "%sno TopDown tables for this model: PERF_METRICS alone, levels 1 and 2 as the hardware gives them (perf's expressions without a model's refinement events)",

@@ -191,7 +191,7 @@ struct ua_without {
 	const char *vendor;
 	const char *arch;          /* "x86" (NULL) or "arm64" */
 	const char *cpuid_pattern; /* perf's mapfile.csv pattern (x86), MIDR (arm64) */
-	const char *table;         /* perf's directory for it */
+	const char *table;         /* perf's directory for it, NULL: perf has none */
 	const char *name;
 	const char *why;
 };

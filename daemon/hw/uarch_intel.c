@@ -828,5 +828,10 @@ const size_t ua_intel_guest_count = sizeof(ua_intel_guest) / sizeof(ua_intel_gue
 const struct ua_without ua_intel_no_reference[] = {
 	{ "GenuineIntel", NULL, "GenuineIntel-6-(CC|D5)", "pantherlake", "Panther Lake", NO_METRICS },
 	{ "GenuineIntel", NULL, "GenuineIntel-6-DD", "clearwaterforest", "Clearwater Forest (Darkmont)", NO_METRICS },
+	/* The kernel's INTEL_NOVALAKE and INTEL_NOVALAKE_L, IFM(18, 0x01) and
+	 * IFM(18, 0x03) (arch/x86/include/asm/intel-family.h): perf 7.2 has
+	 * no tables for them at all (table NULL). */
+	{ "GenuineIntel", NULL, "GenuineIntel-18-(1|3)", NULL, "Nova Lake",
+	  "perf 7.2's x86/mapfile.csv lists no family-18 model" },
 };
 const size_t ua_intel_no_reference_count = sizeof(ua_intel_no_reference) / sizeof(ua_intel_no_reference[0]);

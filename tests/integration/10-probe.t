@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 88
+plan 89
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -245,6 +245,15 @@ expect_lines "Panther Lake: P-cores on PERF_METRICS alone, E-cores on the archit
 	"Uarch:        Intel architectural TopDown events (model not in topdownd's tables) (GenuineIntel-6-CC)" \
 	"              no perf reference for this model: Panther Lake (x86/pantherlake): perf 7.2's tables have its events and no TopDown metrics; no TopDown tables for this model and no PERF_METRICS: counting Intel's architectural TopDown events (events/topdown-*; SDM \"Pre-defined Architectural Performance Events\", CPUID.0AH EBX bits 8-11), level 1 as perf's PERF_METRICS expressions over them" \
 	"Events:       cpu-cycles, topdown-retiring, topdown-bad-spec, topdown-fe-bound," \
+	"Monitored:    8 CPUs on 1 package, 8 cores (0-7)" \
+	"TopDown:      usable"
+# Nova Lake (family 18): in no perf table; counted the same way, and said.
+probe "$FIXTURES/nvl-hybrid"
+expect_lines "Nova Lake (family 18): PERF_METRICS alone and the architectural events, 'no perf reference for this model'" \
+	"pmu_name:     novalake_hybrid" \
+	"Uarch:        PERF_METRICS (model not in topdownd's tables) (GenuineIntel-18-1)" \
+	"              no perf reference for this model: Nova Lake: perf 7.2's x86/mapfile.csv lists no family-18 model; no TopDown tables for this model: PERF_METRICS alone, levels 1 and 2 as the hardware gives them (perf's expressions without a model's refinement events)" \
+	"Uarch:        Intel architectural TopDown events (model not in topdownd's tables) (GenuineIntel-18-1)" \
 	"Monitored:    8 CPUs on 1 package, 8 cores (0-7)" \
 	"TopDown:      usable"
 probe "$FIXTURES/turin-1s"
