@@ -13,6 +13,8 @@
  * pmu_row[k]: the row of the collector's PMU k, -1 for none. */
 static void fill_pmus(const struct collector *c, struct snapshot *snap, int pmu_row[PMU_CORE_MAX])
 {
+	/* Every core PMU discovered has its row (Arrow Lake-H's three). */
+	static_assert(SNAP_PMUS >= PMU_CORE_MAX, "a snapshot row per core PMU");
 	assert(c->n_pmus <= PMU_CORE_MAX);
 	for (unsigned k = 0; k < PMU_CORE_MAX; k++)
 		pmu_row[k] = -1;

@@ -143,7 +143,7 @@ struct snap_pkg {
 
 #define SNAP_STR 64
 #define SNAP_REASON 512
-#define SNAP_PMUS 2
+#define SNAP_PMUS 3
 
 /* A core PMU: what it runs and why anything is missing. */
 struct snap_pmu {

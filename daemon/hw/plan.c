@@ -554,7 +554,7 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 			if (!cpuset_empty(&other) && !plan->unsupported_reason[0])
 				str_printf(plan->unsupported_reason, sizeof(plan->unsupported_reason), "%s",
 					   "online and in the cpus of no core PMU topdownd counts: a core type "
-					   "perf's tables give no TopDown (Arrow Lake-H's cpu_lowpower)");
+					   "it does not know");
 			break;
 		}
 	if (!cpuset_empty(&plan->unsupported) && !plan->unsupported_reason[0])

@@ -263,10 +263,19 @@ static void describe_no_topdown(const struct sysfs *sysfs, struct pmu_core *core
 
 	snprintf(path, sizeof(path), DEVICES "/%s/events/topdown-total-slots", core->name);
 	const struct ua_without *without = core->have_cpuid ? ua_lookup_without(&core->cpuid) : NULL;
+	const struct ua_without *nr = core->have_cpuid ? ua_lookup_no_reference(&core->cpuid, core->name) : NULL;
 
 	if (core->have_cpuid)
 		ua_cpuid_format(&core->cpuid, cpuid, sizeof(cpuid));
-	if (without) {
+	if (nr && nr->pmu) {
+		/* A core type perf has no TopDown for, whose topdown-* events
+		 * are its own and not the architectural ones: counting them
+		 * would be a guess at what they count. */
+		str_printf(core->reason, sizeof(core->reason),
+			   "no perf reference for this model: %s (x86/%s): %s; %s of %s shows topdown-* events of its "
+			   "own, not the architectural ones: not counted",
+			   nr->name, nr->table, nr->why, core->name, cpuid);
+	} else if (without) {
 		str_printf(core->reason, sizeof(core->reason), "%s is %s (perf's table %s): %s", cpuid,
 			   without->name, without->table, without->why);
 	} else if (strcmp(core->name, "cpu_atom") == 0) {
@@ -539,8 +548,8 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 
 void pmu_guest_note(const struct pmu_core *core, char *buf, size_t len)
 {
-	const struct ua_without *nr = core->ua && (core->ua == ua_intel_arch() || core->ua == ua_metrics_only())
-					      ? ua_lookup_no_reference(&core->cpuid) : NULL;
+	bool fallback = core->ua == ua_intel_arch() || core->ua == ua_metrics_only();
+	const struct ua_without *nr = core->ua && fallback ? ua_lookup_no_reference(&core->cpuid, core->name) : NULL;
 	char pre[256] = "";
 
 	if (nr && nr->table)
@@ -604,7 +613,9 @@ static void discover_msr(const struct sysfs *sysfs, struct pmu_info *info)
 
 int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 {
-	static const char *const hybrid[] = { "cpu_core", "cpu_atom" };
+	/* The kernel's hybrid PMUs (intel_hybrid_pmu_type_map): the P-cores,
+	 * the E-cores and Arrow Lake-H's low-power E-cores. */
+	static const char *const hybrid[] = { "cpu_core", "cpu_atom", "cpu_lowpower" };
 
 	memset(info, 0, sizeof(*info));
 	read_cpuid(sysfs, info);
@@ -612,7 +623,7 @@ int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 	if (sysfs_exists(sysfs, DEVICES "/cpu")) {
 		strcpy(info->core[info->n_cores++].name, "cpu");
 	} else {
-		for (size_t i = 0; i < 2; i++) {
+		for (size_t i = 0; i < sizeof(hybrid) / sizeof(hybrid[0]); i++) {
 			char path[128];
 
 			snprintf(path, sizeof(path), DEVICES "/%s", hybrid[i]);

@@ -49,7 +49,7 @@ int pmu_parse_format(const char *name, const char *text, struct pmu_format *out,
 int pmu_encode_terms(const struct pmu_formats *formats, const char *terms,
 		     struct pmu_encoding *out, char *err, size_t errlen);
 
-#define PMU_CORE_MAX 2
+#define PMU_CORE_MAX 3
 
 /* One core PMU (cpu, or cpu_core / cpu_atom on a hybrid part) and what it
  * offers. */

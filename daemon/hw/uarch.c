@@ -224,7 +224,7 @@ const struct uarch *ua_lookup(const struct ua_cpuid *id, const char *pmu)
 	return NULL;
 }
 
-const struct ua_without *ua_lookup_no_reference(const struct ua_cpuid *id)
+const struct ua_without *ua_lookup_no_reference(const struct ua_cpuid *id, const char *pmu)
 {
 	char cpuid[64];
 
@@ -234,7 +234,8 @@ const struct ua_without *ua_lookup_no_reference(const struct ua_cpuid *id)
 	for (size_t i = 0; i < ua_intel_no_reference_count; i++) {
 		const struct ua_without *w = &ua_intel_no_reference[i];
 
-		if (strcmp(w->vendor, id->vendor) == 0 && ua_cpuid_matches(w->cpuid_pattern, cpuid))
+		if (strcmp(w->vendor, id->vendor) == 0 && ua_cpuid_matches(w->cpuid_pattern, cpuid) &&
+		    (!w->pmu || (pmu && strcmp(w->pmu, pmu) == 0)))
 			return w;
 	}
 	return NULL;

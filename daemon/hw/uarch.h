@@ -194,6 +194,9 @@ struct ua_without {
 	const char *table;         /* perf's directory for it, NULL: perf has none */
 	const char *name;
 	const char *why;
+	/* The core PMU of a hybrid part it is about (its Unit in perf's
+	 * tables), NULL for every one. */
+	const char *pmu;
 };
 
 /* What devices/system/cpu/modalias (x86) or midr_el1 (arm64) says about
@@ -264,7 +267,7 @@ const struct uarch *ua_metrics_only(void);
  * metrics (Panther Lake, Clearwater Forest): topdownd counts it with what
  * the kernel exposes (ua_metrics_only, ua_intel_arch) and says there is
  * no perf reference for it.  NULL for any other. */
-const struct ua_without *ua_lookup_no_reference(const struct ua_cpuid *id);
+const struct ua_without *ua_lookup_no_reference(const struct ua_cpuid *id, const char *pmu);
 size_t ua_no_reference_count(void);
 const struct ua_without *ua_no_reference_get(size_t i);
 

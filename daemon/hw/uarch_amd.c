@@ -215,8 +215,8 @@ const size_t ua_amd_count = sizeof(ua_amd) / sizeof(ua_amd[0]);
 #define NO_PIPELINE "perf has no TopDown (PipelineL1) metrics for it: they need the per-slot dispatch events (PMCx1A0) of Zen 4 and later"
 
 const struct ua_without ua_amd_without[] = {
-	{ "AuthenticAMD", NULL, "AuthenticAMD-23-([12][0-9A-F]|[0-9A-F])", "amdzen1", "AMD Zen 1", NO_PIPELINE },
-	{ "AuthenticAMD", NULL, "AuthenticAMD-23-[[:xdigit:]]+", "amdzen2", "AMD Zen 2", NO_PIPELINE },
-	{ "AuthenticAMD", NULL, "AuthenticAMD-25-([245][[:xdigit:]]|[[:xdigit:]])", "amdzen3", "AMD Zen 3", NO_PIPELINE },
+	{ "AuthenticAMD", NULL, "AuthenticAMD-23-([12][0-9A-F]|[0-9A-F])", "amdzen1", "AMD Zen 1", NO_PIPELINE, NULL },
+	{ "AuthenticAMD", NULL, "AuthenticAMD-23-[[:xdigit:]]+", "amdzen2", "AMD Zen 2", NO_PIPELINE, NULL },
+	{ "AuthenticAMD", NULL, "AuthenticAMD-25-([245][[:xdigit:]]|[[:xdigit:]])", "amdzen3", "AMD Zen 3", NO_PIPELINE, NULL },
 };
 const size_t ua_amd_without_count = sizeof(ua_amd_without) / sizeof(ua_amd_without[0]);

@@ -316,6 +316,6 @@ const size_t ua_arm_count = sizeof(ua_arm) / sizeof(ua_arm[0]);
 
 const struct ua_without ua_arm_without[] = {
 	{ "ARM", "arm64", "0x00000000410fd0c0", "arm/neoverse-n1", "Arm Neoverse N1",
-	  "perf has no TopdownL1 for it: its metrics.json defines none, only cycle accounting from stalled cycles (STALL_FRONTEND, STALL_BACKEND)" },
+	  "perf has no TopdownL1 for it: its metrics.json defines none, only cycle accounting from stalled cycles (STALL_FRONTEND, STALL_BACKEND)", NULL },
 };
 const size_t ua_arm_without_count = sizeof(ua_arm_without) / sizeof(ua_arm_without[0]);

@@ -826,12 +826,16 @@ const size_t ua_intel_guest_count = sizeof(ua_intel_guest) / sizeof(ua_intel_gue
 #define NO_METRICS "perf 7.2's tables have its events and no TopDown metrics"
 
 const struct ua_without ua_intel_no_reference[] = {
-	{ "GenuineIntel", NULL, "GenuineIntel-6-(CC|D5)", "pantherlake", "Panther Lake", NO_METRICS },
-	{ "GenuineIntel", NULL, "GenuineIntel-6-DD", "clearwaterforest", "Clearwater Forest (Darkmont)", NO_METRICS },
+	{ "GenuineIntel", NULL, "GenuineIntel-6-(CC|D5)", "pantherlake", "Panther Lake", NO_METRICS, NULL },
+	{ "GenuineIntel", NULL, "GenuineIntel-6-DD", "clearwaterforest", "Clearwater Forest (Darkmont)", NO_METRICS, NULL },
 	/* The kernel's INTEL_NOVALAKE and INTEL_NOVALAKE_L, IFM(18, 0x01) and
 	 * IFM(18, 0x03) (arch/x86/include/asm/intel-family.h): perf 7.2 has
 	 * no tables for them at all (table NULL). */
 	{ "GenuineIntel", NULL, "GenuineIntel-18-(1|3)", NULL, "Nova Lake",
-	  "perf 7.2's x86/mapfile.csv lists no family-18 model" },
+	  "perf 7.2's x86/mapfile.csv lists no family-18 model", NULL },
+	/* Arrow Lake-H's third core type: perf 7.2's arrowlake tables have
+	 * events of Unit cpu_lowpower and no metric of it. */
+	{ "GenuineIntel", NULL, "GenuineIntel-6-C[56]", "arrowlake", "Arrow Lake-H low-power E-core",
+	  "perf 7.2's tables have its events (Unit cpu_lowpower) and no TopDown metrics for it", "cpu_lowpower" },
 };
 const size_t ua_intel_no_reference_count = sizeof(ua_intel_no_reference) / sizeof(ua_intel_no_reference[0]);

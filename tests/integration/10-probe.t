@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 89
+plan 90
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -387,13 +387,23 @@ expect_lines "arl-hybrid: Arrow Lake (model 0xC6), both core types" \
 	"Formulas:     arrowlake (perf's x86/arrowlake tables)" \
 	"TopDown:      usable"
 probe "$FIXTURES/arlh-hybrid"
-expect_lines "arlh-hybrid: Arrow Lake-H (model 0xC5): P- and E-cores counted, the low-power E-cores said unsupported, and why" \
+expect_lines "arlh-hybrid: Arrow Lake-H (model 0xC5): P- and E-cores counted; the low-power E-cores, which perf gives no TopDown and whose topdown-* are not the architectural events, not counted, and why" \
 	"pmu_name:     arrowlake_h_hybrid" \
 	"Uarch:        Arrow Lake P-core (Lion Cove) (GenuineIntel-6-C5)" \
 	"Uarch:        Arrow Lake E-core (Skymont) (GenuineIntel-6-C5)" \
 	"Counters:     7 general-purpose needed, 8 per CPU (probed on CPU 6 with TOPDOWN_BE_BOUND.ALL_P)" \
+	"PMU:          cpu_lowpower (type 12)" \
 	"Monitored:    14 CPUs on 1 package, 14 cores (0-13)" \
-	"Unsupported:  2 CPUs (14-15): online and in the cpus of no core PMU topdownd counts: a core type perf's tables give no TopDown (Arrow Lake-H's cpu_lowpower)" \
+	"Unsupported:  2 CPUs (14-15): no perf reference for this model: Arrow Lake-H low-power E-core (x86/arrowlake): perf 7.2's tables have its events (Unit cpu_lowpower) and no TopDown metrics for it; cpu_lowpower of GenuineIntel-6-C5 shows topdown-* events of its own, not the architectural ones: not counted" \
+	"TopDown:      usable"
+# A core type whose PMU topdownd does not know (its name): its online CPUs
+# are unsupported, and said so, not dropped.
+cp -r "$FIXTURES/arlh-hybrid" "$tmp/arlh-x"
+mv "$tmp/arlh-x/bus/event_source/devices/cpu_lowpower" "$tmp/arlh-x/bus/event_source/devices/cpu_other"
+probe "$tmp/arlh-x"
+expect_lines "a third core PMU topdownd does not know: its online CPUs unsupported, with the reason" \
+	"Monitored:    14 CPUs on 1 package, 14 cores (0-13)" \
+	"Unsupported:  2 CPUs (14-15): online and in the cpus of no core PMU topdownd counts: a core type it does not know" \
 	"TopDown:      usable"
 unset FAKEPMU_TABLES
 probe "$FIXTURES/graviton2-16"

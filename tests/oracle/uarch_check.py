@@ -808,6 +808,27 @@ def check_arm_slots(dump, uarches, root):
                "%s: MIDR %s has a published slot width (its guests' caps/slots is 0)" % (ua["id"], midr))
 
 
+def check_own_topdown(w, fixtures, kernel):
+    """A core type perf has no TopDown for (Arrow Lake-H's cpu_lowpower),
+    which topdownd leaves uncounted: its kernel's topdown-* events are its
+    own encodings (the third string of each arl_h_hybrid_events_attrs
+    attribute, reference/kernel/intel-core-arlh-events.c, as the fixture
+    arlh-hybrid shows them), not the architectural ones topdownd counts
+    elsewhere (intel_arch)."""
+    names = ["topdown-bad-spec", "topdown-be-bound", "topdown-fe-bound", "topdown-retiring"]
+    d = os.path.join(fixtures, "arlh-hybrid", "bus/event_source/devices", w["pmu"], "events")
+    shown = {n: open(os.path.join(d, n)).read().strip() for n in names if os.path.exists(os.path.join(d, n))}
+    with open(os.path.join(kernel, "intel-core-arlh-events.c")) as f:
+        tiny = {name: text.split(";")[2] for name, text in
+                re.findall(r"EVENT_ATTR_STR_HYBRID\(([\w-]+),\s*\w+,\s*\"([^\"]*)\"", f.read())}
+    arch = {"topdown-retiring": "event=0xc2,umask=0x02", "topdown-bad-spec": "event=0x73,umask=0x00",
+            "topdown-fe-bound": "event=0x9c,umask=0x01", "topdown-be-bound": "event=0xa4,umask=0x02"}
+    ok(len(shown) == 4 and len(tiny) == 4 and all(terms_of(shown[n]) == terms_of(tiny[n]) for n in names) and
+       any(terms_of(shown[n]) != terms_of(arch[n]) for n in names),
+       "%s: the fixture's %s topdown-* are the driver's own encodings for it, not the architectural events "
+       "(so not counted)" % (w["name"], w["pmu"]), "fixture %s, kernel %s" % (shown, tiny))
+
+
 # The fixture standing for each hybrid model whose E-core entry counts
 # kernel events (tests/fixtures/regenerate).
 KERNEL_EVENT_FIXTURES = {"lunarlake": "lnl-hybrid", "arrowlake": "arl-hybrid"}
@@ -915,6 +936,22 @@ def main():
                    if directory_of(t72, c + "-0") == w["table"]]
         check_pattern(t72, w["name"] + " (no perf reference)", w["cpuid_pattern"], w["table"], samples)
         d = os.path.join(t72.root, "x86", w["table"])
+        if w["pmu"]:
+            # One core type of a model perf has tables for: events of that
+            # Unit, and no TopDown metric of it.
+            unit_events = sum(1 for f in sorted(os.listdir(d)) if f.endswith(".json") and "metric" not in f
+                              for e in json.load(open(os.path.join(d, f))) if e.get("Unit") == w["pmu"])
+            unit_groups = set()
+            for f in os.listdir(d):
+                if f.endswith("metrics.json"):
+                    for m in json.load(open(os.path.join(d, f))):
+                        if m.get("Unit") == w["pmu"]:
+                            unit_groups |= set(m.get("MetricGroup", "").split(";"))
+            ok(unit_events and not unit_groups & {"TopdownL1", "TopdownL2"},
+               "%s: perf 7.2's x86/%s has %d events of Unit %s and no TopDown metric of it" %
+               (w["name"], w["table"], unit_events, w["pmu"]), "groups: %s" % sorted(unit_groups))
+            check_own_topdown(w, os.path.join(os.path.dirname(ref), "tests", "fixtures"), os.path.join(ref, "kernel"))
+            continue
         files = sorted(os.listdir(d)) if os.path.isdir(d) else []
         groups = metric_groups(d) if files else set()
         ok(files and not groups & {"TopdownL1", "TopdownL2", "PipelineL1"},

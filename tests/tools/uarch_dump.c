@@ -247,8 +247,9 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < ua_no_reference_count(); i++) {
 			const struct ua_without *w = ua_no_reference_get(i);
 
-			json_array_append_new(all, json_pack("{s:s, s:s, s:s?, s:s}", "vendor", w->vendor, "cpuid_pattern",
-							     w->cpuid_pattern, "table", w->table, "name", w->name));
+			json_array_append_new(all, json_pack("{s:s, s:s, s:s?, s:s, s:s?}", "vendor", w->vendor,
+							     "cpuid_pattern", w->cpuid_pattern, "table", w->table, "name",
+							     w->name, "pmu", w->pmu));
 		}
 		text = json_dumps(all, JSON_INDENT(1));
 		printf("%s\n", text);
