@@ -487,6 +487,15 @@ void coll_describe_free(const struct collector *c, unsigned p, char *buf, size_t
 			if (c->cpus[j].pmu == (int)p && c->cpus[j].probed && same_free(&c->cpus[j], a))
 				cpuset_set(&same, (unsigned)c->cpus[j].cpu);
 		cpuset_format(&same, cpus, sizeof(cpus));
+		if (pm->pp->gp_total == 0) {
+			/* Nothing to learn of counters it does not use. */
+			at += (size_t)snprintf(buf + at, at < len ? len - at : 0,
+					       "%sno general-purpose counter used%s%s on CPU%s %s", at ? "; " : "",
+					       a->fixed1_held ? ", fixed counter 1 held" : "",
+					       a->slots_held ? ", SLOTS held" : "", cpuset_count(&same) == 1 ? "" : "s",
+					       cpus);
+			continue;
+		}
 		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%u of %u general-purpose%s%s on CPU%s %s",
 				       at ? "; " : "", a->gp_free, pm->pp->gp_total,
 				       a->fixed1_held ? (pm->pp->ua->arch ? ", the cycle counter held" :

@@ -230,11 +230,18 @@ static void probe_pmu(FILE *out, const struct pmu_info *pmu, const struct pmu_co
 			pp->mode == UA_MODE_NOSMT ? "off: each CPU is a core" :
 			pp->mode == UA_MODE_SMT ? "on, every thread of each core counted: a CPU's figures are its share of its core (AnyThread counts / 2)" :
 			"on, some threads of a core not counted: a CPU's figures are its share of its core, from perf's per-thread estimate of the core's clocks");
-	fprintf(out, "%-13s %u general-purpose needed, %u per CPU (%s)%s\n", "Counters:",
-		pp->gp_needed, pp->gp_available, pp->gp_source,
-		!pp->watchdog ? "" :
-		pp->ua->watchdog_takes_gp ? "; one more held by the NMI watchdog" :
-		"; fixed counter 1 held by the NMI watchdog");
+	if (pp->gp_needed == 0 && pp->gp_available == 0)
+		/* PERF_METRICS of a model without tables: how many
+		 * general-purpose counters there are is not known, and none
+		 * is used. */
+		fprintf(out, "%-13s fixed counters alone, no general-purpose one used%s\n", "Counters:",
+			!pp->watchdog ? "" : "; fixed counter 1 held by the NMI watchdog");
+	else
+		fprintf(out, "%-13s %u general-purpose needed, %u per CPU (%s)%s\n", "Counters:",
+			pp->gp_needed, pp->gp_available, pp->gp_source,
+			!pp->watchdog ? "" :
+			pp->ua->watchdog_takes_gp ? "; one more held by the NMI watchdog" :
+			"; fixed counter 1 held by the NMI watchdog");
 	if (pp->n_groups == 1) {
 		print_events(out, "Events:", pp, 0, pp->n_events);
 		print_depth(out, pp);

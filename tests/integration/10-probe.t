@@ -240,6 +240,8 @@ probe "$FIXTURES/ptl-hybrid"
 expect_lines "Panther Lake: P-cores on PERF_METRICS alone, E-cores on the architectural events, 'no perf reference for this model' with perf's directory" \
 	"pmu_name:     pantherlake_hybrid" \
 	"Uarch:        PERF_METRICS (model not in topdownd's tables) (GenuineIntel-6-CC)" \
+	"Counters:     fixed counters alone, no general-purpose one used" \
+	"Free now:     cpu_core: no general-purpose counter used on CPUs 0-3" \
 	"Formulas:     PERF_METRICS only (no perf table for this model in topdownd)" \
 	"              no perf reference for this model: Panther Lake (x86/pantherlake): perf 7.2's tables have its events and no TopDown metrics; no TopDown tables for this model: PERF_METRICS alone, levels 1 and 2 as the hardware gives them (perf's expressions without a model's refinement events)" \
 	"Uarch:        Intel architectural TopDown events (model not in topdownd's tables) (GenuineIntel-6-CC)" \
