@@ -405,6 +405,7 @@ fuzz: deps
 lint:
 	build-aux/check-layers daemon
 	build-aux/gen-depth --check daemon/hw/depth_tables.c
+	build-aux/gen-perfexpr --check daemon/hw/perfexpr_tables.c
 	tests/bench/run --check-readme
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--std=c11 --inline-suppr -D_GNU_SOURCE --suppress=missingIncludeSystem \

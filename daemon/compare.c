@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "oneshot.h"
+#include "perfexpr.h"
 #include "perfstat.h"
 #include "util.h"
 #include "version.h"
@@ -81,6 +82,7 @@ struct cmp {
 	const char *metric[TD_CAT_COUNT]; /* perf's name of each category's metric */
 	char metrics[1024];               /* -M's argument */
 	char model[160];                  /* "Sapphire Rapids (GenuineIntel-6-8F)" */
+	const struct plan_pmu *pp;        /* the core PMU compared */
 	struct utsname u;
 	char avail[2048];                 /* --probe's "Free now", before perf */
 	char others[256];                 /* other topdownd processes' pids */
@@ -92,6 +94,17 @@ struct cmp {
 	double *td, *pf, *td_run, *pf_run;
 	bool *pf_counted, *pf_seen;
 	unsigned bad_lines;
+	/* Events mode: perf knows no metric of the model, so it counts the
+	 * events perf's expressions read (-A) and the expressions, from
+	 * perf's tables, are evaluated here on its counts, summed per core,
+	 * package and host as perf aggregates them. */
+	struct perfexpr *px;
+	unsigned n_ev;
+	char ev_name[PERFEXPR_EVENTS_MAX][64]; /* perf's "event" of each */
+	bool ev_counted[PERFEXPR_EVENTS_MAX];  /* perf printed a count above 0 for it */
+	char events[4096];                     /* -e's argument */
+	char mode_note[TAIL_MAX];              /* why events mode, and from which tables */
+	double *cnt, *cnt_run, *sum, *sum_run; /* per CPU (entity) and event */
 };
 
 /* ---- finding perf ---- */
@@ -366,6 +379,75 @@ static void interval_topdownd(struct cmp *c, const struct snapshot *s, enum cmp_
 	}
 }
 
+/* Events mode: perf's count of record @r (-A) kept for its CPU. */
+static void interval_count(struct cmp *c, const struct snapshot *s, const struct perfstat_rec *r)
+{
+	int e = r->aggr == PERFSTAT_CPU ? ent_of(s, CMP_CPU, r) : -1;
+
+	if (e < 0 || (unsigned)e >= c->n_ent || !r->has_count)
+		return;
+	for (unsigned i = 0; i < c->n_ev; i++)
+		if (strcmp(r->event, c->ev_name[i]) == 0) {
+			c->cnt[(size_t)e * PERFEXPR_EVENTS_MAX + i] = r->count;
+			c->cnt_run[(size_t)e * PERFEXPR_EVENTS_MAX + i] = r->running;
+			c->ev_counted[i] |= r->count > 0;
+			return;
+		}
+}
+
+/* Events mode: perf's values of aggregation @ag, its expressions on the
+ * counts of each entity's CPUs summed (perf's --per-core, --per-socket
+ * and -a add the CPUs' counts, then evaluate). */
+static void interval_events(struct cmp *c, const struct snapshot *s, enum cmp_aggr ag)
+{
+	unsigned n = ent_count(s, ag);
+	double frac[TD_CAT_COUNT];
+
+	for (size_t i = 0; i < (size_t)c->n_ent * PERFEXPR_EVENTS_MAX; i++) {
+		c->sum[i] = NAN;
+		c->sum_run[i] = NAN;
+	}
+	for (unsigned k = 0; k < s->n_cpus && k < c->n_ent; k++) {
+		const struct snap_cpu *cpu = &s->cpus[k];
+		int e = ag == CMP_CPU ? (int)k : ag == CMP_CORE ? cpu->core_idx : ag == CMP_PKG ? cpu->pkg_idx : 0;
+
+		if (e < 0 || (unsigned)e >= n)
+			continue;
+		for (unsigned i = 0; i < c->n_ev; i++) {
+			double v = c->cnt[(size_t)k * PERFEXPR_EVENTS_MAX + i];
+			double run = c->cnt_run[(size_t)k * PERFEXPR_EVENTS_MAX + i];
+			double *sum = &c->sum[(size_t)e * PERFEXPR_EVENTS_MAX + i];
+			double *srun = &c->sum_run[(size_t)e * PERFEXPR_EVENTS_MAX + i];
+
+			if (isnan(v))
+				continue;
+			*sum = isnan(*sum) ? v : *sum + v;
+			if (!(run >= *srun))
+				*srun = run;
+		}
+	}
+	for (unsigned e = 0; e < n && e < c->n_ent; e++) {
+		const double *sum = &c->sum[(size_t)e * PERFEXPR_EVENTS_MAX];
+		bool any = false;
+
+		for (unsigned i = 0; i < c->n_ev; i++) {
+			double run = c->sum_run[(size_t)e * PERFEXPR_EVENTS_MAX + i];
+
+			any |= isnan(sum[i]) ? false : sum[i] > 0;
+			if (!isnan(run) && !(run >= c->pf_run[e]))
+				c->pf_run[e] = run;
+		}
+		c->pf_counted[e] = any;
+		perfexpr_eval(c->px, sum, frac);
+		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++)
+			if (td_catset_has(perfexpr_cats(c->px), cat)) {
+				c->pf[e * TD_CAT_COUNT + cat] = frac[cat];
+				c->pf_seen[e * TD_CAT_COUNT + cat] = true;
+				c->run[ag].node[cat].printed = true;
+			}
+	}
+}
+
 /* perf's record @r into the interval's values. */
 static void interval_perf(struct cmp *c, const struct snapshot *s, enum cmp_aggr ag, const struct perfstat_rec *r)
 {
@@ -498,8 +580,20 @@ static void pace_next(struct pace *p, double at)
 {
 	struct app *app = p->c->app;
 
-	if (p->k >= 1 && p->snap)
+	if (p->k >= 1 && p->snap && p->c->px) {
+		/* Events mode: one perf run gives every aggregation. */
+		for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
+			interval_clear(p->c);
+			interval_topdownd(p->c, p->snap, (enum cmp_aggr)ag);
+			interval_events(p->c, p->snap, (enum cmp_aggr)ag);
+			interval_compare(p->c, p->snap, (enum cmp_aggr)ag, (unsigned)p->k);
+		}
+	} else if (p->k >= 1 && p->snap) {
 		interval_compare(p->c, p->snap, p->ag, (unsigned)p->k);
+	}
+	if (p->c->px)
+		for (size_t i = 0; i < (size_t)p->c->n_ent * PERFEXPR_EVENTS_MAX; i++)
+			p->c->cnt[i] = p->c->cnt_run[i] = NAN;
 	pace_release(p);
 	p->k++;
 	p->at = at;
@@ -540,7 +634,9 @@ static void pace_line(struct pace *p, struct reader *rd, const char *line, size_
 	for (int i = 0; i < n && !p->done; i++) {
 		if (p->k < 0 || recs[i].interval != p->at)
 			pace_next(p, recs[i].interval);
-		if (!p->done && p->snap)
+		if (!p->done && p->snap && p->c->px)
+			interval_count(p->c, p->snap, &recs[i]);
+		else if (!p->done && p->snap)
 			interval_perf(p->c, p->snap, p->ag, &recs[i]);
 	}
 }
@@ -582,8 +678,8 @@ static void perf_argv(struct cmp *c, enum cmp_aggr ag, char *ms, char *secs, cha
 	}
 	argv[n++] = (char *)"-I";
 	argv[n++] = ms;
-	argv[n++] = (char *)"-M";
-	argv[n++] = c->metrics;
+	argv[n++] = (char *)(c->px ? "-e" : "-M");
+	argv[n++] = c->px ? c->events : c->metrics;
 	argv[n++] = (char *)"--";
 	argv[n++] = (char *)"sleep";
 	argv[n++] = secs;
@@ -689,6 +785,7 @@ static int choose_metrics(struct cmp *c, char *why, size_t size)
 		str_printf(why, size, "no core PMU counts TopDown: %s", plan->reason);
 		return -ENOTSUP;
 	}
+	c->pp = pp;
 	for (unsigned m = 0; m < pp->ua->n_metrics; m++) {
 		const struct ua_metric *um = &pp->ua->metrics[m];
 
@@ -836,6 +933,11 @@ static json_t *report_json(const struct cmp *c, const struct verdict *v)
 	json_object_set_new(doc, "kernel", json_pack("{s:s,s:s}", "release", u->release, "machine", u->machine));
 	json_object_set_new(doc, "model", json_string(c->model));
 	json_object_set_new(doc, "metrics", json_string(c->metrics));
+	/* "metrics": perf's own (-M); "events": perf's expressions on its
+	 * counts (-e), perf knowing no metric of the model. */
+	json_object_set_new(doc, "mode", json_string(c->px ? "events" : "metrics"));
+	json_object_set_new(doc, "perf_events", c->px ? json_string(c->events) : json_null());
+	json_object_set_new(doc, "mode_note", c->px ? json_string(c->mode_note) : json_null());
 	json_object_set_new(doc, "interval_seconds", json_real((double)c->app->cfg.interval_ns / 1e9));
 	json_object_set_new(doc, "intervals", json_integer(c->count));
 	json_object_set_new(doc, "tolerance_pp", json_real(c->tol * 100));
@@ -906,6 +1008,8 @@ static void report_text(const struct cmp *c, const struct verdict *v)
 	printf("%-13s Linux %s (%s)\n", "Kernel:", u->release, u->machine);
 	printf("%-13s %s\n", "Model:", c->model);
 	printf("%-13s %s\n", "Metrics:", c->metrics);
+	if (c->px)
+		printf("%-13s %s\n%-13s perf stat -A -e %s\n", "Events mode:", c->mode_note, "", c->events);
 	printf("%-13s %u of %.3f s per aggregation, perf stat -j -I beside topdownd's reads\n", "Intervals:",
 	       c->count, (double)c->app->cfg.interval_ns / 1e9);
 	printf("%-13s %s\n", "Free before:", avail[0] ? avail : "unknown");
@@ -1020,6 +1124,116 @@ static int not_compared(struct cmp *c, const char *fmt, ...)
 	return EXIT_RUNTIME;
 }
 
+/* Events mode: perf's -e of the events @c->px reads, on the compared
+ * core PMU: the kernel's PERF_METRICS events in one group led by slots
+ * (the kernel refuses them otherwise: intel_pmu_hw_config), every other
+ * event alone, named so that its records are found. */
+static int events_argument(struct cmp *c, char *why, size_t size)
+{
+	const char *pmu = c->pp->core->name;
+	char group[1024] = "", rest[3072] = "";
+	bool slots = false;
+
+	c->n_ev = perfexpr_n_events(c->px);
+	for (unsigned i = 0; i < c->n_ev; i++) {
+		const struct ua_event *ev = perfexpr_event(c->px, i);
+		bool metrics = ev->sysfs && (strcmp(ev->sysfs, "slots") == 0 || strncmp(ev->sysfs, "topdown-", 8) == 0);
+
+		if (ev->sysfs) {
+			str_printf(c->ev_name[i], sizeof(c->ev_name[i]), "%s/%s/", pmu, ev->sysfs);
+		} else if (ev->terms) {
+			/* perf's name= term: its records say it. */
+			str_printf(c->ev_name[i], sizeof(c->ev_name[i]), "topdownd_e%u", i);
+			str_printf(rest + strlen(rest), sizeof(rest) - strlen(rest), "%s%s/%s,name=%s/",
+				   rest[0] ? "," : "", pmu, ev->terms, c->ev_name[i]);
+			continue;
+		} else {
+			str_printf(why, size, "%s has no encoding perf can be given", ev->name);
+			return -EINVAL;
+		}
+		if (!metrics) {
+			str_printf(rest + strlen(rest), sizeof(rest) - strlen(rest), "%s%s", rest[0] ? "," : "",
+				   c->ev_name[i]);
+			continue;
+		}
+		if (strcmp(ev->sysfs, "slots") == 0)
+			slots = true;
+		else
+			str_printf(group + strlen(group), sizeof(group) - strlen(group), ",%s", c->ev_name[i]);
+	}
+	if (group[0] || slots)
+		str_printf(c->events, sizeof(c->events), "{%s/slots/%s}%s%s", pmu, group, rest[0] ? "," : "", rest);
+	else
+		str_copy(c->events, sizeof(c->events), rest);
+	return 0;
+}
+
+/* perf has no metrics for the model (@c->reason says so): perf counts
+ * the events perf's expressions read, they are evaluated here on its
+ * counts.  0 when every aggregation ran, or the exit status after
+ * not_compared(). */
+static int events_mode(struct cmp *c)
+{
+	const struct plan_pmu *pp = c->pp;
+	const struct pmu_core *core = pp->core;
+	struct perfexpr_env env = {
+		.smt_on = c->app->budget.smt,
+		.core_wide = true, /* perf stat -a: every thread of each core (util/smt.c) */
+		.slots = core->slots,
+		.have_midr = core->have_cpuid && core->cpuid.arm,
+		.midr = core->cpuid.midr,
+	};
+	char why[256], names[512] = "";
+	size_t n = (size_t)c->n_ent * PERFEXPR_EVENTS_MAX;
+	unsigned compared = 0;
+
+	if (perfexpr_new(pp->ua, c->cats, &env, &c->px, why, sizeof(why)) < 0 ||
+	    events_argument(c, why, sizeof(why)) < 0) {
+		if (strncmp(pp->ua->metrics[0].table, "perf-tables", 11) == 0)
+			str_copy(c->fix, sizeof(c->fix), "a newer perf knows it: Linux's tools/perf from a recent kernel "
+				 "tree, or your distribution's backports");
+		else
+			str_printf(c->fix, sizeof(c->fix), "none: topdownd counts %s with formulas perf's tables do not have "
+				   "(reference/%s), so no perf can print them", pp->ua->name, pp->ua->metrics[0].table);
+		return not_compared(c, "not compared: %s; perf's expressions cannot be evaluated on its events here: %s",
+				    c->reason, why);
+	}
+	str_printf(c->mode_note, sizeof(c->mode_note), "%s: perf counted the %u events of perf's expressions "
+		   "(%s), evaluated by topdownd on perf's counts", c->reason, c->n_ev, pp->ua->metrics[0].table);
+	c->reason[0] = '\0';
+	c->cnt = malloc(n * sizeof(double));
+	c->cnt_run = malloc(n * sizeof(double));
+	c->sum = malloc(n * sizeof(double));
+	c->sum_run = malloc(n * sizeof(double));
+	if (!c->cnt || !c->cnt_run || !c->sum || !c->sum_run)
+		return not_compared(c, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		c->cnt[i] = c->cnt_run[i] = NAN;
+	memset(c->run, 0, sizeof(c->run));
+	for (unsigned ag = 0; ag < CMP_AGGRS; ag++)
+		c->run[ag].perf_run[0] = c->run[ag].perf_run[1] = c->run[ag].td_run[0] = c->run[ag].td_run[1] = NAN;
+	run_aggr(c, CMP_CPU);
+	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
+		c->run[ag].done = c->run[CMP_CPU].done;
+		c->run[ag].records = c->run[CMP_CPU].records;
+		memcpy(c->run[ag].error, c->run[CMP_CPU].error, sizeof(c->run[ag].error));
+	}
+	if (!c->run[CMP_CPU].done)
+		return not_compared(c, "not compared: %s", c->run[CMP_CPU].error);
+	for (unsigned i = 0; i < c->n_ev; i++)
+		if (!c->ev_counted[i])
+			str_printf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", names[0] ? ", " : "",
+				   perfexpr_event(c->px, i)->name);
+	for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++)
+		compared += c->run[CMP_CPU].node[cat].compared;
+	/* A PMU that does not count these events (an emulated one) reads 0
+	 * or "<not supported>": no expression has a value. */
+	if (!compared && names[0])
+		return not_compared(c, "not compared: perf counted nothing for %s on this machine (0, \"<not counted>\" "
+				    "or \"<not supported>\"): perf's expressions have no value without them", names);
+	return 0;
+}
+
 /* perf found and asked its version; topdownd's plan with the comparison's
  * configuration, its counters probed, the metrics chosen, collection
  * started.  0, or the exit status after not_compared(). */
@@ -1087,9 +1301,9 @@ int compare_perf(struct app *app)
 		if (ag == CMP_CPU && !c.run[ag].done) {
 			r = not_compared(&c, "not compared: %s", c.run[ag].error);
 		} else if (ag == CMP_CPU && !perf_knows(&c, c.reason, sizeof(c.reason))) {
-			str_copy(c.fix, sizeof(c.fix), "a newer perf knows it: Linux's tools/perf from a recent "
-				 "kernel tree, or your distribution's backports");
-			r = not_compared(&c, "not compared: %s", c.reason);
+			/* Every aggregation from one run of perf's events. */
+			r = events_mode(&c);
+			break;
 		}
 	}
 	if (r == 0) {
@@ -1108,5 +1322,10 @@ int compare_perf(struct app *app)
 	free(c.pf_run);
 	free(c.pf_counted);
 	free(c.pf_seen);
+	free(c.cnt);
+	free(c.cnt_run);
+	free(c.sum);
+	free(c.sum_run);
+	perfexpr_free(c.px);
 	return r;
 }

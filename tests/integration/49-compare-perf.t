@@ -14,6 +14,13 @@
 #      every node compared per CPU, core, package and host, verdict
 #      agree, exit 0; the report names perf's version, the kernel and the
 #      model.
+#   1b. Every family perf 6.1 does not know (Emerald and Granite Rapids,
+#      Sierra Forest, Grand Ridge, Zen 4, 5 and 6, every Neoverse, a
+#      Neoverse guest, AmpereOne and AmpereOne M, NVIDIA Olympus): the
+#      events mode, perf counting the events of perf's expressions (-e),
+#      the expressions from perf's tables evaluated on its counts; the
+#      departures perf 7.2's AmpereOne expressions make; nothing counted;
+#      formulas perf's tables do not have.
 #   2. A departure: perf's frontend_bound and fetch_latency below 0
 #      (parity-clamps), 0 in topdownd, with the size the scenario gives.
 #   3. A difference: perf counting another scenario (retiring 10 points
@@ -30,7 +37,7 @@ command -v perf >/dev/null || missing_all "perf is not installed (make deps inst
 [ "$(id -u)" -eq 0 ] || missing_all "needs root for a private mount namespace (CI runs as root)"
 unshare --mount --propagation private true 2>/dev/null || missing_all "unshare --mount is not permitted here"
 
-plan 70
+plan 140
 
 SCEN=$ROOT/tests/scenarios
 SYSNS=$ROOT/tests/oracle/sysns
@@ -55,6 +62,7 @@ compare() {
 	OUT=$TMP/out-$RANDOM ERR=$TMP/err-$RANDOM
 	env PATH="$TMP/bin:$PATH" FAKEPMU_SYSFS="$fx" FAKEPMU_SCENARIO="$scen" LD_PRELOAD="$FAKEPMU" PERF_CPUID="$cpuid" \
 		FAKEPMU_CLOCK_STEP=0.2 FAKEPMU_TABLES_FALLBACK="$ROOT/reference/perf-tables-6.1" \
+		${TABLES:+FAKEPMU_TABLES="$ROOT/reference/$TABLES"} \
 		timeout -k 5 120 "$SYSNS" "$fx" "$TOPDOWND" -c /dev/null --compare-perf -i 200ms "$@" >"$OUT" 2>"$ERR"
 	RC=$?
 }
@@ -87,6 +95,64 @@ is "$(jq -r '.kernel.release' "$OUT")" "$(uname -r)" "... the kernel (uname -r)"
 is "$(jq -r '.model' "$OUT")" "Ice Lake (GenuineIntel-6-7E)" "... and the model, as --probe names it"
 is "$(jq -r '.aggregations | map(.perf_option) | join(" ")' "$OUT")" "-A --per-core --per-socket -a" \
 	"... and perf's aggregations, one perf stat each"
+
+# ---- 1b. the families perf 6.1 does not know: perf's expressions on its
+# counts.  An arm64 fixture runs the host's x86 perf, told a CPU it has no
+# tables for (its arm64 tables are not in it): what matters is that perf
+# counts the raw events it is given.
+X=GenuineIntel-6-00-0
+while IFS='|' read -r name fx cpuid scen tables nodes events; do
+	TABLES=$tables compare "$fx" "$cpuid" "$SCEN/$scen.json" --json --tolerance 0.05
+	is "$RC $(jq -r '"\(.verdict) \(.mode)"' "$OUT" 2>/dev/null)" "0 agree events" \
+		"$name: perf's expressions on perf's counts agree, exit 0$([ $RC = 0 ] || echo ": $(head -3 "$ERR")")"
+	is "$(complete)" "cpu core package host" "... every one of its $nodes nodes compared per CPU, core, package and host over 3 intervals"
+	near "$(worst)" 0 0.0001 "... the largest difference from perf's expressions is 0 pp"
+	like "$(jq -r .mode_note "$OUT")" "^perf $PERF_VERSION does not know .*: perf counted the $events events of perf's expressions \\(perf-tables" \
+		"... perf counted the $events events the expressions read"
+done <<EOF
+emr-2s (Emerald Rapids)|emr-2s|GenuineIntel-6-CF-0|parity-mixed||12|10
+gnr-2s (Granite Rapids)|gnr-2s|GenuineIntel-6-AD-0|parity-multiplexed||12|10
+srf-2s (Sierra Forest, Crestmont)|srf-2s|GenuineIntel-6-AF-0|parity-srf||10|10
+grr-12 (Grand Ridge)|grr-12|GenuineIntel-6-B6-0|parity-grr||10|10
+genoa-2s (Zen 4)|genoa-2s|AuthenticAMD-25-11-1|parity-zen4||13|12
+turin-1s (Zen 5)|turin-1s|AuthenticAMD-26-2-0|parity-zen5||13|12
+zen6-1s (Zen 6, perf 7.2's tables)|zen6-1s|AuthenticAMD-26-50-0|parity-zen6|perf-tables-7.2|13|12
+neoverse-v1-16 (Neoverse V1)|neoverse-v1-16|$X|parity-neoverse-v1||4|7
+neoverse-n2-8 (Neoverse N2 r0p0, perf's stall-slot fix)|neoverse-n2-8|$X|parity-neoverse-n2||4|7
+neoverse-v2-64 (Neoverse V2)|neoverse-v2-64|$X|parity-neoverse-v2||4|7
+graviton3-guest (Neoverse V1 guest, #slots from Arm's telemetry)|graviton3-guest|$X|parity-neoverse-v1||4|7
+neoverse-v3-16 (Neoverse V3, perf 7.2)|neoverse-v3-16|$X|parity-neoverse-v3n3|perf-tables-7.2|4|7
+neoverse-n3-16 (Neoverse N3, perf 7.2)|neoverse-n3-16|$X|parity-neoverse-v3n3|perf-tables-7.2|4|7
+ampereone-16 (AmpereOne, perf 7.2)|ampereone-16|$X|parity-ampereone|perf-tables-7.2|10|10
+ampereonex-16 (AmpereOne M, perf 7.2)|ampereonex-16|$X|parity-ampereone|perf-tables-7.2|10|10
+nvidia-t410-16 (NVIDIA Olympus, perf 7.2)|nvidia-t410-16|$X|parity-nvidia-t410|perf-tables-7.2|4|6
+EOF
+# The departures of perf 7.2's AmpereOne expressions: perf below 0 where
+# the scenario's CPUs 4-7 mispredict more branches than they flush and
+# stall on memory more than backend bound; no value where CPU 3 flushes
+# nothing.
+TABLES=perf-tables-7.2 compare ampereone-16 "$X" "$SCEN/parity-ampereone.json" --json --tolerance 0.05
+dep() { jq -r --arg a "$1" '[.aggregations[] | select(.aggregation == $a) | .nodes[] |
+	select(.negative.count > 0 or .no_value.count > 0) | "\(.node) \(.negative.count) \(.negative.max_pp) \(.no_value.count)"] | join(", ")' "$OUT"; }
+is "$(dep cpu)" "branch_mispredicts 0 null 3, machine_clears 12 1.8 3, fetch_bandwidth 12 3 0, core_bound 12 2.7 0" \
+	"AmpereOne: perf's values below 0 (4 CPUs x 3 intervals, down to 1.8, 3 and 2.7 pp) and without one (CPU 3 x 3), each 0 in topdownd"
+is "$(dep host)" "" "... none for the host, whose sums are inside"
+is "$(jq -r '.perf_events' "$OUT" | grep -o 'armv8_pmuv3_0/[^/]*/' | head -2 | tr '\n' ' ')" \
+	"armv8_pmuv3_0/event=0x3a,name=topdownd_e0/ armv8_pmuv3_0/event=0x11,name=topdownd_e1/ " \
+	"... perf was given each event's encoding from topdownd's table on the PMU, named so its records are found"
+# A PMU that counts nothing (every CPU halted throughout).
+jq '.cpus = {"default": (.cpus["0-1"] + {phases: .cpus.default.phases})}' "$SCEN/parity-mixed.json" >"$TMP/halted.json"
+compare emr-2s GenuineIntel-6-CF-0 "$TMP/halted.json"
+is "$RC" 1 "events mode, nothing counted (every CPU halted): exit 1"
+like "$(cat "$ERR")" '^topdownd: not compared: perf counted nothing for topdown-retiring, .*INT_MISC\.UOP_DROPPING.* on this machine \(0, "<not counted>" or "<not supported>"\): perf.s expressions have no value without them$' \
+	"... said, naming the events"
+# What perf's tables cannot give: a guest counted with PerfSpect's formulas.
+compare spr-guest GenuineIntel-6-8F-4 "$SCEN/constant.json"
+is "$RC" 1 "Sapphire Rapids without PERF_METRICS (PerfSpect's formulas): exit 1"
+like "$(head -1 "$ERR")" "perf's expressions cannot be evaluated on its events here: Sapphire Rapids without PERF_METRICS's Frontend_Bound is not from perf's tables \\(perfspect/spr_alt_tma_metrics\\.json\\)\$" \
+	"... perf's tables have no such metrics: said"
+like "$(sed -n 2p "$ERR")" '^topdownd: none: topdownd counts Sapphire Rapids without PERF_METRICS with formulas perf.s tables do not have' \
+	"... and that no perf can print them"
 
 # The text report of the first family, with the default tolerance: the
 # run the README and docs/compare-perf.md show.
@@ -146,14 +212,11 @@ compare spr-2s GenuineIntel-6-8F-4 "$SCEN/constant.json" --perf /nonexistent/per
 is "$RC $(jq -r '"\(.verdict)|\(.reason)"' "$OUT")" "1 not compared|/nonexistent/perf is not installed (or not executable)" \
 	"... and with --json, the report says it (the file to attach)"
 compare emr-2s GenuineIntel-6-CF-0 "$SCEN/parity-mixed.json"
-is "$RC" 1 "perf 6.1 on Emerald Rapids: exit 1"
-like "$(head -1 "$ERR")" "^topdownd: not compared: perf $PERF_VERSION does not know Emerald Rapids \\(GenuineIntel-6-CF\\)'s TopDown metrics \\(it printed no tma_retiring, .*tma_core_bound\\)$" \
-	"... it does not know the model's metrics: said, with the metrics it did not print"
-like "$(sed -n 2p "$ERR")" "^topdownd: a newer perf knows it" "... and what to do"
-compare emr-2s GenuineIntel-6-CF-0 "$SCEN/parity-mixed.json" --json
-is "$RC $(jq -r '.verdict' "$OUT")" "1 not compared" "... with --json, the report"
-ok $([ "$(jq -r '.aggregations[0].perf_records' "$OUT")" -gt 0 ]; echo $?) \
-	"... which shows perf's lines were read ($(jq -r '.aggregations[0].perf_records' "$OUT") records)"
+is "$RC" 0 "perf 6.1 on Emerald Rapids, whose metrics it does not know: the events mode, exit 0"
+like "$(grep '^Events mode:' "$OUT")" "^Events mode: +perf $PERF_VERSION does not know Emerald Rapids \\(GenuineIntel-6-CF\\)'s TopDown metrics \\(it printed no tma_retiring, .*tma_core_bound\\): perf counted the 10 events of perf's expressions \\(perf-tables/x86/emeraldrapids/emr-metrics\\.json\\), evaluated by topdownd on perf's counts\$" \
+	"... the text report says why (the metrics perf did not print) and what it compared instead"
+like "$(sed -n '/^Events mode:/{n;p;}' "$OUT")" '^ +perf stat -A -e \{cpu/slots/,cpu/topdown-retiring/,.*\},cpu/event=0xad,umask=0x10,name=topdownd_e5/$' \
+	"... and perf's events: the kernel's PERF_METRICS ones in a group led by slots, the others alone"
 cat >"$TMP/perf-denied" <<'EOF'
 #!/bin/sh
 [ "$1" = --version ] && exec /usr/bin/perf --version

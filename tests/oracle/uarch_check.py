@@ -477,6 +477,12 @@ def check_formulas(tables, ua, dump, reference_ua):
             for sl in (5, 8)] if arm else [(None, None)]
     cases, worst, departed = 400, 0.0, 0
     proc = subprocess.Popen([dump, "eval"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    # --compare-perf's events mode: perf's expressions, evaluated by the
+    # daemon on perf's counts, must be perf's values (negative ones and
+    # none included) where it has the model's own metrics.
+    px = subprocess.Popen([dump, "pxeval"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) if reference_ua is None else None
+    px_worst, px_errors = 0.0, []
     errors = []
     for case in range(cases):
         mode = modes[case % len(modes)]
@@ -517,6 +523,21 @@ def check_formulas(tables, ua, dump, reference_ua):
                                                        metrics.evaluate(m["perf_name"], values, literals))
             except ZeroDivisionError:
                 perf[m["category"]] = None  # perf prints no value
+        if px:
+            px.stdin.write(json.dumps(req) + "\n")
+            px.stdin.flush()
+            pgot = json.loads(px.stdout.readline())
+            if "error" in pgot:
+                px_errors.append(pgot["error"])
+            for cat, v in perf.items():
+                g = pgot.get("frac", {}).get(cat, "absent")
+                if v is None or g is None or g == "absent":
+                    if not (v is None and g is None):
+                        px_errors.append("%s %s: perf %s, events mode %s" % (mode, cat, v, g))
+                    continue
+                px_worst = max(px_worst, abs(g - v))
+                if abs(g - v) > 1e-9:
+                    px_errors.append("%s %s: perf %.12f, events mode %.12f" % (mode, cat, v, g))
         # The departures, on their own: what topdownd must report for
         # perf's value, and the flag it must raise.
         want, flags = {}, {"negative": False, "no_value": False}
@@ -567,6 +588,12 @@ def check_formulas(tables, ua, dump, reference_ua):
             errors.append("%s: slots %s, perf %s" % (mode, got["slots"], want_slots))
     proc.stdin.close()
     proc.wait()
+    if px:
+        px.stdin.close()
+        px.wait()
+        ok(not px_errors, "%s (%s): --compare-perf's events mode evaluates perf's expressions as perf does "
+           "(%d random intervals, largest difference %.2g)" % (ua["id"], ua["pmu"] or ua["arch"], cases, px_worst),
+           "\n".join(px_errors[:10]))
     ok(not errors, "%s (%s): %d random intervals%s give perf's values (%d with a documented departure, "
        "each checked), largest difference %.2g" % (ua["id"], ua["pmu"] or ua["arch"], cases,
                                                " in SMT modes " + "/".join(modes) if len(modes) > 1 else

@@ -5,17 +5,23 @@
  *   uarch_dump tables     every microarchitecture: models, events (perf's
  *                         name, encoding terms, table), metrics
  *   uarch_dump arm_slots  arm64: the published slot widths (guests' caps/slots 0)
+ *   uarch_dump perfexpr   every microarchitecture's categories compiled as
+ *                         --compare-perf's events mode compiles them
+ *   uarch_dump pxeval     eval's requests, evaluated as the events mode does
+ *                         -> {"frac": {CATEGORY: F or null}}
  *   uarch_dump eval       one JSON object per stdin line
  *                         {"uarch": ID, "level": L, "refine": B, "counts": {NAME: N}}
  *                         -> {"slots": S, "frac": {CATEGORY: F}, "negative": B,
  *                             "no_value": B} or {"nodata": true} */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "perfexpr.h"
 #include "tma.h"
 #include "uarch.h"
 
@@ -204,6 +210,91 @@ static int eval_line(const char *line)
 	return 0;
 }
 
+/* perf's expressions of every microarchitecture's categories as
+ * --compare-perf compiles them where perf does not know the model (an SMT
+ * machine counted whole, #slots the published width or 5, the first MIDR
+ * perf maps): the events perf would count, or why it cannot. */
+static json_t *perfexpr_json(const struct uarch *ua)
+{
+	struct perfexpr_env env = { .smt_on = true, .core_wide = true, .slots = ua->width ? ua->width : 5 };
+	td_catset all = 0;
+	struct perfexpr *x = NULL;
+	char why[256] = "";
+	json_t *events = json_array(), *o;
+	int r;
+
+	for (unsigned i = 0; i < ua->n_metrics; i++)
+		all |= 1u << ua->metrics[i].cat;
+	if (ua->midrs[0]) {
+		env.have_midr = true;
+		env.midr = strtoull(ua->midrs[0], NULL, 16);
+	}
+	r = perfexpr_new(ua, all, &env, &x, why, sizeof(why));
+	for (unsigned i = 0; r == 0 && i < perfexpr_n_events(x); i++)
+		json_array_append_new(events, json_string(perfexpr_event(x, i)->name));
+	o = json_pack("{s:s, s:s?, s:i, s:i, s:o, s:s?}", "uarch", ua->id, "pmu", ua->pmu, "metrics",
+		      (int)ua->n_metrics, "compiled", r == 0 ? (int)__builtin_popcount(perfexpr_cats(x)) : 0,
+		      "events", events, "error", r < 0 ? why : NULL);
+	perfexpr_free(x);
+	return o;
+}
+
+/* One line of "pxeval": the request eval takes; perf's expressions as
+ * --compare-perf's events mode evaluates them on the counts (by topdownd's
+ * event names) -> {"frac": {CATEGORY: F or null}} or {"error": WHY}. */
+static int pxeval_line(const char *line)
+{
+	json_error_t err;
+	json_t *in = json_loads(line, 0, &err), *out, *frac, *counts;
+	const struct uarch *ua;
+	struct perfexpr_env env = { 0 };
+	struct perfexpr *x = NULL;
+	double c[PERFEXPR_EVENTS_MAX], f[TD_CAT_COUNT];
+	const char *mode;
+	char why[256] = "", *text;
+	td_catset all = 0;
+
+	if (!in) {
+		fprintf(stderr, "uarch_dump: bad input: %s\n", err.text);
+		return -1;
+	}
+	ua = find(json_string_value(json_object_get(in, "uarch")), json_string_value(json_object_get(in, "pmu")));
+	if (!ua) {
+		fprintf(stderr, "uarch_dump: unknown uarch\n");
+		return -1;
+	}
+	mode = json_string_value(json_object_get(in, "mode"));
+	env.smt_on = mode && strcmp(mode, "nosmt") != 0;
+	env.core_wide = !mode || strcmp(mode, "ebs") != 0;
+	env.slots = (unsigned)json_integer_value(json_object_get(in, "slots"));
+	if (json_is_string(json_object_get(in, "midr"))) {
+		env.have_midr = true;
+		env.midr = strtoull(json_string_value(json_object_get(in, "midr")), NULL, 16);
+	}
+	for (unsigned i = 0; i < ua->n_metrics; i++)
+		all |= 1u << ua->metrics[i].cat;
+	if (perfexpr_new(ua, all, &env, &x, why, sizeof(why)) < 0) {
+		out = json_pack("{s:s}", "error", why);
+	} else {
+		counts = json_object_get(in, "counts");
+		for (unsigned i = 0; i < perfexpr_n_events(x); i++)
+			c[i] = json_number_value(json_object_get(counts, perfexpr_event(x, i)->name));
+		perfexpr_eval(x, c, f);
+		frac = json_object();
+		for (int k = 0; k < TD_CAT_COUNT; k++)
+			if (td_catset_has(perfexpr_cats(x), (enum td_cat)k))
+				json_object_set_new(frac, td_cat[k].name, isnan(f[k]) ? json_null() : json_real(f[k]));
+		out = json_pack("{s:o}", "frac", frac);
+	}
+	perfexpr_free(x);
+	text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	printf("%s\n", text);
+	free(text);
+	json_decref(out);
+	json_decref(in);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "tables") == 0) {
@@ -216,6 +307,18 @@ int main(int argc, char **argv)
 			json_array_append_new(all, uarch_json(ua_guest_get(i)));
 		json_array_append_new(all, uarch_json(ua_metrics_only()));
 		json_array_append_new(all, uarch_json(ua_intel_arch()));
+		text = json_dumps(all, JSON_INDENT(1));
+		printf("%s\n", text);
+		free(text);
+		json_decref(all);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "perfexpr") == 0) {
+		json_t *all = json_array();
+		char *text;
+
+		for (size_t i = 0; i < ua_count(); i++)
+			json_array_append_new(all, perfexpr_json(ua_get(i)));
 		text = json_dumps(all, JSON_INDENT(1));
 		printf("%s\n", text);
 		free(text);
@@ -274,18 +377,19 @@ int main(int argc, char **argv)
 		json_decref(all);
 		return 0;
 	}
-	if (argc == 2 && strcmp(argv[1], "eval") == 0) {
+	if (argc == 2 && (strcmp(argv[1], "eval") == 0 || strcmp(argv[1], "pxeval") == 0)) {
+		int (*fn)(const char *) = argv[1][0] == 'e' ? eval_line : pxeval_line;
 		char *line = NULL;
 		size_t cap = 0;
 
 		while (getline(&line, &cap, stdin) > 0) {
-			if (eval_line(line) < 0)
+			if (fn(line) < 0)
 				return 1;
 			fflush(stdout);
 		}
 		free(line);
 		return 0;
 	}
-	fprintf(stderr, "usage: uarch_dump tables | without | eval\n");
+	fprintf(stderr, "usage: uarch_dump tables | perfexpr | without | no_reference | arm_slots | eval\n");
 	return 64;
 }
