@@ -33,6 +33,8 @@
 #define RECS_MAX 16
 #define TAIL_MAX 600
 #define PERF_DIGIT 1e-8
+/* Events mode: the events of every core PMU's expressions. */
+#define EV_MAX (PERFEXPR_EVENTS_MAX * PMU_CORE_MAX)
 
 enum cmp_aggr { CMP_CPU, CMP_CORE, CMP_PKG, CMP_HOST, CMP_AGGRS };
 
@@ -65,6 +67,9 @@ struct cmp_node {
 
 struct cmp_run {
 	bool done;
+	/* Not compared, on purpose, with why (a hybrid part's packages and
+	 * host: two core types, whose expressions perf keeps apart). */
+	const char *skipped;
 	unsigned records;      /* perf's records read */
 	char error[TAIL_MAX];
 	unsigned intervals;
@@ -82,7 +87,7 @@ struct cmp {
 	const char *metric[TD_CAT_COUNT]; /* perf's name of each category's metric */
 	char metrics[1024];               /* -M's argument */
 	char model[160];                  /* "Sapphire Rapids (GenuineIntel-6-8F)" */
-	const struct plan_pmu *pp;        /* the core PMU compared */
+	const struct plan_pmu *pp;        /* the core PMU compared (the first of a hybrid part's) */
 	struct utsname u;
 	char avail[2048];                 /* --probe's "Free now", before perf */
 	char others[256];                 /* other topdownd processes' pids */
@@ -98,13 +103,19 @@ struct cmp {
 	 * events perf's expressions read (-A) and the expressions, from
 	 * perf's tables, are evaluated here on its counts, summed per core,
 	 * package and host as perf aggregates them. */
-	struct perfexpr *px;
+	bool events_mode;
+	unsigned n_px;                         /* core PMUs compared (2 or 3: a hybrid part) */
+	const struct plan_pmu *pps[PMU_CORE_MAX];
+	struct perfexpr *px[PMU_CORE_MAX];
+	unsigned ev_first[PMU_CORE_MAX + 1];   /* px[k]'s events: ev_first[k] .. ev_first[k + 1] */
 	unsigned n_ev;
-	char ev_name[PERFEXPR_EVENTS_MAX][64]; /* perf's "event" of each */
-	bool ev_counted[PERFEXPR_EVENTS_MAX];  /* perf printed a count above 0 for it */
+	const struct ua_event *ev[EV_MAX];
+	char ev_name[EV_MAX][64];              /* perf's "event" of each */
+	bool ev_counted[EV_MAX];               /* perf printed a count above 0 for it */
 	char events[4096];                     /* -e's argument */
 	char mode_note[TAIL_MAX];              /* why events mode, and from which tables */
 	double *cnt, *cnt_run, *sum, *sum_run; /* per CPU (entity) and event */
+	int *ent_px;                           /* per entity: its PMU, -1 none, -2 two */
 };
 
 /* ---- finding perf ---- */
@@ -388,36 +399,54 @@ static void interval_count(struct cmp *c, const struct snapshot *s, const struct
 		return;
 	for (unsigned i = 0; i < c->n_ev; i++)
 		if (strcmp(r->event, c->ev_name[i]) == 0) {
-			c->cnt[(size_t)e * PERFEXPR_EVENTS_MAX + i] = r->count;
-			c->cnt_run[(size_t)e * PERFEXPR_EVENTS_MAX + i] = r->running;
+			c->cnt[(size_t)e * EV_MAX + i] = r->count;
+			c->cnt_run[(size_t)e * EV_MAX + i] = r->running;
 			c->ev_counted[i] |= r->count > 0;
 			return;
 		}
 }
 
+/* Which of the compared core PMUs CPU @k counts on, or -1. */
+static int cpu_px(const struct cmp *c, const struct snapshot *s, unsigned k)
+{
+	int idx = s->cpus[k].pmu_idx;
+
+	for (unsigned p = 0; idx >= 0 && p < c->n_px; p++)
+		if (strcmp(s->pmus[idx].name, c->pps[p]->core->name) == 0)
+			return (int)p;
+	return -1;
+}
+
 /* Events mode: perf's values of aggregation @ag, its expressions on the
  * counts of each entity's CPUs summed (perf's --per-core, --per-socket
- * and -a add the CPUs' counts, then evaluate). */
+ * and -a add the CPUs' counts, then evaluate), each entity with the
+ * expressions of its core PMU. */
 static void interval_events(struct cmp *c, const struct snapshot *s, enum cmp_aggr ag)
 {
 	unsigned n = ent_count(s, ag);
 	double frac[TD_CAT_COUNT];
+	int *which = c->ent_px;
 
-	for (size_t i = 0; i < (size_t)c->n_ent * PERFEXPR_EVENTS_MAX; i++) {
+	for (size_t i = 0; i < (size_t)c->n_ent * EV_MAX; i++) {
 		c->sum[i] = NAN;
 		c->sum_run[i] = NAN;
 	}
+	for (unsigned e = 0; e < c->n_ent; e++)
+		which[e] = -1;
 	for (unsigned k = 0; k < s->n_cpus && k < c->n_ent; k++) {
 		const struct snap_cpu *cpu = &s->cpus[k];
 		int e = ag == CMP_CPU ? (int)k : ag == CMP_CORE ? cpu->core_idx : ag == CMP_PKG ? cpu->pkg_idx : 0;
+		int p = cpu_px(c, s, k);
 
-		if (e < 0 || (unsigned)e >= n)
+		if (e < 0 || (unsigned)e >= n || p < 0)
 			continue;
-		for (unsigned i = 0; i < c->n_ev; i++) {
-			double v = c->cnt[(size_t)k * PERFEXPR_EVENTS_MAX + i];
-			double run = c->cnt_run[(size_t)k * PERFEXPR_EVENTS_MAX + i];
-			double *sum = &c->sum[(size_t)e * PERFEXPR_EVENTS_MAX + i];
-			double *srun = &c->sum_run[(size_t)e * PERFEXPR_EVENTS_MAX + i];
+		/* An entity of two core types has no expression of its own. */
+		which[e] = which[e] == -1 || which[e] == p ? p : -2;
+		for (unsigned i = c->ev_first[p]; i < c->ev_first[p + 1]; i++) {
+			double v = c->cnt[(size_t)k * EV_MAX + i];
+			double run = c->cnt_run[(size_t)k * EV_MAX + i];
+			double *sum = &c->sum[(size_t)e * EV_MAX + i];
+			double *srun = &c->sum_run[(size_t)e * EV_MAX + i];
 
 			if (isnan(v))
 				continue;
@@ -427,20 +456,24 @@ static void interval_events(struct cmp *c, const struct snapshot *s, enum cmp_ag
 		}
 	}
 	for (unsigned e = 0; e < n && e < c->n_ent; e++) {
-		const double *sum = &c->sum[(size_t)e * PERFEXPR_EVENTS_MAX];
+		int p = which[e];
+		const double *sum;
 		bool any = false;
 
-		for (unsigned i = 0; i < c->n_ev; i++) {
-			double run = c->sum_run[(size_t)e * PERFEXPR_EVENTS_MAX + i];
+		if (p < 0)
+			continue;
+		sum = &c->sum[(size_t)e * EV_MAX + c->ev_first[p]];
+		for (unsigned i = c->ev_first[p]; i < c->ev_first[p + 1]; i++) {
+			double run = c->sum_run[(size_t)e * EV_MAX + i];
 
-			any |= isnan(sum[i]) ? false : sum[i] > 0;
+			any |= c->sum[(size_t)e * EV_MAX + i] > 0;
 			if (!isnan(run) && !(run >= c->pf_run[e]))
 				c->pf_run[e] = run;
 		}
 		c->pf_counted[e] = any;
-		perfexpr_eval(c->px, sum, frac);
+		perfexpr_eval(c->px[p], sum, frac);
 		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++)
-			if (td_catset_has(perfexpr_cats(c->px), cat)) {
+			if (td_catset_has(perfexpr_cats(c->px[p]), cat)) {
 				c->pf[e * TD_CAT_COUNT + cat] = frac[cat];
 				c->pf_seen[e * TD_CAT_COUNT + cat] = true;
 				c->run[ag].node[cat].printed = true;
@@ -580,9 +613,11 @@ static void pace_next(struct pace *p, double at)
 {
 	struct app *app = p->c->app;
 
-	if (p->k >= 1 && p->snap && p->c->px) {
+	if (p->k >= 1 && p->snap && p->c->events_mode) {
 		/* Events mode: one perf run gives every aggregation. */
 		for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
+			if (p->c->run[ag].skipped)
+				continue;
 			interval_clear(p->c);
 			interval_topdownd(p->c, p->snap, (enum cmp_aggr)ag);
 			interval_events(p->c, p->snap, (enum cmp_aggr)ag);
@@ -591,8 +626,8 @@ static void pace_next(struct pace *p, double at)
 	} else if (p->k >= 1 && p->snap) {
 		interval_compare(p->c, p->snap, p->ag, (unsigned)p->k);
 	}
-	if (p->c->px)
-		for (size_t i = 0; i < (size_t)p->c->n_ent * PERFEXPR_EVENTS_MAX; i++)
+	if (p->c->events_mode)
+		for (size_t i = 0; i < (size_t)p->c->n_ent * EV_MAX; i++)
 			p->c->cnt[i] = p->c->cnt_run[i] = NAN;
 	pace_release(p);
 	p->k++;
@@ -634,7 +669,7 @@ static void pace_line(struct pace *p, struct reader *rd, const char *line, size_
 	for (int i = 0; i < n && !p->done; i++) {
 		if (p->k < 0 || recs[i].interval != p->at)
 			pace_next(p, recs[i].interval);
-		if (!p->done && p->snap && p->c->px)
+		if (!p->done && p->snap && p->c->events_mode)
 			interval_count(p->c, p->snap, &recs[i]);
 		else if (!p->done && p->snap)
 			interval_perf(p->c, p->snap, p->ag, &recs[i]);
@@ -678,8 +713,8 @@ static void perf_argv(struct cmp *c, enum cmp_aggr ag, char *ms, char *secs, cha
 	}
 	argv[n++] = (char *)"-I";
 	argv[n++] = ms;
-	argv[n++] = (char *)(c->px ? "-e" : "-M");
-	argv[n++] = c->px ? c->events : c->metrics;
+	argv[n++] = (char *)(c->events_mode ? "-e" : "-M");
+	argv[n++] = c->events_mode ? c->events : c->metrics;
 	argv[n++] = (char *)"--";
 	argv[n++] = (char *)"sleep";
 	argv[n++] = secs;
@@ -765,13 +800,9 @@ static int choose_metrics(struct cmp *c, char *why, size_t size)
 	for (unsigned i = 0; i < plan->n_pmus; i++) {
 		if (!plan->pmu[i].ua || !plan->pmu[i].level)
 			continue;
-		if (pp) {
-			str_printf(why, size, "%s and %s are two core types: perf %s cannot run one metric "
-				   "group over both (perf 6.1's -M fails on hybrid parts); not compared",
-				   pp->core->name, plan->pmu[i].core->name, c->perf_version);
-			return -ENOTSUP;
-		}
-		pp = &plan->pmu[i];
+		c->pps[c->n_px++] = &plan->pmu[i];
+		if (!pp)
+			pp = &plan->pmu[i];
 	}
 	if (pp) {
 		char cpuid[64] = "";
@@ -786,18 +817,20 @@ static int choose_metrics(struct cmp *c, char *why, size_t size)
 		return -ENOTSUP;
 	}
 	c->pp = pp;
-	for (unsigned m = 0; m < pp->ua->n_metrics; m++) {
-		const struct ua_metric *um = &pp->ua->metrics[m];
+	for (unsigned k = 0; k < c->n_px; k++)
+		for (unsigned m = 0; m < c->pps[k]->ua->n_metrics; m++) {
+			const struct ua_metric *um = &c->pps[k]->ua->metrics[m];
 
-		if (!td_catset_has(pp->cats, um->cat) || c->metric[um->cat])
-			continue;
-		c->metric[um->cat] = um->perf_name;
-		c->cats |= 1u << um->cat;
-		str_printf(c->metrics + strlen(c->metrics), sizeof(c->metrics) - strlen(c->metrics), "%s%s",
-			   c->metrics[0] ? "," : "", um->perf_name);
-	}
+			if (!td_catset_has(c->pps[k]->cats, um->cat) || c->metric[um->cat])
+				continue;
+			c->metric[um->cat] = um->perf_name;
+			c->cats |= 1u << um->cat;
+			str_printf(c->metrics + strlen(c->metrics), sizeof(c->metrics) - strlen(c->metrics), "%s%s",
+				   c->metrics[0] ? "," : "", um->perf_name);
+		}
 	if (!c->cats) {
-		str_printf(why, size, "perf's tables name no metric for %s's categories", pp->ua->name);
+		str_printf(why, size, "no perf reference for this model: perf's tables have no TopDown metric for %s, "
+			   "so there is nothing of perf's to compare with", c->model);
 		return -ENOTSUP;
 	}
 	return 0;
@@ -896,6 +929,8 @@ static void tally(const struct cmp *c, struct verdict *v)
 	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
 		const struct cmp_run *run = &c->run[ag];
 
+		if (run->skipped)
+			continue;
 		v->failed += !run->done;
 		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++) {
 			const struct cmp_node *n = &run->node[cat];
@@ -935,9 +970,9 @@ static json_t *report_json(const struct cmp *c, const struct verdict *v)
 	json_object_set_new(doc, "metrics", json_string(c->metrics));
 	/* "metrics": perf's own (-M); "events": perf's expressions on its
 	 * counts (-e), perf knowing no metric of the model. */
-	json_object_set_new(doc, "mode", json_string(c->px ? "events" : "metrics"));
-	json_object_set_new(doc, "perf_events", c->px ? json_string(c->events) : json_null());
-	json_object_set_new(doc, "mode_note", c->px ? json_string(c->mode_note) : json_null());
+	json_object_set_new(doc, "mode", json_string(c->events_mode ? "events" : "metrics"));
+	json_object_set_new(doc, "perf_events", c->events_mode ? json_string(c->events) : json_null());
+	json_object_set_new(doc, "mode_note", c->events_mode ? json_string(c->mode_note) : json_null());
 	json_object_set_new(doc, "interval_seconds", json_real((double)c->app->cfg.interval_ns / 1e9));
 	json_object_set_new(doc, "intervals", json_integer(c->count));
 	json_object_set_new(doc, "tolerance_pp", json_real(c->tol * 100));
@@ -952,7 +987,8 @@ static json_t *report_json(const struct cmp *c, const struct verdict *v)
 		json_object_set_new(a, "perf_option", json_string(aggr_info[ag].perf_arg ? aggr_info[ag].perf_arg : "-a"));
 		json_object_set_new(a, "intervals_compared", json_integer(run->intervals));
 		json_object_set_new(a, "perf_records", json_integer(run->records));
-		json_object_set_new(a, "error", run->done ? json_null() : json_string(run->error));
+		json_object_set_new(a, "error", run->skipped ? json_string(run->skipped) :
+					      run->done ? json_null() : json_string(run->error));
 		json_object_set_new(a, "running", json_pack("{s:o,s:o}", "perf", share_json(run->perf_run),
 							    "topdownd", share_json(run->td_run)));
 		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++) {
@@ -1008,7 +1044,7 @@ static void report_text(const struct cmp *c, const struct verdict *v)
 	printf("%-13s Linux %s (%s)\n", "Kernel:", u->release, u->machine);
 	printf("%-13s %s\n", "Model:", c->model);
 	printf("%-13s %s\n", "Metrics:", c->metrics);
-	if (c->px)
+	if (c->events_mode)
 		printf("%-13s %s\n%-13s perf stat -A -e %s\n", "Events mode:", c->mode_note, "", c->events);
 	printf("%-13s %u of %.3f s per aggregation, perf stat -j -I beside topdownd's reads\n", "Intervals:",
 	       c->count, (double)c->app->cfg.interval_ns / 1e9);
@@ -1046,8 +1082,8 @@ static void report_text(const struct cmp *c, const struct verdict *v)
 	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
 		const struct cmp_run *run = &c->run[ag];
 
-		if (!run->done) {
-			printf("%-8s not compared: %s\n", aggr_info[ag].name, run->error);
+		if (!run->done || run->skipped) {
+			printf("%-8s not compared: %s\n", aggr_info[ag].name, run->skipped ? run->skipped : run->error);
 			continue;
 		}
 		printf("%-8s %u intervals; running: perf %.0f-%.0f %%, topdownd %.0f-%.0f %%\n", aggr_info[ag].name,
@@ -1078,7 +1114,8 @@ static void report_text(const struct cmp *c, const struct verdict *v)
 	printf("\n");
 	for (unsigned ag = 0; ag < CMP_AGGRS; ag++)
 		for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++)
-			if (c->run[ag].done && td_catset_has(c->cats, cat) && !c->run[ag].node[cat].printed)
+			if (c->run[ag].done && !c->run[ag].skipped && td_catset_has(c->cats, cat) &&
+			    !c->run[ag].node[cat].printed)
 				printf("%-13s perf printed no %s (%s)\n", "", c->metric[cat], aggr_info[ag].name);
 }
 
@@ -1124,94 +1161,123 @@ static int not_compared(struct cmp *c, const char *fmt, ...)
 	return EXIT_RUNTIME;
 }
 
-/* Events mode: perf's -e of the events @c->px reads, on the compared
- * core PMU: the kernel's PERF_METRICS events in one group led by slots
+/* Events mode: perf's -e of the events each core PMU's expressions read,
+ * on that PMU: the kernel's PERF_METRICS events in one group led by slots
  * (the kernel refuses them otherwise: intel_pmu_hw_config), every other
  * event alone, named so that its records are found. */
 static int events_argument(struct cmp *c, char *why, size_t size)
 {
-	const char *pmu = c->pp->core->name;
-	char group[1024] = "", rest[3072] = "";
-	bool slots = false;
+	char *out = c->events;
+	size_t room = sizeof(c->events);
 
-	c->n_ev = perfexpr_n_events(c->px);
-	for (unsigned i = 0; i < c->n_ev; i++) {
-		const struct ua_event *ev = perfexpr_event(c->px, i);
-		bool metrics = ev->sysfs && (strcmp(ev->sysfs, "slots") == 0 || strncmp(ev->sysfs, "topdown-", 8) == 0);
+	c->n_ev = 0;
+	out[0] = '\0';
+	for (unsigned p = 0; p < c->n_px; p++) {
+		const char *pmu = c->pps[p]->core->name;
+		char group[1024] = "", rest[3072] = "";
+		bool slots = false;
 
-		if (ev->sysfs) {
-			str_printf(c->ev_name[i], sizeof(c->ev_name[i]), "%s/%s/", pmu, ev->sysfs);
-		} else if (ev->terms) {
-			/* perf's name= term: its records say it. */
-			str_printf(c->ev_name[i], sizeof(c->ev_name[i]), "topdownd_e%u", i);
-			str_printf(rest + strlen(rest), sizeof(rest) - strlen(rest), "%s%s/%s,name=%s/",
-				   rest[0] ? "," : "", pmu, ev->terms, c->ev_name[i]);
-			continue;
-		} else {
-			str_printf(why, size, "%s has no encoding perf can be given", ev->name);
-			return -EINVAL;
+		c->ev_first[p] = c->n_ev;
+		for (unsigned j = 0; j < perfexpr_n_events(c->px[p]); j++) {
+			unsigned i = c->n_ev++;
+			const struct ua_event *ev = perfexpr_event(c->px[p], j);
+			bool metrics = ev->sysfs &&
+				       (strcmp(ev->sysfs, "slots") == 0 || strncmp(ev->sysfs, "topdown-", 8) == 0);
+
+			c->ev[i] = ev;
+			if (ev->sysfs) {
+				str_printf(c->ev_name[i], sizeof(c->ev_name[i]), "%s/%s/", pmu, ev->sysfs);
+			} else if (ev->terms) {
+				/* perf's name= term: its records say it. */
+				str_printf(c->ev_name[i], sizeof(c->ev_name[i]), "topdownd_e%u", i);
+				str_printf(rest + strlen(rest), sizeof(rest) - strlen(rest), "%s%s/%s,name=%s/",
+					   rest[0] ? "," : "", pmu, ev->terms, c->ev_name[i]);
+				continue;
+			} else {
+				str_printf(why, size, "%s has no encoding perf can be given", ev->name);
+				return -EINVAL;
+			}
+			if (!metrics)
+				str_printf(rest + strlen(rest), sizeof(rest) - strlen(rest), "%s%s", rest[0] ? "," : "",
+					   c->ev_name[i]);
+			else if (strcmp(ev->sysfs, "slots") == 0)
+				slots = true;
+			else
+				str_printf(group + strlen(group), sizeof(group) - strlen(group), ",%s", c->ev_name[i]);
 		}
-		if (!metrics) {
-			str_printf(rest + strlen(rest), sizeof(rest) - strlen(rest), "%s%s", rest[0] ? "," : "",
-				   c->ev_name[i]);
-			continue;
-		}
-		if (strcmp(ev->sysfs, "slots") == 0)
-			slots = true;
-		else
-			str_printf(group + strlen(group), sizeof(group) - strlen(group), ",%s", c->ev_name[i]);
+		if (group[0] || slots)
+			str_printf(out + strlen(out), room - strlen(out), "%s{%s/slots/%s}%s%s", out[0] ? "," : "", pmu,
+				   group, rest[0] ? "," : "", rest);
+		else if (rest[0])
+			str_printf(out + strlen(out), room - strlen(out), "%s%s", out[0] ? "," : "", rest);
 	}
-	if (group[0] || slots)
-		str_printf(c->events, sizeof(c->events), "{%s/slots/%s}%s%s", pmu, group, rest[0] ? "," : "", rest);
-	else
-		str_copy(c->events, sizeof(c->events), rest);
+	c->ev_first[c->n_px] = c->n_ev;
 	return 0;
 }
 
-/* perf has no metrics for the model (@c->reason says so): perf counts
- * the events perf's expressions read, they are evaluated here on its
- * counts.  0 when every aggregation ran, or the exit status after
- * not_compared(). */
+/* perf has no metrics for the model (@c->reason says so), or it has two
+ * core types: perf counts the events perf's expressions read, they are
+ * evaluated here on its counts.  0 when every aggregation ran, or the
+ * exit status after not_compared(). */
 static int events_mode(struct cmp *c)
 {
-	const struct plan_pmu *pp = c->pp;
-	const struct pmu_core *core = pp->core;
-	struct perfexpr_env env = {
-		.smt_on = c->app->budget.smt,
-		.core_wide = true, /* perf stat -a: every thread of each core (util/smt.c) */
-		.slots = core->slots,
-		.have_midr = core->have_cpuid && core->cpuid.arm,
-		.midr = core->cpuid.midr,
-	};
-	char why[256], names[512] = "";
-	size_t n = (size_t)c->n_ent * PERFEXPR_EVENTS_MAX;
+	char why[256], names[512] = "", files[256] = "";
+	size_t n = (size_t)c->n_ent * EV_MAX;
 	unsigned compared = 0;
+	int r = 0;
 
-	if (perfexpr_new(pp->ua, c->cats, &env, &c->px, why, sizeof(why)) < 0 ||
-	    events_argument(c, why, sizeof(why)) < 0) {
-		if (strncmp(pp->ua->metrics[0].table, "perf-tables", 11) == 0)
-			str_copy(c->fix, sizeof(c->fix), "a newer perf knows it: Linux's tools/perf from a recent kernel "
-				 "tree, or your distribution's backports");
-		else
-			str_printf(c->fix, sizeof(c->fix), "none: topdownd counts %s with formulas perf's tables do not have "
-				   "(reference/%s), so no perf can print them", pp->ua->name, pp->ua->metrics[0].table);
+	c->events_mode = true;
+	for (unsigned p = 0; p < c->n_px && r == 0; p++) {
+		const struct plan_pmu *pp = c->pps[p];
+		const struct pmu_core *core = pp->core;
+		struct perfexpr_env env = {
+			.smt_on = c->app->budget.smt,
+			.core_wide = true, /* perf stat -a: every thread of each core (util/smt.c) */
+			.slots = core->slots,
+			.have_midr = core->have_cpuid && core->cpuid.arm,
+			.midr = core->cpuid.midr,
+		};
+
+		r = perfexpr_new(pp->ua, pp->cats & c->cats, &env, &c->px[p], why, sizeof(why));
+		if (r < 0) {
+			if (strncmp(pp->ua->metrics[0].table, "perf-tables", 11) == 0)
+				str_copy(c->fix, sizeof(c->fix), "a newer perf knows it: Linux's tools/perf from a recent "
+					 "kernel tree, or your distribution's backports");
+			else
+				str_printf(c->fix, sizeof(c->fix), "none: topdownd counts %s with formulas perf's tables "
+					   "do not have (reference/%s), so no perf can print them", pp->ua->name,
+					   pp->ua->metrics[0].table);
+		}
+		if (!strstr(files, pp->ua->metrics[0].table))
+			str_printf(files + strlen(files), sizeof(files) - strlen(files), "%s%s", files[0] ? ", " : "",
+				   pp->ua->metrics[0].table);
+	}
+	if (r == 0 && events_argument(c, why, sizeof(why)) < 0)
+		r = -EINVAL;
+	if (r < 0)
 		return not_compared(c, "not compared: %s; perf's expressions cannot be evaluated on its events here: %s",
 				    c->reason, why);
-	}
 	str_printf(c->mode_note, sizeof(c->mode_note), "%s: perf counted the %u events of perf's expressions "
-		   "(%s), evaluated by topdownd on perf's counts", c->reason, c->n_ev, pp->ua->metrics[0].table);
+		   "(%s), evaluated by topdownd on perf's counts", c->reason, c->n_ev, files);
 	c->reason[0] = '\0';
 	c->cnt = malloc(n * sizeof(double));
 	c->cnt_run = malloc(n * sizeof(double));
 	c->sum = malloc(n * sizeof(double));
 	c->sum_run = malloc(n * sizeof(double));
-	if (!c->cnt || !c->cnt_run || !c->sum || !c->sum_run)
+	c->ent_px = malloc(c->n_ent * sizeof(int));
+	if (!c->cnt || !c->cnt_run || !c->sum || !c->sum_run || !c->ent_px)
 		return not_compared(c, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		c->cnt[i] = c->cnt_run[i] = NAN;
 	memset(c->run, 0, sizeof(c->run));
-	for (unsigned ag = 0; ag < CMP_AGGRS; ag++)
+	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
 		c->run[ag].perf_run[0] = c->run[ag].perf_run[1] = c->run[ag].td_run[0] = c->run[ag].td_run[1] = NAN;
+		/* A hybrid part's packages and host hold two core types:
+		 * perf's expressions are each core type's, topdownd's figures
+		 * of them both. */
+		if (c->n_px > 1 && (ag == CMP_PKG || ag == CMP_HOST))
+			c->run[ag].skipped = "two core types in it: perf's expressions are each core type's own";
+	}
 	run_aggr(c, CMP_CPU);
 	for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
 		c->run[ag].done = c->run[CMP_CPU].done;
@@ -1223,7 +1289,7 @@ static int events_mode(struct cmp *c)
 	for (unsigned i = 0; i < c->n_ev; i++)
 		if (!c->ev_counted[i])
 			str_printf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", names[0] ? ", " : "",
-				   perfexpr_event(c->px, i)->name);
+				   c->ev[i]->name);
 	for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++)
 		compared += c->run[CMP_CPU].node[cat].compared;
 	/* A PMU that does not count these events (an emulated one) reads 0
@@ -1295,7 +1361,16 @@ int compare_perf(struct app *app)
 	c.tol = cli->tolerance_pp / 100;
 	uname(&c.u);
 	r = prepare(&c);
-	for (unsigned ag = 0; r == 0 && ag < CMP_AGGRS; ag++) {
+	if (r == 0 && c.n_px > 1) {
+		/* A hybrid part: perf 6.1's -M fails there, and a newer perf's
+		 * metrics are each core type's; perf's events and expressions
+		 * per core type are the comparison. */
+		str_printf(c.reason, sizeof(c.reason), "%s and %s%s%s are %u core types, whose metrics perf keeps apart "
+			   "(perf 6.1's -M fails on a hybrid part)", c.pps[0]->core->name, c.pps[1]->core->name,
+			   c.n_px > 2 ? " and " : "", c.n_px > 2 ? c.pps[2]->core->name : "", c.n_px);
+		r = events_mode(&c);
+	}
+	for (unsigned ag = 0; r == 0 && !c.events_mode && ag < CMP_AGGRS; ag++) {
 		run_aggr(&c, (enum cmp_aggr)ag);
 		/* perf that cannot count these metrics at all: said once. */
 		if (ag == CMP_CPU && !c.run[ag].done) {
@@ -1326,6 +1401,8 @@ int compare_perf(struct app *app)
 	free(c.cnt_run);
 	free(c.sum);
 	free(c.sum_run);
-	perfexpr_free(c.px);
+	free(c.ent_px);
+	for (unsigned p = 0; p < c.n_px; p++)
+		perfexpr_free(c.px[p]);
 	return r;
 }
