@@ -1039,6 +1039,8 @@ static void report_text(const struct cmp *c, const struct verdict *v)
 {
 	const struct utsname *u = &c->u;
 	const char *others = c->others, *avail = c->avail;
+	int width = 22;
+
 	printf("%-13s %s\n", "topdownd:", topdownd_version);
 	printf("%-13s %s (%s)\n", "perf:", c->perf_version, c->perf);
 	printf("%-13s Linux %s (%s)\n", "Kernel:", u->release, u->machine);
@@ -1060,14 +1062,18 @@ static void report_text(const struct cmp *c, const struct verdict *v)
 	       "%-13s metrics on Intel's fixed counter 3) the kernel rotates them, each scales its\n"
 	       "%-13s counts by its own running time, so a workload that changes within an interval\n"
 	       "%-13s differs by what each side saw of it\n", "Sharing:", "", "", "");
-	printf("\n%-22s", "largest difference, pp");
+	/* The names' column as wide as its longest (AMD's level 2). */
+	for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++)
+		if (td_catset_has(c->cats, cat) && (int)strlen(td_cat[cat].name) + 1 > width)
+			width = (int)strlen(td_cat[cat].name) + 1;
+	printf("\n%-*s", width, "largest difference, pp");
 	for (unsigned ag = 0; ag < CMP_AGGRS; ag++)
 		printf(" %9s", aggr_info[ag].name);
 	printf("\n");
 	for (unsigned cat = 0; cat < TD_CAT_COUNT; cat++) {
 		if (!td_catset_has(c->cats, cat))
 			continue;
-		printf("%-22s", td_cat[cat].name);
+		printf("%-*s", width, td_cat[cat].name);
 		for (unsigned ag = 0; ag < CMP_AGGRS; ag++) {
 			const struct cmp_node *n = &c->run[ag].node[cat];
 
