@@ -112,7 +112,7 @@ struct cmp {
 	const struct ua_event *ev[EV_MAX];
 	char ev_name[EV_MAX][64];              /* perf's "event" of each */
 	bool ev_counted[EV_MAX];               /* perf printed a count above 0 for it */
-	char events[4096];                     /* -e's argument */
+	char events[8192];                     /* -e's argument */
 	char mode_note[TAIL_MAX];              /* why events mode, and from which tables */
 	double *cnt, *cnt_run, *sum, *sum_run; /* per CPU (entity) and event */
 	int *ent_px;                           /* per entity: its PMU, -1 none, -2 two */
@@ -1180,15 +1180,17 @@ static int events_argument(struct cmp *c, char *why, size_t size)
 	out[0] = '\0';
 	for (unsigned p = 0; p < c->n_px; p++) {
 		const char *pmu = c->pps[p]->core->name;
-		char group[1024] = "", rest[3072] = "";
+		char group[1024] = "", rest[4096] = "";
 		bool slots = false;
 
 		c->ev_first[p] = c->n_ev;
 		for (unsigned j = 0; j < perfexpr_n_events(c->px[p]); j++) {
 			unsigned i = c->n_ev++;
 			const struct ua_event *ev = perfexpr_event(c->px[p], j);
-			bool metrics = ev->sysfs &&
-				       (strcmp(ev->sysfs, "slots") == 0 || strncmp(ev->sysfs, "topdown-", 8) == 0);
+			/* The kernel's PERF_METRICS events (slots and the metrics
+			 * on fixed counter 3: no counter in the table); Skymont's
+			 * topdown-* are events of its own fixed counters. */
+			bool metrics = ev->sysfs && !ev->counter;
 
 			c->ev[i] = ev;
 			if (ev->sysfs) {
@@ -1218,6 +1220,11 @@ static int events_argument(struct cmp *c, char *why, size_t size)
 			str_printf(out + strlen(out), room - strlen(out), "%s%s", out[0] ? "," : "", rest);
 	}
 	c->ev_first[c->n_px] = c->n_ev;
+	/* str_printf truncates: a list that filled its buffer may be cut. */
+	if (strlen(out) + 1 >= room) {
+		str_printf(why, size, "perf's -e argument for %u events is longer than %zu bytes", c->n_ev, room - 1);
+		return -E2BIG;
+	}
 	return 0;
 }
 

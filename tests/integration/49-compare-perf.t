@@ -38,7 +38,7 @@ command -v perf >/dev/null || missing_all "perf is not installed (make deps inst
 [ "$(id -u)" -eq 0 ] || missing_all "needs root for a private mount namespace (CI runs as root)"
 unshare --mount --propagation private true 2>/dev/null || missing_all "unshare --mount is not permitted here"
 
-plan 161
+plan 162
 
 SCEN=$ROOT/tests/scenarios
 SYSNS=$ROOT/tests/oracle/sysns
@@ -270,6 +270,9 @@ arlh-hybrid (Arrow Lake-H, its low-power E-cores not counted)|arlh-hybrid|Genuin
 EOF
 TABLES=perf-tables-7.2 compare lnl-hybrid GenuineIntel-6-BD-0 "$SCEN/parity-lnl.json" --json --tolerance 0.05
 is "$(dep cpu)" "resource_bound 6 3 0" "Lunar Lake's E-cores: perf's resource_bound below 0 (2 CPUs x 3 intervals, by 3 pp), 0 in topdownd"
+is "$(jq -r '.perf_events' "$OUT" | grep -o '{[^}]*}\|cpu_atom/topdown-[a-z-]*/' | tr '\n' ' ')" \
+	"{cpu_core/slots/,cpu_core/topdown-retiring/,cpu_core/topdown-fe-bound/,cpu_core/topdown-bad-spec/,cpu_core/topdown-be-bound/,cpu_core/topdown-heavy-ops/,cpu_core/topdown-br-mispredict/,cpu_core/topdown-fetch-lat/,cpu_core/topdown-mem-bound/} cpu_atom/topdown-retiring/ cpu_atom/topdown-fe-bound/ " \
+	"... the P-cores' PERF_METRICS events in a group led by slots; Skymont's topdown-retiring and topdown-fe-bound (its fixed counters 6 and 5) alone"
 TABLES=perf-tables-7.2 compare ptl-hybrid GenuineIntel-6-CC-0 "$SCEN/parity-lnl.json"
 is "$RC" 1 "Panther Lake (no perf reference): exit 1"
 is "$(cat "$ERR")" "topdownd: not compared: no perf reference for this model: perf's tables have no TopDown metric for PERF_METRICS (model not in topdownd's tables) (GenuineIntel-6-CC), so there is nothing of perf's to compare with" \
