@@ -187,9 +187,13 @@ static void load_pmus(void)
 			buf[strcspn(buf, "\n")] = '\0';
 			/* Arrow Lake-H's and Panther Lake's too (case
 			 * INTEL_ARROWLAKE_H, and INTEL_PANTHERLAKE_L's
-			 * lnl_common: intel_pmu_init_skt() for cpu_atom). */
+			 * lnl_common: intel_pmu_init_skt() for cpu_atom), and
+			 * Nova Lake's Arctic Wolf (case INTEL_NOVALAKE:
+			 * intel_pmu_init_arw() gives it intel_arw_event_constraints,
+			 * the same three codes on fixed counters 4-6;
+			 * reference/kernel/intel-core-nvl-constraints.c). */
 			p->skt_fixed = !strcmp(buf, "lunarlake_hybrid") || !strcmp(buf, "arrowlake_h_hybrid") ||
-				       !strcmp(buf, "pantherlake_hybrid");
+				       !strcmp(buf, "pantherlake_hybrid") || !strcmp(buf, "novalake_hybrid");
 		}
 		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/cpus", p->name);
 		if (p->core && exists(rel)) {

@@ -174,6 +174,7 @@ RUN_TABLES=$ROOT/reference/perf-tables-7.2 \
 run "adl-hybrid: slots/metric config on cpu_atom: EINVAL" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open hybrid_atom_no_slots
 run "adl-hybrid: Gracemont has no fixed counters 4-6: those three codes take general-purpose counters, the 6 of them hold cycles aside and no 7th event" "$fixtures/adl-hybrid" "$tmp/basic.json" 0 test_open skymont_fixed_counters
 FAKEPMU_TEST_SKYMONT=1 RUN_TABLES=$ROOT/reference/perf-tables-7.2 run "lnl-hybrid: Skymont's fixed counters 4-6 take TOPDOWN_BAD_SPECULATION, _FE_BOUND and _RETIRING (0x0073, 0x019c, 0x02c2), a general-purpose counter when taken" "$fixtures/lnl-hybrid" "$tmp/basic.json" 0 test_open skymont_fixed_counters
+FAKEPMU_TEST_SKYMONT=1 RUN_TABLES=$ROOT/reference/perf-tables-7.2 run "nvl-hybrid: Arctic Wolf's fixed counters 4-6 (intel_arw_event_constraints) take the same three codes, a general-purpose counter when taken" "$fixtures/nvl-hybrid" "$tmp/plain.json" 0 test_open skymont_fixed_counters
 run "vm-nopmu: type 4 and generic events: ENOENT" "$fixtures/vm-nopmu" "$tmp/plain.json" 0 test_open vm_no_core_pmu
 run "spr-holes: CPU offline at open: ENODEV" "$fixtures/spr-holes" "$tmp/basic.json" 0 test_open offline_cpu_enodev
 run "skx-1s: no events/slots, slots/metric config: EINVAL" "$fixtures/skx-1s" "$tmp/plain.json" 0 test_open skx_no_slots
