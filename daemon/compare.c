@@ -984,7 +984,9 @@ static json_t *report_json(const struct cmp *c, const struct verdict *v)
 		json_t *a = json_object(), *nodes = json_array();
 
 		json_object_set_new(a, "aggregation", json_string(aggr_info[ag].name));
-		json_object_set_new(a, "perf_option", json_string(aggr_info[ag].perf_arg ? aggr_info[ag].perf_arg : "-a"));
+		/* Events mode: every aggregation from -A's counts, summed. */
+		json_object_set_new(a, "perf_option", json_string(c->events_mode ? "-A" :
+								  aggr_info[ag].perf_arg ? aggr_info[ag].perf_arg : "-a"));
 		json_object_set_new(a, "intervals_compared", json_integer(run->intervals));
 		json_object_set_new(a, "perf_records", json_integer(run->records));
 		json_object_set_new(a, "error", run->skipped ? json_string(run->skipped) :

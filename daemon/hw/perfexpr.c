@@ -168,14 +168,21 @@ static struct metric *metric_of(struct perfexpr *x, const char *name, const char
 	return pm ? metric_add(x, pm->name, pm->expr, in) : NULL;
 }
 
+/* The event of @ua's table that @name names, or NULL. */
+static const struct ua_event *event_find(const struct uarch *ua, const char *name)
+{
+	for (unsigned i = 0; i < ua->n_events; i++)
+		if (perfexpr_same_event(name, ua->events[i].name) ||
+		    (ua->events[i].sysfs && perfexpr_same_event(name, ua->events[i].sysfs)))
+			return &ua->events[i];
+	return NULL;
+}
+
+/* @name's variable: an event perf is to count. */
 static int event_of(struct perfexpr *x, const char *name, unsigned *index)
 {
-	const struct ua_event *ev = NULL;
+	const struct ua_event *ev = event_find(x->ua, name);
 
-	for (unsigned i = 0; i < x->ua->n_events && !ev; i++)
-		if (perfexpr_same_event(name, x->ua->events[i].name) ||
-		    (x->ua->events[i].sysfs && perfexpr_same_event(name, x->ua->events[i].sysfs)))
-			ev = &x->ua->events[i];
 	if (!ev)
 		return -ENOENT;
 	for (unsigned i = 0; i < x->n_events; i++)
@@ -237,7 +244,6 @@ static int literal(void *arg, const char *name, double *value)
 static int function(void *arg, const char *fn, const char *name, double *value)
 {
 	struct perfexpr *x = arg;
-	unsigned ignored;
 
 	if (strcmp(fn, "strcmp_cpuid_str") == 0 && x->env.have_midr) {
 		/* perf: 1 where the CPU is the part named, at its variant and
@@ -246,7 +252,9 @@ static int function(void *arg, const char *fn, const char *name, double *value)
 		return 0;
 	}
 	if (strcmp(fn, "has_event") == 0) {
-		*value = event_of(x, name, &ignored) == 0;
+		/* Whether it can be counted here; counting it is the
+		 * expression's business if it reads it. */
+		*value = event_find(x->ua, name) != NULL;
 		return 0;
 	}
 	str_printf(x->why, sizeof(x->why), "%s reads %s(%s), which is not known here",

@@ -38,7 +38,7 @@ command -v perf >/dev/null || missing_all "perf is not installed (make deps inst
 [ "$(id -u)" -eq 0 ] || missing_all "needs root for a private mount namespace (CI runs as root)"
 unshare --mount --propagation private true 2>/dev/null || missing_all "unshare --mount is not permitted here"
 
-plan 162
+plan 163
 
 SCEN=$ROOT/tests/scenarios
 SYSNS=$ROOT/tests/oracle/sysns
@@ -138,6 +138,8 @@ dep() { jq -r --arg a "$1" '[.aggregations[] | select(.aggregation == $a) | .nod
 is "$(dep cpu)" "branch_mispredicts 0 null 3, machine_clears 12 1.8 3, fetch_bandwidth 12 3 0, core_bound 12 2.7 0" \
 	"AmpereOne: perf's values below 0 (4 CPUs x 3 intervals, down to 1.8, 3 and 2.7 pp) and without one (CPU 3 x 3), each 0 in topdownd"
 is "$(dep host)" "" "... none for the host, whose sums are inside"
+is "$(jq -r '.aggregations | map(.perf_option) | join(" ")' "$OUT")" "-A -A -A -A" \
+	"... every aggregation from one perf stat -A: the CPUs' counts, summed per core, package and host"
 is "$(jq -r '.perf_events' "$OUT" | grep -o 'armv8_pmuv3_0/[^/]*/' | head -2 | tr '\n' ' ')" \
 	"armv8_pmuv3_0/event=0x3a,name=topdownd_e0/ armv8_pmuv3_0/event=0x11,name=topdownd_e1/ " \
 	"... perf was given each event's encoding from topdownd's table on the PMU, named so its records are found"
