@@ -5,7 +5,7 @@
 
 #include "perfexpr_tables.h"
 
-static const struct px_metric file0[] = { /* perf-tables/x86/sapphirerapids/spr-metrics.json */
+static const struct px_metric metrics0[] = { /* perf-tables/x86/sapphirerapids/spr-metrics.json */
 	{ "tma_backend_bound", NULL, "100%",
 	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)" },
 	{ "tma_bad_speculation", NULL, "100%",
@@ -33,7 +33,7 @@ static const struct px_metric file0[] = { /* perf-tables/x86/sapphirerapids/spr-
 	{ "tma_retiring", NULL, "100%",
 	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)" },
 };
-static const struct px_metric file1[] = { /* perf-tables/x86/emeraldrapids/emr-metrics.json */
+static const struct px_metric metrics1[] = { /* perf-tables/x86/emeraldrapids/emr-metrics.json */
 	{ "tma_backend_bound", NULL, "100%",
 	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots" },
 	{ "tma_bad_speculation", NULL, "100%",
@@ -61,7 +61,7 @@ static const struct px_metric file1[] = { /* perf-tables/x86/emeraldrapids/emr-m
 	{ "tma_retiring", NULL, "100%",
 	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * tma_info_thread_slots" },
 };
-static const struct px_metric file2[] = { /* perf-tables/x86/graniterapids/gnr-metrics.json */
+static const struct px_metric metrics2[] = { /* perf-tables/x86/graniterapids/gnr-metrics.json */
 	{ "tma_backend_bound", NULL, "100%",
 	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots" },
 	{ "tma_bad_speculation", NULL, "100%",
@@ -89,7 +89,7 @@ static const struct px_metric file2[] = { /* perf-tables/x86/graniterapids/gnr-m
 	{ "tma_retiring", NULL, "100%",
 	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots" },
 };
-static const struct px_metric file3[] = { /* perf-tables/x86/alderlake/adl-metrics.json */
+static const struct px_metric metrics3[] = { /* perf-tables/x86/alderlake/adl-metrics.json */
 	{ "tma_backend_bound", "cpu_atom", "100%",
 	  "TOPDOWN_BE_BOUND.ALL / tma_info_core_slots" },
 	{ "tma_backend_bound_aux", "cpu_atom", "100%",
@@ -153,7 +153,7 @@ static const struct px_metric file3[] = { /* perf-tables/x86/alderlake/adl-metri
 	{ "tma_retiring", "cpu_core", "100%",
 	  "cpu_core@topdown\\-retiring@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots" },
 };
-static const struct px_metric file4[] = { /* perf-tables/x86/sierraforest/srf-metrics.json */
+static const struct px_metric metrics4[] = { /* perf-tables/x86/sierraforest/srf-metrics.json */
 	{ "tma_backend_bound", NULL, "100%",
 	  "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)" },
 	{ "tma_bad_speculation", NULL, "100%",
@@ -175,29 +175,7 @@ static const struct px_metric file4[] = { /* perf-tables/x86/sierraforest/srf-me
 	{ "tma_retiring", NULL, "100%",
 	  "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)" },
 };
-static const struct px_metric file5[] = { /* perf-tables/x86/grandridge/grr-metrics.json */
-	{ "tma_backend_bound", NULL, "100%",
-	  "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)" },
-	{ "tma_bad_speculation", NULL, "100%",
-	  "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)" },
-	{ "tma_branch_mispredicts", NULL, "100%",
-	  "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)" },
-	{ "tma_core_bound", NULL, "100%",
-	  "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)" },
-	{ "tma_frontend_bound", NULL, "100%",
-	  "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)" },
-	{ "tma_ifetch_bandwidth", NULL, "100%",
-	  "TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH / (6 * CPU_CLK_UNHALTED.CORE)" },
-	{ "tma_ifetch_latency", NULL, "100%",
-	  "TOPDOWN_FE_BOUND.FRONTEND_LATENCY / (6 * CPU_CLK_UNHALTED.CORE)" },
-	{ "tma_machine_clears", NULL, "100%",
-	  "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)" },
-	{ "tma_resource_bound", NULL, "100%",
-	  "tma_backend_bound - tma_core_bound" },
-	{ "tma_retiring", NULL, "100%",
-	  "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)" },
-};
-static const struct px_metric file6[] = { /* perf-tables/x86/amdzen4/pipeline.json */
+static const struct px_metric metrics5[] = { /* perf-tables/x86/amdzen4/pipeline.json */
 	{ "total_dispatch_slots", NULL, NULL,
 	  "6 * ls_not_halted_cyc" },
 	{ "frontend_bound", NULL, "100%",
@@ -227,7 +205,7 @@ static const struct px_metric file6[] = { /* perf-tables/x86/amdzen4/pipeline.js
 	{ "retiring_microcode", NULL, "100%",
 	  "retiring * d_ratio(ex_ret_ucode_ops, ex_ret_ops)" },
 };
-static const struct px_metric file7[] = { /* perf-tables-6.1/x86/icelakex/icx-metrics.json */
+static const struct px_metric metrics6[] = { /* perf-tables-6.1/x86/icelakex/icx-metrics.json */
 	{ "tma_frontend_bound", NULL, "100%",
 	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / SLOTS" },
 	{ "tma_fetch_latency", NULL, "100%",
@@ -257,37 +235,7 @@ static const struct px_metric file7[] = { /* perf-tables-6.1/x86/icelakex/icx-me
 	{ "SLOTS", NULL, NULL,
 	  "TOPDOWN.SLOTS" },
 };
-static const struct px_metric file8[] = { /* perf-tables-6.1/x86/icelake/icl-metrics.json */
-	{ "tma_frontend_bound", NULL, "100%",
-	  "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / SLOTS" },
-	{ "tma_fetch_latency", NULL, "100%",
-	  "(5 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE - INT_MISC.UOP_DROPPING) / SLOTS" },
-	{ "tma_fetch_bandwidth", NULL, "100%",
-	  "max(0, tma_frontend_bound - tma_fetch_latency)" },
-	{ "tma_bad_speculation", NULL, "100%",
-	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)" },
-	{ "tma_branch_mispredicts", NULL, "100%",
-	  "(BR_MISP_RETIRED.ALL_BRANCHES / (BR_MISP_RETIRED.ALL_BRANCHES + MACHINE_CLEARS.COUNT)) * tma_bad_speculation" },
-	{ "tma_machine_clears", NULL, "100%",
-	  "max(0, tma_bad_speculation - tma_branch_mispredicts)" },
-	{ "tma_backend_bound", NULL, "100%",
-	  "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + (5 * cpu@INT_MISC.RECOVERY_CYCLES\\,cmask\\=1\\,edge@) / SLOTS" },
-	{ "tma_memory_bound", NULL, "100%",
-	  "((CYCLE_ACTIVITY.STALLS_MEM_ANY + EXE_ACTIVITY.BOUND_ON_STORES) / (CYCLE_ACTIVITY.STALLS_TOTAL + (EXE_ACTIVITY.1_PORTS_UTIL + tma_retiring * EXE_ACTIVITY.2_PORTS_UTIL) + EXE_ACTIVITY.BOUND_ON_STORES)) * tma_backend_bound" },
-	{ "tma_core_bound", NULL, "100%",
-	  "max(0, tma_backend_bound - tma_memory_bound)" },
-	{ "tma_retiring", NULL, "100%",
-	  "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) + 0*SLOTS" },
-	{ "tma_light_operations", NULL, "100%",
-	  "max(0, tma_retiring - tma_heavy_operations)" },
-	{ "tma_heavy_operations", NULL, "100%",
-	  "tma_microcode_sequencer + tma_retiring * (UOPS_DECODED.DEC0 - cpu@UOPS_DECODED.DEC0\\,cmask\\=1@) / IDQ.MITE_UOPS" },
-	{ "tma_microcode_sequencer", NULL, "100%",
-	  "((tma_retiring * SLOTS) / UOPS_ISSUED.ANY) * IDQ.MS_UOPS / SLOTS" },
-	{ "SLOTS", NULL, NULL,
-	  "TOPDOWN.SLOTS" },
-};
-static const struct px_metric file9[] = { /* perf-tables-6.1/x86/skylakex/skx-metrics.json */
+static const struct px_metric metrics7[] = { /* perf-tables-6.1/x86/skylakex/skx-metrics.json */
 	{ "tma_frontend_bound", NULL, "100%",
 	  "IDQ_UOPS_NOT_DELIVERED.CORE / SLOTS" },
 	{ "tma_fetch_latency", NULL, "100%",
@@ -319,39 +267,7 @@ static const struct px_metric file9[] = { /* perf-tables-6.1/x86/skylakex/skx-me
 	{ "CORE_CLKS", NULL, NULL,
 	  "((CPU_CLK_UNHALTED.THREAD / 2) * (1 + CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_XCLK)) if #core_wide < 1 else (CPU_CLK_UNHALTED.THREAD_ANY / 2) if #SMT_on else CLKS" },
 };
-static const struct px_metric file10[] = { /* perf-tables-6.1/x86/skylake/skl-metrics.json */
-	{ "tma_frontend_bound", NULL, "100%",
-	  "IDQ_UOPS_NOT_DELIVERED.CORE / SLOTS" },
-	{ "tma_fetch_latency", NULL, "100%",
-	  "4 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / SLOTS" },
-	{ "tma_fetch_bandwidth", NULL, "100%",
-	  "tma_frontend_bound - tma_fetch_latency" },
-	{ "tma_bad_speculation", NULL, "100%",
-	  "(UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + 4 * ((INT_MISC.RECOVERY_CYCLES_ANY / 2) if #SMT_on else INT_MISC.RECOVERY_CYCLES)) / SLOTS" },
-	{ "tma_branch_mispredicts", NULL, "100%",
-	  "(BR_MISP_RETIRED.ALL_BRANCHES / (BR_MISP_RETIRED.ALL_BRANCHES + MACHINE_CLEARS.COUNT)) * tma_bad_speculation" },
-	{ "tma_machine_clears", NULL, "100%",
-	  "tma_bad_speculation - tma_branch_mispredicts" },
-	{ "tma_backend_bound", NULL, "100%",
-	  "1 - tma_frontend_bound - (UOPS_ISSUED.ANY + 4 * ((INT_MISC.RECOVERY_CYCLES_ANY / 2) if #SMT_on else INT_MISC.RECOVERY_CYCLES)) / SLOTS" },
-	{ "tma_memory_bound", NULL, "100%",
-	  "((CYCLE_ACTIVITY.STALLS_MEM_ANY + EXE_ACTIVITY.BOUND_ON_STORES) / (CYCLE_ACTIVITY.STALLS_TOTAL + (EXE_ACTIVITY.1_PORTS_UTIL + tma_retiring * EXE_ACTIVITY.2_PORTS_UTIL) + EXE_ACTIVITY.BOUND_ON_STORES)) * tma_backend_bound" },
-	{ "tma_core_bound", NULL, "100%",
-	  "tma_backend_bound - tma_memory_bound" },
-	{ "tma_retiring", NULL, "100%",
-	  "UOPS_RETIRED.RETIRE_SLOTS / SLOTS" },
-	{ "tma_light_operations", NULL, "100%",
-	  "tma_retiring - tma_heavy_operations" },
-	{ "tma_heavy_operations", NULL, "100%",
-	  "(UOPS_RETIRED.RETIRE_SLOTS + UOPS_RETIRED.MACRO_FUSED - INST_RETIRED.ANY) / SLOTS" },
-	{ "CLKS", NULL, NULL,
-	  "CPU_CLK_UNHALTED.THREAD" },
-	{ "SLOTS", NULL, NULL,
-	  "4 * CORE_CLKS" },
-	{ "CORE_CLKS", NULL, NULL,
-	  "((CPU_CLK_UNHALTED.THREAD / 2) * (1 + CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_XCLK)) if #core_wide < 1 else (CPU_CLK_UNHALTED.THREAD_ANY / 2) if #SMT_on else CLKS" },
-};
-static const struct px_metric file11[] = { /* perf-tables-7.2/x86/lunarlake/lnl-metrics.json */
+static const struct px_metric metrics8[] = { /* perf-tables-7.2/x86/lunarlake/lnl-metrics.json */
 	{ "tma_backend_bound", "cpu_atom", "100%",
 	  "cpu_atom@TOPDOWN_BE_BOUND.ALL_P@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
 	{ "tma_bad_speculation", "cpu_atom", "100%",
@@ -397,53 +313,7 @@ static const struct px_metric file11[] = { /* perf-tables-7.2/x86/lunarlake/lnl-
 	{ "tma_retiring", "cpu_core", "100%",
 	  "cpu_core@topdown\\-retiring@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)" },
 };
-static const struct px_metric file12[] = { /* perf-tables-7.2/x86/arrowlake/arl-metrics.json */
-	{ "tma_backend_bound", "cpu_atom", "100%",
-	  "cpu_atom@TOPDOWN_BE_BOUND.ALL_P@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
-	{ "tma_bad_speculation", "cpu_atom", "100%",
-	  "cpu_atom@TOPDOWN_BAD_SPECULATION.ALL_P@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
-	{ "tma_branch_mispredicts", "cpu_atom", "100%",
-	  "cpu_atom@TOPDOWN_BAD_SPECULATION.MISPREDICT@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
-	{ "tma_core_bound", "cpu_atom", "100%",
-	  "cpu_atom@TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
-	{ "tma_frontend_bound", "cpu_atom", "100%",
-	  "cpu_atom@TOPDOWN_FE_BOUND.ALL@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
-	{ "tma_ifetch_bandwidth", "cpu_atom", "100%",
-	  "cpu_atom@TOPDOWN_FE_BOUND.FRONTEND_BANDWIDTH@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
-	{ "tma_ifetch_latency", "cpu_atom", "100%",
-	  "cpu_atom@TOPDOWN_FE_BOUND.FRONTEND_LATENCY@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
-	{ "tma_machine_clears", "cpu_atom", "100%",
-	  "cpu_atom@TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
-	{ "tma_resource_bound", "cpu_atom", "100%",
-	  "tma_backend_bound - tma_core_bound" },
-	{ "tma_retiring", "cpu_atom", "100%",
-	  "cpu_atom@TOPDOWN_RETIRING.ALL@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" },
-	{ "tma_backend_bound", "cpu_core", "100%",
-	  "cpu_core@topdown\\-be\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)" },
-	{ "tma_bad_speculation", "cpu_core", "100%",
-	  "cpu_core@topdown\\-bad\\-spec@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)" },
-	{ "tma_branch_mispredicts", "cpu_core", "100%",
-	  "cpu_core@topdown\\-br\\-mispredict@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)" },
-	{ "tma_core_bound", "cpu_core", "100%",
-	  "max(0, tma_backend_bound - tma_memory_bound)" },
-	{ "tma_fetch_bandwidth", "cpu_core", "100%",
-	  "max(0, tma_frontend_bound - tma_fetch_latency)" },
-	{ "tma_fetch_latency", "cpu_core", "100%",
-	  "cpu_core@topdown\\-fetch\\-lat@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)" },
-	{ "tma_frontend_bound", "cpu_core", "100%",
-	  "cpu_core@topdown\\-fe\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)" },
-	{ "tma_heavy_operations", "cpu_core", "100%",
-	  "cpu_core@topdown\\-heavy\\-ops@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)" },
-	{ "tma_light_operations", "cpu_core", "100%",
-	  "max(0, tma_retiring - tma_heavy_operations)" },
-	{ "tma_machine_clears", "cpu_core", "100%",
-	  "max(0, tma_bad_speculation - tma_branch_mispredicts)" },
-	{ "tma_memory_bound", "cpu_core", "100%",
-	  "cpu_core@topdown\\-mem\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)" },
-	{ "tma_retiring", "cpu_core", "100%",
-	  "cpu_core@topdown\\-retiring@ / (cpu_core@topdown\\-fe\\-bound@ + cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + cpu_core@topdown\\-be\\-bound@)" },
-};
-static const struct px_metric file13[] = { /* perf-tables-7.2/x86/amdzen5/pipeline.json */
+static const struct px_metric metrics9[] = { /* perf-tables-7.2/x86/amdzen5/pipeline.json */
 	{ "total_dispatch_slots", NULL, "1slots",
 	  "8 * ls_not_halted_cyc" },
 	{ "frontend_bound", NULL, "100%slots",
@@ -473,7 +343,7 @@ static const struct px_metric file13[] = { /* perf-tables-7.2/x86/amdzen5/pipeli
 	{ "retiring_from_microcode", NULL, "100%slots",
 	  "retiring * d_ratio(ex_ret_ucode_ops, ex_ret_ops)" },
 };
-static const struct px_metric file14[] = { /* perf-tables-7.2/x86/amdzen6/pipeline.json */
+static const struct px_metric metrics10[] = { /* perf-tables-7.2/x86/amdzen6/pipeline.json */
 	{ "total_dispatch_slots", NULL, "1slots",
 	  "8 * ls_not_halted_cyc" },
 	{ "frontend_bound", NULL, "100%slots",
@@ -503,7 +373,7 @@ static const struct px_metric file14[] = { /* perf-tables-7.2/x86/amdzen6/pipeli
 	{ "retiring_from_microcode", NULL, "100%slots",
 	  "retiring * d_ratio(ex_ret_ucode_ops, ex_ret_ops)" },
 };
-static const struct px_metric file15[] = { /* perf-tables/arm64/sbsa.json */
+static const struct px_metric metrics11[] = { /* perf-tables/arm64/sbsa.json */
 	{ "frontend_bound", NULL, "1percent of slots",
 	  "100 * (stall_slot_frontend / (#slots * cpu_cycles))" },
 	{ "bad_speculation", NULL, "1percent of slots",
@@ -513,7 +383,7 @@ static const struct px_metric file15[] = { /* perf-tables/arm64/sbsa.json */
 	{ "backend_bound", NULL, "1percent of slots",
 	  "100 * (stall_slot_backend / (#slots * cpu_cycles))" },
 };
-static const struct px_metric file16[] = { /* perf-tables/arm64/arm/neoverse-v1/metrics.json */
+static const struct px_metric metrics12[] = { /* perf-tables/arm64/arm/neoverse-v1/metrics.json */
 	{ "backend_bound", NULL, "1percent of slots",
 	  "100 * (stall_slot_backend / (#slots * cpu_cycles))" },
 	{ "bad_speculation", NULL, "1percent of slots",
@@ -523,7 +393,7 @@ static const struct px_metric file16[] = { /* perf-tables/arm64/arm/neoverse-v1/
 	{ "retiring", NULL, "1percent of slots",
 	  "100 * ((op_retired / op_spec) * (1 - stall_slot / (#slots * cpu_cycles)))" },
 };
-static const struct px_metric file17[] = { /* perf-tables/arm64/arm/neoverse-n2-v2/metrics.json */
+static const struct px_metric metrics13[] = { /* perf-tables/arm64/arm/neoverse-n2-v2/metrics.json */
 	{ "backend_bound", NULL, "1percent of slots",
 	  "(100 * ((STALL_SLOT_BACKEND / (CPU_CYCLES * #slots)) - ((BR_MIS_PRED * 3) / CPU_CYCLES)))" },
 	{ "bad_speculation", NULL, "1percent of slots",
@@ -533,17 +403,7 @@ static const struct px_metric file17[] = { /* perf-tables/arm64/arm/neoverse-n2-
 	{ "retiring", NULL, "1percent of slots",
 	  "(100 * ((OP_RETIRED / OP_SPEC) * (1 - (((STALL_SLOT) if (strcmp_cpuid_str(0x410fd493) | strcmp_cpuid_str(0x410fd490) ^ 1) else (STALL_SLOT - CPU_CYCLES)) / (CPU_CYCLES * #slots)))))" },
 };
-static const struct px_metric file18[] = { /* perf-tables-7.2/arm64/sbsa.json */
-	{ "frontend_bound", NULL, "1percent of slots",
-	  "100 * (stall_slot_frontend / (#slots * cpu_cycles))" },
-	{ "bad_speculation", NULL, "1percent of slots",
-	  "100 * ((1 - op_retired / op_spec) * (1 - stall_slot / (#slots * cpu_cycles)))" },
-	{ "retiring", NULL, "1percent of slots",
-	  "100 * ((op_retired / op_spec) * (1 - stall_slot / (#slots * cpu_cycles)))" },
-	{ "backend_bound", NULL, "1percent of slots",
-	  "100 * (stall_slot_backend / (#slots * cpu_cycles))" },
-};
-static const struct px_metric file19[] = { /* perf-tables-7.2/arm64/arm/neoverse-v3/metrics.json */
+static const struct px_metric metrics14[] = { /* perf-tables-7.2/arm64/arm/neoverse-v3/metrics.json */
 	{ "backend_bound", NULL, "1percent of slots",
 	  "100 * (stall_slot_backend / (#slots * cpu_cycles))" },
 	{ "bad_speculation", NULL, "1percent of slots",
@@ -553,7 +413,7 @@ static const struct px_metric file19[] = { /* perf-tables-7.2/arm64/arm/neoverse
 	{ "retiring", NULL, "1percent of slots",
 	  "100 * ((op_retired / op_spec) * (1 - stall_slot / (#slots * cpu_cycles)))" },
 };
-static const struct px_metric file20[] = { /* perf-tables-7.2/arm64/arm/neoverse-n3/metrics.json */
+static const struct px_metric metrics15[] = { /* perf-tables-7.2/arm64/arm/neoverse-n3/metrics.json */
 	{ "backend_bound", NULL, "1percent of slots",
 	  "100 * (stall_slot_backend / (#slots * cpu_cycles))" },
 	{ "bad_speculation", NULL, "1percent of slots",
@@ -563,7 +423,7 @@ static const struct px_metric file20[] = { /* perf-tables-7.2/arm64/arm/neoverse
 	{ "retiring", NULL, "1percent of slots",
 	  "100 * ((op_retired / op_spec) * (1 - stall_slot / (#slots * cpu_cycles)))" },
 };
-static const struct px_metric file21[] = { /* perf-tables-7.2/arm64/ampere/ampereone/metrics.json */
+static const struct px_metric metrics16[] = { /* perf-tables-7.2/arm64/ampere/ampereone/metrics.json */
 	{ "backend_bound", NULL, "1percent of slots",
 	  "100 * (stall_slot_backend / (#slots * cpu_cycles))" },
 	{ "frontend_bound", NULL, "1percent of slots",
@@ -587,7 +447,7 @@ static const struct px_metric file21[] = { /* perf-tables-7.2/arm64/ampere/amper
 	{ "pipe_utilization", NULL, "1percent of slots",
 	  "100 * ((IXU_NUM_UOPS_ISSUED + FSU_ISSUED) / (CPU_CYCLES * 6))" },
 };
-static const struct px_metric file22[] = { /* perf-tables-7.2/arm64/ampere/ampereonex/metrics.json */
+static const struct px_metric metrics17[] = { /* perf-tables-7.2/arm64/ampere/ampereonex/metrics.json */
 	{ "backend_bound", NULL, "1percent of slots",
 	  "100 * (stall_slot_backend / (#slots * cpu_cycles))" },
 	{ "frontend_bound", NULL, "1percent of slots",
@@ -611,7 +471,7 @@ static const struct px_metric file22[] = { /* perf-tables-7.2/arm64/ampere/amper
 	{ "pipe_utilization", NULL, "1percent of slots",
 	  "100 * ((IXU_NUM_UOPS_ISSUED + FSU_ISSUED) / (CPU_CYCLES * 6))" },
 };
-static const struct px_metric file23[] = { /* perf-tables-7.2/arm64/nvidia/t410/metrics.json */
+static const struct px_metric metrics18[] = { /* perf-tables-7.2/arm64/nvidia/t410/metrics.json */
 	{ "backend_bound", NULL, "1percent of slots",
 	  "100 * (STALL_SLOT_BACKEND / CPU_SLOT)" },
 	{ "bad_speculation", NULL, "1percent of slots",
@@ -623,29 +483,29 @@ static const struct px_metric file23[] = { /* perf-tables-7.2/arm64/nvidia/t410/
 };
 
 const struct px_file perfexpr_files[] = {
-	{ "perf-tables/x86/sapphirerapids/spr-metrics.json", file0, 13 },
-	{ "perf-tables/x86/emeraldrapids/emr-metrics.json", file1, 13 },
-	{ "perf-tables/x86/graniterapids/gnr-metrics.json", file2, 13 },
-	{ "perf-tables/x86/alderlake/adl-metrics.json", file3, 31 },
-	{ "perf-tables/x86/sierraforest/srf-metrics.json", file4, 10 },
-	{ "perf-tables/x86/grandridge/grr-metrics.json", file5, 10 },
-	{ "perf-tables/x86/amdzen4/pipeline.json", file6, 14 },
-	{ "perf-tables-6.1/x86/icelakex/icx-metrics.json", file7, 14 },
-	{ "perf-tables-6.1/x86/icelake/icl-metrics.json", file8, 14 },
-	{ "perf-tables-6.1/x86/skylakex/skx-metrics.json", file9, 15 },
-	{ "perf-tables-6.1/x86/skylake/skl-metrics.json", file10, 15 },
-	{ "perf-tables-7.2/x86/lunarlake/lnl-metrics.json", file11, 22 },
-	{ "perf-tables-7.2/x86/arrowlake/arl-metrics.json", file12, 22 },
-	{ "perf-tables-7.2/x86/amdzen5/pipeline.json", file13, 14 },
-	{ "perf-tables-7.2/x86/amdzen6/pipeline.json", file14, 14 },
-	{ "perf-tables/arm64/sbsa.json", file15, 4 },
-	{ "perf-tables/arm64/arm/neoverse-v1/metrics.json", file16, 4 },
-	{ "perf-tables/arm64/arm/neoverse-n2-v2/metrics.json", file17, 4 },
-	{ "perf-tables-7.2/arm64/sbsa.json", file18, 4 },
-	{ "perf-tables-7.2/arm64/arm/neoverse-v3/metrics.json", file19, 4 },
-	{ "perf-tables-7.2/arm64/arm/neoverse-n3/metrics.json", file20, 4 },
-	{ "perf-tables-7.2/arm64/ampere/ampereone/metrics.json", file21, 11 },
-	{ "perf-tables-7.2/arm64/ampere/ampereonex/metrics.json", file22, 11 },
-	{ "perf-tables-7.2/arm64/nvidia/t410/metrics.json", file23, 4 },
+	{ "perf-tables/x86/sapphirerapids/spr-metrics.json", metrics0, 13 },
+	{ "perf-tables/x86/emeraldrapids/emr-metrics.json", metrics1, 13 },
+	{ "perf-tables/x86/graniterapids/gnr-metrics.json", metrics2, 13 },
+	{ "perf-tables/x86/alderlake/adl-metrics.json", metrics3, 31 },
+	{ "perf-tables/x86/sierraforest/srf-metrics.json", metrics4, 10 },
+	{ "perf-tables/x86/grandridge/grr-metrics.json", metrics4, 10 },
+	{ "perf-tables/x86/amdzen4/pipeline.json", metrics5, 14 },
+	{ "perf-tables-6.1/x86/icelakex/icx-metrics.json", metrics6, 14 },
+	{ "perf-tables-6.1/x86/icelake/icl-metrics.json", metrics6, 14 },
+	{ "perf-tables-6.1/x86/skylakex/skx-metrics.json", metrics7, 15 },
+	{ "perf-tables-6.1/x86/skylake/skl-metrics.json", metrics7, 15 },
+	{ "perf-tables-7.2/x86/lunarlake/lnl-metrics.json", metrics8, 22 },
+	{ "perf-tables-7.2/x86/arrowlake/arl-metrics.json", metrics8, 22 },
+	{ "perf-tables-7.2/x86/amdzen5/pipeline.json", metrics9, 14 },
+	{ "perf-tables-7.2/x86/amdzen6/pipeline.json", metrics10, 14 },
+	{ "perf-tables/arm64/sbsa.json", metrics11, 4 },
+	{ "perf-tables/arm64/arm/neoverse-v1/metrics.json", metrics12, 4 },
+	{ "perf-tables/arm64/arm/neoverse-n2-v2/metrics.json", metrics13, 4 },
+	{ "perf-tables-7.2/arm64/sbsa.json", metrics11, 4 },
+	{ "perf-tables-7.2/arm64/arm/neoverse-v3/metrics.json", metrics14, 4 },
+	{ "perf-tables-7.2/arm64/arm/neoverse-n3/metrics.json", metrics15, 4 },
+	{ "perf-tables-7.2/arm64/ampere/ampereone/metrics.json", metrics16, 11 },
+	{ "perf-tables-7.2/arm64/ampere/ampereonex/metrics.json", metrics17, 11 },
+	{ "perf-tables-7.2/arm64/nvidia/t410/metrics.json", metrics18, 4 },
 };
 const unsigned perfexpr_files_count = 24;
