@@ -138,6 +138,15 @@ static void put(struct tma_result *out, struct tally *t, enum td_cat cat, double
 	t->bad |= !(v >= 0); /* NaN >= 0 is false */
 }
 
+/* A level-2 node and its sibling, perf's "parent - node" (without
+ * max(0, ...) on the tables that write it so). */
+static void put_pair(struct tma_result *out, struct tally *t, enum td_cat cat, enum td_cat sibling, double v,
+		     double parent)
+{
+	put(out, t, cat, v);
+	put(out, t, sibling, parent - v);
+}
+
 /* A node that cannot be below 0 or NaN: a count over a sum that is
  * above 0 (a CPU's counts are deltas checked to be >= 0, a domain's their
  * sums), or max0() of a value that is not NaN.  No check: this runs a
@@ -308,16 +317,10 @@ static int skylake(const struct tma_model *model, const double *v, struct tma_re
 		double brm = branch_mispredicts(v, bad), fl = w * v[TD_EV_IDQ_0_UOPS_CYCLES] / slots;
 		double mb = memory_bound(v, ret, be);
 
-		/* The other child of each pair is perf's "parent - child",
-		 * without max(0, ...) on these tables. */
-		put(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
-		put(out, &set, TD_CAT_LIGHT_OPERATIONS, ret - heavy);
-		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, brm);
-		put(out, &set, TD_CAT_MACHINE_CLEARS, bad - brm);
-		put(out, &set, TD_CAT_FETCH_LATENCY, fl);
-		put(out, &set, TD_CAT_FETCH_BANDWIDTH, fe - fl);
-		put(out, &set, TD_CAT_MEMORY_BOUND, mb);
-		put(out, &set, TD_CAT_CORE_BOUND, be - mb);
+		put_pair(out, &set, TD_CAT_HEAVY_OPERATIONS, TD_CAT_LIGHT_OPERATIONS, heavy, ret);
+		put_pair(out, &set, TD_CAT_BRANCH_MISPREDICTS, TD_CAT_MACHINE_CLEARS, brm, bad);
+		put_pair(out, &set, TD_CAT_FETCH_LATENCY, TD_CAT_FETCH_BANDWIDTH, fl, fe);
+		put_pair(out, &set, TD_CAT_MEMORY_BOUND, TD_CAT_CORE_BOUND, mb, be);
 	}
 	return finish(out, &set);
 }
@@ -493,12 +496,9 @@ static int ampereone(const struct tma_model *model, const double *v, struct tma_
 			     cycles;
 		double mem = (v[TD_EV_ARM_STALL_BACKEND_TLB] + v[TD_EV_ARM_STALL_BACKEND_CACHE]) / cycles;
 
-		put(out, &set, TD_CAT_BRANCH_MISPREDICTS, brm);
-		put(out, &set, TD_CAT_MACHINE_CLEARS, bad - brm);
-		put(out, &set, TD_CAT_FETCH_LATENCY, lat);
-		put(out, &set, TD_CAT_FETCH_BANDWIDTH, fe - lat);
-		put(out, &set, TD_CAT_MEMORY_BOUND, mem);
-		put(out, &set, TD_CAT_CORE_BOUND, be - mem);
+		put_pair(out, &set, TD_CAT_BRANCH_MISPREDICTS, TD_CAT_MACHINE_CLEARS, brm, bad);
+		put_pair(out, &set, TD_CAT_FETCH_LATENCY, TD_CAT_FETCH_BANDWIDTH, lat, fe);
+		put_pair(out, &set, TD_CAT_MEMORY_BOUND, TD_CAT_CORE_BOUND, mem, be);
 	}
 	return finish(out, &set);
 }
