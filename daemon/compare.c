@@ -427,12 +427,11 @@ static void interval_events(struct cmp *c, const struct snapshot *s, enum cmp_ag
 	double frac[TD_CAT_COUNT];
 	int *which = c->ent_px;
 
-	for (size_t i = 0; i < (size_t)c->n_ent * EV_MAX; i++) {
-		c->sum[i] = NAN;
-		c->sum_run[i] = NAN;
-	}
-	for (unsigned e = 0; e < c->n_ent; e++)
+	for (unsigned e = 0; e < n && e < c->n_ent; e++) {
 		which[e] = -1;
+		for (unsigned i = 0; i < c->n_ev; i++)
+			c->sum[(size_t)e * EV_MAX + i] = c->sum_run[(size_t)e * EV_MAX + i] = NAN;
+	}
 	for (unsigned k = 0; k < s->n_cpus && k < c->n_ent; k++) {
 		const struct snap_cpu *cpu = &s->cpus[k];
 		int e = ag == CMP_CPU ? (int)k : ag == CMP_CORE ? cpu->core_idx : ag == CMP_PKG ? cpu->pkg_idx : 0;
@@ -627,8 +626,9 @@ static void pace_next(struct pace *p, double at)
 		interval_compare(p->c, p->snap, p->ag, (unsigned)p->k);
 	}
 	if (p->c->events_mode)
-		for (size_t i = 0; i < (size_t)p->c->n_ent * EV_MAX; i++)
-			p->c->cnt[i] = p->c->cnt_run[i] = NAN;
+		for (size_t e = 0; e < p->c->n_ent; e++)
+			for (unsigned i = 0; i < p->c->n_ev; i++)
+				p->c->cnt[e * EV_MAX + i] = p->c->cnt_run[e * EV_MAX + i] = NAN;
 	pace_release(p);
 	p->k++;
 	p->at = at;
