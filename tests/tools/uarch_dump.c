@@ -147,28 +147,26 @@ static const struct uarch *find(const char *id, const char *pmu)
 	return NULL;
 }
 
-static int eval_line(const char *line)
+/* Every category of @ua's metrics. */
+static td_catset metric_cats(const struct uarch *ua)
 {
-	json_error_t err;
-	json_t *in = json_loads(line, 0, &err), *counts, *out, *frac;
-	const struct uarch *ua;
+	td_catset all = 0;
+
+	for (unsigned i = 0; i < ua->n_metrics; i++)
+		all |= 1u << ua->metrics[i].cat;
+	return all;
+}
+
+/* "eval": tma.c's figures for request @in. */
+static json_t *eval_request(json_t *in, const struct uarch *ua)
+{
+	json_t *counts, *out, *frac;
 	struct tma_model model;
 	struct tma_input input;
 	struct tma_result res;
 	const char *name;
 	json_t *v;
-	char *text;
 
-	if (!in) {
-		fprintf(stderr, "uarch_dump: bad input: %s\n", err.text);
-		return -1;
-	}
-	ua = find(json_string_value(json_object_get(in, "uarch")),
-		  json_string_value(json_object_get(in, "pmu")));
-	if (!ua) {
-		fprintf(stderr, "uarch_dump: unknown uarch\n");
-		return -1;
-	}
 	model = (struct tma_model){ .formulas = ua->formulas,
 				    .refine = json_is_true(json_object_get(in, "refine")),
 				    .level = (unsigned)json_integer_value(json_object_get(in, "level")),
@@ -202,12 +200,7 @@ static int eval_line(const char *line)
 				(res.departures >> TMA_DEP_NEGATIVE) & 1, "no_value",
 				(res.departures >> TMA_DEP_NO_VALUE) & 1);
 	}
-	text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	printf("%s\n", text);
-	free(text);
-	json_decref(out);
-	json_decref(in);
-	return 0;
+	return out;
 }
 
 /* perf's expressions of every microarchitecture's categories as
@@ -217,19 +210,16 @@ static int eval_line(const char *line)
 static json_t *perfexpr_json(const struct uarch *ua)
 {
 	struct perfexpr_env env = { .smt_on = true, .core_wide = true, .slots = ua->width ? ua->width : 5 };
-	td_catset all = 0;
 	struct perfexpr *x = NULL;
 	char why[256] = "";
 	json_t *events = json_array(), *o;
 	int r;
 
-	for (unsigned i = 0; i < ua->n_metrics; i++)
-		all |= 1u << ua->metrics[i].cat;
 	if (ua->midrs[0]) {
 		env.have_midr = true;
 		env.midr = strtoull(ua->midrs[0], NULL, 16);
 	}
-	r = perfexpr_new(ua, all, &env, &x, why, sizeof(why));
+	r = perfexpr_new(ua, metric_cats(ua), &env, &x, why, sizeof(why));
 	for (unsigned i = 0; r == 0 && i < perfexpr_n_events(x); i++)
 		json_array_append_new(events, json_string(perfexpr_event(x, i)->name));
 	o = json_pack("{s:s, s:s?, s:i, s:i, s:o, s:s?}", "uarch", ua->id, "pmu", ua->pmu, "metrics",
@@ -239,30 +229,18 @@ static json_t *perfexpr_json(const struct uarch *ua)
 	return o;
 }
 
-/* One line of "pxeval": the request eval takes; perf's expressions as
+/* "pxeval": the request eval takes; perf's expressions as
  * --compare-perf's events mode evaluates them on the counts (by topdownd's
  * event names) -> {"frac": {CATEGORY: F or null}} or {"error": WHY}. */
-static int pxeval_line(const char *line)
+static json_t *pxeval_request(json_t *in, const struct uarch *ua)
 {
-	json_error_t err;
-	json_t *in = json_loads(line, 0, &err), *out, *frac, *counts;
-	const struct uarch *ua;
+	json_t *out, *frac, *counts;
 	struct perfexpr_env env = { 0 };
 	struct perfexpr *x = NULL;
 	double c[PERFEXPR_EVENTS_MAX], f[TD_CAT_COUNT];
 	const char *mode;
-	char why[256] = "", *text;
-	td_catset all = 0;
+	char why[256] = "";
 
-	if (!in) {
-		fprintf(stderr, "uarch_dump: bad input: %s\n", err.text);
-		return -1;
-	}
-	ua = find(json_string_value(json_object_get(in, "uarch")), json_string_value(json_object_get(in, "pmu")));
-	if (!ua) {
-		fprintf(stderr, "uarch_dump: unknown uarch\n");
-		return -1;
-	}
 	mode = json_string_value(json_object_get(in, "mode"));
 	env.smt_on = mode && strcmp(mode, "nosmt") != 0;
 	env.core_wide = !mode || strcmp(mode, "ebs") != 0;
@@ -271,9 +249,7 @@ static int pxeval_line(const char *line)
 		env.have_midr = true;
 		env.midr = strtoull(json_string_value(json_object_get(in, "midr")), NULL, 16);
 	}
-	for (unsigned i = 0; i < ua->n_metrics; i++)
-		all |= 1u << ua->metrics[i].cat;
-	if (perfexpr_new(ua, all, &env, &x, why, sizeof(why)) < 0) {
+	if (perfexpr_new(ua, metric_cats(ua), &env, &x, why, sizeof(why)) < 0) {
 		out = json_pack("{s:s}", "error", why);
 	} else {
 		counts = json_object_get(in, "counts");
@@ -287,6 +263,28 @@ static int pxeval_line(const char *line)
 		out = json_pack("{s:o}", "frac", frac);
 	}
 	perfexpr_free(x);
+	return out;
+}
+
+/* One request line for eval or pxeval: its answer on a line of stdout. */
+static int answer_line(const char *line, json_t *(*fn)(json_t *, const struct uarch *))
+{
+	json_error_t err;
+	json_t *in = json_loads(line, 0, &err), *out;
+	const struct uarch *ua;
+	char *text;
+
+	if (!in) {
+		fprintf(stderr, "uarch_dump: bad input: %s\n", err.text);
+		return -1;
+	}
+	ua = find(json_string_value(json_object_get(in, "uarch")), json_string_value(json_object_get(in, "pmu")));
+	if (!ua) {
+		fprintf(stderr, "uarch_dump: unknown uarch\n");
+		json_decref(in);
+		return -1;
+	}
+	out = fn(in, ua);
 	text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	printf("%s\n", text);
 	free(text);
@@ -378,12 +376,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && (strcmp(argv[1], "eval") == 0 || strcmp(argv[1], "pxeval") == 0)) {
-		int (*fn)(const char *) = argv[1][0] == 'e' ? eval_line : pxeval_line;
+		json_t *(*fn)(json_t *, const struct uarch *) = argv[1][0] == 'e' ? eval_request : pxeval_request;
 		char *line = NULL;
 		size_t cap = 0;
 
 		while (getline(&line, &cap, stdin) > 0) {
-			if (fn(line) < 0)
+			if (answer_line(line, fn) < 0)
 				return 1;
 			fflush(stdout);
 		}

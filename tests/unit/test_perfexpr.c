@@ -58,6 +58,20 @@ static void eval(const struct perfexpr *x, const struct named *in, size_t n, dou
 	perfexpr_eval(x, counts, frac);
 }
 
+/* @id's categories compiled for @env. */
+static struct perfexpr *compiled(const char *id, const struct perfexpr_env *env)
+{
+	const struct uarch *ua = find(id);
+	struct perfexpr *x = NULL;
+	char why[256] = "";
+
+	assert_non_null(ua);
+	assert_int_equal(perfexpr_new(ua, all_cats(ua), env, &x, why, sizeof(why)), 0);
+	return x;
+}
+
+#define EVAL(x, in, f) eval((x), (in), sizeof(in) / sizeof((in)[0]), (f))
+
 static void test_same_event(void **state)
 {
 	(void)state;
@@ -85,22 +99,19 @@ static void test_emeraldrapids(void **state)
 {
 	const struct uarch *ua = find("emeraldrapids");
 	struct perfexpr_env env = { .smt_on = true, .core_wide = true };
-	const struct named in[] = {
+	struct named in[] = {
 		{ "TOPDOWN.SLOTS", 1000 }, { "topdown-retiring", 300 }, { "topdown-fe-bound", 200 },
 		{ "topdown-bad-spec", 100 }, { "topdown-be-bound", 400 }, { "topdown-heavy-ops", 50 },
 		{ "topdown-br-mispredict", 60 }, { "topdown-fetch-lat", 120 }, { "topdown-mem-bound", 250 },
 		{ "INT_MISC.UOP_DROPPING", 10 },
 	};
-	struct perfexpr *x = NULL;
+	struct perfexpr *x = compiled("emeraldrapids", &env);
 	double f[TD_CAT_COUNT];
-	char why[256] = "";
 
 	(void)state;
-	assert_non_null(ua);
-	assert_int_equal(perfexpr_new(ua, all_cats(ua), &env, &x, why, sizeof(why)), 0);
 	assert_int_equal(perfexpr_n_events(x), 10);
 	assert_int_equal(perfexpr_cats(x), all_cats(ua));
-	eval(x, in, sizeof(in) / sizeof(in[0]), f);
+	EVAL(x, in, f);
 	assert_float_equal(f[TD_CAT_RETIRING], 0.30, 1e-12);
 	assert_float_equal(f[TD_CAT_FRONTEND_BOUND], 0.19, 1e-12);
 	assert_float_equal(f[TD_CAT_BACKEND_BOUND], 0.40, 1e-12);
@@ -114,19 +125,12 @@ static void test_emeraldrapids(void **state)
 	assert_float_equal(f[TD_CAT_MEMORY_BOUND], 0.25, 1e-12);
 	assert_float_equal(f[TD_CAT_CORE_BOUND], 0.15, 1e-12);
 	/* Nothing counted: perf's 0 / 0, no value, where the expression divides. */
-	{
-		const struct named zero[] = {
-			{ "TOPDOWN.SLOTS", 0 }, { "topdown-retiring", 0 }, { "topdown-fe-bound", 0 },
-			{ "topdown-bad-spec", 0 }, { "topdown-be-bound", 0 }, { "topdown-heavy-ops", 0 },
-			{ "topdown-br-mispredict", 0 }, { "topdown-fetch-lat", 0 }, { "topdown-mem-bound", 0 },
-			{ "INT_MISC.UOP_DROPPING", 0 },
-		};
-
-		eval(x, zero, sizeof(zero) / sizeof(zero[0]), f);
-		assert_true(isnan(f[TD_CAT_RETIRING]));
-		/* perf's max(1 - (NaN), 0): expr.y's "$3 > $5 ? $3 : $5" is 0. */
-		assert_float_equal(f[TD_CAT_BAD_SPECULATION], 0, 0);
-	}
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		in[i].v = 0;
+	EVAL(x, in, f);
+	assert_true(isnan(f[TD_CAT_RETIRING]));
+	/* perf's max(1 - (NaN), 0): expr.y's "$3 > $5 ? $3 : $5" is 0. */
+	assert_float_equal(f[TD_CAT_BAD_SPECULATION], 0, 0);
 	perfexpr_free(x);
 }
 
@@ -141,22 +145,20 @@ static void test_neoverse_n2(void **state)
 		{ "CPU_CYCLES", 1000 }, { "STALL_SLOT_FRONTEND", 2000 }, { "STALL_SLOT_BACKEND", 1500 },
 		{ "STALL_SLOT", 3500 }, { "OP_RETIRED", 900 }, { "OP_SPEC", 1000 }, { "BR_MIS_PRED", 10 },
 	};
-	struct perfexpr *x = NULL;
+	struct perfexpr *x = compiled("arm/neoverse-n2-v2", &env);
 	double f[TD_CAT_COUNT];
 	char why[256] = "";
 
 	(void)state;
-	assert_non_null(ua);
-	assert_int_equal(perfexpr_new(ua, all_cats(ua), &env, &x, why, sizeof(why)), 0);
-	eval(x, in, sizeof(in) / sizeof(in[0]), f);
+	EVAL(x, in, f);
 	/* (2000 - 1000) / (1000 * 5) - 10 / 1000 */
 	assert_float_equal(f[TD_CAT_FRONTEND_BOUND], 0.19, 1e-12);
 	/* 1500 / 5000 - 3 * 10 / 1000 */
 	assert_float_equal(f[TD_CAT_BACKEND_BOUND], 0.27, 1e-12);
 	perfexpr_free(x);
 	env.midr = 0x410fd493;
-	assert_int_equal(perfexpr_new(ua, all_cats(ua), &env, &x, why, sizeof(why)), 0);
-	eval(x, in, sizeof(in) / sizeof(in[0]), f);
+	x = compiled("arm/neoverse-n2-v2", &env);
+	EVAL(x, in, f);
 	assert_float_equal(f[TD_CAT_FRONTEND_BOUND], 0.39, 1e-12);
 	perfexpr_free(x);
 	/* A guest without caps/slots and no published width: #slots unknown. */
@@ -169,7 +171,6 @@ static void test_neoverse_n2(void **state)
  * the categories read, is perf's, from the same file. */
 static void test_zen4(void **state)
 {
-	const struct uarch *ua = find("amdzen4");
 	struct perfexpr_env env = { .smt_on = true, .core_wide = true };
 	const struct named in[] = {
 		{ "ls_not_halted_cyc", 1000 },
@@ -183,14 +184,11 @@ static void test_zen4(void **state)
 		{ "ex_no_retire.not_complete", 400 }, { "ex_no_retire.load_not_complete", 100 },
 		{ "ex_ret_ucode_ops", 180 },
 	};
-	struct perfexpr *x = NULL;
+	struct perfexpr *x = compiled("amdzen4", &env);
 	double f[TD_CAT_COUNT];
-	char why[256] = "";
 
 	(void)state;
-	assert_non_null(ua);
-	assert_int_equal(perfexpr_new(ua, all_cats(ua), &env, &x, why, sizeof(why)), 0);
-	eval(x, in, sizeof(in) / sizeof(in[0]), f);
+	EVAL(x, in, f);
 	assert_float_equal(f[TD_CAT_FRONTEND_BOUND], 0.2, 1e-12);    /* 1200 / 6000 */
 	assert_float_equal(f[TD_CAT_BAD_SPECULATION], 0.2 / 6, 1e-12); /* 200 / 6000 */
 	assert_float_equal(f[TD_CAT_RETIRING], 0.3, 1e-12);
