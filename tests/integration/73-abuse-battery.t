@@ -14,7 +14,12 @@ scen=$ROOT/tests/scenarios/level1.json
 A() { /usr/bin/python3 "$ROOT/tests/integration/abuse.py" "$port" "$@"; }
 rss() { awk '/^VmRSS:/ {print $2}' "/proc/$TD_PID/status"; }
 curlk() { curl -sk "$@"; }
-# scrapes_ok JSON MS: all five victim scrapes answered 200, each within MS.
+# scrapes_ok JSON MS: all five victim scrapes answered 200, each within MS,
+# the [http] timeout: a scrape starved by the connections held (before:
+# queued behind them) is let in only when one of them goes, which is at
+# its deadline at the earliest, whatever the machine's speed; one answered
+# sooner was served while they were held.  (A bound of 1 s, the figures'
+# usual size, failed once under ThreadSanitizer beside two busy loops.)
 scrapes_ok() { jq -e --argjson ms "$2" '.scrapes | length == 5 and all(.status == 200 and .ms < $ms)' <<<"$1" >/dev/null; }
 
 # --- Connections (before: 64 accepted, the rest queued; 0 of 5 scrapes) ---
@@ -31,7 +36,7 @@ wait "$rss_pid"
 diag "1,000 idle connections from 50 hosts: $out; RSS $rss0 -> $(cat "$TMP/rss.idle") KiB"
 is "$(jq '[.connected, .held >= 1000] | map(tostring) | join(" ")' -r <<<"$out")" "1000 true" \
 	"1,000 idle connections from 50 hosts are all accepted and held at once"
-ok "$(scrapes_ok "$out" 1000; echo $?)" "a third host's 5 scrapes are answered 200 within 1 s while they are held"
+ok "$(scrapes_ok "$out" 3000; echo $?)" "a third host's 5 scrapes are answered 200 while they are held, before the 3 s deadline could free one ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
 if [ "${SAN:-}" = thread ]; then
 	skip "ThreadSanitizer's shadow memory makes RSS meaningless"
 else
@@ -41,7 +46,7 @@ fi
 timeouts0=$(metric 'topdown_http_rejected_total{reason="timeout"}')
 out=$(A crowd 1000 50 5 slowloris)
 diag "slowloris from 50 hosts (a header line every second, timeout 3s): $out"
-ok "$(scrapes_ok "$out" 1000; echo $?)" "a third host's scrapes are answered within 1 s during a slowloris"
+ok "$(scrapes_ok "$out" 3000; echo $?)" "a third host's scrapes are answered 200 during a slowloris, none waiting for its deadline ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
 is "$(jq .closed_by_server <<<"$out")" 1000 "every slowloris connection is closed at the head deadline, trickling or not"
 timeouts1=$(metric 'topdown_http_rejected_total{reason="timeout"}')
 ok $([ $((timeouts1 - timeouts0)) -ge 1000 ]; echo $?) "counted as reason=\"timeout\" ($timeouts0 -> $timeouts1)"
@@ -49,13 +54,13 @@ out=$(A crowd 300 1 1.5 accept=256)
 diag "one host opening 300 connections: $out"
 is "$(jq .closed_by_server <<<"$out")" 44 "one host holds at most 256 (a sixteenth of 4096): each of the last 44 closes its oldest idle one"
 is "$(metric 'topdown_http_rejected_total{reason="evicted"}')" 44 "counted as reason=\"evicted\""
-ok "$(scrapes_ok "$out" 1000; echo $?)" "other hosts are served meanwhile"
+ok "$(scrapes_ok "$out" 3000; echo $?)" "other hosts are served meanwhile, none waiting for a deadline ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
 # The scraper's own address (before: 300 idle connections from 127.0.0.1
 # and its scrape was reset): each of its requests closes the oldest idle
 # connection of its address.
 out=$(A crowd 300 1 1.5 same accept=256)
 diag "300 idle connections from the scraper's own address: $out"
-ok "$(scrapes_ok "$out" 1000; echo $?)" "the scraper's own address, its share held by 300 idle connections: its 5 scrapes answered 200 within 1 s"
+ok "$(scrapes_ok "$out" 3000; echo $?)" "the scraper's own address, its share held by 300 idle connections: its 5 scrapes answered 200, none waiting for a deadline ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
 
 # --- Inputs (before: no response, or held 10 s, or two status lines) ---
 out=$(A raw $'GET /api/v1/topdown?scope=%ff HTTP/1.1\r\nHost: x\r\n\r\n')
@@ -95,8 +100,10 @@ td_start "$SPR" "$scen" -c "$TMP/pool.conf" -i 200ms || exit 1
 port=${TD_URL##*:}
 out=$(A crowd 256 16 1.5 accept=256)
 diag "16 hosts holding the 256 connections of the pool: $out"
-ok "$(scrapes_ok "$out" 1000 && jq -e '.held >= 256' <<<"$out" >/dev/null; echo $?)" \
-	"a 17th host's 5 scrapes answered 200 within 1 s while 16 hosts hold the whole pool ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
+# The 17th host's connection takes the place of the oldest idle one at
+# once; the 7-8 s a scrape waited before is well above 3 s.
+ok "$(scrapes_ok "$out" 3000 && jq -e '.held >= 256 and .closed_by_server >= 1' <<<"$out" >/dev/null; echo $?)" \
+	"a 17th host's 5 scrapes answered 200, taking an idle connection's place (closed $(jq .closed_by_server <<<"$out")), while 16 hosts hold the whole pool ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
 td_stop
 
 # --- TLS (before: one byte of a record pinned a core at 92-100 %) ---
@@ -118,7 +125,7 @@ ok $(jq -e '.closed_after != null and .closed_after < 4.5' <<<"$out" >/dev/null;
 out=$(A crowd 200 20 5 slowloris tls)
 diag "TLS slowloris (handshake done, then a header line a second): $out"
 is "$(jq .closed_by_server <<<"$out")" 200 "every TLS slowloris connection is closed at the deadline"
-ok "$(scrapes_ok "$out" 1000; echo $?)" "HTTPS scrapes are answered within 1 s meanwhile"
+ok "$(scrapes_ok "$out" 3000; echo $?)" "HTTPS scrapes are answered 200 meanwhile, none waiting for the deadline ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
 td_stop
 is "$TD_STATUS" 0 "exit 0"
 
@@ -221,7 +228,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 	# host, so 40 of 50 from 10 hosts are held, 10 refused at once.
 	out=$(port=${TD_URL##*:} A crowd 50 10 1 accept=40)
 	diag "50 connections from 10 hosts beside 17 CPUs' groups under a limit of 300 descriptors: $out"
-	ok "$(scrapes_ok "$out" 1000 && jq -e '.held >= 40 and .closed_by_server == 10' <<<"$out" >/dev/null; echo $?)" \
+	ok "$(scrapes_ok "$out" 10000 && jq -e '.held >= 40 and .closed_by_server == 10' <<<"$out" >/dev/null; echo $?)" \
 		"and keeps serving, with the 40 connections its share allows held ($(jq .held <<<"$out") open) and 10 refused ($(jq .closed_by_server <<<"$out"))"
 	td_stop
 	is "$TD_STATUS" 0 "exit 0"
@@ -271,8 +278,13 @@ wait_intervals 1
 # below).
 out=$(A flood 64 '/api/v1/topdown?scope=cpu&cpu={k}-1023')
 diag "64 clients asking ?scope=cpu of 960-1,024 CPUs as fast as answered: $out"
-ok "$(scrapes_ok "$out" 1000; echo $?)" \
-	"/metrics scrapes during the flood: all 200 within 1 s ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
+# Judged in the flood's answers given meanwhile (below), not in
+# milliseconds: a scrape queued behind the flood waits for about as many as
+# a flooding client does; the median, as the flood's 503s come fast (one
+# scrape in 35 ms saw 28 once, the others 0).
+ok "$(jq -e '(.scrapes | length == 5) and all(.scrapes[]; .status == 200) and
+	([.scrapes[].answers_meanwhile] | sort | .[2]) < .flood_answers_meanwhile_median / 2' <<<"$out" >/dev/null; echo $?)" \
+	"/metrics scrapes during the flood: all 200, the median after under half as many of the flood's answers as a flooding client waits for ($(jq -c '[.scrapes[].answers_meanwhile]' <<<"$out") against $(jq .flood_answers_meanwhile_median <<<"$out"); $(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
 ok "$(jq -e '.flood["200"] > 0' <<<"$out" >/dev/null; echo $?)" \
 	"the flood is served too, the oldest turned away ($(jq -c .flood <<<"$out"))"
 # Clients take turns in the API queue (before: first come first served,
