@@ -409,6 +409,8 @@ static void apply_plan(struct collector *c, bool reopen_all)
 		log_warning("Out of memory for the TopDown nodes below level 2; counting levels 1 and 2");
 	if (coll_smt_plan(c) < 0)
 		log_warning("Out of memory for the SMT split; counting TopDown only");
+	if (coll_mode_plan(c) < 0)
+		log_warning("Out of memory for perf's SMT metrics; counting TopDown only");
 	for (unsigned p = 0; p < c->n_pmus; p++)
 		c->pmus[p].extra_share = c->pmus[p].deep || c->pmus[p].pp->smt_multiplex;
 }
@@ -759,6 +761,8 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 		for (unsigned d = 0; res.departures && d < TMA_DEP_COUNT; d++)
 			pm->departures[d] += (res.departures >> d) & 1;
 		coll_agg_add(c, cc);
+		if (pm->smt_mode)
+			coll_mode_keep(c, cc, in);
 	}
 	coll_commit(out, before, &pm->cols, enabled, enabled * running_share, ok ? res.slots : 0,
 		    ok ? res.frac : NULL, ok ? res.slots : 0);
@@ -935,6 +939,7 @@ void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *sn
 	coll_aggregate(c, snap, AGG_INTERVAL);
 	coll_deep_collect(c, snap, now_ns);
 	coll_smt_collect(c, snap, now_ns);
+	coll_mode_collect(c, snap);
 	coll_stamp(c, snap);
 }
 
@@ -1006,6 +1011,7 @@ void collector_free(struct collector *c)
 		coll_close_group(c, &c->cpus[i]);
 	coll_deep_free(c);
 	coll_smt_free(c);
+	coll_mode_free(c);
 	free(c->cpus);
 	free(c->cores);
 	free(c->pkgs);
@@ -1089,5 +1095,6 @@ void collector_fill(struct collector *c, struct snapshot *snap)
 	}
 	coll_deep_fill(c, snap);
 	coll_smt_fill(c, snap);
+	coll_mode_fill(c, snap);
 	coll_stamp(c, snap);
 }

@@ -107,6 +107,8 @@ struct cpmu {
 	 * nodes below level 2, the SMT split): its running share counts
 	 * with theirs (coll_share). */
 	bool extra_share;
+	/* Its CPUs give perf's SMT mode metrics (smtmode.c). */
+	bool smt_mode;
 	/* The plan's grouping (the canonical order: per-cgroup attribution
 	 * and the aggregates count by it), after any fallback to model
 	 * hardware. */
@@ -266,6 +268,11 @@ struct collector {
 	bool deep_fds_short;
 	/* Each CPU's SMT activity group (smt.c), NULL when no PMU has one. */
 	struct smt_cpu *scpu;
+	/* perf's SMT mode metrics (smtmode.c): each PMU's, compiled, NULL
+	 * where its plan has none; each CPU's counts of the interval, NULL
+	 * when no plan ever had them. */
+	struct smtmode *mode[PMU_CORE_MAX];
+	struct mode_in *mode_in;
 };
 
 /* ... and, last, the sum of its CPUs' depth-group running shares and
@@ -428,6 +435,34 @@ void coll_smt_opened(struct collector *c, struct ccpu *cc, uint64_t now);
 void coll_smt_collect(struct collector *c, struct snapshot *snap, uint64_t now);
 /* A publication without reads: the previous snapshot's. */
 void coll_smt_fill(const struct collector *c, struct snapshot *snap);
+
+/* ---- smtmode.c: perf's SMT mode metrics (NVIDIA Olympus) ---- */
+
+struct mode_in {
+	double slots, cycles;
+	bool have;
+};
+
+/* After a plan is applied: each PMU's metrics compiled where its plan
+ * has them.  0 or -ENOMEM (none counted then). */
+int coll_mode_plan(struct collector *c);
+void coll_mode_free(struct collector *c);
+/* @cc's reads of the interval, from its PMU's input: a CPU with figures
+ * (its CPU_SLOT counted something), whose row coll_mode_collect makes. */
+static inline void coll_mode_keep(struct collector *c, const struct ccpu *cc, const struct tma_input *in)
+{
+	struct mode_in *m = &c->mode_in[cc - c->cpus];
+
+	/* A smaller grouping (counters given back) counts no CPU_SLOT. */
+	m->have = cc->lay.n_events == c->pmus[cc->pmu].full.n_events;
+	m->slots = in->v[TD_EV_ARM_CPU_SLOT];
+	m->cycles = in->v[TD_EV_CYCLES];
+}
+/* After an interval's reads: every CPU's, core's, package's and the
+ * host's row into @snap. */
+void coll_mode_collect(struct collector *c, struct snapshot *snap);
+/* A publication without reads: the previous snapshot's. */
+void coll_mode_fill(const struct collector *c, struct snapshot *snap);
 
 /* ---- aggregate.c ---- */
 

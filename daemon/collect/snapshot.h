@@ -82,6 +82,27 @@ struct snap_counts {
 	unsigned cpus, measured;
 };
 
+/* perf's SMT mode metrics (issue 44, collect/smtmode.c: NVIDIA
+ * Olympus): a row's cycles in ST mode (its thread alone on the core) and
+ * in SMT mode, perf's cpu_cycles_in_st_mode and cpu_cycles_in_smt_mode,
+ * each interval's on that interval's CPU_SLOT and CPU_CYCLES (a core's,
+ * package's, host's: its CPUs' counts summed, as perf sums them). */
+enum smt_mode_kind {
+	SMT_MODE_ST,
+	SMT_MODE_SMT,
+	SMT_MODE_COUNT,
+};
+
+extern const char *const smt_mode_name[];
+
+struct snap_mode {
+	double fraction;              /* perf's cpu_cycles_fraction_in_st_mode of the last interval; NaN: none */
+	double last[SMT_MODE_COUNT];  /* its cycles in each mode (0: none) */
+	double total[SMT_MODE_COUNT]; /* since start */
+	/* The last interval has values; some interval had (totals exist). */
+	bool valid, ever;
+};
+
 struct snap_cpu {
 	int cpu;
 	int pmu_idx;   /* into pmus[], -1 when no core PMU with TopDown covers it */
@@ -97,6 +118,7 @@ struct snap_cpu {
 	unsigned gp_free;
 	bool fixed1_held, slots_held, yielded;
 	struct snap_counts c;
+	struct snap_mode mode;
 };
 
 /* Which threads of a core ran when (issue 43, collect/smt.c): the
@@ -129,6 +151,7 @@ struct snap_core {
 	/* Its threads: CPU numbers, -1 where it has fewer. */
 	int first_cpu, second_cpu;
 	struct snap_smt smt;
+	struct snap_mode mode;
 };
 
 struct snap_pkg {
@@ -136,6 +159,7 @@ struct snap_pkg {
 	bool covered;
 	struct snap_counts c;
 	struct snap_smt smt;
+	struct snap_mode mode;
 	/* Below level 2 with [collect] drilldown: the level-2 category whose
 	 * subtree it counts (perf's name, static), or NULL. */
 	const char *drill;
@@ -279,6 +303,11 @@ struct snapshot {
 	bool smt_on;
 	char smt_method[160];         /* its events, "CPU_CLK_UNHALTED.REF_TSC, ..." */
 	char smt_reason[SNAP_REASON]; /* why not (or not everywhere), or "" */
+	/* perf's SMT mode metrics (collect/smtmode.c): the host's, whether
+	 * any PMU counts them, and from what. */
+	struct snap_mode mode_host;
+	bool mode_on;
+	char mode_method[192];
 };
 
 /* Row of a CPU, core, package, the host in snap_deep's arrays. */

@@ -336,6 +336,20 @@ static void plan_smt(struct plan_pmu *pp, const struct config *cfg, const struct
 		str_printf(pp->smt_note, sizeof(pp->smt_note), "off ([collect] smt = off)");
 		return;
 	}
+	/* A thread's CPU_SLOT tells its mode (NVIDIA Olympus): perf's SMT
+	 * metrics come from the level-1 group's counts, on every CPU that
+	 * has them.  The four-way split would need each thread's unhalted
+	 * time at a constant rate (CNT_CYCLES) on a counter of its own, and
+	 * the level-1 group takes every event counter. */
+	if (pp->ua->smt_mode) {
+		pp->smt_mode = true;
+		str_printf(pp->smt_note, sizeof(pp->smt_note),
+			   "perf's SMT metrics instead (%s, %s: each thread's cycles in ST and SMT mode, from the "
+			   "level-1 group's CPU_SLOT and CPU_CYCLES); the four-way split needs each thread's "
+			   "unhalted time at a constant rate, on a counter the level-1 group leaves none of",
+			   pp->ua->smt_mode->metric[UA_SMT_MODE_ST], pp->ua->smt_mode->metric[UA_SMT_MODE_SMT]);
+		return;
+	}
 	if (pp->mode == UA_MODE_NOSMT) {
 		str_printf(pp->smt_note, sizeof(pp->smt_note),
 			   "each core runs one thread (SMT off or absent): nothing to split");

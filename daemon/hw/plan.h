@@ -54,6 +54,9 @@ struct plan_pmu {
 	uint32_t smt_msr_type;
 	uint64_t smt_config[UA_SMT_EVENTS + 1][3];
 	char smt_note[PLAN_REASON_MAX];
+	/* perf's SMT mode metrics (ua->smt_mode, collect/smtmode.c), from
+	 * the level-1 group's own counts: whether its CPUs give them. */
+	bool smt_mode;
 	enum config_model model;   /* requested; the collector may fall back */
 	char model_note[PLAN_REASON_MAX]; /* why model perf was not possible */
 	/* Events of the group, as indexes into ua->events, leader first.

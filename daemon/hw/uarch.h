@@ -126,6 +126,20 @@ struct ua_smt {
 	const char *table;
 };
 
+/* perf's SMT metrics of a core whose slot count tells its mode (NVIDIA
+ * Olympus, issue 44): CPU_SLOT counts the core's whole width a cycle in ST
+ * mode and half of it in SMT mode (perf's general.json), so that a
+ * thread's CPU_SLOT over its CPU_CYCLES tells the share of its cycles it
+ * ran alone.  Each metric verbatim, from @table; the fraction is a metric
+ * the other two read by its name. */
+enum { UA_SMT_MODE_FRACTION, UA_SMT_MODE_ST, UA_SMT_MODE_SMT, UA_SMT_MODE_METRICS };
+
+struct ua_smt_mode {
+	const char *metric[UA_SMT_MODE_METRICS];
+	const char *expr[UA_SMT_MODE_METRICS];
+	const char *table;
+};
+
 struct uarch {
 	const char *id;        /* perf's table directory: "sapphirerapids", "arm/neoverse-v1" */
 	const char *arch;      /* perf's architecture directory: "x86" (NULL) or "arm64" */
@@ -183,6 +197,9 @@ struct uarch {
 	bool watchdog_takes_gp;
 	/* Its SMT activity events, or NULL. */
 	const struct ua_smt *smt;
+	/* perf's SMT mode metrics, read from the level-1 group's counts, or
+	 * NULL. */
+	const struct ua_smt_mode *smt_mode;
 };
 
 /* A CPU perf has tables for, but no TopDown metrics in them (AMD Zen 1 to

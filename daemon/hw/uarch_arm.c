@@ -259,8 +259,10 @@ static const struct uarch ampereonex =
 #define T410_METRICS T410 "metrics.json"
 
 /* CPU_SLOT and STALL_SLOT_FRONTEND_WITHOUT_MISPRED are the core's own
- * (IMPLEMENTATION DEFINED: never in events/, pmu.c). */
+ * (IMPLEMENTATION DEFINED: never in events/, pmu.c).  CPU_CYCLES, on the
+ * cycle counter, is read by perf's SMT metrics only (t410_smt_mode). */
 static const struct ua_event t410_events[] = {
+	EV72(TD_EV_CYCLES, "CPU_CYCLES", "event=0x11", "Cycle counter"),
 	{ .var = TD_EV_ARM_CPU_SLOT, .name = "CPU_SLOT", .terms = "event=0x01e1", .table = T410 "general.json",
 	  .level = 1 },
 	{ .var = TD_EV_ARM_STALL_SLOT_FE_NOMISPRED, .name = "STALL_SLOT_FRONTEND_WITHOUT_MISPRED",
@@ -280,6 +282,15 @@ static const struct ua_metric t410_metrics[] = {
 	  T410_METRICS },
 };
 
+/* perf's SMT metric group: a thread's cycles in ST mode (the core's
+ * whole width its own) and in SMT mode (half of it). */
+static const struct ua_smt_mode t410_smt_mode = {
+	.metric = { "cpu_cycles_fraction_in_st_mode", "cpu_cycles_in_st_mode", "cpu_cycles_in_smt_mode" },
+	.expr = { "((CPU_SLOT/CPU_CYCLES) - 5) / 5", "cpu_cycles_fraction_in_st_mode * CPU_CYCLES",
+		  "(1 - cpu_cycles_fraction_in_st_mode) * CPU_CYCLES" },
+	.table = T410_METRICS,
+};
+
 static const struct uarch nvidia_t410 = {
 	.id = "nvidia/t410",
 	.arch = "arm64",
@@ -295,6 +306,7 @@ static const struct uarch nvidia_t410 = {
 	.metrics = t410_metrics,
 	.gp_counters = NEOVERSE_GP,
 	.gp_source = PMCR_GP_SOURCE,
+	.smt_mode = &t410_smt_mode,
 };
 
 /* ---- published slot widths, for guests whose caps/slots is 0 ---- */

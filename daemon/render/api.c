@@ -421,6 +421,23 @@ static void add_smt(json_t *obj, const struct snap_smt *row, const struct snap_c
 	json_object_set_new(obj, "smt", o);
 }
 
+/* An entity's perf SMT mode metrics (NVIDIA Olympus): its cycles in each
+ * mode since start, and the last interval's share in ST mode (null: none). */
+static void add_mode(json_t *obj, const struct snap_mode *row)
+{
+	json_t *o, *tot;
+
+	if (!row->ever)
+		return;
+	o = json_object();
+	tot = json_object();
+	for (unsigned m = 0; m < SMT_MODE_COUNT; m++)
+		json_object_set_new(tot, smt_mode_name[m], count(row->total[m]));
+	json_object_set_new(o, "cycles_total", tot);
+	json_object_set_new(o, "st_fraction", row->valid ? ratio(row->fraction) : json_null());
+	json_object_set_new(obj, "smt_mode", o);
+}
+
 static json_t *tree_object(const struct snapshot *snap, unsigned level)
 {
 	const struct snap_deep *d = &snap->deep;
@@ -524,6 +541,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		add_nodes(host, snap, snap_deep_row_host(snap), q->level);
 		add_drill(host, snap, snap->deep.host_drill, q->level);
 		add_smt(host, &snap->smt_host, NULL);
+		add_mode(host, &snap->mode_host);
 	}
 	json_object_set_new(doc, "host", host);
 	{
@@ -533,6 +551,13 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		json_object_set_new(smt, "events", snap->smt_method[0] ? json_string(snap->smt_method) : json_null());
 		json_object_set_new(smt, "reason", snap->smt_reason[0] ? ext_string(snap->smt_reason) : json_null());
 		json_object_set_new(doc, "smt", smt);
+	}
+	if (snap->mode_on || snap->mode_host.ever) {
+		json_t *mode = json_object();
+
+		json_object_set_new(mode, "counted", json_boolean(snap->mode_on));
+		json_object_set_new(mode, "metrics", json_string(snap->mode_method));
+		json_object_set_new(doc, "smt_mode", mode);
 	}
 	if (snap->deep.n_nodes && q->level >= 3 && !window)
 		json_object_set_new(doc, "tree", tree_object(snap, q->level));
@@ -578,6 +603,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				add_nodes(o, snap, snap_deep_row_pkg(snap, i), q->level);
 				add_drill(o, snap, snap->pkgs[i].drill, q->level);
 				add_smt(o, &snap->pkgs[i].smt, NULL);
+				add_mode(o, &snap->pkgs[i].mode);
 			}
 			json_array_append_new(arr, o);
 		}
@@ -603,6 +629,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			if (!window) {
 				add_nodes(o, snap, snap_deep_row_core(snap, i), q->level);
 				add_smt(o, &snap->cores[i].smt, &snap->cores[i]);
+				add_mode(o, &snap->cores[i].mode);
 			}
 			json_array_append_new(arr, o);
 		}
@@ -635,8 +662,10 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 				json_object_set_new(o, "counters", cpu_counters(c));
 			}
 			add_counts(o, &c->c, level, snap->cats);
-			if (!window)
+			if (!window) {
 				add_nodes(o, snap, snap_deep_row_cpu(snap, i), q->level);
+				add_mode(o, &c->mode);
+			}
 			json_array_append_new(arr, o);
 		}
 		json_object_set_new(doc, "cpus", arr);

@@ -52,6 +52,7 @@ struct ent {
 	const struct snap_counts *c;
 	size_t off, len;
 	unsigned row; /* its row of the snapshot's nodes below level 2 */
+	const struct snap_mode *mode; /* perf's SMT mode metrics */
 };
 
 struct render {
@@ -238,6 +239,23 @@ static unsigned n_entities(const struct render *r)
 	return 0;
 }
 
+/* Entity @i's perf SMT mode metrics (snapshot.h). */
+static const struct snap_mode *entity_mode(const struct render *r, unsigned i)
+{
+	switch (r->opt->granularity) {
+	case GRAN_CPU:
+		return &r->snap->cpus[i].mode;
+	case GRAN_CORE:
+		return &r->snap->cores[i].mode;
+	case GRAN_PACKAGE:
+		return &r->snap->pkgs[i].mode;
+	case GRAN_SYSTEM:
+	case GRAN_COUNT:
+		break;
+	}
+	return &r->snap->mode_host;
+}
+
 /* Every entity's labels, once: the families then copy them. */
 static int build_entities(struct render *r)
 {
@@ -253,7 +271,7 @@ static int build_entities(struct render *r)
 
 		if (!entity(r, i, &one, &c))
 			continue;
-		r->ents[r->n_ents++] = (struct ent){ c, r->labels.len, one.len, entity_row(r, i) };
+		r->ents[r->n_ents++] = (struct ent){ c, r->labels.len, one.len, entity_row(r, i), entity_mode(r, i) };
 		buf_add(&r->labels, one.data, one.len);
 	}
 	r->labels.failed |= one.failed;
@@ -456,6 +474,33 @@ static void smt_family(struct render *r)
 			buf_puts(b, "} ");
 			buf_double(b, row->total[st]);
 			buf_putc(b, '\n');
+		}
+	}
+}
+
+/* perf's SMT mode metrics (NVIDIA Olympus): each entity's cycles in ST
+ * and SMT mode, where it ever had them. */
+static void smt_mode_family(struct render *r)
+{
+	static const char *const suffix[SMT_MODE_COUNT][2] = {
+		[SMT_MODE_ST] = { ",mode=\"st\"} ", "{mode=\"st\"} " },
+		[SMT_MODE_SMT] = { ",mode=\"smt\"} ", "{mode=\"smt\"} " },
+	};
+	const char *name = metric_get(MET_SMT_MODE_CYCLES)->name;
+	size_t name_len = strlen(name);
+
+	if (!r->snap->mode_on && !r->snap->mode_host.ever)
+		return;
+	family(r, MET_SMT_MODE_CYCLES);
+	for (unsigned i = 0; i < r->n_ents; i++) {
+		const struct ent *e = &r->ents[i];
+
+		if (!e->mode->ever)
+			continue;
+		for (unsigned m = 0; m < SMT_MODE_COUNT; m++) {
+			const char *sfx = suffix[m][e->len ? 0 : 1];
+
+			put_sample(r, name, name_len, e, sfx, strlen(sfx), e->mode->total[m], false);
 		}
 	}
 }
@@ -790,6 +835,7 @@ int expo_render(const struct snapshot *snap, const struct expo_options *opt,
 		cpus_family(&r, MET_EXPECTED_CPUS, false);
 		cpus_family(&r, MET_MEASURED_CPUS, true);
 		node_families(&r);
+		smt_mode_family(&r);
 	}
 	smt_family(&r);
 	ratio_families(&r);

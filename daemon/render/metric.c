@@ -64,6 +64,10 @@ const struct metric metric_table[] = {
 		"Each SMT core's time by which of its threads ran (unhalted): neither, first_only (its lowest-numbered CPU alone), second_only, both; per core at cpu and core granularity, summed per package and for the host (the cores split in each interval); rate() gives the shares. From ONE_THREAD_ACTIVE, REF_DISTRIBUTED (REF_XCLK_ANY before Ice Lake), REF_TSC and the TSC (McCalpin's split).",
 		"ENTITY state", "host.smt.seconds_total packages[].smt.seconds_total cores[].smt.seconds_total", NULL },
 
+	[MET_SMT_MODE_CYCLES] = { "topdown_smt_mode_cycles_total", "counter",
+		"NVIDIA Olympus: each thread's cycles with the core to itself (mode st: CPU_SLOT counts the whole width) and shared with the other thread (smt: half of it), perf's cpu_cycles_in_st_mode and cpu_cycles_in_smt_mode on each interval's CPU_SLOT and CPU_CYCLES (an entity's CPUs' counts summed, as perf sums them); rate() gives the share of cycles in each mode.",
+		"ENTITY mode", "*.smt_mode.cycles_total", NULL },
+
 	[MET_LEVEL1_RATIO] = { "topdown_level1_ratio", "gauge",
 		"Share of the host's pipeline slots in each level-1 category over the last interval.",
 		"category", "host.level1", NULL },
@@ -177,6 +181,9 @@ const struct metric_json_field metric_json_only[] = {
 	{ "*.smt.cores", "the cores split in the last interval, of a package or the host: the cores with topdown_smt_seconds_total growing" },
 	{ "cores[].smt.first_cpu", "which CPU the core's first thread is (state first_only): topdown_cpu_info's core label" },
 	{ "cores[].smt.second_cpu", "which CPU the core's second thread is (state second_only): topdown_cpu_info's core label" },
+	{ "*.smt_mode.st_fraction", "the last interval's perf cpu_cycles_fraction_in_st_mode: of topdown_smt_mode_cycles_total's increase" },
+	{ "smt_mode.counted", "whether perf's SMT metrics are counted: topdown_smt_mode_cycles_total is exported when they are" },
+	{ "smt_mode.metrics", "what perf's SMT metrics are and where they come from, for a person reading one host (the family's HELP says the same)" },
 	{ "smt.counted", "whether the SMT split is counted: topdown_smt_seconds_total is exported when it is" },
 	{ "smt.events", "the events the SMT split comes from, for a person reading one host (the family's HELP says the same)" },
 	{ "smt.reason", "what the SMT split misses and why, for a person reading one host (--probe says it too)" },

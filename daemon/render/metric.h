@@ -37,6 +37,8 @@ enum metric_id {
 	MET_NODE_BASE_SLOTS,
 	/* per core (and its package, the host): which threads ran when */
 	MET_SMT_SECONDS,
+	/* per entity, where a thread's slots tell its mode (NVIDIA Olympus) */
+	MET_SMT_MODE_CYCLES,
 	/* the host's last interval */
 	MET_LEVEL1_RATIO,
 	MET_LEVEL2_RATIO,

@@ -490,6 +490,24 @@ static void print_smt_rows(FILE *out, const struct snapshot *snap, int name_w, u
 	}
 }
 
+/* perf's SMT mode metrics of the last interval (NVIDIA Olympus), host
+ * and packages as the columns above: the share of cycles in ST mode. */
+static void print_mode_row(FILE *out, const struct snapshot *snap, int name_w, unsigned n)
+{
+	if (!snap->mode_host.ever)
+		return;
+	fprintf(out, "%-*s", name_w, "smt: cycles in ST mode");
+	for (unsigned k = 0; k < n; k++) {
+		const struct snap_mode *row = k == 0 ? &snap->mode_host : &snap->pkgs[k - 1].mode;
+
+		if (row->valid)
+			fprintf(out, " %10.1f%% ", 100.0 * row->fraction);
+		else
+			fprintf(out, " %11s", "-");
+	}
+	fputc('\n', out);
+}
+
 void report_once(FILE *out, const struct snapshot *snap)
 {
 	unsigned rows[ONCE_MAX_COLUMNS];
@@ -576,6 +594,7 @@ void report_once(FILE *out, const struct snapshot *snap)
 	}
 	fputc('\n', out);
 	print_smt_rows(out, snap, name_w, n);
+	print_mode_row(out, snap, name_w, n);
 	fprintf(out, "\n* bottleneck: host %s\n", bottlenecks[0][0] ? bottlenecks[0] : "none (no slots counted)");
 	/* perf stat prints the same fraction after each count; a running
 	 * topdownd under a perf session (or the other way round) halves it. */

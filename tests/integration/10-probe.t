@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 90
+plan 91
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -364,11 +364,17 @@ expect_lines "ampereone-16 at level 1: TopdownL1's four events in one group" \
 	"Events:       CPU_CYCLES, STALL_SLOT_BACKEND, OP_RETIRED, OP_SPEC" \
 	"TopDown:      usable"
 probe "$FIXTURES/nvidia-t410-16"
-expect_lines "nvidia-t410-16: NVIDIA Olympus by its MIDR (implementer 0x4e), CPU_SLOT counted, no caps/slots read" \
+expect_lines "nvidia-t410-16: NVIDIA Olympus by its MIDR (implementer 0x4e), CPU_SLOT counted, no caps/slots read; CPU_CYCLES for perf's SMT metrics" \
 	"Uarch:        NVIDIA Olympus (0x000000004e0f0100)" \
 	"Formulas:     nvidia/t410 (perf's arm64/nvidia/t410 tables)" \
-	"Events:       CPU_SLOT, STALL_SLOT_FRONTEND_WITHOUT_MISPRED," \
+	"Events:       CPU_CYCLES, CPU_SLOT, STALL_SLOT_FRONTEND_WITHOUT_MISPRED," \
+	"SMT split:    perf's SMT metrics instead (cpu_cycles_in_st_mode," \
+	"              cpu_cycles_in_smt_mode: each thread's cycles in ST and SMT mode," \
 	"TopDown:      usable"
+printf '[collect]\nsmt = off\n' >"$tmp/smt-off.conf"
+probe "$FIXTURES/nvidia-t410-16" -c "$tmp/smt-off.conf"
+expect_lines "nvidia-t410-16 with smt = off: no SMT metrics" \
+	"SMT split:    off ([collect] smt = off)"
 # Lunar Lake and Arrow Lake: Lion Cove P-cores on PERF_METRICS, Skymont
 # E-cores with their retiring and frontend bound on fixed counters 6 and 5
 # (the kernel's topdown-retiring and topdown-fe-bound): one group.

@@ -159,8 +159,11 @@ for a in "ampereone-16 0x00000000c00fac30 ampereone" "ampereonex-16 0x00000000c0
 	cases+=("$1 (perf 7.2's $3 TopdownL1 and L2)|$1|--cpuid $2 --tables $T72 --fake-tables $T72 --events-from arm64/ampere/$3/metrics.json $A --scenario $SCEN/parity-ampereone.json")
 done
 # NVIDIA Olympus (Vera): perf 7.2's nvidia/t410 TopdownL1 over its counted
-# CPU_SLOT, 8 cores of 2 threads (perf's --per-core sums both).
-cases+=("nvidia-t410-16 (NVIDIA Olympus, SMT; perf 7.2's t410 TopdownL1 over CPU_SLOT)|nvidia-t410-16|--cpuid 0x000000004e0f0100 --tables $T72 --fake-tables $T72 --events-from arm64/nvidia/t410/metrics.json --ungrouped --weight-event CPU_SLOT --pmu armv8_pmuv3_0 --intervals 3 --scenario $SCEN/parity-nvidia-t410.json")
+# CPU_SLOT, 8 cores of 2 threads (perf's --per-core sums both), and its
+# SMT metrics (--smt-mode: cpu_cycles_fraction_in_st_mode, from CPU_SLOT
+# over CPU_CYCLES: 0.8002 on most CPUs, 0.3012 on CPUs 4-7, so that cores
+# 4-7 mix both).
+cases+=("nvidia-t410-16 (NVIDIA Olympus, SMT; perf 7.2's t410 TopdownL1 over CPU_SLOT and SMT metrics)|nvidia-t410-16|--cpuid 0x000000004e0f0100 --tables $T72 --fake-tables $T72 --events-from arm64/nvidia/t410/metrics.json --ungrouped --weight-event CPU_SLOT --pmu armv8_pmuv3_0 --intervals 3 --smt-mode --scenario $SCEN/parity-nvidia-t410.json")
 cases+=("neoverse-n3-guest (Neoverse N3 under KVM, caps/slots 0; #slots 5 from Arm's telemetry specification)|neoverse-n3-guest|--cpuid 0x00000000410fd8e0 --tables $T72 --fake-tables $T72 --events-from arm64/arm/neoverse-n3/metrics.json $A --scenario $TMP/nv3n3-8cpus.json --slots-from $ROOT/reference/arm-telemetry/neoverse-n3.json")
 # KVM guests (issue 32): caps/slots reads 0, so perf's #slots is 0 and its
 # TopdownL1 divides by it; the reference is perf's expressions with the
@@ -294,7 +297,8 @@ for want in "spr-2s mixed" "icx-1s icl levels 1-2 by perf -M" \
 	"skx-2s skx-multiplexed (Skylake-SP, SMT, AnyThread)" "genoa-2s, level 1 sums to 1.1" \
 	"srf-2s, level 1 sums to 1.1, children above frontend_bound, machine clears 0" \
 	"adl-hybrid E-cores, bad speculation below 0, machine clears 0" \
-	"neoverse-v2-64, level 1 sums to 1.1"; do
+	"neoverse-v2-64, level 1 sums to 1.1" \
+	"nvidia-t410-16 (NVIDIA Olympus, SMT; perf 7.2's t410 TopdownL1 over CPU_SLOT and SMT metrics)"; do
 	found=
 	for c in "${cases[@]}"; do
 		[ "${c%%|*}" = "$want" ] || continue

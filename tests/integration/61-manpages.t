@@ -61,6 +61,13 @@ if td_start "$SPR" "$constant" -i 100ms -c "$TMP/auth.conf"; then
 	cp "$TD_LOG" "$TMP/auth.log"
 	td_stop
 fi
+# NVIDIA Olympus' family (perf's SMT metrics): a daemon on its fixture.
+if FAKEPMU_TABLES=$ROOT/reference/perf-tables-7.2 td_start "$FIXTURES/nvidia-t410-16" \
+	"$ROOT/tests/scenarios/parity-nvidia-t410.json" -i 100ms; then
+	wait_intervals 2 || diag "the Olympus daemon published no two intervals within 20 s"
+	curl -sf "$TD_URL/metrics" >>"$TMP/metrics"
+	td_stop
+fi
 # The per-cgroup families: a daemon with [cgroups] enabled on the real
 # kernel (the swclock fixture, BPF), as 36-cgroups.t runs it.
 if [ "$(id -u)" -eq 0 ]; then

@@ -475,6 +475,12 @@ def perf_events_mode(a, tables):
                 pass
             names[name[4:]] = name
             cats.append(name[4:])
+    # perf's SMT metrics where a thread's slots tell its mode (NVIDIA
+    # Olympus): the share of its cycles in ST mode, compared as a
+    # category is.
+    if a.smt_mode:
+        names[SMT_MODE_KEY] = "cpu_cycles_fraction_in_st_mode"
+        cats.append(SMT_MODE_KEY)
     needed = set()
     for c in cats:
         needed |= metrics.events(names[c])
@@ -602,6 +608,11 @@ def topdownd_values(a):
             for k, doc in enumerate(docs)]
 
 
+# perf's cpu_cycles_fraction_in_st_mode: the JSON's smt_mode.st_fraction,
+# /metrics' topdown_smt_mode_cycles_total{mode="st"} over both modes.
+SMT_MODE_KEY = "smt_mode_st_fraction"
+
+
 def doc_values(doc):
     """{entity: {category: fraction} or None} of a JSON document (the
     --watch line and /api/v1/topdown?scope=cpu have the same shape)."""
@@ -622,6 +633,8 @@ def doc_values(doc):
         for node, v in (obj.get("nodes") or {}).items():
             if v is not None:
                 out[node] = v
+        if (obj.get("smt_mode") or {}).get("st_fraction") is not None:
+            out[SMT_MODE_KEY] = obj["smt_mode"]["st_fraction"]
         values[entity] = out
     return values
 
@@ -641,6 +654,18 @@ def exposition(text):
     return out
 
 
+def entity_of_labels(lab):
+    """The entity of a /metrics sample's labels (granularity cpu, core,
+    package or system)."""
+    if "cpu" in lab:
+        return ("cpu", int(lab["cpu"]))
+    if "core" in lab:
+        return ("core", (int(lab["package"]), int(lab["core"])))
+    if "package" in lab:
+        return ("package", int(lab["package"]))
+    return ("host", 0)
+
+
 def metrics_values(prev, cur):
     """{entity: {category: fraction}} from two scrapes (granularity cpu,
     core, package and system) of consecutive intervals: each counter's increase
@@ -653,14 +678,7 @@ def metrics_values(prev, cur):
         # The slots counter of the same entity: the same labels but the
         # category's (a hybrid part's have its PMU's too).
         key = frozenset((k, x) for k, x in labels if k not in ("category", "parent"))
-        if "cpu" in lab:
-            entity = ("cpu", int(lab["cpu"]))
-        elif "core" in lab:
-            entity = ("core", (int(lab["package"]), int(lab["core"])))
-        elif "package" in lab:
-            entity = ("package", int(lab["package"]))
-        else:
-            entity = ("host", 0)
+        entity = entity_of_labels(lab)
         slots = cur.get(("topdown_slots_total", key), 0) - prev.get(("topdown_slots_total", key), 0)
         if slots <= 0:
             values[entity] = None
@@ -668,6 +686,17 @@ def metrics_values(prev, cur):
         d = v - prev.get((name, labels), 0)
         if values.get(entity, {}) is not None:
             values.setdefault(entity, {})[lab["category"]] = d / slots
+    # perf's SMT mode metrics: the ST cycles' increase over both modes'.
+    for (name, labels), v in cur.items():
+        lab = dict(labels)
+        if name != "topdown_smt_mode_cycles_total" or lab.get("mode") != "st":
+            continue
+        other = frozenset((k, "smt" if k == "mode" else x) for k, x in labels)
+        st = v - prev.get((name, labels), 0)
+        both = st + cur.get((name, other), 0) - prev.get((name, other), 0)
+        entity = entity_of_labels(lab)
+        if both > 0 and values.get(entity) is not None:
+            values.setdefault(entity, {})[SMT_MODE_KEY] = st / both
     # The host's ratio gauges are perf's values themselves.
     gauges = {}
     for (name, labels), v in cur.items():
@@ -817,6 +846,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=1,
                     help="topdownd's first intervals left out (its nodes below level 2 have "
                     "values once every group of theirs ran)")
+    ap.add_argument("--smt-mode", action="store_true",
+                    help="compare perf's cpu_cycles_fraction_in_st_mode too (events mode: NVIDIA Olympus)")
     ap.add_argument("--ungrouped", action="store_true",
                     help="events mode: perf counts the events ungrouped")
     ap.add_argument("--weight-event",

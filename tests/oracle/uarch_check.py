@@ -239,6 +239,58 @@ def check_smt(tables, ua):
        "%s" % names)
 
 
+def check_smt_mode(ua, dump):
+    """perf's SMT mode metrics (issue 44): verbatim, every metric of the
+    file's SMT group, the events they read counted in the level-1 group,
+    and the collector's values (uarch_dump smtmode) equal to perf's
+    expressions on 400 random counts, none where perf has none."""
+    sm = ua["smt_mode"]
+    if sm is None:
+        return
+    t, rel = tables_of(sm["table"])
+    path = os.path.join(t.root, rel)
+    data = json.load(open(path))
+    exprs = {m.get("MetricName"): m.get("MetricExpr") for m in data}
+    group = sorted(m["MetricName"] for m in data if "SMT" in m.get("MetricGroup", "").split(";"))
+    names = [m["perf_name"] for m in sm["metrics"]]
+    ok(sorted(names) == group, "%s: the SMT mode metrics are %s's SMT group" % (ua["id"], sm["table"]),
+       "group: %s\ntopdownd: %s" % (group, names))
+    for m in sm["metrics"]:
+        ok(exprs.get(m["perf_name"]) == m["expr"],
+           "%s: %s is perf's expression in %s" % (ua["id"], m["perf_name"], sm["table"]),
+           "table: %r\ntopdownd: %r" % (exprs.get(m["perf_name"]), m["expr"]))
+    metrics = t.metrics(rel)
+    read = set()
+    for name in names:
+        read |= {e for e in metrics.events(name)}
+    level1 = {e["name"] for e in ua["events"] if e["level"] == 1}
+    ok(read <= level1, "%s: the SMT mode metrics read %s, counted in the level-1 group" %
+       (ua["id"], ", ".join(sorted(read))), "not counted: %s" % sorted(read - level1))
+    rng = random.Random(44)
+    proc = subprocess.Popen([dump, "smtmode"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    worst, errors = 0.0, []
+    for case in range(400):
+        cycles = 0 if case % 40 == 0 else rng.randint(10**6, 10**10)
+        slots = rng.uniform(0, 12) * (cycles or rng.randint(0, 10**6))
+        proc.stdin.write(json.dumps({"uarch": ua["id"], "slots": slots, "cycles": cycles}) + "\n")
+        proc.stdin.flush()
+        got = json.loads(proc.stdout.readline())["values"]
+        for name, value in zip(names, got):
+            try:
+                want = metrics.evaluate(name, {"CPU_SLOT": slots, "CPU_CYCLES": cycles})
+            except ZeroDivisionError:
+                want = None
+            if (want is None) != (value is None):
+                errors.append("%s slots %r cycles %r: perf %r, topdownd %r" % (name, slots, cycles, want, value))
+            elif want is not None:
+                worst = max(worst, abs(want - value) / max(1.0, abs(want)))
+    proc.stdin.close()
+    proc.wait()
+    ok(not errors and worst < 1e-12,
+       "%s: the SMT mode metrics on 400 random counts are perf's (largest relative difference %.1e; "
+       "none where perf has none)" % (ua["id"], worst), "\n".join(errors[:5]))
+
+
 def counted_encodings(tables, ua):
     """{kernel name or encoding key: topdownd event name}."""
     out = {}
@@ -917,6 +969,7 @@ def main():
             check_kernel_events(ua, os.path.join(ref, "kernel"),
                                 os.path.join(os.path.dirname(ref), "tests", "fixtures"))
             check_smt(tables, ua)
+            check_smt_mode(ua, dump)
             check_metrics(tables, ua)
             check_width(ua)
             check_formulas(tables, ua, dump, None)

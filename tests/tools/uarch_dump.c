@@ -9,6 +9,9 @@
  *                         --compare-perf's events mode compiles them
  *   uarch_dump pxeval     eval's requests, evaluated as the events mode does
  *                         -> {"frac": {CATEGORY: F or null}}
+ *   uarch_dump smtmode    {"uarch": ID, "slots": S, "cycles": C} per line: perf's
+ *                         SMT mode metrics as the collector evaluates them
+ *                         -> {"values": [FRACTION, ST, SMT] (null: none)}
  *   uarch_dump eval       one JSON object per stdin line
  *                         {"uarch": ID, "level": L, "refine": B, "counts": {NAME: N}}
  *                         -> {"slots": S, "frac": {CATEGORY: F}, "negative": B,
@@ -22,6 +25,7 @@
 #include <jansson.h>
 
 #include "perfexpr.h"
+#include "smtmode.h"
 #include "tma.h"
 #include "uarch.h"
 
@@ -73,6 +77,19 @@ static json_t *smt_json(const struct ua_smt *smt)
 			 "metric", smt->metric, "expr", smt->expr, "table", smt->table);
 }
 
+/* perf's SMT mode metrics (issue 44), or null. */
+static json_t *smt_mode_json(const struct ua_smt_mode *m)
+{
+	json_t *metrics;
+
+	if (!m)
+		return json_null();
+	metrics = json_array();
+	for (unsigned i = 0; i < UA_SMT_MODE_METRICS; i++)
+		json_array_append_new(metrics, json_pack("{s:s, s:s}", "perf_name", m->metric[i], "expr", m->expr[i]));
+	return json_pack("{s:o, s:s}", "metrics", metrics, "table", m->table);
+}
+
 static json_t *uarch_json(const struct uarch *ua)
 {
 	json_t *o = json_object(), *models = json_array(), *events = json_array(),
@@ -118,6 +135,7 @@ static json_t *uarch_json(const struct uarch *ua)
 	}
 	json_object_set_new(o, "events", events);
 	json_object_set_new(o, "smt", smt_json(ua->smt));
+	json_object_set_new(o, "smt_mode", smt_mode_json(ua->smt_mode));
 	for (unsigned i = 0; i < ua->n_metrics; i++) {
 		const struct ua_metric *m = &ua->metrics[i];
 
@@ -266,7 +284,29 @@ static json_t *pxeval_request(json_t *in, const struct uarch *ua)
 	return out;
 }
 
-/* One request line for eval or pxeval: its answer on a line of stdout. */
+/* "smtmode": perf's SMT mode metrics on {"slots", "cycles"} as the
+ * collector evaluates them (hw/smtmode) -> {"values": [...]} or
+ * {"error": WHY}. */
+static json_t *smtmode_request(json_t *in, const struct uarch *ua)
+{
+	struct smtmode *x = NULL;
+	double v[UA_SMT_MODE_METRICS];
+	char why[256] = "no SMT mode metrics";
+	json_t *out, *values;
+
+	if (!ua->smt_mode || smtmode_new(ua->smt_mode, &x, why, sizeof(why)) < 0)
+		return json_pack("{s:s}", "error", why);
+	smtmode_eval(x, json_number_value(json_object_get(in, "slots")), json_number_value(json_object_get(in, "cycles")),
+		     v);
+	values = json_array();
+	for (unsigned i = 0; i < UA_SMT_MODE_METRICS; i++)
+		json_array_append_new(values, isnan(v[i]) ? json_null() : json_real(v[i]));
+	out = json_pack("{s:o}", "values", values);
+	smtmode_free(x);
+	return out;
+}
+
+/* One request line for eval, pxeval or smtmode: its answer on a line of stdout. */
 static int answer_line(const char *line, json_t *(*fn)(json_t *, const struct uarch *))
 {
 	json_error_t err;
@@ -375,8 +415,10 @@ int main(int argc, char **argv)
 		json_decref(all);
 		return 0;
 	}
-	if (argc == 2 && (strcmp(argv[1], "eval") == 0 || strcmp(argv[1], "pxeval") == 0)) {
-		json_t *(*fn)(json_t *, const struct uarch *) = argv[1][0] == 'e' ? eval_request : pxeval_request;
+	if (argc == 2 && (strcmp(argv[1], "eval") == 0 || strcmp(argv[1], "pxeval") == 0 ||
+			  strcmp(argv[1], "smtmode") == 0)) {
+		json_t *(*fn)(json_t *, const struct uarch *) = argv[1][0] == 'e' ? eval_request
+							       : argv[1][0] == 'p' ? pxeval_request : smtmode_request;
 		char *line = NULL;
 		size_t cap = 0;
 
@@ -388,6 +430,6 @@ int main(int argc, char **argv)
 		free(line);
 		return 0;
 	}
-	fprintf(stderr, "usage: uarch_dump tables | perfexpr | without | no_reference | arm_slots | eval\n");
+	fprintf(stderr, "usage: uarch_dump tables | perfexpr | without | no_reference | arm_slots | eval | pxeval | smtmode\n");
 	return 64;
 }

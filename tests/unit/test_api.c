@@ -330,7 +330,7 @@ static void test_document_host(void **state)
 	assert_true(json_is_false(jhas(doc, "config.last_reload_successful")));
 	jreal(doc, "config.loaded_timestamp", 1699999000.25);
 	jstr(doc, "pmus.0.per_cpu", "thread");
-	jstr(doc, "api_version", "1.8");
+	jstr(doc, "api_version", "1.9");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
@@ -445,6 +445,49 @@ static void test_document_smt(void **state)
 	/* Not split in the last interval: its totals, and no shares. */
 	assert_true(json_is_null(jhas(doc, "host.smt.last")));
 	jreal(doc, "host.smt.seconds_total.both", 22.5);
+	json_decref(doc);
+	free(f);
+}
+
+/* perf's SMT mode metrics (NVIDIA Olympus) in the document: each CPU's,
+ * core's, package's and the host's cycles in ST and SMT mode and the last
+ * interval's share in ST mode (null: none); absent where an entity never
+ * had them; what they are, at the top, only where counted. */
+static void test_document_smt_mode(void **state)
+{
+	struct fixture *f = fixture_new();
+	json_t *doc;
+
+	(void)state;
+	doc = document(&f->snap, "cpu", NULL, NULL);
+	jabsent(doc, "smt_mode");
+	jabsent(doc, "host.smt_mode");
+	jabsent(doc, "cpus.0.smt_mode");
+	json_decref(doc);
+	f->snap.mode_on = true;
+	strcpy(f->snap.mode_method, "cpu_cycles_in_st_mode, cpu_cycles_in_smt_mode (t410/metrics.json), from CPU_SLOT and CPU_CYCLES");
+	f->cpus[0].mode = (struct snap_mode){ .fraction = 0.6, .last = { 60, 40 },
+					      .total = { 600, 400 }, .valid = true, .ever = true };
+	f->cpus[1].mode = f->cpus[0].mode;
+	f->cpus[1].mode.valid = false;
+	f->cores[0].mode = f->cpus[0].mode;
+	f->pkgs[0].mode = f->cpus[0].mode;
+	f->snap.mode_host = f->cpus[0].mode;
+	doc = document(&f->snap, "cpu", NULL, NULL);
+	assert_true(json_is_true(jhas(doc, "smt_mode.counted")));
+	jstr(doc, "smt_mode.metrics", "cpu_cycles_in_st_mode, cpu_cycles_in_smt_mode (t410/metrics.json), from CPU_SLOT and CPU_CYCLES");
+	jint(doc, "cpus.0.smt_mode.cycles_total.st", 600);
+	jint(doc, "cpus.0.smt_mode.cycles_total.smt", 400);
+	jreal(doc, "cpus.0.smt_mode.st_fraction", 0.6);
+	/* No value in the last interval: its totals, and no share. */
+	assert_true(json_is_null(jhas(doc, "cpus.1.smt_mode.st_fraction")));
+	jint(doc, "cpus.1.smt_mode.cycles_total.st", 600);
+	jabsent(doc, "cpus.2.smt_mode");
+	jreal(doc, "cores.0.smt_mode.st_fraction", 0.6);
+	jabsent(doc, "cores.1.smt_mode");
+	jint(doc, "packages.0.smt_mode.cycles_total.smt", 400);
+	jabsent(doc, "packages.1.smt_mode");
+	jreal(doc, "host.smt_mode.st_fraction", 0.6);
 	json_decref(doc);
 	free(f);
 }
@@ -982,8 +1025,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"api_version\":\"1.8\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"api_version\":\"1.8\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.9\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.9\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));
@@ -1206,6 +1249,12 @@ static void test_metric_sets(void **state)
 					     .valid = true, .ever = true, .cores = 1 };
 	f->pkgs[0].smt = f->cores[0].smt;
 	s->smt_host = f->cores[0].smt;
+	/* perf's SMT mode metrics of CPU 0, its core, package and the host. */
+	s->mode_on = true;
+	strcpy(s->mode_method, "cpu_cycles_in_st_mode, cpu_cycles_in_smt_mode (t410/metrics.json), from CPU_SLOT and CPU_CYCLES");
+	f->cpus[0].mode = (struct snap_mode){ .fraction = 0.6, .last = { 60, 40 },
+					      .total = { 600, 400 }, .valid = true, .ever = true };
+	f->cores[0].mode = f->pkgs[0].mode = s->mode_host = f->cpus[0].mode;
 	http.requests[EXPO_EP_METRICS][expo_http_code_index(200)] = 1;
 	opt.http = &http;
 	opt.proc = &proc;
@@ -1312,6 +1361,7 @@ int main(void)
 		cmocka_unit_test(test_document_host),
 		cmocka_unit_test(test_document_scopes),
 		cmocka_unit_test(test_document_smt),
+		cmocka_unit_test(test_document_smt_mode),
 		cmocka_unit_test(test_document_levels),
 		cmocka_unit_test(test_document_cpu_filter),
 		cmocka_unit_test(test_check_query),
