@@ -490,8 +490,9 @@ static void discover_core(const struct sysfs *sysfs, const struct pmu_info *info
 				core->slots = core->slots_published->slots;
 			} else {
 				str_printf(core->reason, sizeof(core->reason),
-					   "core PMU %s (%s) has no caps/slots, and Arm publishes no slot width for this part here: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on and a virtual machine reads as 0",
-					   core->name, core->ua->name);
+					   "core PMU %s (%s) has no caps/slots, and %s publishes no slot width for this part here: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on and a virtual machine reads as 0",
+					   core->name, core->ua->name,
+					   strcmp(core->ua->vendor, "ARM") == 0 ? "Arm" : core->ua->vendor);
 				core->ua = NULL;
 				return;
 			}

@@ -10,7 +10,7 @@
 SCENARIO=$ROOT/tests/scenarios/constant.json
 tmp=$TMP
 
-plan 91
+plan 93
 # A failure shows the command's output.
 not_ok() { fail "$@" "$tmp/out" "$tmp/err"; }
 
@@ -221,6 +221,15 @@ expect_lines "genoa-guest, 4 counters: 12 events in 3 rotating groups of 4" \
 	"              3 groups rotate: 12 general-purpose counters needed, 4 per CPU; each group is scaled to the interval by its running time, as perf does" \
 	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
 	"TopDown:      usable"
+# A Zen 6 guest without PerfCtrExtCore: the same, perf 7.2's amdzen6.
+jq 'del(.cpus["8-15"]) | .gp_counters = 4' "$ROOT/tests/scenarios/parity-zen6.json" >"$tmp/zen6-4.json"
+PROBE_SCENARIO=$tmp/zen6-4.json FAKEPMU_TABLES=$ROOT/reference/perf-tables-7.2 probe "$FIXTURES/zen6-guest"
+expect_lines "zen6-guest, 4 counters: Zen 6 by perf 7.2's mapfile, 12 events in 3 rotating groups of 4" \
+	"Uarch:        AMD Zen 6 (AuthenticAMD-26-50)" \
+	"Counters:     12 general-purpose needed, 4 per CPU (probed on CPU 0 with ls_not_halted_cyc)" \
+	"              3 groups rotate: 12 general-purpose counters needed, 4 per CPU; each group is scaled to the interval by its running time, as perf does" \
+	"Monitored:    8 CPUs on 1 package, 4 cores (0-7)" \
+	"TopDown:      usable"
 # Clearwater Forest, a model without tables whose kernel shows Intel's
 # architectural TopDown events as topdown-*: level 1 from them, saying so.
 PROBE_SCENARIO=$ROOT/tests/scenarios/parity-cwf-guest.json probe "$FIXTURES/cwf-guest"
@@ -348,6 +357,9 @@ expect_lines "neoverse-n3-guest: Neoverse N3 under KVM, Arm's published 5 slots"
 probe "$FIXTURES/neoverse-v3-guest"
 expect_not_usable "neoverse-v3-guest: refused, and why" \
 	"core PMU armv8_pmuv3_0 (Arm Neoverse V3) has no caps/slots, and Arm publishes no slot width for this part here: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on and a virtual machine reads as 0"
+probe "$FIXTURES/ampereone-guest"
+expect_not_usable "ampereone-guest: an AmpereOne virtual machine refused, and why" \
+	"core PMU armv8_pmuv3_0 (AmpereOne) has no caps/slots, and Ampere publishes no slot width for this part here: perf's TopdownL1 needs the slots per cycle (PMMIR_EL1.SLOTS), which the kernel shows from PMUv3.4 on and a virtual machine reads as 0"
 probe "$FIXTURES/ampereone-16"
 expect_lines "ampereone-16: AmpereOne by its MIDR (implementer 0xc0), perf 7.2's tables" \
 	"Uarch:        AmpereOne (0x00000000c00fac30)" \

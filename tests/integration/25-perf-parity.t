@@ -108,6 +108,12 @@ T72=$ROOT/reference/perf-tables-7.2
 for s in zen6 zen6-multiplexed; do
 	cases+=("zen6-1s $s (Zen 6, SMT; perf 7.2's amdzen6 expressions, bp_fe_redir.resync)|zen6-1s|--cpuid AuthenticAMD-26-50-0 --tables $T72 --fake-tables $T72 --events-from x86/amdzen6/pipeline.json $Z --scenario $SCEN/parity-$s.json")
 done
+# A Zen 6 virtual machine (EPYC Venice as clouds sell it): 6 counters, and
+# 4 where the hypervisor does not pass PerfCtrExtCore.
+jq 'del(.cpus["8-15"])' "$SCEN/parity-zen6.json" >"$TMP/zen6-guest.json"
+jq 'del(.cpus["8-15"]) | .gp_counters = 4' "$SCEN/parity-zen6-multiplexed.json" >"$TMP/zen6-guest-4.json"
+cases+=("zen6-guest (Zen 6 under KVM, 6 counters; perf 7.2's amdzen6 expressions)|zen6-guest|--cpuid AuthenticAMD-26-50-0 --tables $T72 --fake-tables $T72 --events-from x86/amdzen6/pipeline.json $Z --scenario $TMP/zen6-guest.json")
+cases+=("zen6-guest, 4 counters (no PerfCtrExtCore), half the time running|zen6-guest|--cpuid AuthenticAMD-26-50-0 --tables $T72 --fake-tables $T72 --events-from x86/amdzen6/pipeline.json $Z --scenario $TMP/zen6-guest-4.json")
 # Lunar Lake and Arrow Lake (issue 44; perf 6.1 knows neither): perf 7.2's
 # tables, the fake PMU the hardware they describe.  P-cores (Lion Cove):
 # the PERF_METRICS group, led by slots as perf leads it.  E-cores
