@@ -493,6 +493,9 @@ void http_free(struct http *h)
 		jobs_stop(h->render_jobs);
 	if (h->api_jobs)
 		jobs_stop(h->api_jobs);
+	if (atomic_load(&h->unrendered))
+		log_info("Stopping: %u queued API requests answered 503 without being rendered",
+			 atomic_load(&h->unrendered));
 	for (size_t i = 0; i < h->n_daemons; i++)
 		MHD_stop_daemon(h->daemons[i]);
 	jobs_free(h->auth_jobs);

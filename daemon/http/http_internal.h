@@ -44,8 +44,10 @@ struct http {
 	/* render_jobs: /metrics only (cached per interval), so that scrapes
 	 * never wait behind the expensive JSON and page renders of api_jobs. */
 	struct jobs *auth_jobs, *render_jobs, *api_jobs;
-	/* Shutting down: queued API renders answer 503 at once. */
+	/* Shutting down: queued API renders answer 503 at once (counted in
+	 * unrendered, which the stop logs). */
 	atomic_bool stopping;
+	atomic_uint unrendered;
 	struct render *render;
 	struct apicache *apicache; /* the JSON documents, shared */
 };

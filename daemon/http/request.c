@@ -208,9 +208,13 @@ static void render_job(void *arg)
 	struct req *req = arg;
 	struct http *h = req->h;
 
-	if (!req->route->scrape && (atomic_load(&h->stopping) || mono_ns() - req->queued_ns > API_DEADLINE_NS)) {
+	bool stopping = atomic_load(&h->stopping);
+
+	if (!req->route->scrape && (stopping || mono_ns() - req->queued_ns > API_DEADLINE_NS)) {
 		static const char text[] = "503 busy, try again in a second\n";
 
+		if (stopping)
+			atomic_fetch_add(&h->unrendered, 1);
 		req->status = MHD_HTTP_SERVICE_UNAVAILABLE;
 		atomic_fetch_add(&h->p.stats->rejected[EXPO_REJ_BUSY], 1);
 		req->response = MHD_create_response_from_buffer(sizeof(text) - 1, (void *)(uintptr_t)text,

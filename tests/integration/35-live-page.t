@@ -35,11 +35,15 @@ run_tap() { # run_tap FILE: its lines, numbered on from here
 ARTIFACTS=${ARTIFACTS:-$(cd "$(dirname "$0")/../.." && pwd)/build/artifacts}
 mkdir -p "$ARTIFACTS"
 SPR=$FIXTURES/spr-2s
-B_AFTER=16
-# Phase a: backend bound (memory); phase b, for good: frontend bound (bandwidth).
+# Phase a: backend bound (memory); phase b, for good: frontend bound
+# (bandwidth).  The fake PMU's clock (clock_run) stays in phase a until
+# livepage.py moves it to B_AT: before, phase b came 16 s after the start
+# whatever the browser had checked by then, and a loaded gate once saw it
+# before the check of phase a's bottleneck.
+B_AT=600
 scen=$(write_scenario live <<EOF2
 {"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [
-  {"seconds": $B_AFTER, "retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
+  {"seconds": $B_AT, "retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
    "heavy_operations": 0.05, "branch_mispredicts": 0.06, "fetch_latency": 0.12, "memory_bound": 0.25},
   {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.45, "backend_bound": 0.15,
    "heavy_operations": 0.10, "branch_mispredicts": 0.04, "fetch_latency": 0.15, "memory_bound": 0.05}]}},
@@ -48,7 +52,7 @@ EOF2
 )
 # Every category's truth, the derived level-2 ones included.
 cat >"$TMP/truths.json" <<EOF2
-{"b_after": $B_AFTER,
+{"b_at": $B_AT, "clock": "$TMP/clock",
  "a": {"retiring": 0.30, "bad_speculation": 0.10, "frontend_bound": 0.20, "backend_bound": 0.40,
        "heavy_operations": 0.05, "light_operations": 0.25, "branch_mispredicts": 0.06, "machine_clears": 0.04,
        "fetch_latency": 0.12, "fetch_bandwidth": 0.08, "memory_bound": 0.25, "core_bound": 0.15},
@@ -57,7 +61,8 @@ cat >"$TMP/truths.json" <<EOF2
        "fetch_latency": 0.15, "fetch_bandwidth": 0.30, "memory_bound": 0.05, "core_bound": 0.10}}
 EOF2
 printf '[collect]\ninterval = 500ms\nhistory = 60s\n' >"$TMP/live.conf"
-td_start "$SPR" "$scen" -c "$TMP/live.conf" || exit 1
+clock_run "$TMP/clock" 0
+FAKEPMU_CLOCK_FILE=$TMP/clock td_start "$SPR" "$scen" -c "$TMP/live.conf" || exit 1
 wait_intervals 2
 
 timeout 150 /usr/bin/python3 "$(dirname "$0")/livepage.py" "$TD_URL/" "$TMP/truths.json" \

@@ -255,9 +255,10 @@ is "$seen" " monitored failed monitored" "CPU 5's reads fail: monitored, then fa
 like "$(cat "$TD_LOG")" 'Reads of the group of CPU 5 failed 3 intervals in a row: CPU 5 is failed until a read works again' \
 	"the log says so"
 wait_intervals 2
-slots_of() { curl -s "$TD_URL/api/v1/topdown?scope=cpu&cpu=$1" | jq '.cpus[0].slots_total'; }
-s4=$(slots_of 4)
-s5=$(slots_of 5)
+# Both from one document: two requests could straddle an interval (once,
+# under a loaded gate, CPU 5's was two intervals later than CPU 4's).
+read -r s4 s5 < <(curl -s "$TD_URL/api/v1/topdown?scope=cpu&cpu=4,5" |
+	jq -r '[.cpus[] | select(.cpu == 4 or .cpu == 5) | .slots_total] | @tsv')
 near "$(awk -v a="$s5" -v b="$s4" 'BEGIN {print a / b}')" 1 0.02 \
 	"no slots lost: CPU 5 counted what CPU 4 did ($s5 vs $s4), the first good read covering the gap"
 td_stop
@@ -325,7 +326,14 @@ ok "$(jq -e --argjson r $((r1 - r0)) --argjson i $((i1 - i0)) \
 flood_pid=$!
 wait_until 60 test -e "$TMP/flooding"
 td_stop
-ok $([ "$TD_STOP_MS" -lt 2000 ] && [ "$TD_STATUS" = 0 ]; echo $?) "SIGTERM in the flood: exit $TD_STATUS in $TD_STOP_MS ms"
+# Judged by what the stop did, not by how long it took (2,049 ms once
+# under a loaded gate against a bound of 2 s): it exits 0 before td_stop's
+# 5 s grace ends in SIGKILL, and the requests queued behind the one
+# worker (some 60 of the 64 clients' at any time) were answered 503, not
+# rendered one by one (which took 9-11 s before).
+unrendered=$(sed -n 's/.*Stopping: \([0-9]*\) queued API requests answered 503 without being rendered.*/\1/p' "$TD_LOG")
+ok $([ "$TD_STATUS" = 0 ] && [ "${unrendered:-0}" -ge 1 ]; echo $?) \
+	"SIGTERM in the flood: exit $TD_STATUS, ${unrendered:-no} queued requests answered 503 unrendered ($TD_STOP_MS ms)"
 wait "$flood_pid" 2>/dev/null
 
 done_testing
