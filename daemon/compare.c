@@ -694,15 +694,16 @@ static void pace_lines(struct pace *p, struct reader *rd)
 	}
 }
 
-static void perf_argv(struct cmp *c, enum cmp_aggr ag, char *ms, char *secs, char *opt, char **argv)
+static void perf_argv(struct cmp *c, enum cmp_aggr ag, char *ms, char *opt, char **argv)
 {
 	unsigned n = 0;
-	double iv = (double)c->app->cfg.interval_ns / 1e9;
 
 	str_printf(ms, 32, "%llu", (unsigned long long)(c->app->cfg.interval_ns / 1000000));
-	/* Long enough for the intervals compared, the first and the one
-	 * that ends them; stopped once that one begins. */
-	str_printf(secs, 32, "%.3f", (c->count + 2.5) * iv);
+	/* No workload: perf counts system-wide until run_aggr stops it
+	 * (SIGINT) once the interval that ends those compared begins, or at
+	 * its deadline.  A workload as long as the intervals (sleep) ended
+	 * perf early on a loaded machine, where its start took some of them
+	 * ("perf exited after 3 intervals"). */
 	argv[n++] = c->perf;
 	argv[n++] = (char *)"stat";
 	argv[n++] = (char *)"-j";
@@ -715,9 +716,6 @@ static void perf_argv(struct cmp *c, enum cmp_aggr ag, char *ms, char *secs, cha
 	argv[n++] = ms;
 	argv[n++] = (char *)(c->events_mode ? "-e" : "-M");
 	argv[n++] = c->events_mode ? c->events : c->metrics;
-	argv[n++] = (char *)"--";
-	argv[n++] = (char *)"sleep";
-	argv[n++] = secs;
 	argv[n] = NULL;
 }
 
@@ -726,14 +724,14 @@ static void run_aggr(struct cmp *c, enum cmp_aggr ag)
 	struct cmp_run *run = &c->run[ag];
 	static struct reader rd;
 	struct pace p = { .c = c, .ag = ag, .k = -1 };
-	char ms[32], secs[32], opt[32], *argv[16];
+	char ms[32], opt[32], *argv[16];
 	uint64_t deadline, budget;
 	int fd, st;
 	pid_t pid;
 
 	run->perf_run[0] = run->perf_run[1] = run->td_run[0] = run->td_run[1] = NAN;
 	memset(&rd, 0, sizeof(rd));
-	perf_argv(c, ag, ms, secs, opt, argv);
+	perf_argv(c, ag, ms, opt, argv);
 	/* topdownd's interval before perf's first starts now. */
 	app_collect(c->app, mono_ns());
 	pid = spawn(argv, false, &fd);
