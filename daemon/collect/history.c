@@ -27,6 +27,14 @@ struct history {
 	struct snap_cols cols;
 	unsigned width, cap_width;
 	double *totals;      /* [HISTORY_SAMPLES][1 + max_pkgs][width] */
+	/* Below level 2: per sample the depth plan and layout its nodes
+	 * belong to (no nodes: has false), and the nodes of the current
+	 * plan's size, @n_nodes + 1 per entity. */
+	bool *deep_has;
+	uint64_t *deep_gen, *deep_layout;
+	unsigned n_nodes;
+	size_t deep_cap;     /* doubles of @deep */
+	double *deep;        /* [HISTORY_SAMPLES][1 + max_pkgs][n_nodes + 1] */
 };
 
 static unsigned width_of(const struct snap_cols *cols)
@@ -74,10 +82,14 @@ int history_new(uint64_t length_ns, unsigned max_pkgs, td_catset cats, struct hi
 	h->ts = calloc(HISTORY_SAMPLES, sizeof(*h->ts));
 	h->n_pkgs = calloc(HISTORY_SAMPLES, sizeof(*h->n_pkgs));
 	h->pkg_ids = calloc((size_t)HISTORY_SAMPLES * (max_pkgs ? max_pkgs : 1), sizeof(*h->pkg_ids));
+	h->deep_has = calloc(HISTORY_SAMPLES, sizeof(*h->deep_has));
+	h->deep_gen = calloc(HISTORY_SAMPLES, sizeof(*h->deep_gen));
+	h->deep_layout = calloc(HISTORY_SAMPLES, sizeof(*h->deep_layout));
 	set_cats(h, cats);
 	h->cap_width = h->width;
 	h->totals = totals_new(max_pkgs, h->width);
-	if (!h->ts || !h->n_pkgs || !h->pkg_ids || !h->totals) {
+	if (!h->ts || !h->n_pkgs || !h->pkg_ids || !h->totals || !h->deep_has || !h->deep_gen ||
+	    !h->deep_layout) {
 		history_free(h);
 		return -ENOMEM;
 	}
@@ -90,12 +102,16 @@ void history_free(struct history *h)
 {
 	if (!h)
 		return;
-	if (h->ts && h->n_pkgs && h->pkg_ids && h->totals)
+	if (h->ts && h->n_pkgs && h->pkg_ids && h->totals && h->deep_has && h->deep_gen && h->deep_layout)
 		pthread_mutex_destroy(&h->lock);
 	free(h->ts);
 	free(h->n_pkgs);
 	free(h->pkg_ids);
 	free(h->totals);
+	free(h->deep_has);
+	free(h->deep_gen);
+	free(h->deep_layout);
+	free(h->deep);
 	free(h);
 }
 
@@ -120,11 +136,17 @@ void history_set_length(struct history *h, uint64_t length_ns)
 	pthread_mutex_unlock(&h->lock);
 }
 
-size_t history_bytes(const struct history *h)
+size_t history_bytes(struct history *h)
 {
-	return sizeof(*h) + HISTORY_SAMPLES * (sizeof(double) + sizeof(unsigned) +
-					       h->max_pkgs * sizeof(int) +
-					       (1 + h->max_pkgs) * h->cap_width * sizeof(double));
+	size_t n;
+
+	pthread_mutex_lock(&h->lock);
+	n = sizeof(*h) + HISTORY_SAMPLES * (sizeof(double) + sizeof(unsigned) + sizeof(bool) +
+					    2 * sizeof(uint64_t) + h->max_pkgs * sizeof(int) +
+					    (1 + h->max_pkgs) * h->cap_width * sizeof(double)) +
+	    h->deep_cap * sizeof(double);
+	pthread_mutex_unlock(&h->lock);
+	return n;
 }
 
 static double *slot(struct history *h, unsigned i, unsigned entity)
@@ -176,6 +198,55 @@ static bool follow_cats(struct history *h, td_catset cats)
 	return true;
 }
 
+static double *deep_slot(struct history *h, unsigned i, unsigned entity)
+{
+	return &h->deep[((size_t)i * (1 + h->max_pkgs) + entity) * (h->n_nodes + 1)];
+}
+
+/* Room for @n_nodes nodes per entity: the samples kept with another
+ * number of nodes lose theirs (another plan: they could not be compared
+ * anyway).  False when the room could not be made. */
+static bool follow_nodes(struct history *h, unsigned n_nodes)
+{
+	size_t need = (size_t)HISTORY_SAMPLES * (1 + h->max_pkgs) * (n_nodes + 1);
+
+	if (n_nodes == h->n_nodes && h->deep)
+		return true;
+	if (need > h->deep_cap) {
+		double *d = malloc(need * sizeof(double));
+
+		if (!d)
+			return false;
+		free(h->deep);
+		h->deep = d;
+		h->deep_cap = need;
+	}
+	h->n_nodes = n_nodes;
+	memset(h->deep_has, 0, HISTORY_SAMPLES * sizeof(*h->deep_has));
+	return true;
+}
+
+/* Sample @i's nodes: the host's and the first @n packages' rows of
+ * @snap's tree below level 2, if it has one. */
+static void record_nodes(struct history *h, unsigned i, const struct snapshot *snap, unsigned n)
+{
+	const struct snap_deep *d = &snap->deep;
+
+	h->deep_has[i] = false;
+	if (!d->n_nodes || snap_deep_row_host(snap) >= d->rows || !follow_nodes(h, d->n_nodes))
+		return;
+	for (unsigned e = 0; e <= n; e++) {
+		unsigned row = e == 0 ? snap_deep_row_host(snap) : snap_deep_row_pkg(snap, e - 1);
+		double *dst = deep_slot(h, i, e);
+
+		memcpy(dst, &d->slots_total[(size_t)row * d->n_nodes], d->n_nodes * sizeof(double));
+		dst[d->n_nodes] = d->row_slots_total[row];
+	}
+	h->deep_gen[i] = d->gen;
+	h->deep_layout[i] = snap->layout;
+	h->deep_has[i] = true;
+}
+
 static bool due(const struct history *h, double mono_s)
 {
 	unsigned last = (h->head + HISTORY_SAMPLES - 1) % HISTORY_SAMPLES;
@@ -217,6 +288,7 @@ void history_record(struct history *h, const struct snapshot *snap)
 		h->pkg_ids[(size_t)i * h->max_pkgs + p] = snap->pkgs[p].package;
 		pack(h, slot(h, i, 1 + p), snap->pkgs[p].c.total);
 	}
+	record_nodes(h, i, snap, n);
 	h->head = (h->head + 1) % HISTORY_SAMPLES;
 	if (h->count < HISTORY_SAMPLES)
 		h->count++;
@@ -287,6 +359,8 @@ int history_at(struct history *h, double mono_s, struct history_sample *out)
 {
 	unsigned oldest, pick;
 
+	out->nodes = NULL;
+	out->n_nodes = 0;
 	pthread_mutex_lock(&h->lock);
 	if (h->count == 0) {
 		pthread_mutex_unlock(&h->lock);
@@ -310,6 +384,40 @@ int history_at(struct history *h, double mono_s, struct history_sample *out)
 		out->pkg_ids[p] = h->pkg_ids[(size_t)pick * h->max_pkgs + p];
 		unpack(h, out->pkgs[p], slot(h, pick, 1 + p));
 	}
+	if (h->deep_has[pick]) {
+		size_t n = (size_t)(1 + out->n_pkgs) * (h->n_nodes + 1);
+
+		out->nodes = malloc(n * sizeof(double));
+		if (!out->nodes) {
+			pthread_mutex_unlock(&h->lock);
+			return -ENOMEM;
+		}
+		memcpy(out->nodes, deep_slot(h, pick, 0), n * sizeof(double));
+		out->n_nodes = h->n_nodes;
+		out->deep_gen = h->deep_gen[pick];
+		out->layout = h->deep_layout[pick];
+	}
 	pthread_mutex_unlock(&h->lock);
 	return 0;
+}
+
+void history_sample_release(struct history_sample *s)
+{
+	if (!s)
+		return;
+	free(s->nodes);
+	s->nodes = NULL;
+	s->n_nodes = 0;
+}
+
+const double *history_sample_nodes(const struct history_sample *s, int pkg)
+{
+	if (!s || !s->nodes)
+		return NULL;
+	if (pkg < 0)
+		return s->nodes;
+	for (unsigned p = 0; p < s->n_pkgs; p++)
+		if (s->pkg_ids[p] == pkg)
+			return &s->nodes[(size_t)(1 + p) * (s->n_nodes + 1)];
+	return NULL;
 }

@@ -7,7 +7,9 @@
  * (length / HISTORY_SAMPLES, or the interval if longer): memory is
  * HISTORY_SAMPLES x (1 + packages) x the columns the collected categories
  * use (slots, the times, the categories) doubles, allocated and written
- * once (resident from the start).
+ * once (resident from the start); below level 2 ([collect] level 3 to 6),
+ * as many again per node and one more (its slots_total and the base
+ * slots), allocated when the first sample with nodes is kept.
  * Written by the history worker when a sample is due (history_due, asked
  * by the collection), read by HTTP threads; a lock held for a copy, never
  * across anything else. */
@@ -33,7 +35,7 @@ uint64_t history_length_ns(struct history *h);
 /* A new length (a reload): the samples kept so far are dropped. */
 void history_set_length(struct history *h, uint64_t length_ns);
 /* Bytes it holds. */
-size_t history_bytes(const struct history *h);
+size_t history_bytes(struct history *h);
 
 /* Samples are kept by the monotonic clock (when the collection that
  * made them ended, snapshot_mono_s()): a step of the wall clock (NTP, an
@@ -49,18 +51,31 @@ bool history_due(struct history *h, double mono_s);
 void history_record(struct history *h, const struct snapshot *snap);
 
 /* A sample: when (monotonic seconds), and the totals of the host and of
- * each package (in the snapshot's package order, with their ids). */
+ * each package (in the snapshot's package order, with their ids).  Below
+ * level 2, @nodes: for the host then each package, its n_nodes nodes'
+ * slots_total then its base slots ([1 + n_pkgs][n_nodes + 1]), of the
+ * depth plan @deep_gen in layout @layout (the snapshot's: totals continue
+ * only within both); NULL when the sample has none. */
 struct history_sample {
 	double mono;
 	unsigned n_pkgs;
 	int pkg_ids[64];
 	double host[TD_C_COUNT];
 	double pkgs[64][TD_C_COUNT];
+	uint64_t deep_gen, layout;
+	unsigned n_nodes;
+	double *nodes;
 };
 
 /* The latest sample taken at or before @mono_s, or the oldest one when
- * none is that old; -ENOENT when there is none at all. */
+ * none is that old; -ENOENT when there is none at all, -ENOMEM.  Its
+ * nodes are the caller's: history_sample_release(). */
 int history_at(struct history *h, double mono_s, struct history_sample *out);
+/* Frees @s's nodes (not @s); NULL ok. */
+void history_sample_release(struct history_sample *s);
+/* A sample's nodes of the host (@pkg -1) or of package @pkg (its id),
+ * n_nodes + 1 of them; NULL when it has none. */
+const double *history_sample_nodes(const struct history_sample *s, int pkg);
 
 /* The samples kept after @since (a wall time, 0: all; compared to the
  * millisecond, as documents print them) and the one before them, oldest

@@ -171,6 +171,7 @@ void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
 		snapring_release(h->p.ring, req->snap);
 	explicit_bzero(&req->attempt, sizeof(req->attempt));
 	http_settings_unref(req->s);
+	history_sample_release(req->then);
 	free(req->then);
 	free(req);
 	*con_cls = NULL;

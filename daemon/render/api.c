@@ -354,24 +354,37 @@ static void add_cgroups(json_t *doc, const struct snapshot *snap, unsigned level
 
 /* Below level 2: the entity's nodes (row @row of the snapshot's), down
  * to @level: the last interval's values (null: none) and the cumulative
- * counts. */
-static void add_nodes(json_t *obj, const struct snapshot *snap, unsigned row, unsigned level)
+ * counts.  Over a window (@window), the values are what the counts gained
+ * since @then (the entity's history sample: the nodes' slots_total, then
+ * the base slots), as a rate() of /metrics' counters gives them; null
+ * without a sample of the same depth plan (nodes_then). */
+static void add_nodes(json_t *obj, const struct snapshot *snap, unsigned row, unsigned level, bool window,
+		      const double *then)
 {
 	const struct snap_deep *d = &snap->deep;
 	json_t *last, *slots, *measured;
+	double base = 0;
 
 	if (!d->n_nodes || level < 3 || row >= d->rows)
 		return;
+	if (then)
+		base = d->row_slots_total[row] - then[d->n_nodes];
 	last = json_object();
 	slots = json_object();
 	measured = json_object();
 	for (unsigned k = 0; k < d->n_nodes; k++) {
 		size_t at = (size_t)row * d->n_nodes + k;
 		const char *name = depth_short(d->node[k]->name);
+		double v = d->last[at];
 
 		if (d->node[k]->level > level)
 			continue;
-		json_object_set_new(last, name, isfinite(d->last[at]) ? ratio(d->last[at]) : json_null());
+		if (window) {
+			double gained = then ? d->slots_total[at] - then[k] : -1;
+
+			v = base > 0 && gained >= 0 ? gained / base : NAN;
+		}
+		json_object_set_new(last, name, isfinite(v) ? ratio(v) : json_null());
 		json_object_set_new(slots, name, count(d->slots_total[at]));
 		json_object_set_new(measured, name, json_real(round(d->measured_ns_total[at] / 1e6) / 1e3));
 	}
@@ -379,6 +392,17 @@ static void add_nodes(json_t *obj, const struct snapshot *snap, unsigned row, un
 	json_object_set_new(obj, "nodes_slots_total", slots);
 	json_object_set_new(obj, "nodes_measured_seconds_total", measured);
 	json_object_set_new(obj, "nodes_base_slots_total", count(d->row_slots_total[row]));
+}
+
+/* A window's start for the nodes of the host (@pkg -1) or a package (its
+ * id): NULL when the sample has no nodes or other ones (a reload to
+ * another level, CPUs gone or come back since: their totals restarted). */
+static const double *nodes_then(const struct snapshot *snap, const struct history_sample *then, int pkg)
+{
+	if (!then || then->deep_gen != snap->deep.gen || then->layout != snap->layout ||
+	    then->n_nodes != snap->deep.n_nodes)
+		return NULL;
+	return history_sample_nodes(then, pkg);
 }
 
 /* With [collect] drilldown, the subtree a package (the host) counts:
@@ -536,9 +560,10 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	if (window) {
 		windowed(&snap->host, then->host, &wc);
 		add_counts(host, &wc, level, snap->cats);
+		add_nodes(host, snap, snap_deep_row_host(snap), q->level, true, nodes_then(snap, then, -1));
 	} else {
 		add_counts(host, &snap->host, level, snap->cats);
-		add_nodes(host, snap, snap_deep_row_host(snap), q->level);
+		add_nodes(host, snap, snap_deep_row_host(snap), q->level, false, NULL);
 		add_drill(host, snap, snap->deep.host_drill, q->level);
 		add_smt(host, &snap->smt_host, NULL);
 		add_mode(host, &snap->mode_host);
@@ -559,7 +584,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		json_object_set_new(mode, "metrics", json_string(snap->mode_method));
 		json_object_set_new(doc, "smt_mode", mode);
 	}
-	if (snap->deep.n_nodes && q->level >= 3 && !window)
+	if (snap->deep.n_nodes && q->level >= 3)
 		json_object_set_new(doc, "tree", tree_object(snap, q->level));
 	if (q->has_cpus) {
 		json_t *sel = json_object(), *cpus = json_array();
@@ -598,9 +623,11 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			if (window) {
 				windowed(&snap->pkgs[i].c, pkg_then(then, snap->pkgs[i].package), &wc);
 				add_counts(o, &wc, level, snap->cats);
+				add_nodes(o, snap, snap_deep_row_pkg(snap, i), q->level, true,
+					  nodes_then(snap, then, snap->pkgs[i].package));
 			} else {
 				add_counts(o, &snap->pkgs[i].c, level, snap->cats);
-				add_nodes(o, snap, snap_deep_row_pkg(snap, i), q->level);
+				add_nodes(o, snap, snap_deep_row_pkg(snap, i), q->level, false, NULL);
 				add_drill(o, snap, snap->pkgs[i].drill, q->level);
 				add_smt(o, &snap->pkgs[i].smt, NULL);
 				add_mode(o, &snap->pkgs[i].mode);
@@ -627,7 +654,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			json_object_set_new(o, "cpus", cpus);
 			add_counts(o, &snap->cores[i].c, level, snap->cats);
 			if (!window) {
-				add_nodes(o, snap, snap_deep_row_core(snap, i), q->level);
+				add_nodes(o, snap, snap_deep_row_core(snap, i), q->level, false, NULL);
 				add_smt(o, &snap->cores[i].smt, &snap->cores[i]);
 				add_mode(o, &snap->cores[i].mode);
 			}
@@ -663,7 +690,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			}
 			add_counts(o, &c->c, level, snap->cats);
 			if (!window) {
-				add_nodes(o, snap, snap_deep_row_cpu(snap, i), q->level);
+				add_nodes(o, snap, snap_deep_row_cpu(snap, i), q->level, false, NULL);
 				add_mode(o, &c->mode);
 			}
 			json_array_append_new(arr, o);

@@ -19,7 +19,7 @@
 #include "history.h"
 #include "snapshot.h"
 
-#define API_VERSION "1.9"
+#define API_VERSION "1.10"
 
 enum api_scope {
 	API_SCOPE_HOST,

@@ -24,7 +24,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 32
+plan 34
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -162,6 +162,33 @@ share = secs / elapsed
 print("# %d intervals, l1_bound measured %.3f s of %.3f s: %.3f" % (k, secs, elapsed, share))
 sys.exit(not (math.floor(k / g) / k * 0.8 <= share <= math.ceil(k / g) / k * 1.2))' "$s0" "$s1" "$groups" >"$TMP/share.txt"; echo $?) \
 	"l1_bound's measured seconds are the turns of its group: $(cat "$TMP/share.txt")"
+
+# Over a window (?window=), the host's and the packages' nodes from the
+# history: what their counters gained over it.  On a scenario whose
+# package 1 counts at other rates (its CPUs alternate with package 0's),
+# so that each package's
+# nodes are its own; once the window starts after the first rotation
+# (five samples a second apart), each node's value over it is its value,
+# the same as the last interval's.
+td_stop
+pkg1=$(grep -l '^1$' "$SPR"/devices/system/cpu/cpu*/topology/physical_package_id | sed -E 's|.*/cpu([0-9]+)/topology/.*|\1|' | sort -n | paste -sd,)
+jq --arg p "$pkg1" '.cpus[$p] = (.cpus.default | .phases[0].events |= (to_entries | map(.value *= (1 + ((.key | length) % 7) / 5)) | from_entries))' \
+	"$SCEN/depth-spr.json" >"$TMP/depth-pkg1.json"
+td_spawn env FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$TMP/depth-pkg1.json" FAKEPMU_TABLES="$T61" \
+	LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/l3.conf" --sysfs-root "$SPR" -l 127.0.0.1:0 -i 100ms
+hist_ge() { [ "$(curl -s "$TD_URL/api/v1/topdown/history" | jq '.samples | length')" -ge "$1" ]; }
+wait_until 60 hist_ge 5
+curl -s "$TD_URL/api/v1/topdown?window=2s&scope=package" >"$TMP/win.json"
+curl -s "$TD_URL/api/v1/topdown?scope=package" >"$TMP/now.json"
+ok $(jq -e '(.packages[0].nodes.l1_bound - .packages[1].nodes.l1_bound | fabs) > 0.005' "$TMP/win.json" >/dev/null; echo $?) \
+	"?window=2s: each package's nodes are its own (l1_bound $(jq -c '[.packages[].nodes.l1_bound]' "$TMP/win.json"))"
+is "$(jq -c --slurpfile n "$TMP/now.json" '
+	def vals(d): [(d.host.nodes | to_entries[]), (d.packages[] | .nodes | to_entries[])];
+	vals(.) as $w | vals($n[0]) as $l
+	| ([range($w | length) | select($w[.].value == null or $l[.].value == null or $w[.].key != $l[.].key
+		or (($w[.].value - $l[.].value) | fabs) > 0.0005)] | length), ($w | length), (.tree.nodes | length)' \
+	"$TMP/win.json" | tr '\n' ' ')" "0 75 25 " \
+	"?window=2s: every node of the host and both packages has a value (75), each its last interval's within 0.0005; the tree is there"
 
 # ---- 4. a CPU whose depth groups cannot run ----
 td_stop

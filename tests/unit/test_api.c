@@ -330,7 +330,7 @@ static void test_document_host(void **state)
 	assert_true(json_is_false(jhas(doc, "config.last_reload_successful")));
 	jreal(doc, "config.loaded_timestamp", 1699999000.25);
 	jstr(doc, "pmus.0.per_cpu", "thread");
-	jstr(doc, "api_version", "1.9");
+	jstr(doc, "api_version", "1.10");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
@@ -772,6 +772,87 @@ static void test_document_window(void **state)
 	free(f);
 }
 
+/* ?window= below level 2: a node's value over the window is what its
+ * slots_total gained over what the base slots gained (a rate() of
+ * /metrics' counters); null where the base gained nothing, or from a
+ * sample of another depth plan (a reload) or layout (totals restarted). */
+static void test_document_window_nodes(void **state)
+{
+	static double last[22], slots[22], ns[22], base[11];
+	const struct dt_table *t = depth_table_of("sapphirerapids", "cpu");
+	struct fixture *f = fixture_new();
+	struct snapshot *s = &f->snap;
+	/* host, package 0, package 1: l1_bound, l2_bound, base */
+	double then_nodes[3][3] = { { 1010 - 300, 500 - 100, 10000 - 1000 },
+				    { 1008 - 50, 500, 10000 - 500 },
+				    { 1009, 500, 10000 } };
+	struct history_sample then;
+	struct api_query q;
+	char err[256];
+	json_t *doc;
+
+	(void)state;
+	assert_non_null(t);
+	/* Rows: 5 CPUs, 3 cores, packages 0 and 1 (8, 9), the host (10). */
+	s->deep = (struct snap_deep){ .n_nodes = 2, .level = 3, .gen = 5, .n_groups = 11, .source = t->source,
+				      .rows = 11, .last = last, .slots_total = slots, .measured_ns_total = ns,
+				      .row_slots_total = base, .cap = 22, .row_cap = 11 };
+	for (unsigned i = 0; i < t->n_nodes; i++)
+		if (!strcmp(t->nodes[i].name, "tma_l1_bound") || !strcmp(t->nodes[i].name, "tma_l2_bound"))
+			s->deep.node[t->nodes[i].name[5] == '1' ? 0 : 1] = &t->nodes[i];
+	s->deep.parent[0] = s->deep.parent[1] = -1;
+	for (unsigned r = 0; r < 11; r++) {
+		last[2 * r] = last[2 * r + 1] = 0.5;
+		slots[2 * r] = 1000 + r;
+		slots[2 * r + 1] = 500;
+		base[r] = 10000;
+	}
+	s->layout = 2;
+	s->collected_ns = 5000 * 1000000000ULL;
+	memset(&then, 0, sizeof(then));
+	then.mono = 5000 - 60;
+	memcpy(then.host, s->host.total, sizeof(then.host));
+	then.n_pkgs = 2;
+	then.pkg_ids[0] = 0;
+	then.pkg_ids[1] = 1;
+	then.deep_gen = 5;
+	then.layout = 2;
+	then.n_nodes = 2;
+	then.nodes = &then_nodes[0][0];
+	assert_int_equal(api_parse_query("package", NULL, NULL, "1m", &q, err, sizeof(err)), 0);
+	doc = api_document(s, &q, &then, "node1", "9.8.7");
+	assert_non_null(doc);
+	jreal(doc, "host.nodes.l1_bound", 0.3);
+	jreal(doc, "host.nodes.l2_bound", 0.1);
+	jreal(doc, "packages.0.nodes.l1_bound", 0.1);
+	jreal(doc, "packages.0.nodes.l2_bound", 0.0);
+	jnull(doc, "packages.1.nodes.l1_bound");
+	/* The cumulative counts stay cumulative; the tree is there. */
+	jint(doc, "host.nodes_slots_total.l1_bound", 1010);
+	jint(doc, "host.nodes_base_slots_total", 10000);
+	jint(doc, "tree.level", 3);
+	json_decref(doc);
+	/* A sample of the depth plan before a reload: no value. */
+	then.deep_gen = 4;
+	doc = api_document(s, &q, &then, "node1", "9.8.7");
+	jnull(doc, "host.nodes.l1_bound");
+	jnull(doc, "packages.0.nodes.l2_bound");
+	json_decref(doc);
+	/* Nor from before a change of layout, nor from a sample without
+	 * nodes. */
+	then.deep_gen = 5;
+	then.layout = 1;
+	doc = api_document(s, &q, &then, "node1", "9.8.7");
+	jnull(doc, "host.nodes.l1_bound");
+	json_decref(doc);
+	then.layout = 2;
+	then.nodes = NULL;
+	doc = api_document(s, &q, &then, "node1", "9.8.7");
+	jnull(doc, "host.nodes.l2_bound");
+	json_decref(doc);
+	free(f);
+}
+
 /* The history document: a step per pair of samples, ratios of each. */
 static void test_history(void **state)
 {
@@ -1025,8 +1106,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"api_version\":\"1.9\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"api_version\":\"1.9\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.10\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.10\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));
@@ -1366,6 +1447,7 @@ int main(void)
 		cmocka_unit_test(test_document_cpu_filter),
 		cmocka_unit_test(test_check_query),
 		cmocka_unit_test(test_document_window),
+		cmocka_unit_test(test_document_window_nodes),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_document_no_topdown),
 		cmocka_unit_test(test_document_no_bottleneck),

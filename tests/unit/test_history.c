@@ -179,7 +179,8 @@ static void test_categories(void **state)
 	/* 900 samples x 3 entities x (3 + 4) columns, against 3 + every category. */
 	assert_true(history_bytes(h) < history_bytes(all));
 	assert_true(history_bytes(h) >= 900 * 3 * 7 * sizeof(double));
-	assert_true(history_bytes(h) < 900 * 3 * 8 * sizeof(double) + 900 * 32);
+	/* (and per sample its time, package ids and nodes' plan: 37 bytes) */
+	assert_true(history_bytes(h) < 900 * 3 * 8 * sizeof(double) + 900 * 48);
 	snap.seq = 0;
 	snap.cats = l1;
 	snap.host.total[TD_C_RUNNING] = 5;
@@ -206,6 +207,76 @@ static void test_categories(void **state)
 	history_free(all);
 }
 
+/* Below level 2: each sample keeps the host's and the packages' node
+ * totals and base slots, of the depth plan and layout they continue in;
+ * samples without nodes have none, and a plan with another number of
+ * nodes drops the nodes kept before it. */
+static void test_nodes(void **state)
+{
+	double last[6], slots[6], ns[6], base[3];
+	struct history_sample s;
+	const double *n;
+	struct history *h;
+	size_t before;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(history_new(900 * S, 2, ~(td_catset)0, &h), 0);
+	before = history_bytes(h);
+	snap.seq = 0;
+	at(h, 100);
+	assert_int_equal(history_at(h, 100, &s), 0);
+	assert_null(s.nodes);
+	assert_null(history_sample_nodes(&s, -1));
+	/* Two nodes in three rows: packages 0 and 7 (rows 0 and 1), the host
+	 * (row 2), as snap_deep_row_* count them without CPUs or cores. */
+	snap.deep = (struct snap_deep){ .n_nodes = 2, .gen = 3, .rows = 3, .last = last, .slots_total = slots,
+					.measured_ns_total = ns, .row_slots_total = base };
+	snap.layout = 9;
+	for (unsigned r = 0; r < 3; r++) {
+		slots[2 * r] = 10 * r + 1;
+		slots[2 * r + 1] = 10 * r + 2;
+		base[r] = 100 * (r + 1);
+	}
+	at(h, 101);
+	assert_int_equal(history_at(h, 101, &s), 0);
+	assert_non_null(s.nodes);
+	assert_int_equal(s.n_nodes, 2);
+	assert_true(s.deep_gen == 3 && s.layout == 9);
+	n = history_sample_nodes(&s, -1);
+	assert_true(n[0] == 21 && n[1] == 22 && n[2] == 300);
+	n = history_sample_nodes(&s, 7);
+	assert_true(n[0] == 11 && n[1] == 12 && n[2] == 200);
+	n = history_sample_nodes(&s, 0);
+	assert_true(n[0] == 1 && n[1] == 2 && n[2] == 100);
+	assert_null(history_sample_nodes(&s, 5));
+	history_sample_release(&s);
+	assert_null(s.nodes);
+	/* Resident once nodes are kept: 900 x 3 entities x 3. */
+	assert_true(history_bytes(h) >= before + 900 * 3 * 3 * sizeof(double));
+	/* The sample before the nodes still has none. */
+	assert_int_equal(history_at(h, 100, &s), 0);
+	assert_null(s.nodes);
+	/* Three nodes (a reload to a deeper level): the earlier samples'
+	 * nodes go, their counts stay. */
+	snap.deep.n_nodes = 1;
+	snap.deep.gen = 4;
+	at(h, 102);
+	assert_int_equal(history_at(h, 101, &s), 0);
+	assert_null(s.nodes);
+	assert_true(s.host[TD_C_SLOTS] == 101000);
+	assert_int_equal(history_at(h, 102, &s), 0);
+	assert_int_equal(s.n_nodes, 1);
+	assert_true(s.deep_gen == 4);
+	n = history_sample_nodes(&s, -1);
+	assert_true(n[0] == 11 && n[1] == 300);
+	history_sample_release(&s);
+	history_sample_release(NULL);
+	snap.deep = (struct snap_deep){ .n_nodes = 0 };
+	snap.layout = 0;
+	history_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_wall_steps),
 		cmocka_unit_test(test_categories),
+		cmocka_unit_test(test_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
