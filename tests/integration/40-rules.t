@@ -10,7 +10,7 @@ if [ ! -x /usr/bin/promtool ]; then
 	exit 0
 fi
 
-plan 21
+plan 22
 
 PROM=$ROOT/contrib/prometheus
 RULES=$PROM/rules.yml
@@ -98,6 +98,14 @@ td_start "$FIXTURES/spr-2s" "$TMP/smt.json" -i 100ms -c "$TMP/l3.conf" || exit 1
 wait_intervals 2 || { diag "the daemon published no interval; its log:"; sed 's/^/#   /' "$TD_LOG"; }
 curl -sf "$TD_URL/metrics" >"$TMP/metrics.txt" || { diag "no /metrics; the daemon's log:"; sed 's/^/#   /' "$TD_LOG"; }
 td_stop
+# NVIDIA Olympus' SMT mode family: a daemon on its fixture.
+FAKEPMU_TABLES=$ROOT/reference/perf-tables-7.2 td_start "$FIXTURES/nvidia-t410-16" \
+	"$ROOT/tests/scenarios/parity-nvidia-t410.json" -i 100ms || exit 1
+wait_intervals 2 || diag "the Olympus daemon published no interval; its log: $(cat "$TD_LOG")"
+curl -sf "$TD_URL/metrics" >>"$TMP/metrics.txt"
+td_stop
+grep -q '^topdown_smt_mode_cycles_total{' "$TMP/metrics.txt"
+ok $? "a daemon on NVIDIA Olympus serves the SMT mode family the rules read"
 # The per-cgroup families: a daemon with [cgroups] enabled on the real
 # kernel (the swclock fixture: BPF on software events; see 36-cgroups.t).
 if [ "$(id -u)" -eq 0 ]; then
