@@ -341,8 +341,8 @@ is "$(diff "$TMP/readme-once.txt" "$TMP/once.txt" | head -5 | tr '\n' ' ')" "" \
 api=$(jq -r .api_version "$TMP/doc-window.json")
 ex=$(awk '/^The JSON document:/ { on = 1 } on && /^```$/ { n++; if (n == 2) exit; next } on && n == 1' \
 	"$ROOT/docs/http-api.md")
-is "$(grep -oE '"api_version":"[0-9.]+"' <<<"$ex") $(grep -oE '\(`api_version`, [0-9.]+;' "$ROOT/docs/http-api.md")" \
-	"\"api_version\":\"$api\" (\`api_version\`, $api;" "docs/http-api.md: the example and the version line say API $api, as the daemon does"
+is "$(grep -oE '"api_version":"[0-9.]+"' <<<"$ex") $(grep -oE '\(`api_version`, [0-9.]+;' "$ROOT/docs/http-api.md") $(grep -A1 '^\.B api_version$' "$ROOT/daemon/topdownd.8" | sed -n 's/^\.RB ( \([0-9.]*\) ;$/\1/p')" \
+	"\"api_version\":\"$api\" (\`api_version\`, $api; $api" "docs/http-api.md (the example, the version line) and topdownd(8) say API $api, as the daemon does"
 known=$(jq -r '[paths | map(select(type == "string")) | .[]] | unique | .[]' "$TMP/doc-window.json" "$TMP/doc-cpus.json" |
 	sort -u)
 unknown=$(grep -oE '"[a-z_0-9]+":' <<<"$ex" | tr -d '":' | sort -u | comm -23 - <(echo "$known"))
