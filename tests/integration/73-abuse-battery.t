@@ -14,13 +14,18 @@ scen=$ROOT/tests/scenarios/level1.json
 A() { /usr/bin/python3 "$ROOT/tests/integration/abuse.py" "$port" "$@"; }
 rss() { awk '/^VmRSS:/ {print $2}' "/proc/$TD_PID/status"; }
 curlk() { curl -sk "$@"; }
-# scrapes_ok JSON MS: all five victim scrapes answered 200, each within MS,
-# the [http] timeout: a scrape starved by the connections held (before:
-# queued behind them) is let in only when one of them goes, which is at
-# its deadline at the earliest, whatever the machine's speed; one answered
-# sooner was served while they were held.  (A bound of 1 s, the figures'
-# usual size, failed once under ThreadSanitizer beside two busy loops.)
-scrapes_ok() { jq -e --argjson ms "$2" '.scrapes | length == 5 and all(.status == 200 and .ms < $ms)' <<<"$1" >/dev/null; }
+# scrapes_ok JSON: all five victim scrapes answered 200, none of which
+# could have waited for a crowd connection's deadline (abuse.py: answered
+# before the first connection's deadline, or no crowd connection closed
+# meanwhile).  A scrape starved by the connections held (before: queued
+# behind them) is let in only when one of them goes.  Not a bound on
+# milliseconds: a 3 s bound failed under ThreadSanitizer beside a loaded
+# CI run's other tests (3,382 ms), where the scrape straddled the crowd's
+# deadline and nothing was closed to let it in.
+scrapes_ok() { jq -e '.scrapes | length == 5 and all(.status == 200 and (.waited | not))' <<<"$1" >/dev/null; }
+# scrapes JSON: what each scrape took (ms), when it was answered (s since
+# the crowd's first connect) and how many crowd connections went meanwhile.
+scrapes() { jq -c '[.scrapes[] | "\(.ms) ms at \(.at) s, \(.freed) closed"]' <<<"$1"; }
 
 # --- Connections (before: 64 accepted, the rest queued; 0 of 5 scrapes) ---
 printf '[http]\ntimeout = 3s\n' >"$TMP/conn.conf"
@@ -31,12 +36,12 @@ rss0=$(rss)
 # RSS once the daemon holds the 1,000 (abuse.py creates the file then).
 ( wait_until 60 test -e "$TMP/held" && rss >"$TMP/rss.idle" ) &
 rss_pid=$!
-out=$(A crowd 1000 50 2.5 ready="$TMP/held")
+out=$(A crowd 1000 50 2.5 timeout=3 ready="$TMP/held")
 wait "$rss_pid"
 diag "1,000 idle connections from 50 hosts: $out; RSS $rss0 -> $(cat "$TMP/rss.idle") KiB"
 is "$(jq '[.connected, .held >= 1000] | map(tostring) | join(" ")' -r <<<"$out")" "1000 true" \
 	"1,000 idle connections from 50 hosts are all accepted and held at once"
-ok "$(scrapes_ok "$out" 3000; echo $?)" "a third host's 5 scrapes are answered 200 while they are held, before the 3 s deadline could free one ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
+ok "$(scrapes_ok "$out"; echo $?)" "a third host's 5 scrapes are answered 200 while they are held, before the 3 s deadline could free one ($(scrapes "$out"))"
 if [ "${SAN:-}" = thread ]; then
 	skip "ThreadSanitizer's shadow memory makes RSS meaningless"
 else
@@ -44,23 +49,23 @@ else
 		"1,000 idle connections cost at most 4 MiB of RSS ($rss0 -> $(cat "$TMP/rss.idle") KiB)"
 fi
 timeouts0=$(metric 'topdown_http_rejected_total{reason="timeout"}')
-out=$(A crowd 1000 50 5 slowloris)
+out=$(A crowd 1000 50 5 slowloris timeout=3)
 diag "slowloris from 50 hosts (a header line every second, timeout 3s): $out"
-ok "$(scrapes_ok "$out" 3000; echo $?)" "a third host's scrapes are answered 200 during a slowloris, none waiting for its deadline ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
+ok "$(scrapes_ok "$out"; echo $?)" "a third host's scrapes are answered 200 during a slowloris, none waiting for its deadline ($(scrapes "$out"))"
 is "$(jq .closed_by_server <<<"$out")" 1000 "every slowloris connection is closed at the head deadline, trickling or not"
 timeouts1=$(metric 'topdown_http_rejected_total{reason="timeout"}')
 ok $([ $((timeouts1 - timeouts0)) -ge 1000 ]; echo $?) "counted as reason=\"timeout\" ($timeouts0 -> $timeouts1)"
-out=$(A crowd 300 1 1.5 accept=256)
+out=$(A crowd 300 1 1.5 accept=256 timeout=3)
 diag "one host opening 300 connections: $out"
 is "$(jq .closed_by_server <<<"$out")" 44 "one host holds at most 256 (a sixteenth of 4096): each of the last 44 closes its oldest idle one"
 is "$(metric 'topdown_http_rejected_total{reason="evicted"}')" 44 "counted as reason=\"evicted\""
-ok "$(scrapes_ok "$out" 3000; echo $?)" "other hosts are served meanwhile, none waiting for a deadline ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
+ok "$(scrapes_ok "$out"; echo $?)" "other hosts are served meanwhile, none waiting for a deadline ($(scrapes "$out"))"
 # The scraper's own address (before: 300 idle connections from 127.0.0.1
-# and its scrape was reset): each of its requests closes the oldest idle
-# connection of its address.
-out=$(A crowd 300 1 1.5 same accept=256)
+# and its scrape was reset): a request beyond its address's share closes
+# the oldest idle connection of the address.
+out=$(A crowd 300 1 1.5 same accept=256 timeout=3)
 diag "300 idle connections from the scraper's own address: $out"
-ok "$(scrapes_ok "$out" 3000; echo $?)" "the scraper's own address, its share held by 300 idle connections: its 5 scrapes answered 200, none waiting for a deadline ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
+ok "$(scrapes_ok "$out"; echo $?)" "the scraper's own address, its share held by 300 idle connections: its 5 scrapes answered 200, none waiting for a deadline ($(scrapes "$out"))"
 
 # --- Inputs (before: no response, or held 10 s, or two status lines) ---
 out=$(A raw $'GET /api/v1/topdown?scope=%ff HTTP/1.1\r\nHost: x\r\n\r\n')
@@ -98,12 +103,12 @@ is "$TD_STATUS" 0 "exit 0"
 printf '[http]\nmax_connections = 256\ntimeout = 10s\n' >"$TMP/pool.conf"
 td_start "$SPR" "$scen" -c "$TMP/pool.conf" -i 200ms || exit 1
 port=${TD_URL##*:}
-out=$(A crowd 256 16 1.5 accept=256)
+out=$(A crowd 256 16 1.5 accept=256 timeout=10)
 diag "16 hosts holding the 256 connections of the pool: $out"
 # The 17th host's connection takes the place of the oldest idle one at
 # once; the 7-8 s a scrape waited before is well above 3 s.
-ok "$(scrapes_ok "$out" 3000 && jq -e '.held >= 256 and .closed_by_server >= 1' <<<"$out" >/dev/null; echo $?)" \
-	"a 17th host's 5 scrapes answered 200, taking an idle connection's place (closed $(jq .closed_by_server <<<"$out")), while 16 hosts hold the whole pool ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
+ok "$(scrapes_ok "$out" && jq -e '.held >= 256 and .closed_by_server >= 1' <<<"$out" >/dev/null; echo $?)" \
+	"a 17th host's 5 scrapes answered 200, taking an idle connection's place (closed $(jq .closed_by_server <<<"$out")), while 16 hosts hold the whole pool ($(scrapes "$out"))"
 td_stop
 
 # --- TLS (before: one byte of a record pinned a core at 92-100 %) ---
@@ -122,10 +127,10 @@ out=$(A tls-stall "$TD_PID" hello 5)
 diag "a whole ClientHello, then nothing: $out"
 ok $(jq -e '.cpu_percent < 10' <<<"$out" >/dev/null; echo $?) "a stalled TLS handshake costs no CPU ($(jq .cpu_percent <<<"$out") % of a core)"
 ok $(jq -e '.closed_after != null and .closed_after < 4.5' <<<"$out" >/dev/null; echo $?) "... and is closed by the 3 s deadline"
-out=$(A crowd 200 20 5 slowloris tls)
+out=$(A crowd 200 20 5 slowloris tls timeout=3)
 diag "TLS slowloris (handshake done, then a header line a second): $out"
 is "$(jq .closed_by_server <<<"$out")" 200 "every TLS slowloris connection is closed at the deadline"
-ok "$(scrapes_ok "$out" 3000; echo $?)" "HTTPS scrapes are answered 200 meanwhile, none waiting for the deadline ($(jq -c '[.scrapes[].ms]' <<<"$out") ms)"
+ok "$(scrapes_ok "$out"; echo $?)" "HTTPS scrapes are answered 200 meanwhile, none waiting for the deadline ($(scrapes "$out"))"
 td_stop
 is "$TD_STATUS" 0 "exit 0"
 
@@ -226,9 +231,9 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 		"it monitors the 17 CPUs that fit and marks 47 failed"
 	# Room for 66 connections (the log says so), a sixteenth each: 4 per
 	# host, so 40 of 50 from 10 hosts are held, 10 refused at once.
-	out=$(port=${TD_URL##*:} A crowd 50 10 1 accept=40)
+	out=$(port=${TD_URL##*:} A crowd 50 10 1 accept=40 timeout=10)
 	diag "50 connections from 10 hosts beside 17 CPUs' groups under a limit of 300 descriptors: $out"
-	ok "$(scrapes_ok "$out" 10000 && jq -e '.held >= 40 and .closed_by_server == 10' <<<"$out" >/dev/null; echo $?)" \
+	ok "$(scrapes_ok "$out" && jq -e '.held >= 40 and .closed_by_server == 10' <<<"$out" >/dev/null; echo $?)" \
 		"and keeps serving, with the 40 connections its share allows held ($(jq .held <<<"$out") open) and 10 refused ($(jq .closed_by_server <<<"$out"))"
 	td_stop
 	is "$TD_STATUS" 0 "exit 0"

@@ -12,9 +12,13 @@ the victim (a scraper) uses 127.0.3.1.
       every second (slowloris), held for SECONDS once the server holds K
       of them (default N; its topdown_http_connections gauge says so,
       FILE is then created); meanwhile 5 scrapes of /metrics from
-      127.0.3.1, one a second.  Prints how many connected, how many the
-      server held, the scrapes' status and latency, and how many crowd
-      connections the server had closed by the end.
+      127.0.3.1, a quarter of a second apart.  Prints how many connected,
+      how many the server held, how many crowd connections it had closed
+      by the end and, of each scrape, its status, latency, when it was
+      answered (seconds since the first connect), how many crowd
+      connections were closed meanwhile and whether it could have waited
+      for one's deadline: closed meanwhile, and answered no sooner than
+      the [http] timeout T (timeout=T, seconds) after the first connect.
   abuse.py PORT flood N PATH [ready=FILE] [victim=PATH]
       N clients (8 addresses) each asking PATH ({k} in it: the client's
       number, 0 to N-1) again as soon as answered,
@@ -53,6 +57,7 @@ import base64
 import bisect
 import json
 import os
+import select
 import signal
 import socket
 import ssl
@@ -151,9 +156,10 @@ def server_connections(tls):
     return -1
 
 
-def crowd(n, hosts, seconds, slowloris, tls, accept=None, ready=None, same=False):
+def crowd(n, hosts, seconds, slowloris, tls, accept=None, ready=None, same=False, timeout=None):
     addrs = [VICTIM] if same else host_addresses(hosts)
     conns = []
+    first = time.monotonic()
     for i in range(n):
         try:
             s = connect(addrs[i % len(addrs)])
@@ -165,6 +171,14 @@ def crowd(n, hosts, seconds, slowloris, tls, accept=None, ready=None, same=False
             conns.append(s)
         except OSError:
             pass
+    # The crowd connections the server has closed (shut down: end of
+    # stream, or reset) so far, all of them in one poll().
+    watch = select.poll()
+    for s in conns:
+        watch.register(s.fileno(), select.POLLRDHUP)
+
+    def closed_now():
+        return sum(1 for _, ev in watch.poll(0) if ev & (select.POLLRDHUP | select.POLLHUP | select.POLLERR))
     scrapes = []
     stop = threading.Event()
 
@@ -191,23 +205,25 @@ def crowd(n, hosts, seconds, slowloris, tls, accept=None, ready=None, same=False
     if ready:
         open(ready, "w").close()
     end = time.monotonic() + seconds
+    # Five scrapes, a quarter of a second apart: each says whether it could
+    # have waited for a crowd connection's deadline.  None could have
+    # before the first connection's deadline (at `timeout` after its
+    # connect: the server's clock starts at its accept, later); after it,
+    # a scrape waited for none if no crowd connection was closed between
+    # its start and its answer.  The machine's speed moves neither.
     for _ in range(5):
+        before = closed_now()
         status, took, _ = request("/metrics", VICTIM, tls=tls)
-        scrapes.append({"status": status, "ms": round(took * 1000, 1)})
-        time.sleep(max(0.0, min(1.0, end - time.monotonic() - 0.5)))
+        at = time.monotonic() - first
+        freed = closed_now() - before
+        scrapes.append({"status": status, "ms": round(took * 1000, 1), "at": round(at, 2), "freed": freed,
+                        "waited": not (timeout and at < timeout) and freed > 0})
+        time.sleep(0.25)
     while time.monotonic() < end:
         time.sleep(0.1)
     stop.set()
-    closed = 0
+    closed = closed_now()
     for s in conns:
-        try:
-            s.setblocking(False)
-            if s.recv(1) == b"":
-                closed += 1
-        except (BlockingIOError, ssl.SSLWantReadError):
-            pass
-        except OSError:
-            closed += 1
         s.close()
     return {"connected": len(conns), "held": held, "scrapes": scrapes, "closed_by_server": closed}
 
@@ -460,7 +476,7 @@ def main():
         opts = dict(x.split("=", 1) for x in a[3:] if "=" in x)
         out = crowd(int(a[0]), int(a[1]), float(a[2]), "slowloris" in a[3:], "tls" in a[3:],
                     int(opts["accept"]) if "accept" in opts else None, opts.get("ready"),
-                    "same" in a[3:])
+                    "same" in a[3:], float(opts["timeout"]) if "timeout" in opts else None)
     elif cmd == "flood":
         opts = dict(x.split("=", 1) for x in a[2:] if "=" in x)
         out = flood(int(a[0]), a[1], opts.get("ready"), opts.get("victim", "/metrics"))
