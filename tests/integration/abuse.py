@@ -34,8 +34,10 @@ the victim (a scraper) uses 127.0.3.1.
       CLIENTS hosts guess USER's password as fast as they are answered,
       until each has been answered TRIES times (at most 120 s), while the
       victim scrapes with the right credentials (cached by a first scrape)
-      and /-/healthy, every 200 ms.  Prints the victim's latencies and the
-      guessers' status counts.
+      and /-/healthy, every 200 ms.  Prints the victim's latencies, the
+      guessers' status counts and, as medians, how many password checks
+      (401 answers) were answered while a victim's request waited and
+      while a guesser's 401 request waited (not counting its own).
   abuse.py PORT auth-timing PID USER PASSWORD
       Wrong passwords for USER and for unknown users (each from a fresh
       source address, so no throttle applies): the median answer time of
@@ -336,16 +338,24 @@ def guess(clients, tries, user, password, tls):
     # whether it could have been throttled at all, and how many answers.
     failures = {}
     answered = {}
+    # Every password check answered (a 401: bcrypt ran), when; and the
+    # span of each guesser's 401 request, to count the checks answered
+    # while one waited for its own.
+    checked, spans = [], []
 
     def guesser(addr, k):
         i = 0
         while not stop.is_set():
+            t0 = time.monotonic()
             status, _, _ = request("/metrics", addr, auth="%s:wrong-%d-%d" % (user, k, i), tls=tls)
+            t1 = time.monotonic()
             with lock:
                 counts[str(status)] = counts.get(str(status), 0) + 1
                 answered[addr] = answered.get(addr, 0) + 1
                 if status == 401:
-                    failures.setdefault(addr, []).append(time.monotonic())
+                    failures.setdefault(addr, []).append(t1)
+                    checked.append(t1)
+                    spans.append((t0, t1))
             i += 1
             if status == 429:
                 time.sleep(0.05)
@@ -361,25 +371,36 @@ def guess(clients, tries, user, password, tls):
     def done():
         with lock:
             return all(answered.get(a, 0) >= tries for a in addrs)
+
+    def timed(path, auth):
+        t0 = time.monotonic()
+        st, took, _ = request(path, VICTIM, auth=auth, timeout=15, tls=tls)
+        return st, took, (t0, time.monotonic())
     while time.monotonic() < end and not done():
-        st, took, _ = request("/metrics", VICTIM, auth="%s:%s" % (user, password), timeout=15, tls=tls)
-        scrape.append((st, took))
-        st2, took2, _ = request("/-/healthy", VICTIM, timeout=15, tls=tls)
-        healthy.append((st2, took2))
+        scrape.append(timed("/metrics", "%s:%s" % (user, password)))
+        healthy.append(timed("/-/healthy", None))
         time.sleep(0.2)
     stop.set()
     for t in threads:
         t.join(20)
 
+    def meanwhile(span, own=False):
+        # Checks answered while the request waited (its own not counted).
+        return sum(1 for t in checked if span[0] < t <= span[1]) - (1 if own else 0)
+
     def summary(samples):
-        ms = sorted(t * 1000 for _, t in samples)
-        return {"n": len(samples), "ok": sum(1 for st, _ in samples if st == 200),
+        ms = sorted(t * 1000 for _, t, _ in samples)
+        waits = [meanwhile(span) for _, _, span in samples]
+        return {"n": len(samples), "ok": sum(1 for st, _, _ in samples if st == 200),
                 "median_ms": round(statistics.median(ms), 1) if ms else None,
-                "max_ms": round(ms[-1], 1) if ms else None}
+                "max_ms": round(ms[-1], 1) if ms else None,
+                "checks_meanwhile_median": statistics.median(waits) if waits else None}
     # An address with a sixth failure asked again at once (the loop does
     # not wait), inside the 1 s block: its seventh try must be answered 429.
     return {"first": first, "scrape": summary(scrape), "healthy": summary(healthy),
             "guessers": counts, "min_answers_per_address": min(answered.get(a, 0) for a in addrs),
+            "guesser_checks_meanwhile_median": statistics.median([meanwhile(s, True) for s in spans])
+            if spans else None,
             "max_failures_per_address": max((len(t) for t in failures.values()), default=0),
             "addresses_past_free_failures": sum(1 for t in failures.values() if len(t) >= 6)}
 
