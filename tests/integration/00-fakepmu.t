@@ -102,7 +102,7 @@ cat >"$tmp/rt.json" <<EOF
 {"cpus": {
    "default": {"slots_per_second": 1.2e10, "running": 1.0, "phases": [{$A}]},
    "2": {"running": 0.5},
-   "5": {"phases": [{"seconds": 0.4, $A}, {$B}]}}}
+   "5": {"phases": [{"seconds": 1.5, $A}, {$B}]}}}
 EOF
 cat >"$tmp/faults.json" <<EOF
 {"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [{$A}]}},
@@ -235,7 +235,7 @@ is "$(grep '^clock ' "$tmp/trace")" "clock 750000000" "read-paced clock: its las
 # ---- counting model on the real clock ----
 run "real clock: group read after 80 ms, bytes exact, slots/running = rate within 1%" "$spr" "$tmp/rt.json" 0 test_count rt_group_read
 run "real clock: running 0.5, running/enabled = 0.5, slots = 0.5*rate*enabled" "$spr" "$tmp/rt.json" 0 test_count rt_multiplex
-run "real clock: short first phase, bytes before and after the switch" "$spr" "$tmp/rt.json" 0 test_count rt_phases
+run "real clock: a first phase of 1.5 s, bytes before and after the switch" "$spr" "$tmp/rt.json" 0 test_count rt_phases
 run "thread safety with concurrent pipe I/O; cost of a 10-event read" "$spr" "$tmp/rt.json" 0 test_count rt_threads_and_cost
 run "__read_chk on a fake fd" "$spr" "$tmp/rt.json" 0 test_count rt_read_chk
 

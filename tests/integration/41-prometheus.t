@@ -412,7 +412,9 @@ fi
 # --- the daemon goes away: TopdowndDown becomes pending ---
 td_stop
 state=
-for _ in $(seq 1 100); do
+# Prometheus' next scrape fails, then its next rule evaluation (1 s each
+# here; a bound of 60 s for a loaded machine, not the expected time).
+for _ in $(seq 1 600); do
 	state=$(curl -sf "$PURL/api/v1/alerts" | jq -r '[.data.alerts[] | select(.labels.alertname == "TopdowndDown") | .state] | join(",")')
 	[ -n "$state" ] && break
 	sleep 0.1
