@@ -128,18 +128,19 @@ static void deep_free_pmu(struct cpmu *pm)
 }
 
 /* The counters the level-1/2 grouping @lay leaves: general-purpose ones,
- * and fixed counters 0 and 1 when nothing of it takes them. */
-static void left_by(const struct cpmu *pm, unsigned *gp, bool *fixed0, bool *fixed1)
+ * and the fixed counters (depth_pack()'s mask) nothing of it takes:
+ * counter 2 not when the SMT split's group counts the reference cycles
+ * on it. */
+static void left_by(const struct cpmu *pm, unsigned *gp, unsigned *fixed)
 {
 	const struct clayout *lay = &pm->full;
 	bool on_fixed1 = false;
 	unsigned used;
 
+	*fixed = DEPTH_FIXED(0) | (pm->pp->fixed1_busy ? 0 : DEPTH_FIXED(1)) | (pm->pp->smt ? 0 : DEPTH_FIXED(2));
 	if (pm->pp->depth_multiplex) {
 		/* A group of the rotation: every counter while it runs. */
 		*gp = pm->pp->gp_available;
-		*fixed0 = true;
-		*fixed1 = !pm->pp->fixed1_busy;
 		return;
 	}
 	used = coll_group_gp(pm, lay, 0, lay->group_start[1], &on_fixed1);
@@ -148,11 +149,14 @@ static void left_by(const struct cpmu *pm, unsigned *gp, bool *fixed0, bool *fix
 		used += UA_SMT_EVENTS - 1;
 
 	*gp = pm->pp->gp_available > used ? pm->pp->gp_available - used : 0;
-	*fixed1 = !on_fixed1 && !pm->pp->fixed1_busy;
-	*fixed0 = true;
-	for (unsigned i = 0; i < lay->n_events; i++)
-		if (ua_event_fixed(&pm->pp->ua->events[lay->events[i]]) == 0)
-			*fixed0 = false;
+	if (on_fixed1)
+		*fixed &= ~DEPTH_FIXED(1);
+	for (unsigned i = 0; i < lay->n_events; i++) {
+		int f = ua_event_fixed(&pm->pp->ua->events[lay->events[i]]);
+
+		if (f >= 0 && f <= 2 && f != 1)
+			*fixed &= ~DEPTH_FIXED(f);
+	}
 }
 
 /* The level-2 category perf calls @name ("tma_memory_bound"), or -1. */
@@ -164,9 +168,9 @@ static int cat_of(const char *name)
 	return -1;
 }
 
-static int pack_rot(struct cdeep *dp, struct rot *r, const char *subtree, unsigned gp, bool f0, bool f1)
+static int pack_rot(struct cdeep *dp, struct rot *r, const char *subtree, unsigned gp, unsigned fixed)
 {
-	int n = depth_pack_subtree(dp->d, subtree, gp, f0, f1, r->groups, DEPTH_GROUPS_MAX);
+	int n = depth_pack_subtree(dp->d, subtree, gp, fixed, r->groups, DEPTH_GROUPS_MAX);
 
 	if (n <= 0)
 		return -ENOSPC;
@@ -183,12 +187,12 @@ static int pack_rot(struct cdeep *dp, struct rot *r, const char *subtree, unsign
 
 /* The rotations: every node's, or one per level-2 category with nodes
  * (drill-down).  0 or -ENOSPC. */
-static int make_rots(struct cdeep *dp, unsigned gp, bool f0, bool f1)
+static int make_rots(struct cdeep *dp, unsigned gp, unsigned fixed)
 {
 	dp->n_rots = 0;
 	if (!dp->drilldown) {
 		dp->n_rots = 1;
-		return pack_rot(dp, &dp->rots[0], NULL, gp, f0, f1);
+		return pack_rot(dp, &dp->rots[0], NULL, gp, fixed);
 	}
 	for (unsigned i = 0; i < depth_n_nodes(dp->d); i++) {
 		const char *sub = depth_node_subtree(dp->d, i);
@@ -198,7 +202,7 @@ static int make_rots(struct cdeep *dp, unsigned gp, bool f0, bool f1)
 			seen |= strcmp(dp->rots[k].subtree, sub) == 0;
 		if (seen || cat_of(sub) < 0)
 			continue;
-		if (pack_rot(dp, &dp->rots[dp->n_rots], sub, gp, f0, f1) < 0)
+		if (pack_rot(dp, &dp->rots[dp->n_rots], sub, gp, fixed) < 0)
 			return -ENOSPC;
 		dp->n_rots++;
 	}
@@ -231,8 +235,8 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 	struct depth_main main = { 0 };
 	struct cdeep *dp;
 	char why[PMU_REASON_MAX];
-	unsigned gp;
-	bool f0, f1;
+	unsigned gp, fixed, n_opened = 0;
+	const char *fixed_said;
 	int r, n;
 
 	if (!pp->depth_table || pp->depth < 3)
@@ -246,16 +250,20 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 	}
 	main.smt_on = pp->mode != UA_MODE_NOSMT;
 	main.core_wide = pp->mode != UA_MODE_EBS;
+	main.has_pmem = pp->depth_has_pmem;
+	main.msr_type = pp->depth_msr_type;
+	main.msr_tsc = pp->depth_msr_tsc;
+	left_by(pm, &gp, &fixed);
+	main.fixed2_taken = !(fixed & DEPTH_FIXED(2));
 	r = depth_new(pp->depth_table, pp->depth, &pp->core->formats, &main, &dp->d, why, sizeof(why));
 	if (r < 0) {
 		log_warning("%s: no TopDown node below level 2: %s", pp->core->name, why);
 		free(dp);
 		return r;
 	}
-	left_by(pm, &gp, &f0, &f1);
 	dp->drilldown = pp->drilldown;
 	dp->multiplex = pp->depth_multiplex;
-	n = make_rots(dp, gp, f0, f1);
+	n = make_rots(dp, gp, fixed);
 	if (n < 0) {
 		log_warning("%s: the events below level 2 do not fit the %u general-purpose counters the "
 			    "level-1/2 group leaves; no TopDown node below level 2", pp->core->name, gp);
@@ -294,21 +302,34 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 		free(dp);
 		return -ENOMEM;
 	}
+	/* A node's events in groups (duration_time is in none). */
 	for (unsigned i = 0; i < dp->n_nodes; i++)
 		for (unsigned e = 0; e < dp->n_events; e++)
-			dp->node_n_events[i] += depth_set_has(depth_node_events(dp->d, i), e);
+			dp->node_n_events[i] += depth_set_has(depth_node_events(dp->d, i), e) &&
+						depth_event(dp->d, e)->kind != DEPTH_EV_TIME;
+	{
+		bool on1 = false, on2 = false;
+
+		for (unsigned e = 0; e < dp->n_events; e++) {
+			on1 |= depth_event(dp->d, e)->fixed == 1 && (fixed & DEPTH_FIXED(1));
+			on2 |= depth_event(dp->d, e)->fixed == 2;
+			n_opened += depth_event(dp->d, e)->kind != DEPTH_EV_TIME;
+		}
+		fixed_said = on1 && on2 ? " and fixed counters 1 and 2" : on1 ? " and fixed counter 1"
+			   : on2 ? " and fixed counter 2" : "";
+	}
 	str_printf(dp->reason, sizeof(dp->reason), "%s", why);
 	if (dp->drilldown)
 		log_info("%s: %u TopDown nodes of levels 3 to %u from %s under %u level-2 categories, each "
 			 "package drilling into its bottleneck's (%u to %u groups on %u general-purpose "
 			 "counters%s, one per interval)%s%s", pp->core->name, dp->n_nodes, pp->depth,
 			 pp->depth_table->source, dp->n_rots, rots_min(dp), rots_max(dp), gp,
-			 f1 ? " and fixed counter 1" : "", why[0] ? "; " : "", why);
+			 fixed_said, why[0] ? "; " : "", why);
 	else
 		log_info("%s: %u TopDown nodes of levels 3 to %u from %s, %u events in %u groups on %u "
 			 "general-purpose counters%s, one group per interval%s%s", pp->core->name, dp->n_nodes,
-			 pp->depth, pp->depth_table->source, dp->n_events, dp->rots[0].n_groups, gp,
-			 f1 ? " and fixed counter 1" : "", why[0] ? "; " : "", why);
+			 pp->depth, pp->depth_table->source, n_opened, dp->rots[0].n_groups, gp,
+			 fixed_said, why[0] ? "; " : "", why);
 	pm->deep = dp;
 	return 0;
 }
@@ -434,8 +455,13 @@ static int open_deep(struct collector *c, const struct cpmu *pm, const struct ro
 			struct perf_event_attr attr;
 			int fd;
 
-			perfev_attr(&attr, pm->pp->core->type, ev->enc.config, c->count_kernel, c->count_guest,
-				    DEEP_READ_FORMAT, k == 0);
+			/* The msr PMU takes no exclude flag (its TSC counts
+			 * wall time): as the SMT split opens it (smt.c). */
+			if (ev->kind == DEPTH_EV_MSR)
+				perfev_attr(&attr, ev->type, ev->enc.config, true, true, DEEP_READ_FORMAT, false);
+			else
+				perfev_attr(&attr, pm->pp->core->type, ev->enc.config, c->count_kernel,
+					    c->count_guest, DEEP_READ_FORMAT, k == 0);
 			fd = perfev_open(&attr, cc->cpu, k == 0 ? -1 : dc->fd[grp->ev[0]]);
 			if (fd < 0) {
 				dc->open = true;
@@ -449,6 +475,11 @@ static int open_deep(struct collector *c, const struct cpmu *pm, const struct ro
 	}
 	memset(dc->prev, 0, sizeof(dc->prev));
 	memset(dc->g_seq, 0, sizeof(dc->g_seq));
+	/* duration_time: one nanosecond is 1e-9 of its seconds, whatever
+	 * runs (vars_of: rate times the interval). */
+	for (unsigned e = 0; e < pm->deep->n_events; e++)
+		if (depth_event(pm->deep->d, e)->kind == DEPTH_EV_TIME)
+			dc->rate[e] = 1e-9;
 	dc->rot = (int)(rot - pm->deep->rots);
 	dc->open = true;
 	return 0;

@@ -15,8 +15,14 @@
 
 #define DEPTH_METRICS_MAX 256
 
+/* Metrics one expression may read. */
+#define DEPTH_REFS_MAX 32
+
 struct metric {
 	const char *name, *expr;
+	/* The variables of the metrics its expression reads. */
+	unsigned n_refs;
+	unsigned refs[DEPTH_REFS_MAX];
 	bool node;
 	unsigned level;        /* a node's */
 	unsigned node_index;   /* into t->nodes */
@@ -28,6 +34,8 @@ struct metric {
 struct prog {
 	struct expr *e;
 	unsigned var;
+	unsigned n_refs;
+	const unsigned *refs; /* its metric's */
 };
 
 struct depth {
@@ -162,6 +170,32 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 	for (unsigned i = 0; i < d->t->n_events && !te; i++)
 		if (strcmp(d->t->events[i].name, name) == 0)
 			te = &d->t->events[i];
+	if (d->n_events == DEPTH_EVENTS_MAX) {
+		str_printf(x->why, sizeof(x->why), "more than %d events", DEPTH_EVENTS_MAX);
+		return -E2BIG;
+	}
+	ev = &d->ev[d->n_events];
+	memset(ev, 0, sizeof(*ev));
+	ev->fixed = -1;
+	if (te && strcmp(name, "duration_time") == 0) {
+		ev->name = te->name;
+		ev->kind = DEPTH_EV_TIME;
+		*index = d->n_events++;
+		return 0;
+	}
+	if (te && strcmp(name, "msr@tsc@") == 0) {
+		if (!x->main->msr_type) {
+			str_printf(x->why, sizeof(x->why), "msr@tsc@: the kernel has no msr PMU with a tsc event "
+				   "(/sys/bus/event_source/devices/msr/events/tsc)");
+			return -ENOENT;
+		}
+		ev->name = te->name;
+		ev->kind = DEPTH_EV_MSR;
+		ev->type = x->main->msr_type;
+		ev->enc.config[0] = x->main->msr_tsc;
+		*index = d->n_events++;
+		return 0;
+	}
 	if (!te || !te->terms) {
 		str_printf(x->why, sizeof(x->why), "%s is not a core event topdownd counts%s%s", name,
 			   te && te->file ? " (" : "", te && te->file ? te->file : "");
@@ -169,12 +203,6 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 			str_printf(x->why + strlen(x->why), sizeof(x->why) - strlen(x->why), ")");
 		return -ENOENT;
 	}
-	if (d->n_events == DEPTH_EVENTS_MAX) {
-		str_printf(x->why, sizeof(x->why), "more than %d events", DEPTH_EVENTS_MAX);
-		return -E2BIG;
-	}
-	ev = &d->ev[d->n_events];
-	memset(ev, 0, sizeof(*ev));
 	if (pmu_encode_terms(x->formats, te->terms, &ev->enc, err, sizeof(err)) < 0) {
 		str_printf(x->why, sizeof(x->why), "cannot encode %s (\"%s\"): %s", name, te->terms, err);
 		return -EINVAL;
@@ -184,6 +212,11 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 	ev->file = te->file;
 	counters_of(te->counter, ev);
 	msr_of(te->terms, ev);
+	if (ev->fixed == 2 && x->main->fixed2_taken) {
+		str_printf(x->why, sizeof(x->why), "%s counts on fixed counter 2 only, which the SMT split takes",
+			   name);
+		return -ENOENT;
+	}
 	*index = d->n_events++;
 	return 0;
 }
@@ -208,6 +241,17 @@ static int variable(void *arg, const char *name, unsigned *index)
 		if (r < 0)
 			return r;
 		set_or(&cur->events, &m->events);
+		for (unsigned i = 0; i < cur->n_refs; i++)
+			if (cur->refs[i] == m->var) {
+				*index = m->var;
+				return 0;
+			}
+		if (cur->n_refs == DEPTH_REFS_MAX) {
+			str_printf(x->why, sizeof(x->why), "%s reads more than %d metrics", cur->name,
+				   DEPTH_REFS_MAX);
+			return -E2BIG;
+		}
+		cur->refs[cur->n_refs++] = m->var;
 		*index = m->var;
 		return 0;
 	}
@@ -230,8 +274,8 @@ static int variable(void *arg, const char *name, unsigned *index)
 	return 0;
 }
 
-/* perf's literals: #SMT_on and #core_wide as the plan has them; a node
- * reading another is left out, saying which. */
+/* perf's literals: #SMT_on, #core_wide and #has_pmem as the plan has
+ * them; a node reading another is left out, saying which. */
 static int literal(void *arg, const char *name, double *value)
 {
 	struct ctx *x = arg;
@@ -242,6 +286,10 @@ static int literal(void *arg, const char *name, double *value)
 	}
 	if (strcmp(name, "#core_wide") == 0) {
 		*value = x->main->core_wide;
+		return 0;
+	}
+	if (strcmp(name, "#has_pmem") == 0) {
+		*value = x->main->has_pmem;
 		return 0;
 	}
 	str_printf(x->why, sizeof(x->why), "literal %s is not known here", name);
@@ -286,8 +334,8 @@ static int compile_metric(struct ctx *x, struct metric *m)
 		return r;
 	}
 	m->var = TD_EV_COUNT + DEPTH_EVENTS_MAX + d->n_prog;
-	d->prog[d->n_prog].e = e;
-	d->prog[d->n_prog++].var = m->var;
+	d->prog[d->n_prog] = (struct prog){ .e = e, .var = m->var, .n_refs = m->n_refs, .refs = m->refs };
+	d->n_prog++;
 	m->state = 2;
 	return 0;
 }
@@ -299,6 +347,7 @@ static void reset(struct depth *d)
 	d->n_prog = d->n_events = d->n_nodes = d->n_main = 0;
 	for (unsigned i = 0; i < d->n_metrics; i++) {
 		d->metrics[i].state = 0;
+		d->metrics[i].n_refs = 0;
 		memset(&d->metrics[i].events, 0, sizeof(d->metrics[i].events));
 	}
 }
@@ -451,7 +500,7 @@ unsigned depth_main_vars(const struct depth *d, const enum td_event **vars)
 
 struct pgroup {
 	unsigned n, gp_used, gp_cap;
-	bool fixed[2];
+	bool fixed[3];
 	unsigned msr[4];
 	uint64_t msr_value[4];
 	unsigned n_msr;
@@ -465,28 +514,36 @@ struct pgroup {
  * arch/x86/events/core.c x86_schedule_events), and one value per shared
  * register in a group (the kernel refuses a group whose events program
  * one register with two values: __intel_shared_reg_get_constraints()). */
-static bool place(const struct depth_event *ev, unsigned i, struct pgroup *g, unsigned gp, bool fixed0,
-		  bool fixed1)
+static bool place(const struct depth_event *ev, unsigned i, struct pgroup *g, unsigned gp, unsigned fixed)
 {
 	unsigned cap = g->gp_cap ? g->gp_cap : gp;
 
+	if (ev->kind == DEPTH_EV_TIME)
+		return true; /* in no group */
 	if (g->n == DEPTH_GROUP_EVENTS)
 		return false;
+	if (ev->kind == DEPTH_EV_MSR) {
+		g->ev[g->n++] = (uint8_t)i;
+		return true;
+	}
 	if (ev->msr) {
 		for (unsigned k = 0; k < g->n_msr; k++)
 			if (g->msr[k] == ev->msr && g->msr_value[k] != ev->msr_value)
 				return false;
 	}
-	if (ev->fixed == 0 || ev->fixed == 1) {
-		bool usable = ev->fixed == 0 ? fixed0 : fixed1;
-
-		if (usable && !g->fixed[ev->fixed]) {
+	if (ev->fixed >= 0 && ev->fixed <= 2) {
+		if ((fixed & DEPTH_FIXED(ev->fixed)) && !g->fixed[ev->fixed]) {
 			g->fixed[ev->fixed] = true;
 			g->ev[g->n++] = (uint8_t)i;
 			return true;
 		}
+		/* The reference cycles' pseudo-encoding (0x0300) counts on
+		 * fixed counter 2 only (FIXED_EVENT_CONSTRAINT(0x0300, 2),
+		 * arch/x86/events/intel/core.c). */
+		if (ev->fixed == 2)
+			return false;
 	} else if (ev->fixed >= 0) {
-		return false; /* a fixed counter's pseudo-event (ref-cycles): not in a depth group */
+		return false;
 	}
 	if (ev->counters && ev->counters < cap)
 		cap = ev->counters;
@@ -502,10 +559,9 @@ static bool place(const struct depth_event *ev, unsigned i, struct pgroup *g, un
 	return true;
 }
 
-int depth_pack(const struct depth *d, unsigned gp, bool fixed0, bool fixed1, struct depth_group *out,
-	       unsigned max)
+int depth_pack(const struct depth *d, unsigned gp, unsigned fixed, struct depth_group *out, unsigned max)
 {
-	return depth_pack_subtree(d, NULL, gp, fixed0, fixed1, out, max);
+	return depth_pack_subtree(d, NULL, gp, fixed, out, max);
 }
 
 /* The table's node called @name, counted or not (left out, or deeper
@@ -531,7 +587,7 @@ const char *depth_node_subtree(const struct depth *d, unsigned i)
 	return n->parent;
 }
 
-int depth_pack_subtree(const struct depth *d, const char *subtree, unsigned gp, bool fixed0, bool fixed1,
+int depth_pack_subtree(const struct depth *d, const char *subtree, unsigned gp, unsigned fixed,
 		       struct depth_group *out, unsigned max)
 {
 	struct pgroup g[DEPTH_GROUPS_MAX];
@@ -557,7 +613,7 @@ int depth_pack_subtree(const struct depth *d, const char *subtree, unsigned gp, 
 
 			for (unsigned i = 0; i < d->n_events && fits; i++)
 				if (depth_set_has(s, i) && !placed[i])
-					fits = place(&d->ev[i], i, &trial, gp, fixed0, fixed1);
+					fits = place(&d->ev[i], i, &trial, gp, fixed);
 			if (!fits)
 				continue;
 			together = true;
@@ -574,28 +630,49 @@ int depth_pack_subtree(const struct depth *d, const char *subtree, unsigned gp, 
 				continue;
 			placed[i] = true;
 			for (unsigned j = 0; j < n && !done; j++)
-				done = place(&d->ev[i], i, &g[j], gp, fixed0, fixed1);
+				done = place(&d->ev[i], i, &g[j], gp, fixed);
 			if (done)
 				continue;
 			if (n == max)
 				return -ENOSPC;
 			memset(&g[n], 0, sizeof(g[n]));
-			if (!place(&d->ev[i], i, &g[n], gp, fixed0, fixed1))
+			if (!place(&d->ev[i], i, &g[n], gp, fixed))
 				return -ENOSPC;
 			n++;
 		}
 	}
 	for (unsigned j = 0; j < n; j++) {
-		out[j].n = g[j].n;
-		memcpy(out[j].ev, g[j].ev, sizeof(out[j].ev));
+		unsigned k = 0;
+
+		/* The core PMU's events first: the leader is one of them, and
+		 * the msr PMU's TSC a member (as perf orders a metric's
+		 * group; a group needs a hardware event to go on the PMU). */
+		for (unsigned pass = 0; pass < 2; pass++)
+			for (unsigned e = 0; e < g[j].n; e++)
+				if ((d->ev[g[j].ev[e]].kind == DEPTH_EV_MSR) == (pass == 1))
+					out[j].ev[k++] = g[j].ev[e];
+		out[j].n = k;
+		if (k && d->ev[out[j].ev[0]].kind == DEPTH_EV_MSR)
+			return -ENOSPC;
 	}
 	return (int)n;
 }
 
 void depth_eval(const struct depth *d, double *vars, double *out)
 {
-	for (unsigned i = 0; i < d->n_prog; i++)
-		vars[d->prog[i].var] = expr_eval(d->prog[i].e, vars);
+	for (unsigned i = 0; i < d->n_prog; i++) {
+		const struct prog *p = &d->prog[i];
+		bool failed = false;
+
+		/* perf resolves a metric it reads by parsing that metric's
+		 * expression, and a parse that failed (a division by zero:
+		 * no value) fails the reader's too (util/expr.c
+		 * expr__resolve_id), whether or not its value is used (an
+		 * untaken branch, min, max). */
+		for (unsigned k = 0; k < p->n_refs && !failed; k++)
+			failed = isnan(vars[p->refs[k]]);
+		vars[p->var] = failed ? NAN : expr_eval(p->e, vars);
+	}
 	/* Scaled on the way out only: another expression reads a node as
 	 * perf's does, unscaled. */
 	for (unsigned i = 0; i < d->n_nodes; i++)

@@ -32,15 +32,31 @@ struct depth_set {
 	uint64_t w[DEPTH_EVENTS_MAX / 64];
 };
 
+/* What a depth event is: a core PMU event on a counter; the msr PMU's
+ * TSC (perf's msr@tsc@: a member of a group that takes no counter,
+ * arch/x86/events/msr.c); perf's duration_time (no event: the interval's
+ * seconds, as perf's metrics read it, util/stat-shadow.c scaling the
+ * tool event's nanoseconds by 1e-9). */
+enum depth_kind {
+	DEPTH_EV_CORE,
+	DEPTH_EV_MSR,
+	DEPTH_EV_TIME,
+};
+
+/* Fixed counter @k usable by the depth groups, in depth_pack()'s mask. */
+#define DEPTH_FIXED(k) (1u << (k))
+
 struct depth_event {
 	const char *name;       /* as the expressions read it */
+	enum depth_kind kind;
+	uint32_t type;          /* a DEPTH_EV_MSR's PMU type (the core PMU's: 0) */
 	const char *terms;      /* perf's encoding, and the table file */
 	const char *file;
 	struct pmu_encoding enc;
 	/* The general-purpose counters its table allows, as a count k (it
 	 * may use counters 0..k-1; 0: every one). */
 	unsigned counters;
-	int fixed;              /* the fixed counter it may take instead (0, 1), or -1 */
+	int fixed;              /* the fixed counter it may (0, 1) or must (2) take, or -1 */
 	/* The shared register its terms program (frontend=: 0x3F7,
 	 * offcore_rsp=: 0x1A6, ldlat=: 0x3F6), 0: none; and the value. */
 	unsigned msr;
@@ -65,6 +81,16 @@ struct depth_main {
 	/* perf's #SMT_on (SMT active) and #core_wide (every thread of each
 	 * core counted: util/smt.c) for the expressions that read them. */
 	bool smt_on, core_wide;
+	/* perf's #has_pmem: the firmware has an NFIT table (persistent
+	 * memory: util/expr.c has_pmem()). */
+	bool has_pmem;
+	/* The msr PMU's type and its tsc event's config, for msr@tsc@ (0:
+	 * no msr PMU, and the nodes reading it are left out). */
+	uint32_t msr_type;
+	uint64_t msr_tsc;
+	/* Fixed counter 2 taken (by the SMT split's group, or the level-1/2
+	 * group): the nodes reading the reference cycles are left out. */
+	bool fixed2_taken;
 };
 
 /* The table for microarchitecture @uarch_id on core PMU @pmu (a hybrid
@@ -77,7 +103,8 @@ unsigned depth_table_levels(const struct dt_table *t);
 /* Compiles @t's nodes of levels 3 to @level for a PMU whose events encode
  * with @formats and whose level-1/2 group counts @main.  A node whose
  * expression reads what cannot be counted here (an event the PMU has no
- * format for, msr@tsc@, duration_time) is left out, and @why says which
+ * format for, msr@tsc@ without the msr PMU, a retire latency) is left
+ * out, and @why says which
  * (one line, "" when none is).  0, -ENOENT (no node can be computed, @why
  * says why) or -ENOMEM. */
 int depth_new(const struct dt_table *t, unsigned level, const struct pmu_formats *formats,
@@ -100,15 +127,17 @@ unsigned depth_n_vars(const struct depth *d);
  * read): their number, and *@vars. */
 unsigned depth_main_vars(const struct depth *d, const enum td_event **vars);
 
-/* The depth events grouped for @gp general-purpose counters, fixed
- * counter 0 and 1 usable where @fixed0 and @fixed1: each node's events
+/* The depth events grouped for @gp general-purpose counters and the
+ * fixed counters of mask @fixed (DEPTH_FIXED(k) for counter k): each
+ * node's events
  * together in the first group they fit (in node order), so that its value
  * comes from one interval's counts; a node reading more events than a
  * group holds spans several, first fit.  Returns the number of groups
  * written to @out (at most @max), or -ENOSPC when an event fits no group
- * (no general-purpose counter for it). */
-int depth_pack(const struct depth *d, unsigned gp, bool fixed0, bool fixed1, struct depth_group *out,
-	       unsigned max);
+ * (no general-purpose counter for it, or its fixed counter not usable).
+ * msr@tsc@ takes no counter and comes after a group's core events (a
+ * leader of the core PMU); duration_time is in no group. */
+int depth_pack(const struct depth *d, unsigned gp, unsigned fixed, struct depth_group *out, unsigned max);
 
 /* The level-2 category node @i is under (perf's name of it, the parent of
  * its level-3 ancestor: "tma_memory_bound"). */
@@ -116,7 +145,7 @@ const char *depth_node_subtree(const struct depth *d, unsigned i);
 
 /* depth_pack() for the nodes under level-2 category @subtree only (perf's
  * name; NULL: every node): the drill-down's groups. */
-int depth_pack_subtree(const struct depth *d, const char *subtree, unsigned gp, bool fixed0, bool fixed1,
+int depth_pack_subtree(const struct depth *d, const char *subtree, unsigned gp, unsigned fixed,
 		       struct depth_group *out, unsigned max);
 
 /* Evaluates every node: @vars holds the level-1/2 variables and the depth

@@ -127,7 +127,7 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 	struct depth_group groups[DEPTH_GROUPS_MAX];
 	struct depth *d;
 	char why[PMU_REASON_MAX];
-	bool fixed0 = true, fixed1 = !pp->fixed1_busy;
+	bool fixed0 = true, fixed1 = !pp->fixed1_busy, fixed2 = !pp->smt;
 	int r, n;
 
 	for (unsigned i = 0; i < pp->n_events && main.n < 32; i++) {
@@ -140,27 +140,37 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 			fixed0 = false;
 		else if (fixed == 1)
 			fixed1 = false;
+		else if (fixed == 2)
+			fixed2 = false;
 	}
 	main.smt_on = pp->mode != UA_MODE_NOSMT;
 	main.core_wide = pp->mode != UA_MODE_EBS;
+	main.has_pmem = pp->depth_has_pmem;
+	main.msr_type = pp->depth_msr_type;
+	main.msr_tsc = pp->depth_msr_tsc;
 	if (pp->depth_multiplex) {
 		/* One more group in the kernel's rotation: it has the
-		 * counters to itself while it runs. */
+		 * counters to itself while it runs (the SMT split's group
+		 * too, in the same rotation: fixed counter 2 is its). */
 		pp->depth_gp = pp->gp_available;
 		fixed0 = true;
 		fixed1 = !pp->fixed1_busy;
+		fixed2 = !pp->smt;
 	} else {
 		unsigned used = pp->gp_needed + (pp->smt && !pp->smt_multiplex ? 2 : 0);
 
 		pp->depth_gp = pp->gp_available > used ? pp->gp_available - used : 0;
 	}
 	pp->depth_fixed1 = fixed1;
+	main.fixed2_taken = !fixed2;
 	r = depth_new(t, pp->depth, &pp->core->formats, &main, &d, why, sizeof(why));
 	if (r < 0) {
 		str_printf(pp->depth_note, sizeof(pp->depth_note), "no TopDown node below level 2: %s", why);
 		return r;
 	}
-	n = depth_pack(d, pp->depth_gp, fixed0, fixed1, groups, DEPTH_GROUPS_MAX);
+	n = depth_pack(d, pp->depth_gp,
+		       (fixed0 ? DEPTH_FIXED(0) : 0) | (fixed1 ? DEPTH_FIXED(1) : 0) | (fixed2 ? DEPTH_FIXED(2) : 0),
+		       groups, DEPTH_GROUPS_MAX);
 	if (n <= 0) {
 		str_printf(pp->depth_note, sizeof(pp->depth_note),
 			   "no TopDown node below level 2: its events do not fit the %u general-purpose counters "
@@ -168,8 +178,15 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 		depth_free(d);
 		return -ENOSPC;
 	}
+	/* Fixed counter 2 said only where an event takes it. */
+	pp->depth_fixed2 = false;
+	for (unsigned i = 0; i < depth_n_events(d); i++)
+		pp->depth_fixed2 |= depth_event(d, i)->fixed == 2;
 	pp->depth_nodes = depth_n_nodes(d);
-	pp->depth_events = depth_n_events(d);
+	/* Events opened: duration_time is none. */
+	pp->depth_events = 0;
+	for (unsigned i = 0; i < depth_n_events(d); i++)
+		pp->depth_events += depth_event(d, i)->kind != DEPTH_EV_TIME;
 	pp->depth_groups = (unsigned)n;
 	if (why[0] && !pp->depth_note[0])
 		str_printf(pp->depth_note, sizeof(pp->depth_note), "%s", why);
@@ -179,7 +196,7 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 
 /* perf's nodes of levels 3 to @level, where its tables define them and the
  * level-1/2 events leave room (hw/depth.c, collect/deep.c). */
-static void plan_depth(struct plan_pmu *pp, unsigned level, bool multiplex)
+static void plan_depth(struct plan_pmu *pp, unsigned level, bool multiplex, const struct pmu_info *info)
 {
 	const struct dt_table *t = depth_table_of(pp->ua->id, pp->core->name);
 	unsigned deepest = t ? depth_table_levels(t) : 0;
@@ -210,6 +227,9 @@ static void plan_depth(struct plan_pmu *pp, unsigned level, bool multiplex)
 	}
 	pp->depth_multiplex = pp->n_groups != 1;
 	pp->depth = level < deepest ? level : deepest;
+	pp->depth_msr_type = info->msr_type;
+	pp->depth_msr_tsc = info->msr_tsc;
+	pp->depth_has_pmem = info->has_pmem;
 	if (pp->depth < level)
 		str_printf(pp->depth_note, sizeof(pp->depth_note),
 			   "level %u requested but perf's tables for %s (%s) go down to level %u; using level %u",
@@ -488,7 +508,7 @@ static void plan_one(const struct pmu_core *core, const struct config *cfg, cons
 	pp->cats = plan_cats(ua, pp->level);
 	plan_smt(pp, cfg, info);
 	if (cfg->level >= 3) {
-		plan_depth(pp, cfg->level, cfg->depth_multiplex);
+		plan_depth(pp, cfg->level, cfg->depth_multiplex, info);
 		pp->drilldown = pp->depth && cfg->drilldown;
 	}
 }

@@ -41,6 +41,13 @@ struct plan_pmu {
 	 * level-1/2 group leaves (and fixed counter 1 when free). */
 	unsigned depth_nodes, depth_events, depth_groups, depth_gp;
 	bool depth_fixed1;
+	/* Fixed counter 2 free for the reference cycles (not the SMT
+	 * split's); the msr PMU's TSC and perf's #has_pmem, for the nodes
+	 * that read them. */
+	bool depth_fixed2;
+	uint32_t depth_msr_type;
+	uint64_t depth_msr_tsc;
+	bool depth_has_pmem;
 	/* [collect] depth_multiplex where the level-1/2 events rotate in
 	 * several groups: the depth group joins their rotation, on all the
 	 * general-purpose counters, instead of running beside one group. */

@@ -612,6 +612,13 @@ static void discover_msr(const struct sysfs *sysfs, struct pmu_info *info)
 	info->msr_tsc = tsc;
 }
 
+/* perf's #has_pmem: whether the firmware's ACPI tables have an NFIT
+ * (tools/perf/util/expr.c has_pmem(): access(SYSFS/firmware/acpi/tables/NFIT)). */
+static void discover_pmem(const struct sysfs *sysfs, struct pmu_info *info)
+{
+	info->has_pmem = sysfs_exists(sysfs, "firmware/acpi/tables/NFIT");
+}
+
 int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 {
 	/* The kernel's hybrid PMUs (intel_hybrid_pmu_type_map): the P-cores,
@@ -621,6 +628,7 @@ int pmu_discover(const struct sysfs *sysfs, struct pmu_info *info)
 	memset(info, 0, sizeof(*info));
 	read_cpuid(sysfs, info);
 	discover_msr(sysfs, info);
+	discover_pmem(sysfs, info);
 	if (sysfs_exists(sysfs, DEVICES "/cpu")) {
 		strcpy(info->core[info->n_cores++].name, "cpu");
 	} else {

@@ -96,6 +96,9 @@ struct pmu_info {
 	 * when the kernel has them (msr_type 0: none). */
 	uint32_t msr_type;
 	uint64_t msr_tsc;
+	/* The firmware's NFIT table is there (persistent memory): perf's
+	 * #has_pmem (tools/perf/util/expr.c has_pmem()). */
+	bool has_pmem;
 };
 
 /* Fills @info from @sysfs.  Only fails (-errno) on allocation failure;

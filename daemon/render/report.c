@@ -91,7 +91,8 @@ static void print_depth(FILE *out, const struct plan_pmu *pp)
 		fprintf(out, "%-13s levels 3 to %u: %u nodes from %s, %u events in %u groups taking turns, "
 			"one per interval, on %u general-purpose counters%s\n", "Below L2:", pp->depth,
 			pp->depth_nodes, pp->depth_table->source, pp->depth_events, pp->depth_groups, pp->depth_gp,
-			pp->depth_fixed1 ? " and fixed counter 1" : "");
+			pp->depth_fixed1 && pp->depth_fixed2 ? " and fixed counters 1 and 2"
+			: pp->depth_fixed1 ? " and fixed counter 1" : pp->depth_fixed2 ? " and fixed counter 2" : "");
 	if (pp->depth && pp->depth_multiplex)
 		fprintf(out, "%-13s [collect] depth_multiplex: each of them joins the %u level-1/2 groups' rotation "
 			"while it takes its turn, which then run 1/%u of the time each, not 1/%u\n", "",

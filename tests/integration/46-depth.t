@@ -8,7 +8,11 @@
 #      [collect] level = 3 on the same scenario, per CPU, package and host,
 #      within 0.05 pp, with every CPU alike and with half of them at other
 #      rates (a domain's nodes are perf's expressions on summed counts);
-#      Alder Lake's P-cores by perf 6.1's expressions on perf's counts.
+#      levels 4 and 5, with the nodes that read the TSC over the interval
+#      (msr@tsc@, duration_time) and perf 6.1's sum of the TSC over a
+#      domain's CPUs as a departure of its own; Alder Lake's P-cores by
+#      perf 6.1's expressions on perf's counts; Granite Rapids without and
+#      with an NFIT table (perf's #has_pmem).
 #   3. Level 1 and 2 never lose: with depth on, the level-1/2 group runs
 #      all the time on every CPU; /metrics' node counters give the node's
 #      value over a window; the JSON document has the tree.
@@ -24,7 +28,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 34
+plan 39
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -32,9 +36,11 @@ SPR=$FIXTURES/spr-2s
 T61=$ROOT/reference/perf-tables-6.1
 
 # ---- 1. encodings ----
-"$TOOL_DIR/depth_dump" "$SPR" 6 | grep -vE '^(group|subtree) ' >"$TMP/depth.txt"
+# duration_time is no event (perf's tool event: nothing opened); msr@tsc@
+# is the msr PMU's, which perf spells msr/tsc/.
+"$TOOL_DIR/depth_dump" "$SPR" 6 | grep -vE '^(group|subtree|duration_time) ' >"$TMP/depth.txt"
 n=$(wc -l <"$TMP/depth.txt")
-evs=$(awk '{n = $1; if (n ~ /^cpu@/) { sub(/^cpu@/, "cpu/", n); sub(/@$/, "/", n) } printf "%s%s", (NR > 1 ? "," : ""), n}' "$TMP/depth.txt")
+evs=$(awk '{n = $1; if (n ~ /^(cpu|msr)@/) { sub(/@/, "/", n); sub(/@$/, "/", n) } printf "%s%s", (NR > 1 ? "," : ""), n}' "$TMP/depth.txt")
 FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/depth-spr.json" FAKEPMU_TABLES="$T61" \
 	FAKEPMU_TRACE="$TMP/enc.trace" PERF_CPUID=GenuineIntel-6-8F-4 LD_PRELOAD="$FAKEPMU" \
 	"$TOOL/sysns" "$SPR" perf stat -C 0 -e "$evs" -I 100 --interval-count 1 >/dev/null 2>"$TMP/enc.err"
@@ -67,6 +73,23 @@ for s in "$SCEN/depth-spr.json|every CPU alike" "$TMP/depth-skew.json|CPUs 8-15 
 	ok $([ "${n:-0}" -ge 5000 ]; echo $?) "${s#*|}: ${n:-0} CPU values compared"
 done
 
+# The nodes that read the TSC over the interval (perf's Average_Frequency:
+# msr@tsc@ / duration_time, 7 of Sapphire Rapids' at levels 4 and 5, with
+# the reference cycles on fixed counter 2): perf 6.1's TopdownL4 and L5
+# per CPU.  Per package and host perf 6.1 sums msr/tsc over the domain's
+# CPUs against one interval's duration_time, N times a CPU's frequency;
+# topdownd sums duration_time too (the domain's mean frequency): that
+# departure, perf's value over N, is asserted with its N.
+g5=$("$TOOL_DIR/depth_dump" "$SPR" 5 | grep -c '^group')
+out=$("${P[@]}" --metric-groups TopdownL4,TopdownL5 --topdownd-level 5 --tsc-departure \
+	--warmup $((g5 + 1)) --intervals $((g5 + 5)) --scenario "$SCEN/depth-spr.json" 2>&1)
+rc=$?
+ok $rc "level 5 on spr-2s: perf 6.1's TopdownL4 and L5 nodes within 0.05 pp per CPU, package and host, the TSC's nodes over the domain's CPUs$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
+diag "$(grep -E '^(cpu|package|host|departure tsc_sum) ' <<<"$out" | tr '\n' ';')"
+like "$(grep '^departure tsc_sum' <<<"$out")" \
+	'^departure tsc_sum: 7 nodes read msr@tsc@ and duration_time \(contested_accesses,data_sharing,false_sharing,l3_hit_latency,local_dram,remote_cache,remote_dram\); 112 CPU phase values compared as perf.s; host: [0-9]+ perf values divided by the domain.s CPUs \(16\); package: [0-9]+ perf values divided by the domain.s CPUs \(8\)$' \
+	"the TSC's 7 nodes: each CPU's perf's; a package's perf's over its 8 CPUs, the host's over 16"
+
 # Alder Lake's P-cores (a hybrid part: the nodes of cpu_core's table;
 # perf 6.1's -M does not run on it under the fake, so perf counts the
 # events and perf 6.1's own expressions, its adl-metrics.json, are
@@ -86,21 +109,43 @@ ok $([ "${n:-0}" -ge 5000 ]; echo $?) "adl-hybrid P-cores: ${n:-0} CPU values co
 # Emerald Rapids and Granite Rapids (perf 6.1 does not know them): perf
 # 7.2's nodes, perf counting the events and perf 7.2's expressions on its
 # counts, the fake PMU being the hardware perf 7.2's tables describe.
+# Granite Rapids' tma_dram_bound and tma_cxl_mem_bound read perf's
+# #has_pmem (an NFIT table in the firmware's ACPI tables): the same
+# fixture without it and with it, and the loads they count.
 T72=$ROOT/reference/perf-tables-7.2
-for m in "emr-2s GenuineIntel-6-CF-0 emeraldrapids/emr-metrics.json Emerald" \
-	"gnr-2s GenuineIntel-6-AD-0 graniterapids/gnr-metrics.json Granite"; do
+jq '.cpus.default.phases[0].events += {"MEM_LOAD_RETIRED.FB_HIT": 0.0007, "MEM_LOAD_RETIRED.L1_MISS": 0.0031,
+	"MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM": 0.00011, "MEM_LOAD_L3_MISS_RETIRED.LOCAL_DRAM": 0.00029,
+	"MEM_LOAD_L3_MISS_RETIRED.REMOTE_FWD": 2e-05, "MEM_LOAD_L3_MISS_RETIRED.REMOTE_HITM": 1e-05,
+	"MEM_LOAD_RETIRED.LOCAL_CXL_MEM": 3.3e-05, "MEM_LOAD_L3_MISS_RETIRED.REMOTE_CXL_MEM": 1.9e-05}' \
+	"$SCEN/depth-emr.json" >"$TMP/depth-gnr.json"
+cp -r "$FIXTURES/gnr-2s" "$TMP/gnr-nfit"
+mkdir -p "$TMP/gnr-nfit/firmware/acpi/tables"
+: >"$TMP/gnr-nfit/firmware/acpi/tables/NFIT"
+for m in "$FIXTURES/emr-2s GenuineIntel-6-CF-0 emeraldrapids/emr-metrics.json depth-emr.json Emerald_Rapids" \
+	"$FIXTURES/gnr-2s GenuineIntel-6-AD-0 graniterapids/gnr-metrics.json $TMP/depth-gnr.json Granite_Rapids" \
+	"$TMP/gnr-nfit GenuineIntel-6-AD-0 graniterapids/gnr-metrics.json $TMP/depth-gnr.json Granite_Rapids,_NFIT_(#has_pmem_1)"; do
 	set -- $m
-	g=$("$TOOL_DIR/depth_dump" "$FIXTURES/$1" 3 | grep -c '^group')
+	g=$("$TOOL_DIR/depth_dump" "$1" 3 | grep -c '^group')
 	out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
-		--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/$1" --cpuid "$2" --events-from "x86/$3" \
+		--tables "$T72" --fake-tables "$T72" --fixture "$1" --cpuid "$2" --events-from "x86/$3" \
 		--ungrouped --metric-groups TopdownL1,TopdownL2,TopdownL3 --topdownd-level 3 --warmup $((g + 1)) \
-		--intervals $((g + 5)) --scenario "$SCEN/depth-emr.json" 2>&1)
+		--intervals $((g + 5)) --scenario "$(cd "$SCEN" && realpath "$4")" 2>&1)
 	rc=$?
-	ok $rc "level 3 on $1 ($4 Rapids): perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
+	ok $rc "level 3 on ${1##*/} (${5//_/ }): perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
 	diag "$(grep -E '^(cpu|core|package|host) ' <<<"$out" | tr '\n' ';')"
 	n=$(awk '$1 == "cpu" {print $2}' <<<"$out")
-	ok $([ "${n:-0}" -ge 5000 ]; echo $?) "$1: ${n:-0} CPU values compared"
+	ok $([ "${n:-0}" -ge 5000 ]; echo $?) "${1##*/}: ${n:-0} CPU values compared"
 done
+printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
+# Which way #has_pmem took: CXL memory's share of the DRAM stalls is 0
+# without an NFIT table, and taken out of tma_dram_bound with one.
+for f in "$FIXTURES/gnr-2s" "$TMP/gnr-nfit"; do
+	env FAKEPMU_SYSFS="$f" FAKEPMU_SCENARIO="$TMP/depth-gnr.json" FAKEPMU_TABLES="$T72" FAKEPMU_CLOCK_STEP=0.1 \
+		LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/l3.conf" --sysfs-root "$f" --watch --json --count 14 -i 100ms \
+		2>/dev/null | tail -1 | jq -c '.host.nodes | [.cxl_mem_bound, .dram_bound]'
+done >"$TMP/pmem.txt"
+like "$(tr '\n' ' ' <"$TMP/pmem.txt")" '^\[0,0\.0[0-9]+\] \[0\.0[0-9]+,0\.0[0-9]+\] $' \
+	"#has_pmem: tma_cxl_mem_bound 0 without an NFIT table, a share of the L3-miss stalls with one ($(tr '\n' ' ' <"$TMP/pmem.txt"))"
 
 # ---- 3. the daemon's outputs ----
 printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"

@@ -410,9 +410,9 @@ def event_spec(tables, directory, unit, pmu, name):
 
 
 def fixture_literals(a):
-    """What perf's arm64 expressions read besides counts: #slots (the
-    PMU's caps/slots) and the CPUID (CPU 0's MIDR) strcmp_cpuid_str()
-    tests."""
+    """What perf's expressions read besides counts: #slots (the PMU's
+    caps/slots), #SMT_on, #core_wide, #has_pmem and the CPUID (CPU 0's
+    MIDR) strcmp_cpuid_str() tests."""
     out = {}
     slots = os.path.join(a.fixture, "bus/event_source/devices", a.pmu, "caps/slots")
     if os.path.exists(slots):
@@ -432,6 +432,9 @@ def fixture_literals(a):
     # #core_wide: every run here is system-wide (-a) with no CPU list,
     # which perf's core_wide() (util/smt.c) takes as core-wide.
     out["#core_wide"] = 1
+    # #has_pmem: perf reads whether the firmware has an NFIT table
+    # (util/expr.c has_pmem(): SYSFS/firmware/acpi/tables/NFIT).
+    out["#has_pmem"] = int(os.path.exists(os.path.join(a.fixture, "firmware/acpi/tables/NFIT")))
     midr = os.path.join(a.fixture, "devices/system/cpu/cpu0/regs/identification/midr_el1")
     if os.path.exists(midr):
         with open(midr) as f:
@@ -875,6 +878,12 @@ def main():
     ap.add_argument("--slots-from",
                     help="arm64 guest (caps/slots 0): #slots from this excerpt of Arm's telemetry "
                          "specification (reference/arm-telemetry)")
+    ap.add_argument("--tsc-departure", action="store_true",
+                    help="metrics mode: the nodes whose expressions read msr@tsc@ and "
+                         "duration_time (perf's, perf list) are compared per core, package "
+                         "and host as perf's value over the domain's CPUs (perf 6.1 sums "
+                         "msr/tsc over them against one interval's duration_time; topdownd "
+                         "sums duration_time too): the \"tsc_sum\" departure, counted")
     ap.add_argument("--topdownd", required=True)
     ap.add_argument("--fakepmu", required=True)
     ap.add_argument("--sysns", required=True)
@@ -916,6 +925,24 @@ def main():
             mine_by_phase.setdefault(ph, []).append((window, vals))
     straddling = set()
 
+    # --tsc-departure: the nodes reading the TSC over the interval's
+    # length, by perf's own expressions, and each domain's CPUs.
+    tsc_nodes, domain_cpus = set(), {}
+    if a.tsc_departure:
+        if a.metrics is None:
+            a.metrics = Metrics.from_perf_list(a.cpuid, a.unit)
+        for name in a.metrics.expr:
+            if name.startswith("tma_"):
+                evs = {e.lower() for e in a.metrics.events(name)}
+                if "msr@tsc@" in evs and "duration_time" in evs:
+                    tsc_nodes.add(name[4:])
+        for cpu, (pkg, core) in cores_of(a.fixture).items():
+            if only is None or cpu in only:
+                for ent in (("core", (pkg, core)), ("package", pkg), ("host", 0)):
+                    domain_cpus[ent] = domain_cpus.get(ent, 0) + 1
+        if not tsc_nodes:
+            raise SystemExit("--tsc-departure: perf has no tma_ node reading msr@tsc@ and duration_time")
+
     worst = {"cpu": 0.0, "core": 0.0, "package": 0.0, "host": 0.0}
     compared = {"cpu": 0, "core": 0, "package": 0, "host": 0}
     errors = []
@@ -923,6 +950,7 @@ def main():
     pairs = {}  # (phase, entity, category) -> ([perf's], [topdownd's])
     # Departures seen: kind -> [values, largest |perf value| replaced]
     departures = {"negative": [0, 0.0], "no_value": [0, 0.0]}
+    tsc_sum = {}  # entity kind -> [perf values, their domains' CPUs]
     known = {c for _, series in perf.items() for _, pvals in series for pv in pvals.values()
              if pv for c in pv}
     for aggr, series in perf.items():
@@ -993,6 +1021,19 @@ def main():
                                 cat not in a.ignore and a.topdownd_level != 1:
                             want[cat] = 0.0
                             departures["no_value"][0] += 1
+                    for cat, v in list(want.items()):
+                        if cat in tsc_nodes and entity[0] != "cpu":
+                            # perf 6.1's msr/tsc summed over the domain's
+                            # N CPUs against one interval: N times a
+                            # CPU's frequency.
+                            n = domain_cpus.get(entity)
+                            if not n:
+                                errors.append("%s: no CPUs known for %s" % (where, cat))
+                                continue
+                            want[cat] = v / n
+                            tsc_sum.setdefault(entity[0], [0, set()])
+                            tsc_sum[entity[0]][0] += 1
+                            tsc_sum[entity[0]][1].add(n)
                     for cat, v in want.items():
                         if cat not in got:
                             errors.append("%s: no %s from topdownd" % (where, cat))
@@ -1051,6 +1092,17 @@ def main():
                   scaling[0], 100 * scaling[1],
                   "; CPUs multiplexed unevenly: perf -a leans to those that ran more"
                   if a.uneven_multiplexing else ""))
+    if a.tsc_departure:
+        tsc_cpu = sum(1 for key in pairs if key[0] != "global_scaling" and key[1][0] == "cpu"
+                      and key[2] in tsc_nodes)
+        print("departure tsc_sum: %d nodes read msr@tsc@ and duration_time (%s); %d CPU phase values "
+              "compared as perf's; %s" % (
+                  len(tsc_nodes), ",".join(sorted(tsc_nodes)), tsc_cpu,
+                  "; ".join("%s: %d perf values divided by the domain's CPUs (%s)" %
+                            (k, n, ",".join(str(x) for x in sorted(cpus)))
+                            for k, (n, cpus) in sorted(tsc_sum.items())) or "no domain value"))
+        if not tsc_cpu or not tsc_sum:
+            errors.append("--tsc-departure: no value of those nodes compared")
     counted = a.departures_counted
     for kind, (n, size) in departures.items():
         print("departure %s: %d perf values%s; topdownd counted %d CPU intervals" %

@@ -67,7 +67,7 @@ def canonical_event(raw):
 TOKEN = re.compile(r"""
     (?P<ws>\s+)
   | (?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)
-  | (?P<at>(?:cpu|cpu_core|cpu_atom)@(?:[^@\\]|\\.)*@)
+  | (?P<at>(?:cpu|cpu_core|cpu_atom|msr)@(?:[^@\\]|\\.)*@)
   | (?P<lit>\#[A-Za-z_][A-Za-z0-9_]*)
   | (?P<name>(?:[A-Za-z_]|\\.)(?:[A-Za-z0-9_.:]|\\.)*)
   | (?P<op><=|>=|==|[-+*/(),<>|^&])
@@ -323,7 +323,11 @@ class Metrics:
             if kind == "neg":
                 return -ev(t[1])
             if kind == "if":
-                return ev(t[1]) if ev(t[2]) else ev(t[3])
+                # perf's parser reduces both branches and the condition
+                # before the choice (tools/perf/util/expr.y if_expr): a
+                # division by zero in either leaves the metric no value.
+                a, c, b = ev(t[1]), ev(t[2]), ev(t[3])
+                return a if c else b
             if kind == "cpuid":
                 if "cpuid" not in literals:
                     raise ExprError("%s needs the CPUID" % name)

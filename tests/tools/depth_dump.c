@@ -4,10 +4,11 @@
  *
  *   depth_dump FIXTURE LEVEL
  *       One line per depth event, in its order: NAME CONFIG CONFIG1 (hex),
- *       NAME as perf's expressions spell it; then one line per group:
+ *       NAME as perf's expressions spell it (msr@tsc@: the msr PMU's;
+ *       duration_time: no event, 0 0); then one line per group:
  *       "group N: NAME,NAME,..." packed for the counters the plan of the
  *       fixture's first core PMU leaves (8 general-purpose less the
- *       level-1/2 group's, fixed counter 1 free); then one line per
+ *       level-1/2 group's, fixed counters 1 and 2 free); then one line per
  *       level-2 category with nodes: "subtree CATEGORY: N nodes, G groups",
  *       the drill-down's rotation under it. */
 #include <stdio.h>
@@ -53,6 +54,9 @@ int main(int argc, char **argv)
 		if (core->ua->events[i].terms && gp)
 			gp--;
 	}
+	m.msr_type = info->msr_type;
+	m.msr_tsc = info->msr_tsc;
+	m.has_pmem = info->has_pmem;
 	if (depth_new(t, (unsigned)atoi(argv[2]), &core->formats, &m, &d, why, sizeof(why)) < 0) {
 		fprintf(stderr, "depth_dump: %s\n", why);
 		return 1;
@@ -61,7 +65,7 @@ int main(int argc, char **argv)
 		printf("%s 0x%llx 0x%llx\n", depth_event(d, i)->name,
 		       (unsigned long long)depth_event(d, i)->enc.config[0],
 		       (unsigned long long)depth_event(d, i)->enc.config[1]);
-	n = depth_pack(d, gp, true, true, g, DEPTH_GROUPS_MAX);
+	n = depth_pack(d, gp, DEPTH_FIXED(0) | DEPTH_FIXED(1) | DEPTH_FIXED(2), g, DEPTH_GROUPS_MAX);
 	for (int j = 0; j < n; j++) {
 		printf("group %d:", j + 1);
 		for (unsigned k = 0; k < g[j].n; k++)
@@ -80,7 +84,8 @@ int main(int argc, char **argv)
 		for (unsigned k = 0; k < depth_n_nodes(d); k++)
 			nodes += strcmp(depth_node_subtree(d, k), sub) == 0;
 		printf("subtree %s: %u nodes, %d groups\n", sub, nodes,
-		       depth_pack_subtree(d, sub, gp, true, true, g, DEPTH_GROUPS_MAX));
+		       depth_pack_subtree(d, sub, gp, DEPTH_FIXED(0) | DEPTH_FIXED(1) | DEPTH_FIXED(2), g,
+					  DEPTH_GROUPS_MAX));
 	}
 	depth_free(d);
 	sysfs_free(sysfs);
