@@ -485,6 +485,27 @@ static int open_deep(struct collector *c, const struct cpmu *pm, const struct ro
 	return 0;
 }
 
+/* Whether @cc has the counters the plan's depth groups were packed for,
+ * as share.c last learned them (its pinned probe): every general-purpose
+ * counter of the plan, and fixed counter 1 where the groups take it.
+ * Where another user's pinned events hold some, a depth group could not
+ * go on, and a flexible group that cannot go on stops the kernel from
+ * scheduling those after it until the next rotation (merge_sched_in(),
+ * kernel/events/core.c): the level-1/2 group would lose its turns (12 %
+ * of an interval run under the fake, 7 of 8 counters held).  Such a CPU
+ * counts no depth until they are free: share.c probes it again every few
+ * intervals. */
+static bool deep_fits(const struct cpmu *pm, const struct ccpu *cc)
+{
+	if (cc->gp_free < pm->pp->gp_available)
+		return false;
+	if (cc->fixed1_held)
+		for (unsigned e = 0; e < pm->deep->n_events; e++)
+			if (depth_event(pm->deep->d, e)->fixed == 1)
+				return false;
+	return true;
+}
+
 static void give_up(struct collector *c, struct ccpu *cc, struct deep_cpu *dc, uint64_t now, const char *why,
 		    int err)
 {
@@ -780,7 +801,8 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 				give_up(c, cc, dc, now, "its groups could not be switched", 0);
 		}
 		if (!dc->open && rot && now >= dc->retry_at_ns && cc->state == CPU_STATE_MONITORED &&
-		    cc->pmu == (int)pmu && cc->lay.n_events == pm->full.n_events && cc->lay.refine == pm->full.refine) {
+		    cc->pmu == (int)pmu && cc->lay.n_events == pm->full.n_events && cc->lay.refine == pm->full.refine &&
+		    deep_fits(pm, cc)) {
 			int r = open_deep(c, pm, rot, cc, dc);
 
 			if (r == 0)

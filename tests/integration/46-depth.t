@@ -28,7 +28,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 39
+plan 40
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -242,11 +242,17 @@ jq '.cpus["3"] = (.cpus.default + {"held": {"gp": 7}})' "$SCEN/depth-spr.json" >
 # a CPU with less than the PMU (STEP_INTERVALS) takes CPU 3's counters for
 # the microseconds it exists, as it would on the kernel; on the real clock
 # that was 13 us of an interval (a ratio of 0.99987), when it fell in it.
+# Before, CPU 3 tried its depth group first: it could not go on, and the
+# kernel scheduled nothing after it until the next rotation, its level-1/2
+# group running 12 % of that interval (0.12).
 FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$TMP/depth-held.json" FAKEPMU_TABLES="$T61" FAKEPMU_CLOCK_STEP=0.1 \
 	LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/l3.conf" --sysfs-root "$SPR" --watch --json \
-	--count $((groups + 3)) -i 100ms 2>/dev/null | tail -1 >"$TMP/held.json"
+	--count $((groups + 3)) -i 100ms 2>/dev/null >"$TMP/held.all"
+tail -1 "$TMP/held.all" >"$TMP/held.json"
 is "$(jq -c '[(.cpus[3].nodes | [.[]] | unique), .cpus[3].running_ratio, (.cpus[2].nodes.l1_bound > 0)]' "$TMP/held.json")" \
 	"[[null],1,true]" "CPU 3, 7 of its counters held: no node, its level 1 and 2 whole; CPU 2's nodes go on"
+is "$(jq -s -c '[.[1:][] | .cpus[3].running_ratio] | unique' "$TMP/held.all")" "[1]" \
+	"CPU 3's level-1/2 group ran whole every interval: it never tried the depth groups its counters cannot hold"
 like "$(jq -r .tree.reason "$TMP/held.json")" "^1 CPUs counted no node below level 2" "the tree says how many CPUs count no node"
 
 # ---- 5. the drill-down ----
