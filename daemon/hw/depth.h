@@ -21,7 +21,7 @@
 #include "pmu.h"
 #include "topdown.h"
 
-#define DEPTH_EVENTS_MAX 128
+#define DEPTH_EVENTS_MAX 192
 #define DEPTH_NODES_MAX 128
 #define DEPTH_GROUPS_MAX 32
 #define DEPTH_GROUP_EVENTS 16
