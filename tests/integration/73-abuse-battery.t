@@ -319,17 +319,21 @@ out=$(A flood 64 '/api/v1/topdown?scope=cpu&cpu={k}-1023' victim='/api/v1/topdow
 diag "the victim asking ?scope=cpu during the flood: $out"
 vmed=$(jq '[.scrapes[].ms] | sort | .[2]' <<<"$out")
 fmed=$(jq '.flood_ok_median_ms' <<<"$out")
-# Waits in the flood's answers given meanwhile, not in milliseconds: under
-# TSan beside two busy loops the flood's waits reach the 2 s deadline
-# while the victim's grow with the render time (1.69 s against 2.68 s
-# once); whom the workers serve in between does not depend on the load.
-vans=$(jq '[.scrapes[].answers_meanwhile] | sort | .[2]' <<<"$out")
-fans=$(jq '.flood_answers_meanwhile_median' <<<"$out")
+# Waits in the flood's renders given meanwhile (its 200 answers), not in
+# milliseconds nor in all of its answers: its 503s come at a rate of
+# their own, while a render of 1,024 CPUs takes 40 ms here and over a
+# second under ASan beside two busy loops (the victim's median was 38
+# answers there, the flood's 61: a measure of the load).  Taking turns
+# (http/jobs.c, one API worker), the victim waits for the render under
+# way and at most one of each flooding address: 9.  First come first
+# served, it waited for the renders queued before it (21-27 here, and a
+# 503 three times in five).
+vren=$(jq '[.scrapes[].renders_meanwhile] | sort | .[2]' <<<"$out")
 ok "$(jq -e '(.scrapes | length == 5) and
 	([.scrapes[] | select(.status == 200)] | length) / 5 > (.flood["200"] // 0) / ([.flood[]] | add)' <<<"$out" >/dev/null; echo $?)" \
 	"another client's API requests during the flood are answered 200 more often than the flood's ($(jq -c '[.scrapes[].status]' <<<"$out"), flood $(jq -c .flood <<<"$out"))"
-ok "$(awk -v v="$vans" -v f="$fans" 'BEGIN {exit !(f > 0 && v < f / 2)}'; echo $?)" \
-	"... after under half as many of the flood's answers as a flooding client waits for (victim median $vans answers, $vmed ms; flood's $fans, $fmed ms)"
+ok "$(test "$vren" -le 9; echo $?)" \
+	"... after at most one render of each of the 8 flooding addresses and the one under way (median $vren: $(jq -c '[.scrapes[].renders_meanwhile]' <<<"$out"); $vmed ms, the flood's median $fmed ms)"
 # The same document asked by every client is rendered once per interval
 # (before: once per request, each ~45 ms at 1,024 CPUs and the flood's
 # median 2 s).  Every render is of an interval no older than the two

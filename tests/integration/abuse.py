@@ -294,6 +294,7 @@ def flood(n, path, ready=None, victim="/metrics"):
     counts = {}
     took_ok = []
     waits = []  # the flood's requests under way: (start, end)
+    rendered = []  # when the flood's 200 answers came
     lock = threading.Lock()
     stop = threading.Event()
     addrs = host_addresses(8, base=2)
@@ -310,6 +311,7 @@ def flood(n, path, ready=None, victim="/metrics"):
                     waits.append((t0, time.monotonic()))
                     if status == 200:
                         took_ok.append(took)
+                        rendered.append(time.monotonic())
     ready_seen = threading.Event()
     threads = [threading.Thread(target=client, args=(addrs[k % 8], k), daemon=True) for k in range(n)]
     for t in threads:
@@ -339,7 +341,11 @@ def flood(n, path, ready=None, victim="/metrics"):
     # milliseconds: how long a turn takes depends on the machine's load,
     # who is served in between does not.
     done = sorted(end for _, end in waits)
+    rendered.sort()
     for sc in scrapes:
+        # The flood's renders a request waited for (its 200 answers:
+        # a 503 renders nothing and comes at a rate of its own).
+        sc["renders_meanwhile"] = answers_between(rendered, *sc["span"])
         sc["answers_meanwhile"] = answers_between(done, *sc.pop("span"))
     flood_between = sorted(answers_between(done, a, b) for a, b in waits)
     return {"scrapes": scrapes, "flood": counts, "flood_ok_median_ms": median,
