@@ -127,21 +127,19 @@ static void deep_free_pmu(struct cpmu *pm)
 	pm->deep = NULL;
 }
 
-/* The counters the level-1/2 grouping @lay leaves: general-purpose ones,
- * and the fixed counters (depth_pack()'s mask) nothing of it takes:
- * counter 2 not when the SMT split's group counts the reference cycles
- * on it. */
-static void left_by(const struct cpmu *pm, unsigned *gp, unsigned *fixed)
+/* The counters the level-1/2 grouping @lay leaves: general-purpose ones
+ * (*@gp), and the fixed counters (plan_depth_main()'s mask, returned)
+ * nothing of it takes. */
+static unsigned left_by(const struct cpmu *pm, unsigned *gp, struct depth_main *main)
 {
 	const struct clayout *lay = &pm->full;
 	bool on_fixed1 = false;
-	unsigned used;
+	unsigned used, taken = 0;
 
-	*fixed = DEPTH_FIXED(0) | (pm->pp->fixed1_busy ? 0 : DEPTH_FIXED(1)) | (pm->pp->smt ? 0 : DEPTH_FIXED(2));
 	if (pm->pp->depth_multiplex) {
 		/* A group of the rotation: every counter while it runs. */
 		*gp = pm->pp->gp_available;
-		return;
+		return plan_depth_main(pm->pp, 0, main);
 	}
 	used = coll_group_gp(pm, lay, 0, lay->group_start[1], &on_fixed1);
 	/* The SMT split's group beside it (smt.c). */
@@ -150,13 +148,14 @@ static void left_by(const struct cpmu *pm, unsigned *gp, unsigned *fixed)
 
 	*gp = pm->pp->gp_available > used ? pm->pp->gp_available - used : 0;
 	if (on_fixed1)
-		*fixed &= ~DEPTH_FIXED(1);
+		taken |= DEPTH_FIXED(1);
 	for (unsigned i = 0; i < lay->n_events; i++) {
 		int f = ua_event_fixed(&pm->pp->ua->events[lay->events[i]]);
 
 		if (f >= 0 && f <= 2 && f != 1)
-			*fixed &= ~DEPTH_FIXED(f);
+			taken |= DEPTH_FIXED(f);
 	}
+	return plan_depth_main(pm->pp, taken, main);
 }
 
 /* The level-2 category perf calls @name ("tma_memory_bound"), or -1. */
@@ -235,7 +234,7 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 	struct depth_main main = { 0 };
 	struct cdeep *dp;
 	char why[PMU_REASON_MAX];
-	unsigned gp, fixed, n_opened = 0;
+	unsigned gp, fixed, n_opened;
 	const char *fixed_said;
 	int r, n;
 
@@ -248,13 +247,7 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 		main.names[main.n] = coll_event_name(pm, &pm->full, i);
 		main.vars[main.n++] = pm->full.var[i];
 	}
-	main.smt_on = pp->mode != UA_MODE_NOSMT;
-	main.core_wide = pp->mode != UA_MODE_EBS;
-	main.has_pmem = pp->depth_has_pmem;
-	main.msr_type = pp->depth_msr_type;
-	main.msr_tsc = pp->depth_msr_tsc;
-	left_by(pm, &gp, &fixed);
-	main.fixed2_taken = !(fixed & DEPTH_FIXED(2));
+	fixed = left_by(pm, &gp, &main);
 	r = depth_new(pp->depth_table, pp->depth, &pp->core->formats, &main, &dp->d, why, sizeof(why));
 	if (r < 0) {
 		log_warning("%s: no TopDown node below level 2: %s", pp->core->name, why);
@@ -313,8 +306,8 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 		for (unsigned e = 0; e < dp->n_events; e++) {
 			on1 |= depth_event(dp->d, e)->fixed == 1 && (fixed & DEPTH_FIXED(1));
 			on2 |= depth_event(dp->d, e)->fixed == 2;
-			n_opened += depth_event(dp->d, e)->kind != DEPTH_EV_TIME;
 		}
+		n_opened = depth_n_opened(dp->d);
 		fixed_said = on1 && on2 ? " and fixed counters 1 and 2" : on1 ? " and fixed counter 1"
 			   : on2 ? " and fixed counter 2" : "";
 	}

@@ -51,6 +51,13 @@ struct depth {
 	struct prog prog[DEPTH_METRICS_MAX];
 	unsigned n_vars;
 	unsigned n_metrics;
+	/* The nodes of the levels asked that cannot be computed here, in
+	 * the table's order, each with why. */
+	unsigned n_left;
+	struct {
+		const char *name;
+		char why[PMU_REASON_MAX];
+	} left[DEPTH_NODES_MAX];
 	struct metric metrics[DEPTH_METRICS_MAX];
 	/* The level-1/2 variables the expressions read. */
 	unsigned n_main;
@@ -171,7 +178,8 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 		if (strcmp(d->t->events[i].name, name) == 0)
 			te = &d->t->events[i];
 	if (d->n_events == DEPTH_EVENTS_MAX) {
-		str_printf(x->why, sizeof(x->why), "more than %d events", DEPTH_EVENTS_MAX);
+		str_printf(x->why, sizeof(x->why), "more than topdownd's %d events below level 2 (a lower "
+			   "[collect] level takes fewer)", DEPTH_EVENTS_MAX);
 		return -E2BIG;
 	}
 	ev = &d->ev[d->n_events];
@@ -197,6 +205,20 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 		return 0;
 	}
 	if (!te || !te->terms) {
+		size_t len = strlen(name);
+
+		/* Said by what perf's syntax makes them. */
+		if (len > 2 && strcmp(name + len - 2, ":R") == 0) {
+			/* perf stat samples them (--record-tpebs). */
+			str_printf(x->why, sizeof(x->why), "%s is a retire latency (perf's :R), not a count",
+				   name);
+			return -ENOENT;
+		}
+		if (strchr(name, '@')) {
+			str_printf(x->why, sizeof(x->why), "%s has perf's @term@ modifiers, which topdownd "
+				   "does not program", name);
+			return -ENOENT;
+		}
 		str_printf(x->why, sizeof(x->why), "%s is not a core event topdownd counts%s%s", name,
 			   te && te->file ? " (" : "", te && te->file ? te->file : "");
 		if (te && te->file)
@@ -383,6 +405,8 @@ static int compile_all(struct ctx *x)
 			if (x->n_excluded == DEPTH_NODES_MAX)
 				return -E2BIG;
 			x->excluded[x->n_excluded++] = m->name;
+			d->left[d->n_left].name = m->name;
+			str_printf(d->left[d->n_left++].why, sizeof(d->left[0].why), "%s", x->why);
 			return -EAGAIN;
 		}
 		d->node_scale[d->n_nodes] = d->t->nodes[m->node_index].scale;
@@ -421,7 +445,8 @@ int depth_new(const struct dt_table *t, unsigned level, const struct pmu_formats
 	}
 	if (why && whylen && first[0]) {
 		if (x.n_excluded > 1)
-			str_printf(why, whylen, "%u nodes left out, first %s", x.n_excluded, first);
+			str_printf(why, whylen, "%u nodes left out (--probe says why each), first %s",
+				   x.n_excluded, first);
 		else
 			str_printf(why, whylen, "%s", first);
 	}
@@ -478,6 +503,26 @@ const struct depth_set *depth_node_events(const struct depth *d, unsigned i)
 unsigned depth_n_events(const struct depth *d)
 {
 	return d->n_events;
+}
+
+unsigned depth_n_left(const struct depth *d)
+{
+	return d->n_left;
+}
+
+const char *depth_left(const struct depth *d, unsigned i, const char **why)
+{
+	*why = d->left[i].why;
+	return d->left[i].name;
+}
+
+unsigned depth_n_opened(const struct depth *d)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < d->n_events; i++)
+		n += d->ev[i].kind != DEPTH_EV_TIME;
+	return n;
 }
 
 const struct depth_event *depth_event(const struct depth *d, unsigned i)

@@ -120,6 +120,13 @@ int depth_node_parent(const struct depth *d, unsigned i);
 /* The depth events node @i reads, through every metric it reads. */
 const struct depth_set *depth_node_events(const struct depth *d, unsigned i);
 unsigned depth_n_events(const struct depth *d);
+/* The nodes of the levels asked that cannot be computed here (perf's
+ * names, in the order found: a node reading one left out comes after
+ * it), and *@why each. */
+unsigned depth_n_left(const struct depth *d);
+const char *depth_left(const struct depth *d, unsigned i, const char **why);
+/* The events opened: duration_time is none. */
+unsigned depth_n_opened(const struct depth *d);
 const struct depth_event *depth_event(const struct depth *d, unsigned i);
 /* Variables an evaluation needs (depth_eval's @vars). */
 unsigned depth_n_vars(const struct depth *d);

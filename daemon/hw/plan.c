@@ -118,6 +118,45 @@ int plan_pack(const struct uarch *ua, const uint8_t *events, unsigned n, unsigne
 
 /* ---- below level 2 ---- */
 
+unsigned plan_depth_main(const struct plan_pmu *pp, unsigned taken, struct depth_main *main)
+{
+	/* Fixed counter 1 not where another user holds it, 2 not where the
+	 * SMT split's group counts the reference cycles on it. */
+	unsigned fixed = DEPTH_FIXED(0) | (pp->fixed1_busy ? 0 : DEPTH_FIXED(1)) | (pp->smt ? 0 : DEPTH_FIXED(2));
+
+	/* In the kernel's rotation ([collect] depth_multiplex) the depth
+	 * group has the counters to itself while it runs; beside the
+	 * level-1/2 group, what that group leaves. */
+	if (!pp->depth_multiplex)
+		fixed &= ~taken;
+	main->smt_on = pp->mode != UA_MODE_NOSMT;
+	main->core_wide = pp->mode != UA_MODE_EBS;
+	main->has_pmem = pp->depth_has_pmem;
+	main->msr_type = pp->depth_msr_type;
+	main->msr_tsc = pp->depth_msr_tsc;
+	main->fixed2_taken = !(fixed & DEPTH_FIXED(2));
+	return fixed;
+}
+
+/* Each node @d leaves out, and why, into pp->depth_left. */
+static void left_out(struct plan_pmu *pp, const struct depth *d)
+{
+	size_t at = 0;
+
+	pp->depth_left[0] = '\0';
+	for (unsigned i = 0; i < depth_n_left(d) && at < sizeof(pp->depth_left); i++) {
+		const char *why, *name = depth_left(d, i, &why);
+		int n = snprintf(pp->depth_left + at, sizeof(pp->depth_left) - at, "%s: %s\n", name, why);
+
+		if (n < 0 || (size_t)n >= sizeof(pp->depth_left) - at) {
+			/* Cut at the last whole line. */
+			pp->depth_left[at] = '\0';
+			break;
+		}
+		at += (size_t)n;
+	}
+}
+
 /* The counters the level-1/2 events leave @pp and the depth of @t on
  * them: its nodes compiled, their events packed (what --probe shows);
  * 0, or -errno with the depth note saying why there is none. */
@@ -127,50 +166,33 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 	struct depth_group groups[DEPTH_GROUPS_MAX];
 	struct depth *d;
 	char why[PMU_REASON_MAX];
-	bool fixed0 = true, fixed1 = !pp->fixed1_busy, fixed2 = !pp->smt;
+	unsigned taken = 0, fixed;
 	int r, n;
 
 	for (unsigned i = 0; i < pp->n_events && main.n < 32; i++) {
 		const struct ua_event *ev = &pp->ua->events[pp->events[i]];
-		int fixed = ua_event_fixed(ev);
+		int f = ua_event_fixed(ev);
 
 		main.names[main.n] = ev->name;
 		main.vars[main.n++] = ev->var;
-		if (fixed == 0)
-			fixed0 = false;
-		else if (fixed == 1)
-			fixed1 = false;
-		else if (fixed == 2)
-			fixed2 = false;
+		if (f >= 0 && f <= 2)
+			taken |= DEPTH_FIXED(f);
 	}
-	main.smt_on = pp->mode != UA_MODE_NOSMT;
-	main.core_wide = pp->mode != UA_MODE_EBS;
-	main.has_pmem = pp->depth_has_pmem;
-	main.msr_type = pp->depth_msr_type;
-	main.msr_tsc = pp->depth_msr_tsc;
+	fixed = plan_depth_main(pp, taken, &main);
 	if (pp->depth_multiplex) {
-		/* One more group in the kernel's rotation: it has the
-		 * counters to itself while it runs (the SMT split's group
-		 * too, in the same rotation: fixed counter 2 is its). */
 		pp->depth_gp = pp->gp_available;
-		fixed0 = true;
-		fixed1 = !pp->fixed1_busy;
-		fixed2 = !pp->smt;
 	} else {
 		unsigned used = pp->gp_needed + (pp->smt && !pp->smt_multiplex ? 2 : 0);
 
 		pp->depth_gp = pp->gp_available > used ? pp->gp_available - used : 0;
 	}
-	pp->depth_fixed1 = fixed1;
-	main.fixed2_taken = !fixed2;
+	pp->depth_fixed1 = fixed & DEPTH_FIXED(1);
 	r = depth_new(t, pp->depth, &pp->core->formats, &main, &d, why, sizeof(why));
 	if (r < 0) {
 		str_printf(pp->depth_note, sizeof(pp->depth_note), "no TopDown node below level 2: %s", why);
 		return r;
 	}
-	n = depth_pack(d, pp->depth_gp,
-		       (fixed0 ? DEPTH_FIXED(0) : 0) | (fixed1 ? DEPTH_FIXED(1) : 0) | (fixed2 ? DEPTH_FIXED(2) : 0),
-		       groups, DEPTH_GROUPS_MAX);
+	n = depth_pack(d, pp->depth_gp, fixed, groups, DEPTH_GROUPS_MAX);
 	if (n <= 0) {
 		str_printf(pp->depth_note, sizeof(pp->depth_note),
 			   "no TopDown node below level 2: its events do not fit the %u general-purpose counters "
@@ -183,12 +205,12 @@ static int depth_plan(struct plan_pmu *pp, const struct dt_table *t)
 	for (unsigned i = 0; i < depth_n_events(d); i++)
 		pp->depth_fixed2 |= depth_event(d, i)->fixed == 2;
 	pp->depth_nodes = depth_n_nodes(d);
-	/* Events opened: duration_time is none. */
-	pp->depth_events = 0;
-	for (unsigned i = 0; i < depth_n_events(d); i++)
-		pp->depth_events += depth_event(d, i)->kind != DEPTH_EV_TIME;
+	pp->depth_events = depth_n_opened(d);
+	left_out(pp, d);
 	pp->depth_groups = (unsigned)n;
-	if (why[0] && !pp->depth_note[0])
+	/* --probe lists the nodes left out; "N left out, first ..." is for
+	 * the log and the document. */
+	if (why[0] && !pp->depth_note[0] && !pp->depth_left[0])
 		str_printf(pp->depth_note, sizeof(pp->depth_note), "%s", why);
 	depth_free(d);
 	return 0;

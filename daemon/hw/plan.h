@@ -13,6 +13,7 @@
 #include "budget.h"
 #include "config.h"
 #include "cpuset.h"
+#include "depth.h"
 #include "depth_tables.h"
 #include "pmu.h"
 #include "topdown.h"
@@ -20,6 +21,7 @@
 #include "uarch.h"
 
 #define PLAN_REASON_MAX 512
+#define PLAN_LEFT_MAX 8192
 /* As many groups as events: with one general-purpose counter left by
  * other users each event still counts, in a group of its own. */
 #define PLAN_GROUPS_MAX UA_EVENTS_MAX
@@ -35,6 +37,8 @@ struct plan_pmu {
 	unsigned depth;
 	const struct dt_table *depth_table;
 	char depth_note[PLAN_REASON_MAX];
+	/* The nodes of those levels left out, a line each: "name: why". */
+	char depth_left[PLAN_LEFT_MAX];
 	/* What depth takes, as planned (the collector makes the same from
 	 * the grouping it opens): its nodes and events, the groups they take
 	 * turns in, one per interval, on the general-purpose counters the
@@ -167,6 +171,12 @@ int plan_layout(const struct plan_pmu *pp, unsigned gp, bool fixed1_busy, bool f
  * counters back to another user keeps the plan's categories, without
  * refinement (model hardware). */
 bool plan_fixed_only(const struct plan_pmu *pp);
+
+/* What depth on @pp reads of the machine (perf's #SMT_on, #core_wide,
+ * #has_pmem, the msr PMU) into @main, and the fixed counters it may take
+ * (DEPTH_FIXED(k) mask) where the level-1/2 events take those of @taken:
+ * one rule for --probe's plan and the collector's groups. */
+unsigned plan_depth_main(const struct plan_pmu *pp, unsigned taken, struct depth_main *main);
 
 /* The plan of the PMU monitoring @cpu, or NULL. */
 const struct plan_pmu *plan_pmu_of(const struct plan *plan, unsigned cpu);

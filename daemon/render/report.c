@@ -83,10 +83,14 @@ static void print_events(FILE *out, const char *label, const struct plan_pmu *pp
 	fputc('\n', out);
 }
 
-/* One core PMU: what it is, and what topdownd does with it. */
-/* Below level 2: what [collect] level 3 to 6 counts, or why not. */
+static void print_wrapped(FILE *out, const char *label, const char *text);
+
+/* Below level 2: what [collect] level 3 to 6 counts, or why not; each
+ * node left out, and why. */
 static void print_depth(FILE *out, const struct plan_pmu *pp)
 {
+	const char *line = pp->depth_left;
+
 	if (pp->depth)
 		fprintf(out, "%-13s levels 3 to %u: %u nodes from %s, %u events in %u groups taking turns, "
 			"one per interval, on %u general-purpose counters%s\n", "Below L2:", pp->depth,
@@ -99,6 +103,14 @@ static void print_depth(FILE *out, const struct plan_pmu *pp)
 			pp->n_groups, pp->n_groups + 1, pp->n_groups);
 	if (pp->depth_note[0])
 		fprintf(out, "%-13s %s\n", pp->depth ? "" : "Below L2:", pp->depth_note);
+	for (const char *label = "Left out:"; pp->depth && *line; label = "") {
+		size_t len = strcspn(line, "\n");
+		char one[PLAN_REASON_MAX + 64];
+
+		str_printf(one, sizeof(one), "%.*s", (int)len, line);
+		print_wrapped(out, label, one);
+		line += len + (line[len] == '\n');
+	}
 }
 
 /* @text after @label, wrapped at 79 columns under the labels' column. */

@@ -109,8 +109,21 @@ static void test_nodes(void **state)
 	 * frequency): without the msr PMU (compile() gives none) left out
 	 * and said (test_frequency has them). */
 	assert_int_equal(depth_n_nodes(d), 25 + 34 - 4);
-	assert_non_null(strstr(why, "4 nodes left out, first tma_contested_accesses"));
+	assert_non_null(strstr(why, "4 nodes left out (--probe says why each), first tma_contested_accesses"));
 	assert_non_null(strstr(why, "msr@tsc@: the kernel has no msr PMU"));
+	/* Each of the four with its reason, in the table's order (perf's
+	 * spr-metrics.json's order of those reading Average_Frequency). */
+	{
+		static const char *const left[] = { "tma_contested_accesses", "tma_data_sharing",
+						    "tma_l3_hit_latency", "tma_false_sharing" };
+		const char *because;
+
+		assert_int_equal(depth_n_left(d), 4);
+		for (unsigned k = 0; k < 4; k++) {
+			assert_string_equal(depth_left(d, k, &because), left[k]);
+			assert_non_null(strstr(because, "msr@tsc@: the kernel has no msr PMU"));
+		}
+	}
 	i = node_index(d, "tma_x87_use");
 	assert_true(i >= 0);
 	assert_int_equal(depth_node_parent(d, (unsigned)i), node_index(d, "tma_fp_arith"));
