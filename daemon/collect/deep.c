@@ -56,6 +56,26 @@
 			  PERF_FORMAT_TOTAL_TIME_RUNNING)
 /* A CPU whose depth groups could not run is tried again after this. */
 #define DEEP_RETRY_NS (60 * UINT64_C(1000000000))
+
+/* Why a CPU counted no node in an interval, as the tree's reason says. */
+enum without {
+	WITHOUT_HELD,       /* another user's pinned events hold its counters */
+	WITHOUT_WAITING,    /* gave its groups up, retrying after DEEP_RETRY_NS */
+	WITHOUT_REGROUPED,  /* its level-1/2 grouping is not the plan's */
+	WITHOUT_STARTING,   /* its groups have not all had a turn yet */
+	WITHOUT_UNDECIDED,  /* the drill-down has no subtree for it yet */
+	WITHOUT_NO_FIGURES, /* its level-1/2 figures of the interval are missing */
+	WITHOUT_COUNT
+};
+
+static const char *const without_said[WITHOUT_COUNT] = {
+	[WITHOUT_HELD] = "whose counters another user's pinned events hold",
+	[WITHOUT_WAITING] = "retrying 60 s after another user took counters from their groups",
+	[WITHOUT_REGROUPED] = "whose level-1/2 groups gave counters back",
+	[WITHOUT_STARTING] = "whose groups have not all had their turn yet",
+	[WITHOUT_UNDECIDED] = "whose package's drill-down has not chosen a subtree yet",
+	[WITHOUT_NO_FIGURES] = "without level-1/2 figures (not read, or not trusted)",
+};
 /* The drill-down's hysteresis: another subtree takes over once its
  * level-2 category led the current one's by this share of the slots for
  * this many intervals in a row. */
@@ -96,7 +116,8 @@ struct cdeep {
 	unsigned n_main, n_in;
 	enum td_event main[33];
 	char reason[SNAP_REASON];
-	unsigned cpus_without;   /* CPUs of the PMU that counted no depth this interval */
+	/* CPUs of the PMU that counted no depth this interval, by why. */
+	unsigned without[WITHOUT_COUNT];
 	bool multiplex;          /* [collect] depth_multiplex: in the level-1/2 rotation */
 };
 
@@ -499,6 +520,49 @@ static bool deep_fits(const struct cpmu *pm, const struct ccpu *cc)
 	return true;
 }
 
+/* Why @cc, of @pm, counts no node this interval (@rot: its package's
+ * rotation, NULL while the drill-down has none). */
+static enum without why_without(const struct cpmu *pm, const struct ccpu *cc, const struct deep_cpu *dc,
+				const struct rot *rot, uint64_t now)
+{
+	if (!rot)
+		return WITHOUT_UNDECIDED;
+	if (cc->lay.n_events != pm->full.n_events || cc->lay.refine != pm->full.refine)
+		return WITHOUT_REGROUPED;
+	/* Open, measured, and not complete (or opened after this interval's
+	 * level-1/2 read: no have_main). */
+	if (dc->open)
+		return cc->measured ? WITHOUT_STARTING : WITHOUT_NO_FIGURES;
+	if (!deep_fits(pm, cc))
+		return WITHOUT_HELD;
+	if (now < dc->retry_at_ns)
+		return WITHOUT_WAITING;
+	return WITHOUT_NO_FIGURES;
+}
+
+/* "N CPUs counted no node ...: n why, ..." into @buf; false (and
+ * nothing written) when every CPU counted. */
+static bool without(const struct cdeep *dp, char *buf, size_t len)
+{
+	unsigned total = 0;
+	size_t at;
+
+	for (unsigned k = 0; k < WITHOUT_COUNT; k++)
+		total += dp->without[k];
+	if (!total)
+		return false;
+	str_printf(buf, len, "%u CPU%s counted no node below level 2 in the last interval:", total,
+		   total == 1 ? "" : "s");
+	for (unsigned k = 0, first = 1; k < WITHOUT_COUNT; k++) {
+		if (!dp->without[k])
+			continue;
+		at = strlen(buf);
+		str_printf(buf + at, len - at, "%s %u %s", first ? "" : ",", dp->without[k], without_said[k]);
+		first = 0;
+	}
+	return true;
+}
+
 static void give_up(struct collector *c, struct ccpu *cc, struct deep_cpu *dc, uint64_t now, const char *why,
 		    int err)
 {
@@ -670,10 +734,9 @@ static void describe(const struct collector *c, const struct cpmu *pm, struct sn
 		str_printf(sd->reason, sizeof(sd->reason), "RLIMIT_NOFILE leaves no room for the %u descriptors "
 			   "per CPU the nodes below level 2 take: raise LimitNOFILE (the log says to what)%s%s",
 			   coll_deep_events(pm), dp->reason[0] ? "; " : "", dp->reason);
-	else if (dp->cpus_without)
-		str_printf(sd->reason, sizeof(sd->reason), "%u CPUs counted no node below level 2 in the last "
-			   "interval (another user wants their counters, or their groups are not the plan's)%s%s",
-			   dp->cpus_without, dp->reason[0] ? "; " : "", dp->reason);
+	else if (without(dp, sd->reason, sizeof(sd->reason)))
+		str_printf(sd->reason + strlen(sd->reason), sizeof(sd->reason) - strlen(sd->reason), "%s%s",
+			   dp->reason[0] ? "; " : "", dp->reason);
 	else
 		str_printf(sd->reason, sizeof(sd->reason), "%s", dp->reason);
 }
@@ -768,7 +831,7 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 	host = snap->n_cores + snap->n_pkgs;
 	memset(c->deep_used, 0, n_dom * sizeof(bool));
 	v = row(c, DEEP_ROWS(c) - 1);
-	dp->cpus_without = 0;
+	memset(dp->without, 0, sizeof(dp->without));
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 		struct deep_cpu *dc = &c->dcpu[i];
@@ -807,7 +870,7 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 			have = rot;
 			vars_of(dp, dc, v);
 		} else if (cc->to_measure && cc->pmu == (int)pmu) {
-			dp->cpus_without++;
+			dp->without[why_without(pm, cc, dc, rot, now)]++;
 		}
 		dc->have_main = false;
 		commit_row(dp, snap, was, snap_deep_row_cpu(snap, i), v, have, dr->cur, dc->share, interval_s);
