@@ -42,6 +42,7 @@
  * whether another user takes counters (coll_share). */
 #include "collector_internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -116,6 +117,9 @@ struct cdeep {
 	unsigned n_main, n_in;
 	enum td_event main[33];
 	char reason[SNAP_REASON];
+	/* The events that are retire latencies (DEPTH_EV_RETLAT). */
+	unsigned n_lat;
+	uint8_t lat[DEPTH_EVENTS_MAX];
 	/* CPUs of the PMU that counted no depth this interval, by why. */
 	unsigned without[WITHOUT_COUNT];
 	bool multiplex;          /* [collect] depth_multiplex: in the level-1/2 rotation */
@@ -309,6 +313,10 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 			dp->main[dp->n_main++] = TD_EV_SLOTS;
 	}
 	dp->n_in = dp->n_main + dp->n_events;
+	static_assert(DEPTH_EVENTS_MAX <= 256, "event indexes fit cdeep.lat");
+	for (unsigned e = 0; e < dp->n_events; e++)
+		if (depth_event(dp->d, e)->kind == DEPTH_EV_RETLAT)
+			dp->lat[dp->n_lat++] = (uint8_t)e;
 	dp->vars = calloc(dp->n_vars, sizeof(double));
 	if (!dp->vars) {
 		depth_free(dp->d);
@@ -320,7 +328,8 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 	for (unsigned i = 0; i < dp->n_nodes; i++)
 		for (unsigned e = 0; e < dp->n_events; e++)
 			dp->node_n_events[i] += depth_set_has(depth_node_events(dp->d, i), e) &&
-						depth_event(dp->d, e)->kind != DEPTH_EV_TIME;
+						(depth_event(dp->d, e)->kind == DEPTH_EV_CORE ||
+						 depth_event(dp->d, e)->kind == DEPTH_EV_MSR);
 	{
 		bool on1 = false, on2 = false;
 
@@ -635,6 +644,14 @@ static double *row(struct collector *c, unsigned i)
 	return c->deep_rows + (size_t)i * DEEP_ROW_LEN;
 }
 
+/* The retire latencies (perf's EVENT:R) of counts @v: the table's,
+ * whatever the row. */
+static void latencies(const struct cdeep *dp, double *v)
+{
+	for (unsigned k = 0; k < dp->n_lat; k++)
+		v[dp->n_main + dp->lat[k]] = depth_event(dp->d, dp->lat[k])->value;
+}
+
 /* A CPU's counts of the interval, compact (cdeep.n_in). */
 static void vars_of(const struct cdeep *dp, const struct deep_cpu *dc, double *v)
 {
@@ -642,6 +659,7 @@ static void vars_of(const struct cdeep *dp, const struct deep_cpu *dc, double *v
 		v[k] = dc->main_v[dp->main[k]];
 	for (unsigned e = 0; e < dp->n_events; e++)
 		v[dp->n_main + e] = dc->rate[e] * dc->span_ns;
+	latencies(dp, v);
 }
 
 /* The share of node @i's events in group @cur of @rot: how much of the
@@ -905,9 +923,13 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 	}
 	for (unsigned j = 0; j < n_dom; j++) {
 		bool ok = c->deep_used[j] && c->deep_rot[j] >= 0;
-		const double *rw = row(c, j);
+		double *rw = row(c, j);
 
-		/* A domain's nodes were measured its CPUs' mean share. */
+		if (ok)
+			latencies(dp, rw);
+
+		/* A domain's nodes were measured its CPUs' mean share; a retire
+	 * latency is the latency, not the sum of its CPUs'. */
 		commit_row(dp, snap, was, snap->n_cpus + j, rw, ok ? &dp->rots[c->deep_rot[j]] : NULL,
 			   ok ? c->deep_cur[j] : 0, ok ? rw[DEEP_SHARE] / rw[DEEP_NCPU] : 0, interval_s);
 	}

@@ -204,6 +204,17 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 		*index = d->n_events++;
 		return 0;
 	}
+	if (te && te->retire_latency) {
+		/* perf stat's value for it when it does not sample it:
+		 * rint() of the mean, each interval on each CPU
+		 * (util/intel-tpebs.c, evsel__tpebs_read()). */
+		ev->name = te->name;
+		ev->file = te->file;
+		ev->kind = DEPTH_EV_RETLAT;
+		ev->value = rint(strtod(te->retire_latency, NULL));
+		*index = d->n_events++;
+		return 0;
+	}
 	if (!te || !te->terms) {
 		size_t len = strlen(name);
 
@@ -521,7 +532,7 @@ unsigned depth_n_opened(const struct depth *d)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < d->n_events; i++)
-		n += d->ev[i].kind != DEPTH_EV_TIME;
+		n += d->ev[i].kind == DEPTH_EV_CORE || d->ev[i].kind == DEPTH_EV_MSR;
 	return n;
 }
 
@@ -563,7 +574,7 @@ static bool place(const struct depth_event *ev, unsigned i, struct pgroup *g, un
 {
 	unsigned cap = g->gp_cap ? g->gp_cap : gp;
 
-	if (ev->kind == DEPTH_EV_TIME)
+	if (ev->kind == DEPTH_EV_TIME || ev->kind == DEPTH_EV_RETLAT)
 		return true; /* in no group */
 	if (g->n == DEPTH_GROUP_EVENTS)
 		return false;

@@ -36,11 +36,14 @@ struct depth_set {
  * TSC (perf's msr@tsc@: a member of a group that takes no counter,
  * arch/x86/events/msr.c); perf's duration_time (no event: the interval's
  * seconds, as perf's metrics read it, util/stat-shadow.c scaling the
- * tool event's nanoseconds by 1e-9). */
+ * tool event's nanoseconds by 1e-9); a retire latency (perf's EVENT:R: no
+ * event, the table's mean rounded, what perf stat reads for it each
+ * interval when it does not sample it, util/intel-tpebs.c). */
 enum depth_kind {
 	DEPTH_EV_CORE,
 	DEPTH_EV_MSR,
 	DEPTH_EV_TIME,
+	DEPTH_EV_RETLAT,
 };
 
 /* Fixed counter @k usable by the depth groups, in depth_pack()'s mask. */
@@ -49,6 +52,7 @@ enum depth_kind {
 struct depth_event {
 	const char *name;       /* as the expressions read it */
 	enum depth_kind kind;
+	double value;           /* a DEPTH_EV_RETLAT's cycles */
 	uint32_t type;          /* a DEPTH_EV_MSR's PMU type (the core PMU's: 0) */
 	const char *terms;      /* perf's encoding, and the table file */
 	const char *file;
@@ -125,7 +129,7 @@ unsigned depth_n_events(const struct depth *d);
  * it), and *@why each. */
 unsigned depth_n_left(const struct depth *d);
 const char *depth_left(const struct depth *d, unsigned i, const char **why);
-/* The events opened: duration_time is none. */
+/* The events opened: duration_time and retire latencies are none. */
 unsigned depth_n_opened(const struct depth *d);
 const struct depth_event *depth_event(const struct depth *d, unsigned i);
 /* Variables an evaluation needs (depth_eval's @vars). */

@@ -40,6 +40,10 @@ struct dt_event {
 	const char *terms;
 	const char *counter;
 	const char *file;
+	/* A retire latency (perf's EVENT:R): the event's RetirementLatencyMean
+	 * as its file writes it, which perf stat reads when it does not
+	 * sample it (--record-tpebs); NULL for every other event. */
+	const char *retire_latency;
 };
 
 struct dt_table {

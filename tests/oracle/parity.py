@@ -458,14 +458,16 @@ def perf_events_mode(a, tables):
     deep = [g for g in a.metric_groups.split(",") if re.fullmatch(r"TopdownL[3-6]", g)]
     for name, groups in getattr(metrics, "groups", {}).items():
         if any(g in groups for g in deep) and name.startswith("tma_"):
-            # perf stat counts no retire latency (EVENT:R, sampled) and
-            # these runs have no msr PMU or tool events: such nodes are
-            # neither perf's here nor topdownd's (which says so).
+            # These runs have no msr PMU or tool events: such nodes are
+            # not perf's here.  A retire latency (EVENT:R) perf stat does
+            # not count: it reads rint() of the event's
+            # RetirementLatencyMean when it does not sample it
+            # (util/intel-tpebs.c, evsel__tpebs_read()), below.
             try:
                 evs = metrics.events(name)
             except ExprError:
                 continue
-            if any(e.endswith(":R") or e.startswith("msr@") or e == "duration_time" for e in evs):
+            if any(e.startswith("msr@") or e == "duration_time" for e in evs):
                 continue
             # Nor those reading a literal perf takes from what this
             # fixture has no trace of (#has_pmem).
@@ -487,6 +489,16 @@ def perf_events_mode(a, tables):
     needed = set()
     for c in cats:
         needed |= metrics.events(names[c])
+    # perf's value of each retire latency, per CPU and interval, from the
+    # event's own file.
+    latency = {}
+    for n in sorted(e for e in needed if e.endswith(":R")):
+        evs = tables.events(directory)
+        hit = evs.get((n[:-2], a.unit)) or evs.get((n[:-2], None))
+        if hit is None or hit[4] is None:
+            raise SystemExit("no RetirementLatencyMean for %s in %s" % (n, directory))
+        latency[n] = float(round(hit[4]))  # rint(): to even, as round()
+    needed -= set(latency)
     # The kernel counts PERF_METRICS' topdown-* events only in a group
     # led by slots (arch/x86/events/intel/core.c, intel_pmu_hw_config);
     # perf adds the slots event to such a group when the metric does not
@@ -551,7 +563,23 @@ def perf_events_mode(a, tables):
             if not summed.get(a.weight_event or "TOPDOWN.SLOTS"):
                 values.setdefault(k, {})[entity] = None
                 continue
-            values.setdefault(k, {})[entity] = fractions(metrics, names, cats, summed, a.literals)
+            # perf adds each CPU's read of a retire latency as it adds
+            # counts (its aggregation sums every evsel's per-CPU values):
+            # N times the latency for N CPUs.
+            perfs = dict(summed, **{n: v * len(cpus) for n, v in latency.items()})
+            got = fractions(metrics, names, cats, perfs, a.literals)
+            if latency and a.retire_latency_once and entity[0] != "cpu":
+                # topdownd's departure: the latency once, whatever the
+                # domain; compared so, and perf's own value's distance
+                # from it counted.
+                once = fractions(metrics, names, cats, dict(summed, **latency), a.literals)
+                dep = a.retlat_departure.setdefault(entity[0], [0, 0.0])
+                for c, v in once.items():
+                    if c in got and v != got[c]:
+                        dep[0] += 1
+                        dep[1] = max(dep[1], abs(v - got[c]))
+                got = once
+            values.setdefault(k, {})[entity] = got
     series = [(wins[k], values.get(k, {})) for k in range(len(ends))]
     return {"cpu": series, "core": series, "socket": series, "host": series}
 
@@ -878,6 +906,11 @@ def main():
     ap.add_argument("--slots-from",
                     help="arm64 guest (caps/slots 0): #slots from this excerpt of Arm's telemetry "
                          "specification (reference/arm-telemetry)")
+    ap.add_argument("--retire-latency-once", action="store_true",
+                    help="events mode: a core's, package's or host's retire latencies "
+                         "(EVENT:R) are the latency, not perf's sum over its CPUs' reads "
+                         "(topdownd's departure): compared so, and perf's own values' "
+                         "distance from them printed (\"departure retlat_sum\")")
     ap.add_argument("--tsc-departure", action="store_true",
                     help="metrics mode: the nodes whose expressions read msr@tsc@ and "
                          "duration_time (perf's, perf list) are compared per core, package "
@@ -896,6 +929,7 @@ def main():
     import tempfile
     a.tmp = tempfile.mkdtemp(prefix="parity.")
     a.metrics = None
+    a.retlat_departure = {}
     tables = Tables(a.tables, a.tables_fallback)
     only = set(cpulist(a.cpus)) if a.cpus else None
 
@@ -1103,6 +1137,13 @@ def main():
                             for k, (n, cpus) in sorted(tsc_sum.items())) or "no domain value"))
         if not tsc_cpu or not tsc_sum:
             errors.append("--tsc-departure: no value of those nodes compared")
+    if a.retire_latency_once:
+        print("departure retlat_sum: %s" % ("; ".join(
+            "%s: %d values of perf's rule (the latency times the domain's CPUs) differ, largest %.4f pp"
+            % (k, n, 100 * size) for k, (n, size) in sorted(a.retlat_departure.items()))
+            or "no domain value differs"))
+        if not a.retlat_departure:
+            errors.append("--retire-latency-once: no domain value read a retire latency")
     counted = a.departures_counted
     for kind, (n, size) in departures.items():
         print("departure %s: %d perf values%s; topdownd counted %d CPU intervals" %

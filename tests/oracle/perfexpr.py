@@ -415,7 +415,8 @@ class Tables:
         return self._metrics[(rel, unit)]
 
     def events(self, directory):
-        """{(name, unit): (file, {"event":..., "umask":..., ...})} of a directory."""
+        """{(name, unit): (file, {"event":..., "umask":..., ...}, Counter,
+        CounterHTOff, RetirementLatencyMean)} of a directory."""
         if directory not in self._events:
             self._events[directory] = self._load_events(directory)
         return self._events[directory]
@@ -448,7 +449,8 @@ class Tables:
                 if "EventName" not in e:
                     continue
                 out[(e["EventName"], e.get("Unit"))] = (fname, self.encoding(e), e.get("Counter"),
-                                                         e.get("CounterHTOff"))
+                                                         e.get("CounterHTOff"),
+                                                         e.get("RetirementLatencyMean"))
         return out
 
     @classmethod

@@ -349,8 +349,8 @@ static void test_reference_fails(void **state)
 	};
 	static const struct dt_metric helpers[] = { { "tma_h", "EV_A / EV_B" } };
 	static const struct dt_event events[] = {
-		{ "EV_A", "event=0xd1,umask=0x1", "0,1,2,3", "test" },
-		{ "EV_B", "event=0xd1,umask=0x2", "0,1,2,3", "test" },
+		{ "EV_A", "event=0xd1,umask=0x1", "0,1,2,3", "test", NULL },
+		{ "EV_B", "event=0xd1,umask=0x2", "0,1,2,3", "test", NULL },
 	};
 	static const struct dt_table t = { "test", NULL, "test", nodes, 2, helpers, 1, events, 2 };
 	const struct pmu_core *core = &spr->core[0];
@@ -373,10 +373,66 @@ static void test_reference_fails(void **state)
 	depth_free(d);
 }
 
+/* A retire latency (perf's EVENT:R, Granite Rapids' perf 7.2 tables): no
+ * event opened, in no group, the table's RetirementLatencyMean rounded
+ * as perf stat reads it when it does not sample it (util/intel-tpebs.c:
+ * rint(6.11) is 6, rint(137.41) 137). */
+static void test_retire_latency(void **state)
+{
+	struct pmu_info *gnr = calloc(1, sizeof(*gnr));
+	const struct dt_table *t;
+	struct depth_main m = { 0 };
+	struct depth_group g[DEPTH_GROUPS_MAX];
+	struct depth *d = NULL;
+	struct sysfs *sysfs;
+	char root[1024];
+	double *vars, out[DEPTH_NODES_MAX];
+	int lat, n, node;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/gnr-2s", fixtures());
+	assert_non_null(gnr);
+	assert_int_equal(sysfs_new(root, &sysfs), 0);
+	assert_int_equal(pmu_discover(sysfs, gnr), 0);
+	sysfs_free(sysfs);
+	t = depth_table_of(gnr->core[0].ua->id, gnr->core[0].name);
+	assert_non_null(t);
+	assert_int_equal(depth_new(t, 6, &gnr->core[0].formats, &m, &d, NULL, 0), 0);
+	lat = event_index(d, "FRONTEND_RETIRED.L2_MISS:R");
+	assert_true(lat >= 0);
+	assert_int_equal(depth_event(d, (unsigned)lat)->kind, DEPTH_EV_RETLAT);
+	assert_float_equal(depth_event(d, (unsigned)lat)->value, 137, 0);
+	assert_string_equal(depth_event(d, (unsigned)lat)->file, "frontend.json");
+	lat = event_index(d, "BR_MISP_RETIRED.COND_NTAKEN_COST:R");
+	assert_true(lat >= 0);
+	assert_float_equal(depth_event(d, (unsigned)lat)->value, 6, 0);
+	/* Not opened, in no group. */
+	assert_true(depth_n_opened(d) < depth_n_events(d));
+	n = depth_pack(d, 8, DEPTH_FIXED(0) | DEPTH_FIXED(1) | DEPTH_FIXED(2), g, DEPTH_GROUPS_MAX);
+	assert_true(n > 0);
+	for (int j = 0; j < n; j++)
+		for (unsigned k = 0; k < g[j].n; k++)
+			assert_int_not_equal(depth_event(d, g[j].ev[k])->kind, DEPTH_EV_RETLAT);
+	/* The count times the latency over the cycles. */
+	node = node_index(d, "tma_cond_nt_mispredicts");
+	assert_true(node >= 0);
+	vars = calloc(depth_n_vars(d), sizeof(double));
+	assert_non_null(vars);
+	vars[TD_EV_COUNT + event_index(d, "BR_MISP_RETIRED.COND_NTAKEN_COST")] = 1100;
+	vars[TD_EV_COUNT + lat] = 6;
+	vars[TD_EV_COUNT + event_index(d, "CPU_CLK_UNHALTED.THREAD")] = 1e6;
+	depth_eval(d, vars, out);
+	assert_float_equal(out[node], 1100.0 * 6 / 1e6, 1e-15);
+	free(vars);
+	depth_free(d);
+	free(gnr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_retire_latency),
 		cmocka_unit_test(test_encodings),
 		cmocka_unit_test(test_pack),
 		cmocka_unit_test(test_eval),
