@@ -71,7 +71,7 @@ enum without {
 
 static const char *const without_said[WITHOUT_COUNT] = {
 	[WITHOUT_HELD] = "whose counters another user's pinned events hold",
-	[WITHOUT_WAITING] = "retrying 60 s after another user took counters from their groups",
+	[WITHOUT_WAITING] = "retrying their groups 60 s after they could not run whole (or be opened or switched)",
 	[WITHOUT_REGROUPED] = "whose level-1/2 groups gave counters back",
 	[WITHOUT_STARTING] = "whose groups have not all had their turn yet",
 	[WITHOUT_UNDECIDED] = "whose package's drill-down has not chosen a subtree yet",

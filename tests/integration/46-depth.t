@@ -282,7 +282,7 @@ held="1 whose counters another user's pinned events hold"
 at() { grep -n -x -F "$1" "$TMP/why.txt" | head -1 | cut -d: -f1; }
 a1=$(at "$held, 15 without level-1/2 figures (not read, or not trusted)")
 a2=$(at "$held, 15 whose groups have not all had their turn yet")
-a3=$(at "$held, 1 retrying 60 s after another user took counters from their groups")
+a3=$(at "$held, 1 retrying their groups 60 s after they could not run whole (or be opened or switched)")
 a4=$(at "$held, 1 whose level-1/2 groups gave counters back")
 diag "the tree's reasons in turn: $(tr '\n' '|' <"$TMP/why.txt")"
 ok $([ "${a1:-0}" = 1 ] && [ "${a2:-0}" = 2 ] && [ "${a3:-0}" -gt 2 ] && [ "${a4:-0}" -gt "${a3:-0}" ]; echo $?) \
