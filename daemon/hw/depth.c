@@ -69,8 +69,6 @@ struct ctx {
 	struct depth *d;
 	const struct pmu_formats *formats;
 	const struct depth_main *main;
-	const char *excluded[DEPTH_NODES_MAX]; /* nodes that cannot be computed here */
-	unsigned n_excluded;
 	unsigned stack[EXPR_DEPTH_MAX];
 	unsigned depth;
 	char why[PMU_REASON_MAX];
@@ -265,8 +263,8 @@ static int variable(void *arg, const char *name, unsigned *index)
 	int r;
 
 	if (m) {
-		for (unsigned i = 0; i < x->n_excluded; i++)
-			if (strcmp(x->excluded[i], name) == 0) {
+		for (unsigned i = 0; i < d->n_left; i++)
+			if (strcmp(d->left[i].name, name) == 0) {
 				str_printf(x->why, sizeof(x->why), "it reads %s", name);
 				return -ENOENT;
 			}
@@ -385,9 +383,9 @@ static void reset(struct depth *d)
 	}
 }
 
-/* One attempt: every node of the levels asked, except the excluded;
- * -ENOENT naming the first node that cannot be computed (added to the
- * excluded). */
+/* One attempt: every node of the levels asked, except those left out;
+ * -EAGAIN naming the first node that cannot be computed (added to the
+ * nodes left out, d->left). */
 static int compile_all(struct ctx *x)
 {
 	struct depth *d = x->d;
@@ -400,8 +398,8 @@ static int compile_all(struct ctx *x)
 
 		if (!m->node || m->level > d->level)
 			continue;
-		for (unsigned k = 0; k < x->n_excluded; k++)
-			excluded |= strcmp(x->excluded[k], m->name) == 0;
+		for (unsigned k = 0; k < d->n_left; k++)
+			excluded |= strcmp(d->left[k].name, m->name) == 0;
 		if (excluded)
 			continue;
 		if (d->t->nodes[m->node_index].unsure) {
@@ -413,9 +411,8 @@ static int compile_all(struct ctx *x)
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
-			if (x->n_excluded == DEPTH_NODES_MAX)
+			if (d->n_left == DEPTH_NODES_MAX)
 				return -E2BIG;
-			x->excluded[x->n_excluded++] = m->name;
 			d->left[d->n_left].name = m->name;
 			str_printf(d->left[d->n_left++].why, sizeof(d->left[0].why), "%s", x->why);
 			return -EAGAIN;
@@ -449,15 +446,15 @@ int depth_new(const struct dt_table *t, unsigned level, const struct pmu_formats
 							       .expr = t->helpers[i].expr };
 	while ((r = compile_all(&x)) == -EAGAIN)
 		if (!first[0])
-			str_printf(first, sizeof(first), "%s: %s", x.excluded[x.n_excluded - 1], x.why);
+			str_printf(first, sizeof(first), "%s: %s", d->left[d->n_left - 1].name, x.why);
 	if (r == 0 && d->n_nodes == 0) {
 		str_printf(first, sizeof(first), "no node of levels 3 to %u in %s", level, t->source);
 		r = -ENOENT;
 	}
 	if (why && whylen && first[0]) {
-		if (x.n_excluded > 1)
+		if (d->n_left > 1)
 			str_printf(why, whylen, "%u nodes left out (--probe says why each), first %s",
-				   x.n_excluded, first);
+				   d->n_left, first);
 		else
 			str_printf(why, whylen, "%s", first);
 	}
