@@ -148,6 +148,7 @@ void http_counts(struct http *h, struct expo_http *out)
 	out->password_checks = atomic_load(&s->password_checks);
 	out->api_renders = apicache_renders(h->apicache);
 	out->connections = conns_count(h->conns);
+	out->api_queued = h->api_jobs ? jobs_queued(h->api_jobs) : 0;
 }
 
 /* ---- connections ---- */

@@ -174,12 +174,12 @@ int jobs_submit_from(struct jobs *j, uint64_t client, job_fn fn, void *arg)
 	return r;
 }
 
-unsigned jobs_pending(struct jobs *j)
+unsigned jobs_queued(struct jobs *j)
 {
 	unsigned n;
 
 	pthread_mutex_lock(&j->lock);
-	n = j->count + j->running;
+	n = j->count;
 	pthread_mutex_unlock(&j->lock);
 	return n;
 }

@@ -29,8 +29,8 @@ int jobs_submit(struct jobs *j, job_fn fn, void *arg);
 /* The same for a job of @client (any number that tells clients apart;
  * jobs_submit() is client 0). */
 int jobs_submit_from(struct jobs *j, uint64_t client, job_fn fn, void *arg);
-/* Jobs queued or running. */
-unsigned jobs_pending(struct jobs *j);
+/* Jobs queued, waiting for a worker (not those running). */
+unsigned jobs_queued(struct jobs *j);
 /* Runs what is queued and stops the workers; later submissions fail with
  * -ESHUTDOWN (safe to call while other threads submit). */
 void jobs_stop(struct jobs *j);

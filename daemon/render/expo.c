@@ -810,6 +810,9 @@ static void http_families(struct render *r)
 	single(r, MET_HTTP_API_RENDERS);
 	buf_u64(b, h->api_renders);
 	buf_putc(b, '\n');
+	single(r, MET_HTTP_API_QUEUED);
+	buf_u64(b, h->api_queued);
+	buf_putc(b, '\n');
 	if (!h->auth)
 		return;
 	single(r, MET_HTTP_PASSWORD_CHECKS);

@@ -63,6 +63,7 @@ struct expo_http {
 	uint64_t password_checks;
 	uint64_t api_renders; /* JSON documents rendered (apicache) */
 	unsigned connections;  /* open now */
+	unsigned api_queued;   /* API requests waiting for the API worker now */
 	bool auth; /* basic auth on: export password_checks */
 };
 
