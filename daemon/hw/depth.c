@@ -223,11 +223,6 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 				   name);
 			return -ENOENT;
 		}
-		if (strchr(name, '@')) {
-			str_printf(x->why, sizeof(x->why), "%s has perf's @term@ modifiers, which topdownd "
-				   "does not program", name);
-			return -ENOENT;
-		}
 		str_printf(x->why, sizeof(x->why), "%s is not a core event topdownd counts%s%s", name,
 			   te && te->file ? " (" : "", te && te->file ? te->file : "");
 		if (te && te->file)

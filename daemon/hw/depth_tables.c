@@ -2824,7 +2824,7 @@ static const struct dt_event emeraldrapids_events[] = {
 	{ "MEMORY_ACTIVITY.CYCLES_L1D_MISS", "event=0x47,cmask=2,umask=0x2", "0,1,2,3", "memory.json", NULL },
 	{ "cpu@DTLB_STORE_MISSES.STLB_HIT,cmask=1@", "event=0x13,umask=0x20,cmask=1", "0,1,2,3", "virtual-memory.json", NULL },
 	{ "DTLB_STORE_MISSES.WALK_ACTIVE", "event=0x13,cmask=1,umask=0x10", "0,1,2,3", "virtual-memory.json", NULL },
-	{ "OCR.DEMAND_RFO.L3_MISS@offcore_rsp=0x103b800002@", NULL, NULL, NULL, NULL }, /* not in emeraldrapids */
+	{ "OCR.DEMAND_RFO.L3_MISS@offcore_rsp=0x103b800002@", "event=0x2a,umask=0x1,offcore_rsp=0x3f3fc00002", "0,1,2,3", "memory.json", NULL },
 	{ "OCR.DEMAND_RFO.L3_HIT.SNOOP_HITM", "event=0x2a,umask=0x1,offcore_rsp=0x10003C0002", "0,1,2,3", "cache.json", NULL },
 	{ "L1D_PEND_MISS.FB_FULL", "event=0x48,umask=0x2", "0,1,2,3", "cache.json", NULL },
 	{ "topdown-heavy-ops", NULL, NULL, NULL, NULL }, /* the level-1/2 group's */
@@ -3437,7 +3437,7 @@ static const struct dt_event graniterapids_events[] = {
 	{ "MEM_INST_RETIRED.STLB_HIT_LOADS:R", NULL, NULL, "cache.json", "1.57" },
 	{ "MEM_INST_RETIRED.STLB_HIT_STORES", "event=0xd0,umask=0xa", "0,1,2,3", "cache.json", NULL },
 	{ "MEM_INST_RETIRED.STLB_HIT_STORES:R", NULL, NULL, "cache.json", "5.24" },
-	{ "OCR.DEMAND_RFO.L3_MISS@offcore_rsp=0x103b800002@", NULL, NULL, NULL, NULL }, /* not in graniterapids */
+	{ "OCR.DEMAND_RFO.L3_MISS@offcore_rsp=0x103b800002@", "event=0x2a,umask=0x1,offcore_rsp=0x3f3fc00002", "0,1,2,3", "memory.json", NULL },
 	{ "OCR.DEMAND_RFO.L3_HIT.SNOOP_HITM", "event=0x2a,umask=0x1,offcore_rsp=0x10003C0002", "0,1,2,3", "cache.json", NULL },
 	{ "L1D_PEND_MISS.FB_FULL", "event=0x48,umask=0x2", "0,1,2,3", "cache.json", NULL },
 	{ "topdown-heavy-ops", NULL, NULL, NULL, NULL }, /* the level-1/2 group's */

@@ -8,11 +8,15 @@
 #      [collect] level = 3 on the same scenario, per CPU, package and host,
 #      within 0.05 pp, with every CPU alike and with half of them at other
 #      rates (a domain's nodes are perf's expressions on summed counts);
-#      levels 4 and 5, with the nodes that read the TSC over the interval
+#      levels 4 to 6, with the nodes that read the TSC over the interval
 #      (msr@tsc@, duration_time) and perf 6.1's sum of the TSC over a
 #      domain's CPUs as a departure of its own; Alder Lake's P-cores by
 #      perf 6.1's expressions on perf's counts; Granite Rapids without and
-#      with an NFIT table (perf's #has_pmem).
+#      with an NFIT table (perf's #has_pmem); Emerald Rapids at level 4,
+#      with tma_false_sharing's event of terms of its own (perf's
+#      EVENT@offcore_rsp=...@) and the nodes reading the TSC; Granite
+#      Rapids at levels 4 to 6, its nodes reading a retire latency and the
+#      TSC together.
 #   3. Level 1 and 2 never lose: with depth on, the level-1/2 group runs
 #      all the time on every CPU; /metrics' node counters give the node's
 #      value over a window; the JSON document has the tree.
@@ -28,7 +32,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 46
+plan 51
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -75,16 +79,16 @@ done
 
 # The nodes that read the TSC over the interval (perf's Average_Frequency:
 # msr@tsc@ / duration_time, 7 of Sapphire Rapids' at levels 4 and 5, with
-# the reference cycles on fixed counter 2): perf 6.1's TopdownL4 and L5
+# the reference cycles on fixed counter 2): perf 6.1's TopdownL4 to L6
 # per CPU.  Per package and host perf 6.1 sums msr/tsc over the domain's
 # CPUs against one interval's duration_time, N times a CPU's frequency;
 # topdownd sums duration_time too (the domain's mean frequency): that
 # departure, perf's value over N, is asserted with its N.
-g5=$("$TOOL_DIR/depth_dump" "$SPR" 5 | grep -c '^group')
-out=$("${P[@]}" --metric-groups TopdownL4,TopdownL5 --topdownd-level 5 --tsc-departure \
-	--warmup $((g5 + 1)) --intervals $((g5 + 5)) --scenario "$SCEN/depth-spr.json" 2>&1)
+g6=$("$TOOL_DIR/depth_dump" "$SPR" 6 | grep -c '^group')
+out=$("${P[@]}" --metric-groups TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 --tsc-departure \
+	--warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$SCEN/depth-spr.json" 2>&1)
 rc=$?
-ok $rc "level 5 on spr-2s: perf 6.1's TopdownL4 and L5 nodes within 0.05 pp per CPU, package and host, the TSC's nodes over the domain's CPUs$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
+ok $rc "level 6 on spr-2s: perf 6.1's TopdownL4, L5 and L6 nodes within 0.05 pp per CPU, package and host, the TSC's nodes over the domain's CPUs$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
 diag "$(grep -E '^(cpu|package|host|departure tsc_sum) ' <<<"$out" | tr '\n' ';')"
 like "$(grep '^departure tsc_sum' <<<"$out")" \
 	'^departure tsc_sum: 7 nodes read msr@tsc@ and duration_time \(contested_accesses,data_sharing,false_sharing,l3_hit_latency,local_dram,remote_cache,remote_dram\); 112 CPU phase values compared as perf.s; host: [0-9]+ perf values divided by the domain.s CPUs \(16\); package: [0-9]+ perf values divided by the domain.s CPUs \(8\)$' \
@@ -148,6 +152,56 @@ for m in "$FIXTURES/emr-2s GenuineIntel-6-CF-0 emeraldrapids/emr-metrics.json de
 	like "$(grep '^departure retlat_sum' <<<"$out")" "^departure retlat_sum: core: [1-9][0-9]* values .*; host: [1-9][0-9]* values .*; package: [1-9][0-9]* values " \
 		"${1##*/}: a domain's nodes reading a retire latency read it once (perf's rule would differ: $(grep '^departure retlat_sum' <<<"$out" | sed 's/^departure retlat_sum: //; s/ of perf.s rule (the latency times the domain.s CPUs) differ//g'))"
 done
+# Emerald Rapids at level 4.  tma_false_sharing reads perf 7.2's
+# OCR.DEMAND_RFO.L3_MISS@offcore_rsp\=0x103b800002@: perf's parser makes it
+# that event with a term of its own, OR-ed into the event's as perf's
+# util/pmu.c pmu_format_value() does for a core PMU; with the table's
+# 0x3F3FC00002 that is the event's own response bits.  The nodes reading
+# the core's frequency (msr@tsc@ over duration_time) are per CPU perf's,
+# a domain's at its mean frequency (the tsc_sum departure, as on Sapphire
+# Rapids); the scenario states the loads, snoops and reference cycles
+# they read.
+like "$("$TOOL_DIR/depth_dump" "$FIXTURES/emr-2s" 4 | grep '^OCR.DEMAND_RFO.L3_MISS@')" \
+	'^OCR.DEMAND_RFO.L3_MISS@offcore_rsp=0x103b800002@ 0x12a 0x3f3fc00002$' \
+	"Emerald Rapids' OCR.DEMAND_RFO.L3_MISS@offcore_rsp=0x103b800002@: event 0x2a umask 0x1, offcore_rsp 0x3F3FC00002 | 0x103B800002"
+jq '.cpus.default.phases[0].events += {"CPU_CLK_UNHALTED.REF_TSC": 0.1043, "MEM_LOAD_RETIRED.FB_HIT": 0.0007,
+	"MEM_LOAD_RETIRED.L1_MISS": 0.0031, "MEM_LOAD_RETIRED.L3_HIT": 0.00052, "MEM_LOAD_COMPLETED.L1_MISS_ANY": 0.0057,
+	"MEM_LOAD_L3_HIT_RETIRED.XSNP_FWD": 3.1e-05, "MEM_LOAD_L3_HIT_RETIRED.XSNP_MISS": 1.7e-05,
+	"MEM_LOAD_L3_HIT_RETIRED.XSNP_NO_FWD": 2.3e-05, "OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_HITM": 1.3e-05,
+	"OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_HIT_WITH_FWD": 2.9e-05, "OCR.DEMAND_RFO.L3_MISS": 1.9e-05,
+	"OCR.DEMAND_RFO.L3_HIT.SNOOP_HITM": 7.1e-06}' "$SCEN/depth-emr.json" >"$TMP/depth-emr4.json"
+g4=$("$TOOL_DIR/depth_dump" "$FIXTURES/emr-2s" 4 | grep -c '^group')
+out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
+	--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/emr-2s" --cpuid GenuineIntel-6-CF-0 \
+	--events-from x86/emeraldrapids/emr-metrics.json --ungrouped --metric-groups TopdownL4 --topdownd-level 4 \
+	--tsc-departure --warmup $((g4 + 1)) --intervals $((g4 + 5)) --scenario "$TMP/depth-emr4.json" 2>&1)
+rc=$?
+ok $rc "level 4 on emr-2s: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
+diag "$(grep -E '^(cpu|core|package|host) ' <<<"$out" | tr '\n' ';')"
+# Five of them have values here (contested_accesses, data_sharing,
+# false_sharing, l2_hit_latency, l3_hit_latency): 80 on 16 CPUs.
+like "$(grep '^departure tsc_sum' <<<"$out")" \
+	'^departure tsc_sum: 14 nodes read msr@tsc@ and duration_time \(.*,false_sharing,.*\); 80 CPU phase values compared as perf.s; core: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(2\); host: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(16\); package: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(8\)$' \
+	"Emerald Rapids' nodes reading the core's frequency, tma_false_sharing among them: each CPU's perf's, a domain's at its mean frequency (perf's TSC over its CPUs)"
+# Granite Rapids at levels 4 to 6: its nodes reading a retire latency
+# and the core's frequency together (min(EVENT:R, 74.6 *
+# tma_info_system_core_frequency) in tma_data_sharing) are each CPU's
+# perf's; a domain's applies both departures to the expression's inputs
+# (the latency once, the TSC over the domain's CPUs).  The two nodes
+# reading PEBS, which names no event, are not perf's either.
+jq --slurpfile e "$TMP/depth-emr4.json" '.cpus.default.phases[0].events += $e[0].cpus.default.phases[0].events' \
+	"$TMP/depth-gnr.json" >"$TMP/depth-gnr6.json"
+g6=$("$TOOL_DIR/depth_dump" "$FIXTURES/gnr-2s" 6 | grep -c '^group')
+out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
+	--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/gnr-2s" --cpuid GenuineIntel-6-AD-0 \
+	--events-from x86/graniterapids/gnr-metrics.json --retire-latency-once --tsc-departure --ungrouped \
+	--metric-groups TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 --warmup $((g6 + 1)) --intervals $((g6 + 5)) \
+	--scenario "$TMP/depth-gnr6.json" 2>&1)
+rc=$?
+ok $rc "levels 4 to 6 on gnr-2s: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
+diag "$(grep -E '^(cpu|core|package|host|departure (tsc|retlat)_sum) ' <<<"$out" | cut -c1-400 | tr '\n' ';')"
+is "$(grep '^not compared' <<<"$out")" "not compared: 2 nodes read names no event file has (tma_remote_cache: PEBS; tma_remote_mem: PEBS)" \
+	"gnr-2s: the nodes perf cannot count either are the two reading PEBS"
 printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
 # Which way #has_pmem took: CXL memory's share of the DRAM stalls is 0
 # without an NFIT table, and taken out of tma_dram_bound with one.
@@ -385,8 +439,8 @@ for f in gnr-2s:graniterapids/gnr emr-2s:emeraldrapids/emr; do
 done
 like "$(tr -s '\n ' ' ' <<<"$(FAKEPMU_SYSFS="$FIXTURES/gnr-2s" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
 	"$TOPDOWND" -c "$TMP/l6l.conf" --probe --sysfs-root "$FIXTURES/gnr-2s" 2>/dev/null)")" \
-	"Left out: tma_false_sharing: OCR.DEMAND_RFO.L3_MISS@offcore_rsp=0x103b800002@ has perf's @term@ modifiers, which topdownd does not program tma_remote_cache: PEBS is not a core event topdownd counts tma_remote_mem: PEBS is not a core event topdownd counts SMT split:" \
-	"... each with why: perf's @term@ modifiers, a name that is no event of the tables"
+	"Left out: tma_remote_cache: PEBS is not a core event topdownd counts tma_remote_mem: PEBS is not a core event topdownd counts SMT split:" \
+	"... each with why: a name that is no event of the tables (perf 7.2's PEBS)"
 td_stop
 td_spawn env FAKEPMU_SYSFS="$SPR" FAKEPMU_SCENARIO="$SCEN/depth-spr.json" FAKEPMU_TABLES="$T61" \
 	LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/l3.conf" --sysfs-root "$SPR" -l 127.0.0.1:0 -i 100ms

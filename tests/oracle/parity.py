@@ -16,7 +16,10 @@ private mount namespace where the fixture stands in for sysfs
       the events the metrics read; the metric expressions (the installed
       perf's, from `perf list`, or perf's table file) are evaluated on
       those counts by tests/oracle/perfexpr.py, per CPU and summed per
-      socket and host as perf aggregates.
+      socket and host as perf aggregates.  Where the fixture has the msr
+      PMU, msr/tsc/ is counted too and duration_time is the interval the
+      paced counts span, in seconds as perf's expressions read it; nodes
+      reading other msr or tool events are not compared.
 
 In metrics mode the host is compared with perf's --per-socket rule (each
 CPU's count scaled by its own times, the sockets' counts summed, perf's
@@ -384,6 +387,15 @@ def host_by_sum(a, summed):
                                        uncounted_ok=True)}
 
 
+def known_event(tables, directory, unit, name):
+    """Whether an event file of @directory has canonical event @name (a
+    retire latency: its event)."""
+    base = name.partition(",")[0]
+    base = base[:-2] if base.endswith(":R") else base
+    events = tables.events(directory)
+    return (base, unit) in events or (base, None) in events
+
+
 def event_spec(tables, directory, unit, pmu, name):
     """perf -e syntax for a canonical event name."""
     if name == "TOPDOWN.SLOTS":
@@ -451,6 +463,11 @@ def perf_events_mode(a, tables):
     else:
         metrics = tables.metrics(a.events_from, a.unit)
         directory = a.table_dir or os.path.dirname(a.events_from)
+    # --tsc-departure reads which nodes read the TSC from these.
+    a.metrics = metrics
+    # The TSC perf counts with the msr PMU (msr/tsc/), where the fixture
+    # has one, and the interval's length (duration_time, a tool event).
+    tsc = os.path.exists(os.path.join(a.fixture, "bus/event_source/devices/msr/events/tsc"))
     names = {c: perf_name(metrics, c) for c in L1_ALL + list(L2)}
     cats = [c for c in L1_ALL + list(L2) if names[c]]
     # Below level 2: the nodes of the metric groups asked (TopdownL3...),
@@ -458,8 +475,10 @@ def perf_events_mode(a, tables):
     deep = [g for g in a.metric_groups.split(",") if re.fullmatch(r"TopdownL[3-6]", g)]
     for name, groups in getattr(metrics, "groups", {}).items():
         if any(g in groups for g in deep) and name.startswith("tma_"):
-            # These runs have no msr PMU or tool events: such nodes are
-            # not perf's here.  A retire latency (EVENT:R) perf stat does
+            # Of the msr PMU's and perf's tool events, perf counts
+            # msr/tsc/ and duration_time here (where the fixture has the
+            # msr PMU): nodes reading others are not perf's here.  A
+            # retire latency (EVENT:R) perf stat does
             # not count: it reads rint() of the event's
             # RetirementLatencyMean when it does not sample it
             # (util/intel-tpebs.c, evsel__tpebs_read()), below.
@@ -467,7 +486,17 @@ def perf_events_mode(a, tables):
                 evs = metrics.events(name)
             except ExprError:
                 continue
-            if any(e.startswith("msr@") or e == "duration_time" for e in evs):
+            if any((e.startswith("msr@") or e == "duration_time") and
+                   not (tsc and e in ("msr@tsc@", "duration_time")) for e in evs):
+                continue
+            # Nor those reading a name no event file of the model has
+            # (perf 7.2's Granite Rapids tma_remote_cache reads "PEBS"):
+            # perf has no count for it.
+            unknown = sorted(e for e in evs if not e.startswith("msr@") and e != "duration_time" and
+                             not e.startswith("topdown-") and e != "TOPDOWN.SLOTS" and
+                             not known_event(tables, directory, a.unit, e))
+            if unknown:
+                a.not_events.setdefault(name, unknown)
                 continue
             # Nor those reading a literal perf takes from what this
             # fixture has no trace of (#has_pmem).
@@ -499,6 +528,16 @@ def perf_events_mode(a, tables):
             raise SystemExit("no RetirementLatencyMean for %s in %s" % (n, directory))
         latency[n] = float(round(hit[4]))  # rint(): to even, as round()
     needed -= set(latency)
+    # duration_time, in seconds as perf's expressions read it
+    # (util/stat-shadow.c prepare_metric(): walltime_nsecs_stats times
+    # 1e-9, one value for every CPU and domain): the interval perf's
+    # counts span on the fake's read-paced clock (SteppedPerf), which is
+    # what perf reads where its clock and the counters' agree; perf's own
+    # here is its wall clock, which the paced counts do not follow.
+    duration = {}
+    if "duration_time" in needed:
+        needed.discard("duration_time")
+        duration["duration_time"] = a.interval_ms / 1000.0
     # The kernel counts PERF_METRICS' topdown-* events only in a group
     # led by slots (arch/x86/events/intel/core.c, intel_pmu_hw_config);
     # perf adds the slots event to such a group when the metric does not
@@ -508,10 +547,14 @@ def perf_events_mode(a, tables):
     if any(n.startswith("topdown-") for n in needed) and os.path.exists(slots_file):
         needed.add("TOPDOWN.SLOTS")
     needed = sorted(needed, key=lambda n: (n != "TOPDOWN.SLOTS", not n.startswith("topdown-"), n))
-    specs = [event_spec(tables, directory, a.unit, a.pmu, n) for n in needed]
+    own = {"msr@tsc@": "msr/tsc/"}
+    specs = [own.get(n) or event_spec(tables, directory, a.unit, a.pmu, n) for n in needed]
     name_of = {}
     for n, spec in zip(needed, specs):
-        shown = spec.split("name=")[1].rstrip("/") if "name=" in spec else spec.split("/")[1]
+        if n in own:
+            shown = spec  # perf prints them as asked
+        else:
+            shown = spec.split("name=")[1].rstrip("/") if "name=" in spec else spec.split("/")[1]
         name_of[shown] = n
     trace = os.path.join(a.tmp, "perf-events.trace")
     # One group, as perf's metrics would; --ungrouped where the events
@@ -566,6 +609,7 @@ def perf_events_mode(a, tables):
             # perf adds each CPU's read of a retire latency as it adds
             # counts (its aggregation sums every evsel's per-CPU values):
             # N times the latency for N CPUs.
+            summed.update(duration)
             perfs = dict(summed, **{n: v * len(cpus) for n, v in latency.items()})
             got = fractions(metrics, names, cats, perfs, a.literals)
             if latency and a.retire_latency_once and entity[0] != "cpu":
@@ -578,7 +622,18 @@ def perf_events_mode(a, tables):
                     if c in got and v != got[c]:
                         dep[0] += 1
                         dep[1] = max(dep[1], abs(v - got[c]))
-                got = once
+            if a.tsc_departure and entity[0] != "cpu" and "msr@tsc@" in summed:
+                # topdownd's other: the domain's mean frequency, its TSC
+                # over its CPUs, in the expression's input (Granite
+                # Rapids' nodes read it in a min() beside a retire
+                # latency: dividing the value would not be its rule).
+                # Counted as compared (--tsc-departure's line).
+                a.tsc_at_input = True
+                summed["msr@tsc@"] /= len(cpus)
+            if entity[0] != "cpu" and ((latency and a.retire_latency_once) or a.tsc_at_input):
+                mine = dict(summed, **(latency if a.retire_latency_once else
+                                       {n: v * len(cpus) for n, v in latency.items()}))
+                got = fractions(metrics, names, cats, mine, a.literals)
             values.setdefault(k, {})[entity] = got
     series = [(wins[k], values.get(k, {})) for k in range(len(ends))]
     return {"cpu": series, "core": series, "socket": series, "host": series}
@@ -912,11 +967,12 @@ def main():
                          "(topdownd's departure): compared so, and perf's own values' "
                          "distance from them printed (\"departure retlat_sum\")")
     ap.add_argument("--tsc-departure", action="store_true",
-                    help="metrics mode: the nodes whose expressions read msr@tsc@ and "
-                         "duration_time (perf's, perf list) are compared per core, package "
-                         "and host as perf's value over the domain's CPUs (perf 6.1 sums "
-                         "msr/tsc over them against one interval's duration_time; topdownd "
-                         "sums duration_time too): the \"tsc_sum\" departure, counted")
+                    help="the nodes whose expressions read msr@tsc@ and duration_time "
+                         "(perf list's in metrics mode, the file's in events mode) are "
+                         "compared per core, package and host as perf's value over the "
+                         "domain's CPUs (perf 6.1 sums msr/tsc over them against one "
+                         "interval's duration_time; topdownd sums duration_time too): the "
+                         "\"tsc_sum\" departure, counted")
     ap.add_argument("--topdownd", required=True)
     ap.add_argument("--fakepmu", required=True)
     ap.add_argument("--sysns", required=True)
@@ -930,6 +986,8 @@ def main():
     a.tmp = tempfile.mkdtemp(prefix="parity.")
     a.metrics = None
     a.retlat_departure = {}
+    a.tsc_at_input = False  # events mode: a domain's TSC over its CPUs before evaluating
+    a.not_events = {}  # events mode: node -> the names it reads that no event file has
     tables = Tables(a.tables, a.tables_fallback)
     only = set(cpulist(a.cpus)) if a.cpus else None
 
@@ -967,7 +1025,10 @@ def main():
             a.metrics = Metrics.from_perf_list(a.cpuid, a.unit)
         for name in a.metrics.expr:
             if name.startswith("tma_"):
-                evs = {e.lower() for e in a.metrics.events(name)}
+                try:
+                    evs = {e.lower() for e in a.metrics.events(name)}
+                except ExprError:
+                    continue  # an uncore PMU's spelling (uncore_cha_0@event=0x1@)
                 if "msr@tsc@" in evs and "duration_time" in evs:
                     tsc_nodes.add(name[4:])
         for cpu, (pkg, core) in cores_of(a.fixture).items():
@@ -1059,12 +1120,14 @@ def main():
                         if cat in tsc_nodes and entity[0] != "cpu":
                             # perf 6.1's msr/tsc summed over the domain's
                             # N CPUs against one interval: N times a
-                            # CPU's frequency.
+                            # CPU's frequency (events mode: divided in
+                            # the expression's input already).
                             n = domain_cpus.get(entity)
                             if not n:
                                 errors.append("%s: no CPUs known for %s" % (where, cat))
                                 continue
-                            want[cat] = v / n
+                            if not a.tsc_at_input:
+                                want[cat] = v / n
                             tsc_sum.setdefault(entity[0], [0, set()])
                             tsc_sum[entity[0]][0] += 1
                             tsc_sum[entity[0]][1].add(n)
@@ -1132,8 +1195,9 @@ def main():
         print("departure tsc_sum: %d nodes read msr@tsc@ and duration_time (%s); %d CPU phase values "
               "compared as perf's; %s" % (
                   len(tsc_nodes), ",".join(sorted(tsc_nodes)), tsc_cpu,
-                  "; ".join("%s: %d perf values divided by the domain's CPUs (%s)" %
-                            (k, n, ",".join(str(x) for x in sorted(cpus)))
+                  "; ".join("%s: %d perf values %s the domain's CPUs (%s)" %
+                            (k, n, "with the TSC divided by" if a.tsc_at_input else "divided by",
+                             ",".join(str(x) for x in sorted(cpus)))
                             for k, (n, cpus) in sorted(tsc_sum.items())) or "no domain value"))
         if not tsc_cpu or not tsc_sum:
             errors.append("--tsc-departure: no value of those nodes compared")
@@ -1144,6 +1208,9 @@ def main():
             or "no domain value differs"))
         if not a.retlat_departure:
             errors.append("--retire-latency-once: no domain value read a retire latency")
+    if a.not_events:
+        print("not compared: %d nodes read names no event file has (%s)" % (
+            len(a.not_events), "; ".join("%s: %s" % (n, ",".join(e)) for n, e in sorted(a.not_events.items()))))
     counted = a.departures_counted
     for kind, (n, size) in departures.items():
         print("departure %s: %d perf values%s; topdownd counted %d CPU intervals" %

@@ -49,6 +49,14 @@ def canonical_event(raw):
     m = re.match(r"^(?:cpu|cpu_core|cpu_atom)@(.*)@$", name)
     if m:
         name = m.group(1)
+    # EVENT@terms@ (perf 7.2's Emerald and Granite Rapids
+    # tma_false_sharing): perf's parser reads NAME/terms/ as the event
+    # NAME with those terms when no PMU has that name (parse-events.y,
+    # parse_events_multi_pmu_add_or_add_pmu()); PMUs' names are lower
+    # case, Intel's events upper.
+    m = re.match(r"^([A-Z][A-Z0-9_.]*)@(.*)@$", name)
+    if m:
+        name = m.group(1) + "," + m.group(2)
     parts = name.split(",")
     terms = []
     for t in parts[1:]:
@@ -67,7 +75,7 @@ def canonical_event(raw):
 TOKEN = re.compile(r"""
     (?P<ws>\s+)
   | (?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)
-  | (?P<at>(?:cpu|cpu_core|cpu_atom|msr)@(?:[^@\\]|\\.)*@)
+  | (?P<at>(?:cpu|cpu_core|cpu_atom|msr|[A-Z][A-Z0-9_.]*)@(?:[^@\\]|\\.)*@)
   | (?P<lit>\#[A-Za-z_][A-Za-z0-9_]*)
   | (?P<name>(?:[A-Za-z_]|\\.)(?:[A-Za-z0-9_.:]|\\.)*)
   | (?P<op><=|>=|==|[-+*/(),<>|^&])
