@@ -12,7 +12,7 @@
 #      (msr@tsc@, duration_time) and perf 6.1's sum of the TSC over a
 #      domain's CPUs as a departure of its own; Alder Lake's P-cores by
 #      perf 6.1's expressions on perf's counts; Granite Rapids without and
-#      with an NFIT table (perf's #has_pmem); Emerald Rapids at level 4,
+#      with an NFIT table (perf's #has_pmem); Emerald Rapids at levels 4-6,
 #      with tma_false_sharing's event of terms of its own (perf's
 #      EVENT@offcore_rsp=...@) and the nodes reading the TSC; Granite
 #      Rapids at levels 4 to 6, its nodes reading a retire latency and the
@@ -152,7 +152,7 @@ for m in "$FIXTURES/emr-2s GenuineIntel-6-CF-0 emeraldrapids/emr-metrics.json de
 	like "$(grep '^departure retlat_sum' <<<"$out")" "^departure retlat_sum: core: [1-9][0-9]* values .*; host: [1-9][0-9]* values .*; package: [1-9][0-9]* values " \
 		"${1##*/}: a domain's nodes reading a retire latency read it once (perf's rule would differ: $(grep '^departure retlat_sum' <<<"$out" | sed 's/^departure retlat_sum: //; s/ of perf.s rule (the latency times the domain.s CPUs) differ//g'))"
 done
-# Emerald Rapids at level 4.  tma_false_sharing reads perf 7.2's
+# Emerald Rapids at levels 4 to 6.  tma_false_sharing reads perf 7.2's
 # OCR.DEMAND_RFO.L3_MISS@offcore_rsp\=0x103b800002@: perf's parser makes it
 # that event with a term of its own, OR-ed into the event's as perf's
 # util/pmu.c pmu_format_value() does for a core PMU; with the table's
@@ -170,18 +170,19 @@ jq '.cpus.default.phases[0].events += {"CPU_CLK_UNHALTED.REF_TSC": 0.1043, "MEM_
 	"MEM_LOAD_L3_HIT_RETIRED.XSNP_NO_FWD": 2.3e-05, "OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_HITM": 1.3e-05,
 	"OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_HIT_WITH_FWD": 2.9e-05, "OCR.DEMAND_RFO.L3_MISS": 1.9e-05,
 	"OCR.DEMAND_RFO.L3_HIT.SNOOP_HITM": 7.1e-06}' "$SCEN/depth-emr.json" >"$TMP/depth-emr4.json"
-g4=$("$TOOL_DIR/depth_dump" "$FIXTURES/emr-2s" 4 | grep -c '^group')
+g6=$("$TOOL_DIR/depth_dump" "$FIXTURES/emr-2s" 6 | grep -c '^group')
 out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
 	--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/emr-2s" --cpuid GenuineIntel-6-CF-0 \
-	--events-from x86/emeraldrapids/emr-metrics.json --ungrouped --metric-groups TopdownL4 --topdownd-level 4 \
-	--tsc-departure --warmup $((g4 + 1)) --intervals $((g4 + 5)) --scenario "$TMP/depth-emr4.json" 2>&1)
+	--events-from x86/emeraldrapids/emr-metrics.json --ungrouped --metric-groups TopdownL4,TopdownL5,TopdownL6 \
+	--topdownd-level 6 --tsc-departure --warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$TMP/depth-emr4.json" 2>&1)
 rc=$?
-ok $rc "level 4 on emr-2s: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
+ok $rc "levels 4 to 6 on emr-2s: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
 diag "$(grep -E '^(cpu|core|package|host) ' <<<"$out" | tr '\n' ';')"
-# Five of them have values here (contested_accesses, data_sharing,
-# false_sharing, l2_hit_latency, l3_hit_latency): 80 on 16 CPUs.
+# Eight of them have values here (contested_accesses, data_sharing,
+# false_sharing, l2_hit_latency, l3_hit_latency among them): 128 on 16
+# CPUs.
 like "$(grep '^departure tsc_sum' <<<"$out")" \
-	'^departure tsc_sum: 14 nodes read msr@tsc@ and duration_time \(.*,false_sharing,.*\); 80 CPU phase values compared as perf.s; core: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(2\); host: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(16\); package: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(8\)$' \
+	'^departure tsc_sum: 14 nodes read msr@tsc@ and duration_time \(.*,false_sharing,.*\); 128 CPU phase values compared as perf.s; core: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(2\); host: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(16\); package: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(8\)$' \
 	"Emerald Rapids' nodes reading the core's frequency, tma_false_sharing among them: each CPU's perf's, a domain's at its mean frequency (perf's TSC over its CPUs)"
 # Granite Rapids at levels 4 to 6: its nodes reading a retire latency
 # and the core's frequency together (min(EVENT:R, 74.6 *
