@@ -23,7 +23,7 @@
 #      Lake server) scales the node as perf prints it.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 18
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -103,6 +103,11 @@ parity "skx-1s (stepping 4, perf's skylakex): TopdownL3 within 0.05 pp but tma_d
 	--tables "$T61" --fake-tables "$T61" --fixture "$FIXTURES/skx-1s" --cpuid GenuineIntel-6-55-4 \
 	--weight-event CPU_CLK_UNHALTED.THREAD --metric-groups TopdownL3 --ignore dram_bound $(W skx-1s) \
 	--scenario "$SCEN/depth-skx.json"
+g6=$(probe skx-1s l6m.conf | sed -n 's/.* events in \([0-9]*\) groups taking turns.*/\1/p')
+parity "skx-1s, levels 4 to 6 ($g6 groups): perf 6.1's TopdownL4-L6 nodes within 0.05 pp per CPU and package" 10000 \
+	--topdownd-level 6 --tables "$T61" --fake-tables "$T61" --fixture "$FIXTURES/skx-1s" --cpuid GenuineIntel-6-55-4 \
+	--weight-event CPU_CLK_UNHALTED.THREAD --metric-groups TopdownL4,TopdownL5,TopdownL6 \
+	--warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$SCEN/depth-skx.json"
 parity "clx-2s (stepping 7, perf's cascadelakex): TopdownL3 within 0.05 pp but tma_dram_bound, tma_lsd, tma_pmm_bound" 10000 \
 	--tables "$T61" --fake-tables "$T61" --fixture "$FIXTURES/clx-2s" --cpuid GenuineIntel-6-55-7 \
 	--weight-event CPU_CLK_UNHALTED.THREAD --metric-groups TopdownL3 --ignore dram_bound --ignore lsd \
