@@ -85,12 +85,11 @@ done
 # topdownd sums duration_time too (the domain's mean frequency): that
 # departure, perf's value over N, is asserted with its N.
 g6=$("$TOOL_DIR/depth_dump" "$SPR" 6 | grep -c '^group')
-out=$("${P[@]}" --metric-groups TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 --tsc-departure \
-	--warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$SCEN/depth-spr.json" 2>&1)
-rc=$?
-ok $rc "level 6 on spr-2s: perf 6.1's TopdownL4, L5 and L6 nodes within 0.05 pp per CPU, package and host, the TSC's nodes over the domain's CPUs$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
-diag "$(grep -E '^(cpu|package|host|departure tsc_sum) ' <<<"$out" | tr '\n' ';')"
-like "$(grep '^departure tsc_sum' <<<"$out")" \
+# "${P[@]:8}": P's arguments after parity.py's own (tables, fixture, model).
+parity_ok "level 6 on spr-2s: perf 6.1's TopdownL4, L5 and L6 nodes within 0.05 pp per CPU, package and host, the TSC's nodes over the domain's CPUs" \
+	"${P[@]:8}" --metric-groups TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 --tsc-departure \
+	--warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$SCEN/depth-spr.json"
+like "$(grep '^departure tsc_sum' <<<"$PARITY_OUT")" \
 	'^departure tsc_sum: 7 nodes read msr@tsc@ and duration_time \(contested_accesses,data_sharing,false_sharing,l3_hit_latency,local_dram,remote_cache,remote_dram\); 112 CPU phase values compared as perf.s; host: [0-9]+ perf values divided by the domain.s CPUs \(16\); package: [0-9]+ perf values divided by the domain.s CPUs \(8\)$' \
 	"the TSC's 7 nodes: each CPU's perf's; a package's perf's over its 8 CPUs, the host's over 16"
 
@@ -171,17 +170,14 @@ jq '.cpus.default.phases[0].events += {"CPU_CLK_UNHALTED.REF_TSC": 0.1043, "MEM_
 	"OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_HIT_WITH_FWD": 2.9e-05, "OCR.DEMAND_RFO.L3_MISS": 1.9e-05,
 	"OCR.DEMAND_RFO.L3_HIT.SNOOP_HITM": 7.1e-06}' "$SCEN/depth-emr.json" >"$TMP/depth-emr4.json"
 g6=$("$TOOL_DIR/depth_dump" "$FIXTURES/emr-2s" 6 | grep -c '^group')
-out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
+parity_ok "levels 4 to 6 on emr-2s: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host" \
 	--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/emr-2s" --cpuid GenuineIntel-6-CF-0 \
 	--events-from x86/emeraldrapids/emr-metrics.json --ungrouped --metric-groups TopdownL4,TopdownL5,TopdownL6 \
-	--topdownd-level 6 --tsc-departure --warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$TMP/depth-emr4.json" 2>&1)
-rc=$?
-ok $rc "levels 4 to 6 on emr-2s: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
-diag "$(grep -E '^(cpu|core|package|host) ' <<<"$out" | tr '\n' ';')"
+	--topdownd-level 6 --tsc-departure --warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$TMP/depth-emr4.json"
 # Eight of them have values here (contested_accesses, data_sharing,
 # false_sharing, l2_hit_latency, l3_hit_latency among them): 128 on 16
 # CPUs.
-like "$(grep '^departure tsc_sum' <<<"$out")" \
+like "$(grep '^departure tsc_sum' <<<"$PARITY_OUT")" \
 	'^departure tsc_sum: 14 nodes read msr@tsc@ and duration_time \(.*,false_sharing,.*\); 128 CPU phase values compared as perf.s; core: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(2\); host: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(16\); package: [0-9]+ perf values with the TSC divided by the domain.s CPUs \(8\)$' \
 	"Emerald Rapids' nodes reading the core's frequency, tma_false_sharing among them: each CPU's perf's, a domain's at its mean frequency (perf's TSC over its CPUs)"
 # Granite Rapids at levels 4 to 6: its nodes reading a retire latency
@@ -193,15 +189,12 @@ like "$(grep '^departure tsc_sum' <<<"$out")" \
 jq --slurpfile e "$TMP/depth-emr4.json" '.cpus.default.phases[0].events += $e[0].cpus.default.phases[0].events' \
 	"$TMP/depth-gnr.json" >"$TMP/depth-gnr6.json"
 g6=$("$TOOL_DIR/depth_dump" "$FIXTURES/gnr-2s" 6 | grep -c '^group')
-out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
+parity_ok "levels 4 to 6 on gnr-2s: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host" \
 	--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/gnr-2s" --cpuid GenuineIntel-6-AD-0 \
 	--events-from x86/graniterapids/gnr-metrics.json --retire-latency-once --tsc-departure --ungrouped \
 	--metric-groups TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 --warmup $((g6 + 1)) --intervals $((g6 + 5)) \
-	--scenario "$TMP/depth-gnr6.json" 2>&1)
-rc=$?
-ok $rc "levels 4 to 6 on gnr-2s: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
-diag "$(grep -E '^(cpu|core|package|host|departure (tsc|retlat)_sum) ' <<<"$out" | cut -c1-400 | tr '\n' ';')"
-is "$(grep '^not compared' <<<"$out")" "not compared: 2 nodes read names no event file has (tma_remote_cache: PEBS; tma_remote_mem: PEBS)" \
+	--scenario "$TMP/depth-gnr6.json"
+is "$(grep '^not compared' <<<"$PARITY_OUT")" "not compared: 2 nodes read names no event file has (tma_remote_cache: PEBS; tma_remote_mem: PEBS)" \
 	"gnr-2s: the nodes perf cannot count either are the two reading PEBS"
 printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
 # Which way #has_pmem took: CXL memory's share of the DRAM stalls is 0

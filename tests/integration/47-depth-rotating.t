@@ -86,14 +86,11 @@ jq '.cpus.default.phases[0].events += {"CPU_CLK_UNHALTED.REF_TSC": 0.1043, "MEM_
 	"$SCEN/depth-icx.json" >"$TMP/depth-icx6.json"
 printf '[collect]\nlevel = 6\ndepth_multiplex = true\n' >"$TMP/l6m.conf"
 g6=$(probe icx-1s l6m.conf | sed -n 's/.* events in \([0-9]*\) groups taking turns.*/\1/p')
-out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
+parity_ok "icx-1s, levels 4 to 6 ($g6 groups): perf 6.1's TopdownL4-L6 nodes within 0.05 pp per CPU, package and host" \
 	--topdownd-level 6 --topdownd-set "depth_multiplex = true" --tables "$T61" --fake-tables "$T61" \
 	--fixture "$FIXTURES/icx-1s" --cpuid GenuineIntel-6-6A-0 --icl --metric-groups TopdownL4,TopdownL5,TopdownL6 \
-	--tsc-departure --warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$TMP/depth-icx6.json" 2>&1)
-rc=$?
-ok $rc "icx-1s, levels 4 to 6 ($g6 groups): perf 6.1's TopdownL4-L6 nodes within 0.05 pp per CPU, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -6 <<<"$out" | cut -c1-300)")"
-diag "$(grep -E '^(cpu|package|host) ' <<<"$out" | tr '\n' ';')"
-like "$(grep '^departure tsc_sum' <<<"$out")" \
+	--tsc-departure --warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$TMP/depth-icx6.json"
+like "$(grep '^departure tsc_sum' <<<"$PARITY_OUT")" \
 	'^departure tsc_sum: 7 nodes read msr@tsc@ and duration_time \(contested_accesses,data_sharing,false_sharing,l3_hit_latency,local_dram,remote_cache,remote_dram\); 56 CPU phase values compared as perf.s; host: [0-9]+ perf values divided by the domain.s CPUs \(8\); package: [0-9]+ perf values divided by the domain.s CPUs \(8\)$' \
 	"icx-1s: the TSC's 7 nodes each CPU's perf's, a domain's perf's over its 8 CPUs"
 parity "icl-client: perf 6.1's TopdownL3 nodes within 0.05 pp" 10000 \

@@ -348,6 +348,21 @@ metric() {
 	curl -sf "${TD_CURL[@]}" "${2:-$TD_URL}/metrics" | awk -v n="$1" '$1 == n {print $2; exit}'
 }
 
+# parity_ok DESCRIPTION ARGS...: tests/oracle/parity.py (the daemon and
+# perf under the fake PMU) with ARGS; ok on its exit status, with its
+# last lines when it fails; its figures as a diagnostic; its output in
+# PARITY_OUT for further checks.
+parity_ok() {
+	local d=$1 rc
+	shift
+	PARITY_OUT=$(/usr/bin/python3 "$ROOT/tests/oracle/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" \
+		--sysns "$ROOT/tests/oracle/sysns" "$@" 2>&1)
+	rc=$?
+	ok $rc "$d$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$PARITY_OUT" | cut -c1-300)")"
+	diag "$(grep -E '^(cpu|core|package|host|departure (tsc|retlat)_sum) ' <<<"$PARITY_OUT" | cut -c1-400 | tr '\n' ';')"
+	return $rc
+}
+
 # intervals [URL]: how many intervals the daemon has collected.
 intervals() {
 	curl -sf "${TD_CURL[@]}" "${1:-$TD_URL}/metrics" | awk '$1 == "topdown_collections_total" {print $2}'
