@@ -59,9 +59,8 @@ ok $([ "$n" -ge 80 ] && [ "$(wc -l <"$TMP/perf-enc.txt")" = "$n" ] && [ -z "$dif
 	"the $n events of Sapphire Rapids' nodes of levels 3 to 6: topdownd's config and config1 are what perf 6.1 opens$(printf '\n%s' "$diffs" | head -5)"
 
 # ---- 2. perf is the oracle ----
-P=(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns"
-   --tables "$T61" --fake-tables "$T61" --fixture "$SPR" --cpuid GenuineIntel-6-8F-4
-   --metric-groups TopdownL3 --topdownd-level 3)
+# Sapphire Rapids for parity_ok (lib.sh): perf 6.1's tables, the fixture, the model.
+P=(--tables "$T61" --fake-tables "$T61" --fixture "$SPR" --cpuid GenuineIntel-6-8F-4)
 groups=$("$TOOL_DIR/depth_dump" "$SPR" 3 | grep -c '^group')
 # Values once every group ran: the first rotation left out.
 W=(--warmup $((groups + 1)) --intervals $((groups + 5)))
@@ -69,11 +68,9 @@ W=(--warmup $((groups + 1)) --intervals $((groups + 5)))
 jq '.cpus["8-15"] = (.cpus.default | .phases[0].events |= (to_entries | map(.value *= (1 + ((.key | length) % 7) / 5)) | from_entries))' \
 	"$SCEN/depth-spr.json" >"$TMP/depth-skew.json"
 for s in "$SCEN/depth-spr.json|every CPU alike" "$TMP/depth-skew.json|CPUs 8-15 at other rates"; do
-	out=$("${P[@]}" "${W[@]}" --scenario "${s%|*}" 2>&1)
-	rc=$?
-	ok $rc "level 3 on spr-2s, ${s#*|}: perf 6.1's TopdownL3 nodes within 0.05 pp per CPU, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out")")"
-	diag "$(grep -E '^(cpu|package|host) ' <<<"$out" | tr '\n' ';')"
-	n=$(awk '$1 == "cpu" {print $2}' <<<"$out")
+	parity_ok "level 3 on spr-2s, ${s#*|}: perf 6.1's TopdownL3 nodes within 0.05 pp per CPU, package and host" \
+		"${P[@]}" --metric-groups TopdownL3 --topdownd-level 3 "${W[@]}" --scenario "${s%|*}"
+	n=$(awk '$1 == "cpu" {print $2}' <<<"$PARITY_OUT")
 	ok $([ "${n:-0}" -ge 5000 ]; echo $?) "${s#*|}: ${n:-0} CPU values compared"
 done
 
@@ -85,9 +82,8 @@ done
 # topdownd sums duration_time too (the domain's mean frequency): that
 # departure, perf's value over N, is asserted with its N.
 g6=$("$TOOL_DIR/depth_dump" "$SPR" 6 | grep -c '^group')
-# "${P[@]:8}": P's arguments after parity.py's own (tables, fixture, model).
 parity_ok "level 6 on spr-2s: perf 6.1's TopdownL4, L5 and L6 nodes within 0.05 pp per CPU, package and host, the TSC's nodes over the domain's CPUs" \
-	"${P[@]:8}" --metric-groups TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 --tsc-departure \
+	"${P[@]}" --metric-groups TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 --tsc-departure \
 	--warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$SCEN/depth-spr.json"
 like "$(grep '^departure tsc_sum' <<<"$PARITY_OUT")" \
 	'^departure tsc_sum: 7 nodes read msr@tsc@ and duration_time \(contested_accesses,data_sharing,false_sharing,l3_hit_latency,local_dram,remote_cache,remote_dram\); 112 CPU phase values compared as perf.s; host: [0-9]+ perf values divided by the domain.s CPUs \(16\); package: [0-9]+ perf values divided by the domain.s CPUs \(8\)$' \
@@ -98,15 +94,12 @@ like "$(grep '^departure tsc_sum' <<<"$PARITY_OUT")" \
 # events and perf 6.1's own expressions, its adl-metrics.json, are
 # evaluated on its counts).
 ag=$("$TOOL_DIR/depth_dump" "$FIXTURES/adl-hybrid" 3 | grep -c '^group')
-out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
+parity_ok "level 3 on adl-hybrid's P-cores: perf 6.1's expressions on perf's counts within 0.05 pp per CPU" \
 	--tables "$T61" --fake-tables "$T61" --fixture "$FIXTURES/adl-hybrid" --cpuid GenuineIntel-6-97-0 \
 	--events-from x86/alderlake/adl-metrics.json --unit cpu_core --pmu cpu_core --cpus 0-7 --ungrouped \
 	--metric-groups TopdownL1,TopdownL2,TopdownL3 --topdownd-level 3 --warmup $((ag + 1)) --intervals $((ag + 5)) \
-	--scenario "$SCEN/depth-adl.json" 2>&1)
-rc=$?
-ok $rc "level 3 on adl-hybrid's P-cores: perf 6.1's expressions on perf's counts within 0.05 pp per CPU$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
-diag "$(grep -E '^cpu ' <<<"$out")"
-n=$(awk '$1 == "cpu" {print $2}' <<<"$out")
+	--scenario "$SCEN/depth-adl.json"
+n=$(awk '$1 == "cpu" {print $2}' <<<"$PARITY_OUT")
 ok $([ "${n:-0}" -ge 5000 ]; echo $?) "adl-hybrid P-cores: ${n:-0} CPU values compared"
 
 # Emerald Rapids and Granite Rapids (perf 6.1 does not know them): perf
@@ -135,21 +128,18 @@ for m in "$FIXTURES/emr-2s GenuineIntel-6-CF-0 emeraldrapids/emr-metrics.json de
 	# Granite Rapids' nodes reading a retire latency (EVENT:R): per CPU
 	# perf's (the table's mean, rounded), a domain's the latency once.
 	lat=; [[ $3 == graniterapids/* ]] && lat=--retire-latency-once
-	out=$(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns" \
+	parity_ok "level 3 on ${1##*/} (${5//_/ }): perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host" \
 		--tables "$T72" --fake-tables "$T72" --fixture "$1" --cpuid "$2" --events-from "x86/$3" $lat \
 		--ungrouped --metric-groups TopdownL1,TopdownL2,TopdownL3 --topdownd-level 3 --warmup $((g + 1)) \
-		--intervals $((g + 5)) --scenario "$(cd "$SCEN" && realpath "$4")" 2>&1)
-	rc=$?
-	ok $rc "level 3 on ${1##*/} (${5//_/ }): perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host$( [ $rc = 0 ] || printf '\n%s' "$(tail -8 <<<"$out" | cut -c1-300)")"
-	diag "$(grep -E '^(cpu|core|package|host) ' <<<"$out" | tr '\n' ';')"
-	n=$(awk '$1 == "cpu" {print $2}' <<<"$out")
+		--intervals $((g + 5)) --scenario "$(cd "$SCEN" && realpath "$4")"
+	n=$(awk '$1 == "cpu" {print $2}' <<<"$PARITY_OUT")
 	ok $([ "${n:-0}" -ge 5000 ]; echo $?) "${1##*/}: ${n:-0} CPU values compared"
 	[ -n "$lat" ] || continue
 	# perf's aggregation adds each CPU's read of a retire latency as it
 	# adds counts (N times the latency for N CPUs, read in its source: no
 	# perf here knows :R): the departure, with its size.
-	like "$(grep '^departure retlat_sum' <<<"$out")" "^departure retlat_sum: core: [1-9][0-9]* values .*; host: [1-9][0-9]* values .*; package: [1-9][0-9]* values " \
-		"${1##*/}: a domain's nodes reading a retire latency read it once (perf's rule would differ: $(grep '^departure retlat_sum' <<<"$out" | sed 's/^departure retlat_sum: //; s/ of perf.s rule (the latency times the domain.s CPUs) differ//g'))"
+	like "$(grep '^departure retlat_sum' <<<"$PARITY_OUT")" "^departure retlat_sum: core: [1-9][0-9]* values .*; host: [1-9][0-9]* values .*; package: [1-9][0-9]* values " \
+		"${1##*/}: a domain's nodes reading a retire latency read it once (perf's rule would differ: $(grep '^departure retlat_sum' <<<"$PARITY_OUT" | sed 's/^departure retlat_sum: //; s/ of perf.s rule (the latency times the domain.s CPUs) differ//g'))"
 done
 # Emerald Rapids at levels 4 to 6.  tma_false_sharing reads perf 7.2's
 # OCR.DEMAND_RFO.L3_MISS@offcore_rsp\=0x103b800002@: perf's parser makes it

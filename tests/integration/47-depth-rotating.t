@@ -48,16 +48,12 @@ like "$(probe icx-1s l3m.conf)" "levels 3 to 3: 24 nodes from reference/perf-tab
 	"with depth_multiplex: 24 nodes, their groups joining the rotation, and what that costs"
 
 # ---- 2. perf is the oracle ----
-P=(/usr/bin/python3 "$TOOL/parity.py" --topdownd "$TOPDOWND" --fakepmu "$FAKEPMU" --sysns "$TOOL/sysns"
-   --topdownd-level 3 --topdownd-set "depth_multiplex = true")
-parity() { # parity DESCRIPTION MIN_CPU_VALUES ARGS...: one perf comparison, its CPU values counted
-	local d=$1 min=$2 out rc n
+parity() { # parity DESCRIPTION MIN_CPU_VALUES ARGS...: parity_ok (lib.sh) at level 3 with depth_multiplex, its CPU values counted
+	local d=$1 min=$2 rc n
 	shift 2
-	out=$("${P[@]}" "$@" 2>&1)
+	parity_ok "$d" --topdownd-level 3 --topdownd-set "depth_multiplex = true" "$@"
 	rc=$?
-	ok $rc "$d$( [ $rc = 0 ] || printf '\n%s' "$(tail -6 <<<"$out" | cut -c1-300)")"
-	diag "$(grep -E '^(cpu|core|package|host) ' <<<"$out" | tr '\n' ';')"
-	n=$(awk '$1 == "cpu" {print $2}' <<<"$out")
+	n=$(awk '$1 == "cpu" {print $2}' <<<"$PARITY_OUT")
 	[ "${n:-0}" -ge "$min" ] || diag "only ${n:-0} CPU values compared (at least $min expected)"
 	return $rc
 }
@@ -86,8 +82,8 @@ jq '.cpus.default.phases[0].events += {"CPU_CLK_UNHALTED.REF_TSC": 0.1043, "MEM_
 	"$SCEN/depth-icx.json" >"$TMP/depth-icx6.json"
 printf '[collect]\nlevel = 6\ndepth_multiplex = true\n' >"$TMP/l6m.conf"
 g6=$(probe icx-1s l6m.conf | sed -n 's/.* events in \([0-9]*\) groups taking turns.*/\1/p')
-parity_ok "icx-1s, levels 4 to 6 ($g6 groups): perf 6.1's TopdownL4-L6 nodes within 0.05 pp per CPU, package and host" \
-	--topdownd-level 6 --topdownd-set "depth_multiplex = true" --tables "$T61" --fake-tables "$T61" \
+parity "icx-1s, levels 4 to 6 ($g6 groups): perf 6.1's TopdownL4-L6 nodes within 0.05 pp per CPU, package and host" 10000 \
+	--topdownd-level 6 --tables "$T61" --fake-tables "$T61" \
 	--fixture "$FIXTURES/icx-1s" --cpuid GenuineIntel-6-6A-0 --icl --metric-groups TopdownL4,TopdownL5,TopdownL6 \
 	--tsc-departure --warmup $((g6 + 1)) --intervals $((g6 + 5)) --scenario "$TMP/depth-icx6.json"
 like "$(grep '^departure tsc_sum' <<<"$PARITY_OUT")" \

@@ -468,6 +468,9 @@ def perf_events_mode(a, tables):
     # The TSC perf counts with the msr PMU (msr/tsc/), where the fixture
     # has one, and the interval's length (duration_time, a tool event).
     tsc = os.path.exists(os.path.join(a.fixture, "bus/event_source/devices/msr/events/tsc"))
+    # --tsc-departure here: a domain's TSC divided before evaluating
+    # (below), not its value after (main()).
+    a.tsc_at_input = a.tsc_departure and tsc
     names = {c: perf_name(metrics, c) for c in L1_ALL + list(L2)}
     cats = [c for c in L1_ALL + list(L2) if names[c]]
     # Below level 2: the nodes of the metric groups asked (TopdownL3...),
@@ -610,30 +613,27 @@ def perf_events_mode(a, tables):
             # counts (its aggregation sums every evsel's per-CPU values):
             # N times the latency for N CPUs.
             summed.update(duration)
-            perfs = dict(summed, **{n: v * len(cpus) for n, v in latency.items()})
-            got = fractions(metrics, names, cats, perfs, a.literals)
+            lat = {n: v * len(cpus) for n, v in latency.items()}
+            got = fractions(metrics, names, cats, dict(summed, **lat), a.literals)
             if latency and a.retire_latency_once and entity[0] != "cpu":
                 # topdownd's departure: the latency once, whatever the
                 # domain; compared so, and perf's own value's distance
                 # from it counted.
-                once = fractions(metrics, names, cats, dict(summed, **latency), a.literals)
+                lat = latency
+                once = fractions(metrics, names, cats, dict(summed, **lat), a.literals)
                 dep = a.retlat_departure.setdefault(entity[0], [0, 0.0])
                 for c, v in once.items():
                     if c in got and v != got[c]:
                         dep[0] += 1
                         dep[1] = max(dep[1], abs(v - got[c]))
-            if a.tsc_departure and entity[0] != "cpu" and "msr@tsc@" in summed:
+                got = once
+            if a.tsc_at_input and entity[0] != "cpu" and "msr@tsc@" in summed:
                 # topdownd's other: the domain's mean frequency, its TSC
                 # over its CPUs, in the expression's input (Granite
                 # Rapids' nodes read it in a min() beside a retire
                 # latency: dividing the value would not be its rule).
-                # Counted as compared (--tsc-departure's line).
-                a.tsc_at_input = True
                 summed["msr@tsc@"] /= len(cpus)
-            if entity[0] != "cpu" and ((latency and a.retire_latency_once) or a.tsc_at_input):
-                mine = dict(summed, **(latency if a.retire_latency_once else
-                                       {n: v * len(cpus) for n, v in latency.items()}))
-                got = fractions(metrics, names, cats, mine, a.literals)
+                got = fractions(metrics, names, cats, dict(summed, **lat), a.literals)
             values.setdefault(k, {})[entity] = got
     series = [(wins[k], values.get(k, {})) for k in range(len(ends))]
     return {"cpu": series, "core": series, "socket": series, "host": series}
