@@ -110,7 +110,10 @@ struct fault {
 
 struct scenario {
 	struct cpucfg **cpu;		/* [ncpus], every possible CPU set */
-	char *events[FP_EVENTS_MAX];	/* perf's names of the events with rates */
+	char *events[FP_EVENTS_MAX];	/* the scenario's names of the events with rates */
+	/* perf's name of each in each PMU's table, [event][fp_fix.npmus]:
+	 * NULL where that PMU does not count it. */
+	char **canon[FP_EVENTS_MAX];
 	int nevents;
 	struct fault *faults;
 	int nfaults;
@@ -212,8 +215,8 @@ FP_HIDDEN uint32_t fp_tables_gp_mask(const char *pmu, const struct fp_enc *enc, 
 FP_HIDDEN void fp_scenario_load(const char *path);
 FP_HIDDEN void fp_quantise(const double f[NMETRIC], uint8_t bytes[NMETRIC]);
 FP_HIDDEN const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass,
-					    const char *evname);
-FP_HIDDEN int fp_scenario_event(const char *name);
+					    const struct pmu *pmu, const char *evname);
+FP_HIDDEN int fp_scenario_event(const struct pmu *pmu, const char *name);
 
 /* perf.c */
 FP_HIDDEN int fp_perf_event_open(void *attr, long pid, long cpu, long group_fd,

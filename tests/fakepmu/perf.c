@@ -1108,7 +1108,7 @@ static void classify_hw(struct fev *ev, const struct perf_event_attr *a)
 	for (int i = 0; i < fp_scen.nfiltered; i++)
 		if (strcmp(fp_scen.filtered[i], ev->name) == 0)
 			return;
-	ev->sid = fp_scenario_event(ev->name);
+	ev->sid = fp_scenario_event(ev->pmu, ev->name);
 	/* A core whose thread activity the scenario states: its reference
 	 * clocks follow it (and not a rate per slot). */
 	if (fp_scen.smt && fp_scen.smt[ev->cpu])
@@ -1235,8 +1235,8 @@ int fp_perf_event_open(void *uattr, long pid, long cpu_l, long group_fd, unsigne
 		if (cls == EC_HW && !fp_tables_name(pmu->name, &enc, name, sizeof(name)))
 			name[0] = '\0';
 	}
+	f = fp_fault_fire(FO_OPEN, cpu, cls, pmu, name);
 	pmu = NULL;
-	f = fp_fault_fire(FO_OPEN, cpu, cls, name);
 	if (f)
 		return fail(f->err);
 
@@ -1375,7 +1375,7 @@ ssize_t fp_read(struct fev *ev, void *buf, size_t len)
 
 	fp_clock_read(++paced->reads);
 	now = fp_now_ns();
-	f = fp_fault_fire(FO_READ, ev->cpu, ev->cls, ev->name);
+	f = fp_fault_fire(FO_READ, ev->cpu, ev->cls, ev->pmu, ev->name);
 
 	if (f && f->delay_ms) {
 		/* A read stuck in the kernel (an IPI to a wedged CPU): the

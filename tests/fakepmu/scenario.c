@@ -112,47 +112,97 @@ static double number(const char *path, json_t *v, const char *what)
 	return d;
 }
 
-/* perf's name for @name in some core PMU's table (canonical: an encoding
- * the table names exactly gets that name), or false. */
+/* perf's name for @name in core PMU @p's table (canonical: an encoding the
+ * table names exactly gets that name), or false when that table has no
+ * event of that name.  A hybrid part's two tables name one encoding
+ * differently (perf encodes CPU_CLK_UNHALTED.THREAD and .CORE as 0x3c,
+ * jevents.py real_event(); cpu_atom's table lists CORE first, cpu_core's
+ * THREAD): each PMU counts a scenario's event under its own name for it. */
+static bool canonical_in(const struct pmu *p, const char *name, char *out, size_t len)
+{
+	struct fp_enc enc;
+
+	return p->core && fp_tables_lookup(p->name, name, &enc) == 0 &&
+	       fp_tables_name(p->name, &enc, out, len);
+}
+
+/* perf's name for @name in the first core PMU whose table knows it. */
 static bool canonical_event(const char *name, char *out, size_t len)
 {
-	for (int i = 0; i < fp_fix.npmus; i++) {
-		const struct pmu *p = &fp_fix.pmus[i];
-		struct fp_enc enc;
-
-		if (p->core && fp_tables_lookup(p->name, name, &enc) == 0 &&
-		    fp_tables_name(p->name, &enc, out, len))
+	for (int i = 0; i < fp_fix.npmus; i++)
+		if (canonical_in(&fp_fix.pmus[i], name, out, len))
 			return true;
-	}
 	return false;
+}
+
+/* Whether scenario events @i and @j count the same counter: they do when
+ * some PMU's table gives both one name; they must then do so in every PMU
+ * whose table knows both (else the scenario asks one rate of two). */
+static bool same_event(const char *path, int i, int j)
+{
+	bool same = false, differ = false;
+
+	for (int p = 0; p < fp_fix.npmus; p++) {
+		const char *a = fp_scen.canon[i][p], *b = fp_scen.canon[j][p];
+
+		if (!a || !b)
+			continue;
+		if (!strcmp(a, b))
+			same = true;
+		else
+			differ = true;
+	}
+	if (same && differ)
+		bad(path, "\"%s\" and \"%s\" are one event on one PMU and two on another: "
+		    "state the event each PMU's table names", fp_scen.events[i], fp_scen.events[j]);
+	return same;
 }
 
 static int register_event(const char *path, const char *name, bool legacy)
 {
 	char canon[128];
+	int n = fp_scen.nevents;
+	bool known = false;
 
-	if (!canonical_event(name, canon, sizeof(canon))) {
-		if (!legacy)
-			bad(path, "unknown event \"%s\": not in perf's %s tables for this fixture%s",
-			    name, fp_tables_dir()[0] ? fp_tables_dir() : "(none)",
-			    fp_tables_dir()[0] ? "" : " (the fixture has no devices/system/cpu/modalias perf knows)");
-		snprintf(canon, sizeof(canon), "%s", name);
-	}
-	for (int i = 0; i < fp_scen.nevents; i++)
-		if (!strcmp(fp_scen.events[i], canon))
-			return i;
-	if (fp_scen.nevents == FP_EVENTS_MAX)
+	if (n == FP_EVENTS_MAX)
 		bad(path, "more than %d different events", FP_EVENTS_MAX);
-	fp_scen.events[fp_scen.nevents] = strdup(canon);
-	if (!fp_scen.events[fp_scen.nevents])
+	fp_scen.events[n] = strdup(name);
+	fp_scen.canon[n] = xcalloc((size_t)fp_fix.npmus, sizeof(char *));
+	if (!fp_scen.events[n])
 		fp_fatal("fakepmu: out of memory");
+	for (int p = 0; p < fp_fix.npmus; p++) {
+		if (canonical_in(&fp_fix.pmus[p], name, canon, sizeof(canon)))
+			known = true;
+		else if (legacy && fp_fix.pmus[p].core)
+			snprintf(canon, sizeof(canon), "%s", name);
+		else
+			continue;
+		fp_scen.canon[n][p] = strdup(canon);
+		if (!fp_scen.canon[n][p])
+			fp_fatal("fakepmu: out of memory");
+	}
+	if (!known && !legacy)
+		bad(path, "unknown event \"%s\": not in perf's %s tables for this fixture%s",
+		    name, fp_tables_dir()[0] ? fp_tables_dir() : "(none)",
+		    fp_tables_dir()[0] ? "" : " (the fixture has no devices/system/cpu/modalias perf knows)");
+	for (int i = 0; i < n; i++) {
+		if (!same_event(path, i, n))
+			continue;
+		for (int p = 0; p < fp_fix.npmus; p++)
+			free(fp_scen.canon[n][p]);
+		free(fp_scen.canon[n]);
+		free(fp_scen.events[n]);
+		return i;
+	}
 	return fp_scen.nevents++;
 }
 
-int fp_scenario_event(const char *name)
+int fp_scenario_event(const struct pmu *pmu, const char *name)
 {
+	int p = (int)(pmu - fp_fix.pmus);
+
 	for (int i = 0; i < fp_scen.nevents; i++)
-		if (!strcmp(fp_scen.events[i], name))
+		if (fp_scen.canon[i][p] && !strcmp(fp_scen.canon[i][p], name))
 			return i;
 	return -1;
 }
@@ -586,11 +636,14 @@ static void parse_fault(const char *path, json_t *o, struct fault *f)
 			if (!strcmp(topdown_names[k], json_string_value(v)))
 				f->evclass = k;
 		for (int k = 0; k < 2 && f->evclass == EC_ANY; k++)
-			if (!strcmp(legacy_keys[k], json_string_value(v)) &&
-			    !canonical_event(legacy_events[k], f->evname, sizeof(f->evname)))
+			if (!strcmp(legacy_keys[k], json_string_value(v)))
 				snprintf(f->evname, sizeof(f->evname), "%s", legacy_events[k]);
 		if (f->evclass == EC_ANY && !f->evname[0] &&
-		    !canonical_event(json_string_value(v), f->evname, sizeof(f->evname)))
+		    canonical_event(json_string_value(v), f->evname, sizeof(f->evname)))
+			/* Kept as the scenario names it: each PMU's table
+			 * says which counter that is there (fp_fault_fire). */
+			snprintf(f->evname, sizeof(f->evname), "%s", json_string_value(v));
+		else if (f->evclass == EC_ANY && !f->evname[0])
 			bad(sub, "unknown event \"%s\" (slots, retiring, bad_speculation, "
 			    "frontend_bound, backend_bound, heavy_operations, branch_mispredicts, "
 			    "fetch_latency, memory_bound, uop_dropping, recovery_cycles, or an "
@@ -818,9 +871,21 @@ void fp_scenario_load(const char *path)
 	json_decref(root);
 }
 
+/* Whether @given, an event as the scenario names it, is @evname, perf's
+ * name of what @pmu opened. */
+static bool names_event(const struct pmu *pmu, const char *given, const char *evname)
+{
+	char canon[128];
+
+	if (canonical_in(pmu, given, canon, sizeof(canon)))
+		return !strcmp(canon, evname);
+	return !strcmp(given, evname);
+}
+
 /* The first active fault matching (op, cpu, event class), with its per-CPU
  * count consumed; NULL when none fires. */
-const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass, const char *evname)
+const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass,
+				  const struct pmu *pmu, const char *evname)
 {
 	uint64_t now = 0;
 	bool have_now = false;
@@ -832,7 +897,7 @@ const struct fault *fp_fault_fire(enum fault_op op, int cpu, int evclass, const 
 			continue;
 		if (f->evclass != EC_ANY && f->evclass != evclass)
 			continue;
-		if (f->evname[0] && (!evname || strcmp(f->evname, evname) != 0))
+		if (f->evname[0] && (!evname || !pmu || !names_event(pmu, f->evname, evname)))
 			continue;
 		if (f->after_ns) {
 			if (!have_now)

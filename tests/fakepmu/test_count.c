@@ -544,6 +544,46 @@ static void clk_table_events(void **state)
 	t_close_all(fds, 4);
 }
 
+/* A hybrid part's two tables name one encoding differently: perf encodes
+ * CPU_CLK_UNHALTED.THREAD and .CORE as 0x3c (jevents.py real_event()), and
+ * Alder Lake's cpu_atom table lists CORE first, cpu_core's THREAD
+ * (x86/alderlake/pipeline.json).  The scenario's CPU_CLK_UNHALTED.THREAD
+ * counts on both PMUs (it counted only on cpu_atom, the first to know the
+ * name, and cpu_core's cycles read 0). */
+static void clk_hybrid_table_names(void **state)
+{
+	struct t_cpu c = t_scenario(0), a = t_scenario(8);
+	double thr = t_event_rate(0, 0, "CPU_CLK_UNHALTED.THREAD");
+	uint32_t atom = t_pmu_type("cpu_atom");
+	const struct {
+		uint32_t type;
+		int cpu;
+		const struct t_cpu *c;
+	} ev[] = {
+		{ PERF_TYPE_RAW, 0, &c },
+		{ atom, 8, &a },
+	};
+	int fds[2];
+
+	(void)state;
+	assert_true(thr > 0 && c.sps != a.sps);
+	assert_true(atom != PERF_TYPE_RAW);
+	for (int i = 0; i < 2; i++) {
+		fds[i] = t_open(ev[i].type, CYCLES_RAW, ev[i].cpu, -1);
+		assert_true(fds[i] >= 0);
+	}
+	t_clock(0.1);
+	for (int i = 0; i < 2; i++) {
+		struct gread g;
+
+		t_read_group(fds[i], &g);
+		assert_int_equal(g.nr, 1);
+		assert_true(g.val[0] > 0);
+		assert_near_u64(g.val[0], (uint64_t)(thr * (double)expect_slots(ev[i].c, 0.1)), 1);
+	}
+	t_close_all(fds, 2);
+}
+
 /* cpu-clock and task-clock count nanoseconds while they run; a software
  * event in a hardware group runs with the group, a software-only group is
  * never taken off (CPU 2 loses every other slice to the scenario's
@@ -932,6 +972,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(clk_start_disabled),
 	cmocka_unit_test(clk_refinement_events),
 	cmocka_unit_test(clk_table_events),
+	cmocka_unit_test(clk_hybrid_table_names),
 	cmocka_unit_test(clk_software_events),
 	cmocka_unit_test(clk_read_formats),
 	cmocka_unit_test(clk_close_leader),

@@ -202,6 +202,14 @@ for c in group_read reset_on_read per_cpu_keys multiplex fixed_counter_sharing r
 	run "$d" "$spr" "$tmp/count.json" 1 test_count "clk_$c"
 done
 
+cat >"$tmp/hybrid.json" <<EOF
+{"cpus": {"default": {"slots_per_second": 1.2e10, "phases": [{$PLAIN,
+   "events": {"CPU_CLK_UNHALTED.THREAD": 0.25}}]},
+   "8-15": {"slots_per_second": 6e9}}}
+EOF
+run "adl-hybrid: an event counts on each PMU under that PMU's name for it (CPU_CLK_UNHALTED.THREAD, 0x3c: cpu_atom's table calls it CORE)" \
+	"$fixtures/adl-hybrid" "$tmp/hybrid.json" 1 test_count clk_hybrid_table_names
+
 # ---- a core's thread activity drives the reference clocks ----
 cat >"$tmp/smt.json" <<EOF
 {"tsc_hz": 2e9, "crystal_hz": 2.5e7,
@@ -393,6 +401,10 @@ bad "events: negative rate" \
 bad "events: the same event as uop_dropping and by name" \
 	'fakepmu: scen.json: cpus.default.phases[0].events.INT_MISC.UOP_DROPPING: given twice (also as uop_dropping or recovery_cycles)' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$PLAIN, \"events\": {\"INT_MISC.UOP_DROPPING\": 0.02}}]}}}"
+bad "events: one counter by two names (perf encodes CPU_CLK_UNHALTED.CORE and .THREAD_P as 0x3c)" \
+	'fakepmu: scen.json: cpus.default.phases[0].events.CPU_CLK_UNHALTED.THREAD_P: given twice (also as uop_dropping or recovery_cycles)' \
+	"{\"cpus\": {\"default\": {$D, \"phases\": [{$PLAIN, \"events\": {\"CPU_CLK_UNHALTED.CORE\": 0.2, \"CPU_CLK_UNHALTED.THREAD_P\": 0.2}}]}}}" \
+	"$fixtures/adl-hybrid"
 bad "fault: bad cpulist" 'fakepmu: scen.json: faults[0].cpus: "0-99" is not a valid cpulist: CPU 99 is not a possible CPU (there are 16)' \
 	"{\"cpus\": {\"default\": {$D, \"phases\": [{$P}]}}, \"faults\": [{\"cpus\": \"0-99\", \"op\": \"open\", \"errno\": \"EIO\"}]}"
 bad "fault: count 0" 'fakepmu: scen.json: faults[0].count: must be an integer >= 1' \
