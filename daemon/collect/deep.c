@@ -652,11 +652,17 @@ static void latencies(const struct cdeep *dp, double *v)
 		v[dp->n_main + dp->lat[k]] = depth_event(dp->d, dp->lat[k])->value;
 }
 
-/* A CPU's counts of the interval, compact (cdeep.n_in). */
-static void vars_of(const struct cdeep *dp, const struct deep_cpu *dc, double *v)
+/* A CPU's counts of the interval, compact (cdeep.n_in).  Its slots weigh
+ * its nodes in the totals (and a domain's, summed): on a core without a
+ * slots event (Skylake-SP, the E-cores: perf's slots are cycles times
+ * the width) the interval's slots of its level-1/2 figures, @slots. */
+static void vars_of(const struct cdeep *dp, const struct deep_cpu *dc, double slots, double *v)
 {
-	for (unsigned k = 0; k < dp->n_main; k++)
+	for (unsigned k = 0; k < dp->n_main; k++) {
 		v[k] = dc->main_v[dp->main[k]];
+		if (dp->main[k] == TD_EV_SLOTS && !(v[k] > 0))
+			v[k] = slots;
+	}
 	for (unsigned e = 0; e < dp->n_events; e++)
 		v[dp->n_main + e] = dc->rate[e] * dc->span_ns;
 	latencies(dp, v);
@@ -677,10 +683,9 @@ static double frac_of(const struct cdeep *dp, const struct rot *rot, unsigned cu
 /* The nodes of row @r from counts @v (none without @rot) into @snap: the
  * last interval's values of @rot's nodes, whose group @cur ran @share of
  * the interval, and the totals continuing @was (NULL: from 0). */
-static void commit_row(struct cdeep *dp, struct snapshot *snap, const struct snapshot *was, unsigned r,
+static void commit_row(struct cdeep *dp, struct snap_deep *sd, const struct snap_deep *was, unsigned r,
 		       const double *v, const struct rot *rot, unsigned cur, double share, double interval_s)
 {
-	struct snap_deep *sd = &snap->deep;
 	size_t base = (size_t)r * sd->n_nodes;
 	double slots = 0, nodes[DEPTH_NODES_MAX];
 
@@ -691,9 +696,9 @@ static void commit_row(struct cdeep *dp, struct snapshot *snap, const struct sna
 		depth_eval(dp->d, dp->vars, nodes);
 		slots = dp->vars[TD_EV_SLOTS];
 	}
-	sd->row_slots_total[r] = (was ? was->deep.row_slots_total[r] : 0);
+	sd->row_slots_total[r] = (was ? was->row_slots_total[r] : 0);
 	for (unsigned i = 0; i < sd->n_nodes; i++) {
-		double s = was ? was->deep.slots_total[base + i] : 0, t = was ? was->deep.measured_ns_total[base + i] : 0;
+		double s = was ? was->slots_total[base + i] : 0, t = was ? was->measured_ns_total[base + i] : 0;
 		bool ok = rot && rot->node_in[i] && isfinite(nodes[i]);
 
 		sd->last[base + i] = ok ? nodes[i] : NAN;
@@ -715,10 +720,10 @@ static void add(double *dst, const double *src, size_t n, bool first)
 
 /* ---- an interval ---- */
 
-static void describe(const struct collector *c, const struct cpmu *pm, struct snapshot *snap)
+static void describe(const struct collector *c, const struct cpmu *pm, struct snapshot *snap, unsigned t)
 {
 	const struct cdeep *dp = pm->deep;
-	struct snap_deep *sd = &snap->deep;
+	struct snap_deep *sd = &snap->deep[t];
 
 	sd->n_nodes = dp->n_nodes;
 	sd->gen = c->deep_gen;
@@ -728,7 +733,7 @@ static void describe(const struct collector *c, const struct cpmu *pm, struct sn
 	for (unsigned p = 0; p < snap->n_pkgs; p++) {
 		int r = dp->drills[p].rot;
 
-		snap->pkgs[p].drill = dp->drilldown && r >= 0 ? dp->rots[r].subtree : NULL;
+		snap->pkgs[p].drill[t] = dp->drilldown && r >= 0 ? dp->rots[r].subtree : NULL;
 	}
 	sd->host_drill = NULL;
 	if (dp->drilldown) {
@@ -744,6 +749,10 @@ static void describe(const struct collector *c, const struct cpmu *pm, struct sn
 	}
 	sd->source = pm->pp->depth_table->source;
 	str_printf(sd->pmu, sizeof(sd->pmu), "%s", pm->pp->core->name);
+	sd->pmu_idx = -1;
+	for (unsigned p = 0; p < snap->n_pmus; p++)
+		if (!strcmp(snap->pmus[p].name, sd->pmu))
+			sd->pmu_idx = (int)p;
 	for (unsigned i = 0; i < dp->n_nodes; i++) {
 		sd->node[i] = depth_node(dp->d, i);
 		sd->parent[i] = depth_node_parent(dp->d, i);
@@ -809,41 +818,64 @@ static struct drill *drill_of(const struct collector *c, struct cdeep *dp, const
 	return &dp->drills[cc->pkg_idx >= 0 ? (unsigned)cc->pkg_idx : c->n_cpus];
 }
 
-void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
+/* The level-2 figures the drill of package @p (-1: the host) chooses
+ * from for PMU @pmu's tree: the package's, or on a hybrid part those of
+ * its CPUs of that core type only (each type drills into its own
+ * bottleneck), summed into @buf. */
+static const struct snap_counts *drill_counts(const struct collector *c, const struct snapshot *snap,
+					      unsigned pmu, int p, struct snap_counts *buf)
 {
-	struct cpmu *pm = NULL;
-	struct cdeep *dp;
-	const struct snapshot *was = c->prev;
-	unsigned rows = snap->n_cpus + snap->n_cores + snap->n_pkgs + 1, n_dom, host, pmu;
+	if (c->n_pmus < 2)
+		return p < 0 ? &snap->host : &snap->pkgs[p].c;
+	memset(buf, 0, sizeof(*buf));
+	for (unsigned i = 0; i < c->n_cpus && i < snap->n_cpus; i++) {
+		const struct ccpu *cc = &c->cpus[i];
+
+		if (cc->pmu != (int)pmu || (p >= 0 && cc->pkg_idx != p))
+			continue;
+		for (unsigned k = 0; k < TD_C_COUNT; k++)
+			buf->last[k] += snap->cpus[i].c.last[k];
+	}
+	return buf;
+}
+
+/* Whether CPU @cc counts PMU @pm's groups below level 2 as planned. */
+static bool planned(const struct cpmu *pm, unsigned pmu, const struct ccpu *cc)
+{
+	return cc->pmu == (int)pmu && coll_group_open(cc) && cc->lay.n_events == pm->full.n_events &&
+	       cc->lay.refine == pm->full.refine;
+}
+
+/* One PMU's tree (@t, in snap->deep) for an interval: each of its CPUs'
+ * groups read and switched, opened where they can be, the rows of its
+ * CPUs and of the domains over them committed. */
+static void collect_tree(struct collector *c, struct cpmu *pm, struct snapshot *snap, unsigned t, uint64_t now)
+{
+	struct cdeep *dp = pm->deep;
+	struct snap_deep *sd = &snap->deep[t];
+	const struct snap_deep *was = c->prev ? &c->prev->deep[t] : NULL;
+	unsigned rows = snap->n_cpus + snap->n_cores + snap->n_pkgs + 1, n_dom, host;
+	unsigned pmu = (unsigned)(pm - c->pmus);
 	double interval_s = (double)c->interval_ns / 1e9;
 	double *v;
 
-	snap->deep.n_nodes = 0;
-	snap->deep.reason[0] = '\0';
-	for (unsigned p = 0; p < snap->n_pkgs; p++)
-		snap->pkgs[p].drill = NULL;
-	for (unsigned p = 0; p < c->n_pmus && !pm; p++)
-		if (c->pmus[p].deep)
-			pm = &c->pmus[p];
-	if (!pm || snapshot_deep_reserve(snap, rows, pm->deep->n_nodes) < 0)
-		return;
-	dp = pm->deep;
-	pmu = (unsigned)(pm - c->pmus);
-	describe(c, pm, snap);
-	snap->deep.rows = rows;
+	describe(c, pm, snap, t);
+	sd->rows = rows;
 	/* Totals continue the previous snapshot's when it has the same rows
-	 * and nodes. */
-	if (was && (was == snap || was->deep.rows != rows || was->deep.n_nodes != dp->n_nodes ||
-		    was->deep.gen != c->deep_gen || was->layout != snap->layout))
+	 * and nodes (and this tree at the same place). */
+	if (was && (c->prev == snap || was->rows != rows || was->n_nodes != dp->n_nodes ||
+		    was->gen != c->deep_gen || c->prev->layout != snap->layout || strcmp(was->pmu, sd->pmu)))
 		was = NULL;
 	if (c->last_interval_s > 0)
 		interval_s = c->last_interval_s;
 	/* Each package's subtree, from its level-2 figures of this
 	 * interval (computed before: coll_aggregate). */
 	if (dp->drilldown) {
+		struct snap_counts buf;
+
 		for (unsigned p = 0; p < snap->n_pkgs; p++)
-			drill_choose(dp, &dp->drills[p], &snap->pkgs[p].c);
-		drill_choose(dp, &dp->drills[c->n_cpus], &snap->host);
+			drill_choose(dp, &dp->drills[p], drill_counts(c, snap, pmu, (int)p, &buf));
+		drill_choose(dp, &dp->drills[c->n_cpus], drill_counts(c, snap, pmu, -1, &buf));
 	}
 	n_dom = snap->n_cores + snap->n_pkgs + 1;
 	host = snap->n_cores + snap->n_pkgs;
@@ -856,8 +888,12 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 		struct drill *dr = drill_of(c, dp, cc);
 		const struct rot *rot = dr->rot >= 0 ? &dp->rots[dr->rot] : NULL, *have = NULL;
 
-		if (cc->pmu != (int)pmu || !coll_group_open(cc) || cc->lay.n_events != pm->full.n_events ||
-		    cc->lay.refine != pm->full.refine || !rot) {
+		if (cc->pmu != (int)pmu) {
+			/* Another core type's CPU: no row in this tree. */
+			commit_row(dp, sd, was, snap_deep_row_cpu(snap, i), v, NULL, 0, 0, interval_s);
+			continue;
+		}
+		if (!planned(pm, pmu, cc) || !rot) {
 			/* Not counting, or not with the plan's grouping (it
 			 * gave counters back), or no subtree chosen yet: no
 			 * depth. */
@@ -875,8 +911,7 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 				give_up(c, cc, dc, now, "its groups could not be switched", 0);
 		}
 		if (!dc->open && rot && now >= dc->retry_at_ns && cc->state == CPU_STATE_MONITORED &&
-		    cc->pmu == (int)pmu && cc->lay.n_events == pm->full.n_events && cc->lay.refine == pm->full.refine &&
-		    deep_fits(pm, cc)) {
+		    planned(pm, pmu, cc) && deep_fits(pm, cc)) {
 			int r = open_deep(c, pm, rot, cc, dc);
 
 			if (r == 0)
@@ -886,12 +921,12 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 		}
 		if (dc->open && cc->measured && dc->have_main && complete(c, rot, dc)) {
 			have = rot;
-			vars_of(dp, dc, v);
-		} else if (cc->to_measure && cc->pmu == (int)pmu) {
+			vars_of(dp, dc, snap->cpus[i].c.last[TD_C_SLOTS], v);
+		} else if (cc->to_measure) {
 			dp->without[why_without(pm, cc, dc, rot, now)]++;
 		}
 		dc->have_main = false;
-		commit_row(dp, snap, was, snap_deep_row_cpu(snap, i), v, have, dr->cur, dc->share, interval_s);
+		commit_row(dp, sd, was, snap_deep_row_cpu(snap, i), v, have, dr->cur, dc->share, interval_s);
 		if (!have)
 			continue;
 		{
@@ -929,45 +964,85 @@ void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 			latencies(dp, rw);
 
 		/* A domain's nodes were measured its CPUs' mean share; a retire
-	 * latency is the latency, not the sum of its CPUs'. */
-		commit_row(dp, snap, was, snap->n_cpus + j, rw, ok ? &dp->rots[c->deep_rot[j]] : NULL,
+		 * latency is the latency, not the sum of its CPUs'. */
+		commit_row(dp, sd, was, snap->n_cpus + j, rw, ok ? &dp->rots[c->deep_rot[j]] : NULL,
 			   ok ? c->deep_cur[j] : 0, ok ? rw[DEEP_SHARE] / rw[DEEP_NCPU] : 0, interval_s);
 	}
 	/* Said again with the CPUs counted. */
-	describe(c, pm, snap);
+	describe(c, pm, snap, t);
 	for (unsigned p = 0; p <= c->n_cpus; p++)
 		if (dp->drills[p].rot >= 0)
 			dp->drills[p].cur = (dp->drills[p].cur + 1) % dp->rots[dp->drills[p].rot].n_groups;
+}
+
+void coll_deep_collect(struct collector *c, struct snapshot *snap, uint64_t now)
+{
+	unsigned rows = snap->n_cpus + snap->n_cores + snap->n_pkgs + 1;
+
+	for (unsigned t = 0; t < SNAP_PMUS; t++) {
+		snap->deep[t].n_nodes = 0;
+		snap->deep[t].reason[0] = '\0';
+	}
+	snap->n_deep = 0;
+	for (unsigned p = 0; p < snap->n_pkgs; p++)
+		memset(snap->pkgs[p].drill, 0, sizeof(snap->pkgs[p].drill));
+	/* A CPU whose core PMU counts no tree holds no groups below level 2
+	 * (its PMU's plan changed). */
+	for (unsigned i = 0; c->dcpu && i < c->n_cpus; i++) {
+		int pmu = c->cpus[i].pmu;
+
+		if (pmu < 0 || (unsigned)pmu >= c->n_pmus || !c->pmus[pmu].deep)
+			coll_deep_close(c, &c->cpus[i]);
+	}
+	for (unsigned p = 0; p < c->n_pmus && snap->n_deep < SNAP_PMUS; p++) {
+		struct cpmu *pm = &c->pmus[p];
+		unsigned t = snap->n_deep;
+
+		if (!pm->deep || snapshot_deep_reserve(&snap->deep[t], rows, pm->deep->n_nodes) < 0)
+			continue;
+		collect_tree(c, pm, snap, t, now);
+		snap->n_deep++;
+	}
 }
 
 void coll_deep_fill(struct collector *c, struct snapshot *snap)
 {
 	const struct snapshot *was = c->prev;
 
-	if (!was || was == snap || !was->deep.n_nodes || was->layout != snap->layout ||
-	    snapshot_deep_reserve(snap, was->deep.rows, was->deep.n_nodes) < 0) {
-		if (!was || was != snap)
-			snap->deep.n_nodes = 0;
+	if (was == snap)
+		return;
+	snap->n_deep = 0;
+	if (!was || was->layout != snap->layout) {
+		for (unsigned t = 0; t < SNAP_PMUS; t++)
+			snap->deep[t].n_nodes = 0;
 		return;
 	}
-	{
-		size_t n = (size_t)was->deep.rows * was->deep.n_nodes;
-		double *last = snap->deep.last, *slots = snap->deep.slots_total, *secs = snap->deep.measured_ns_total;
-		double *rs = snap->deep.row_slots_total;
-		size_t cap = snap->deep.cap, row_cap = snap->deep.row_cap;
+	for (unsigned t = 0; t < was->n_deep; t++) {
+		const struct snap_deep *w = &was->deep[t];
+		struct snap_deep *d = &snap->deep[t];
+		size_t n = (size_t)w->rows * w->n_nodes;
+		double *last, *slots, *secs, *rs;
+		size_t cap, row_cap;
 
-		snap->deep = was->deep;
-		snap->deep.last = last;
-		snap->deep.slots_total = slots;
-		snap->deep.measured_ns_total = secs;
-		snap->deep.row_slots_total = rs;
-		snap->deep.cap = cap;
-		snap->deep.row_cap = row_cap;
-		memcpy(last, was->deep.last, n * sizeof(double));
-		memcpy(slots, was->deep.slots_total, n * sizeof(double));
-		memcpy(secs, was->deep.measured_ns_total, n * sizeof(double));
-		memcpy(rs, was->deep.row_slots_total, was->deep.rows * sizeof(double));
-		for (unsigned p = 0; p < snap->n_pkgs && p < was->n_pkgs; p++)
-			snap->pkgs[p].drill = was->pkgs[p].drill;
+		if (!w->n_nodes || snapshot_deep_reserve(d, w->rows, w->n_nodes) < 0) {
+			d->n_nodes = 0;
+			continue;
+		}
+		last = d->last, slots = d->slots_total, secs = d->measured_ns_total, rs = d->row_slots_total;
+		cap = d->cap, row_cap = d->row_cap;
+		*d = *w;
+		d->last = last;
+		d->slots_total = slots;
+		d->measured_ns_total = secs;
+		d->row_slots_total = rs;
+		d->cap = cap;
+		d->row_cap = row_cap;
+		memcpy(last, w->last, n * sizeof(double));
+		memcpy(slots, w->slots_total, n * sizeof(double));
+		memcpy(secs, w->measured_ns_total, n * sizeof(double));
+		memcpy(rs, w->row_slots_total, w->rows * sizeof(double));
 	}
+	snap->n_deep = was->n_deep;
+	for (unsigned p = 0; p < snap->n_pkgs && p < was->n_pkgs; p++)
+		memcpy(snap->pkgs[p].drill, was->pkgs[p].drill, sizeof(snap->pkgs[p].drill));
 }

@@ -227,22 +227,32 @@ static bool follow_nodes(struct history *h, unsigned n_nodes)
 }
 
 /* Sample @i's nodes: the host's and the first @n packages' rows of
- * @snap's tree below level 2, if it has one. */
+ * @snap's trees below level 2, if it has any: each tree's nodes then its
+ * base slots, one tree after the other (snapshot_deep_width). */
 static void record_nodes(struct history *h, unsigned i, const struct snapshot *snap, unsigned n)
 {
-	const struct snap_deep *d = &snap->deep;
+	unsigned width = snapshot_deep_width(snap);
 
 	h->deep_has[i] = false;
-	if (!d->n_nodes || snap_deep_row_host(snap) >= d->rows || !follow_nodes(h, d->n_nodes))
+	if (!width || snap_deep_row_host(snap) >= snap->deep[0].rows || !follow_nodes(h, width - 1))
 		return;
 	for (unsigned e = 0; e <= n; e++) {
-		unsigned row = e == 0 ? snap_deep_row_host(snap) : snap_deep_row_pkg(snap, e - 1);
 		double *dst = deep_slot(h, i, e);
 
-		memcpy(dst, &d->slots_total[(size_t)row * d->n_nodes], d->n_nodes * sizeof(double));
-		dst[d->n_nodes] = d->row_slots_total[row];
+		for (unsigned t = 0; t < snap->n_deep; t++) {
+			const struct snap_deep *d = &snap->deep[t];
+			unsigned row = e == 0 ? snap_deep_row_host(snap) : snap_deep_row_pkg(snap, e - 1);
+
+			if (d->n_nodes && row < d->rows) {
+				memcpy(dst, &d->slots_total[(size_t)row * d->n_nodes], d->n_nodes * sizeof(double));
+				dst[d->n_nodes] = d->row_slots_total[row];
+			} else {
+				dst[d->n_nodes] = NAN;
+			}
+			dst += d->n_nodes + 1;
+		}
 	}
-	h->deep_gen[i] = d->gen;
+	h->deep_gen[i] = snap->deep[0].gen;
 	h->deep_layout[i] = snap->layout;
 	h->deep_has[i] = true;
 }

@@ -52,10 +52,11 @@ void history_record(struct history *h, const struct snapshot *snap);
 
 /* A sample: when (monotonic seconds), and the totals of the host and of
  * each package (in the snapshot's package order, with their ids).  Below
- * level 2, @nodes: for the host then each package, its n_nodes nodes'
- * slots_total then its base slots ([1 + n_pkgs][n_nodes + 1]), of the
- * depth plan @deep_gen in layout @layout (the snapshot's: totals continue
- * only within both); NULL when the sample has none. */
+ * level 2, @nodes: for the host then each package, n_nodes + 1 doubles:
+ * each tree's nodes' slots_total then its base slots, tree after tree
+ * (snapshot_deep_offset), of the depth plan @deep_gen in layout @layout
+ * (the snapshot's: totals continue only within both); NULL when the
+ * sample has none. */
 struct history_sample {
 	double mono;
 	unsigned n_pkgs;

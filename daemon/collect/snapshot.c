@@ -149,9 +149,8 @@ void snapshot_cgroups_by_slots(const struct snapshot *snap, bool last, unsigned 
 		qsort_r(order, snap->n_cgroups, sizeof(order[0]), more_slots, &key);
 }
 
-int snapshot_deep_reserve(struct snapshot *snap, unsigned rows, unsigned nodes)
+int snapshot_deep_reserve(struct snap_deep *d, unsigned rows, unsigned nodes)
 {
-	struct snap_deep *d = &snap->deep;
 	size_t need = (size_t)rows * nodes;
 
 	if (need > d->cap) {
@@ -187,36 +186,47 @@ static void deep_free(struct snap_deep *d)
 	free(d->row_slots_total);
 }
 
+/* @dst's tree from @src's: the arrays stay the destination's, with
+ * @src's contents when they hold them, else no tree. */
+static void deep_copy(struct snap_deep *dst, const struct snap_deep *src)
+{
+	struct snap_deep keep = *dst;
+	size_t n = (size_t)src->rows * src->n_nodes;
+
+	*dst = *src;
+	dst->last = keep.last;
+	dst->slots_total = keep.slots_total;
+	dst->measured_ns_total = keep.measured_ns_total;
+	dst->row_slots_total = keep.row_slots_total;
+	dst->cap = keep.cap;
+	dst->row_cap = keep.row_cap;
+	if (n && n <= keep.cap && src->rows <= keep.row_cap) {
+		memcpy(dst->last, src->last, n * sizeof(double));
+		memcpy(dst->slots_total, src->slots_total, n * sizeof(double));
+		memcpy(dst->measured_ns_total, src->measured_ns_total, n * sizeof(double));
+		memcpy(dst->row_slots_total, src->row_slots_total, src->rows * sizeof(double));
+	} else {
+		dst->n_nodes = 0;
+	}
+}
+
 void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 {
 	struct snap_cpu *cpus = dst->cpus;
 	struct snap_core *cores = dst->cores;
 	struct snap_pkg *pkgs = dst->pkgs;
 	struct snap_cgroup *cgroups = dst->cgroups;
-	struct snap_deep deep = dst->deep;
-	size_t n = (size_t)src->deep.rows * src->deep.n_nodes;
+	struct snap_deep deep[SNAP_PMUS];
 
+	memcpy(deep, dst->deep, sizeof(deep));
 	*dst = *src;
 	dst->cpus = cpus;
 	dst->cores = cores;
 	dst->pkgs = pkgs;
 	dst->cgroups = cgroups;
-	/* The depth arrays stay the destination's: their contents when they
-	 * hold them, else no depth. */
-	dst->deep.last = deep.last;
-	dst->deep.slots_total = deep.slots_total;
-	dst->deep.measured_ns_total = deep.measured_ns_total;
-	dst->deep.row_slots_total = deep.row_slots_total;
-	dst->deep.cap = deep.cap;
-	dst->deep.row_cap = deep.row_cap;
-	if (n && n <= deep.cap && src->deep.rows <= deep.row_cap) {
-		memcpy(dst->deep.last, src->deep.last, n * sizeof(double));
-		memcpy(dst->deep.slots_total, src->deep.slots_total, n * sizeof(double));
-		memcpy(dst->deep.measured_ns_total, src->deep.measured_ns_total, n * sizeof(double));
-		memcpy(dst->deep.row_slots_total, src->deep.row_slots_total, src->deep.rows * sizeof(double));
-	} else {
-		dst->deep.n_nodes = 0;
-	}
+	memcpy(dst->deep, deep, sizeof(deep));
+	for (unsigned k = 0; k < SNAP_PMUS; k++)
+		deep_copy(&dst->deep[k], &src->deep[k]);
 	/* A snapshot without per-cgroup buckets may have no array at all. */
 	if (src->n_cgroups)
 		memcpy(cgroups, src->cgroups, src->n_cgroups * sizeof(*cgroups));
@@ -284,7 +294,8 @@ void snapring_free(struct snapring *ring)
 		free(ring->bufs[i].cores);
 		free(ring->bufs[i].pkgs);
 		free(ring->bufs[i].cgroups);
-		deep_free(&ring->bufs[i].deep);
+		for (unsigned k = 0; k < SNAP_PMUS; k++)
+			deep_free(&ring->bufs[i].deep[k]);
 	}
 	free(ring);
 }

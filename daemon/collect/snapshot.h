@@ -154,6 +154,10 @@ struct snap_core {
 	struct snap_mode mode;
 };
 
+#define SNAP_STR 64
+#define SNAP_REASON 512
+#define SNAP_PMUS 3
+
 struct snap_pkg {
 	int package;
 	bool covered;
@@ -161,13 +165,9 @@ struct snap_pkg {
 	struct snap_smt smt;
 	struct snap_mode mode;
 	/* Below level 2 with [collect] drilldown: the level-2 category whose
-	 * subtree it counts (perf's name, static), or NULL. */
-	const char *drill;
+	 * subtree it counts in each tree (perf's name, static), or NULL. */
+	const char *drill[SNAP_PMUS];
 };
-
-#define SNAP_STR 64
-#define SNAP_REASON 512
-#define SNAP_PMUS 3
 
 /* A core PMU: what it runs and why anything is missing. */
 struct snap_pmu {
@@ -214,9 +214,11 @@ struct snap_cgstat {
 	double switches, bpf_seconds; /* program runs and their run time, in total */
 };
 
-/* The TopDown tree below level 2 (issue 42), when [collect] level asks
- * for it: perf's nodes, per row (the CPUs by number, then the cores, the
- * packages, the host: snap_deep_row).  Node descriptions point into the
+/* The TopDown tree below level 2 (issue 42) of one core PMU, when
+ * [collect] level asks for it: perf's nodes, per row (the CPUs by number,
+ * then the cores, the packages, the host: snap_deep_row; a row's figures
+ * are of that PMU's CPUs only, so a hybrid part's package has one row in
+ * each PMU's tree).  Node descriptions point into the
  * static tables (depth_tables.c); the arrays are the buffer's own,
  * reserved by the collector (snapshot_deep_reserve) and freed with the
  * ring. */
@@ -226,12 +228,13 @@ struct snap_deep {
 	unsigned level;            /* the deepest level shown */
 	unsigned n_groups;         /* groups the depth events rotate in, one per interval */
 	const char *source;        /* perf's metrics file (static) */
-	/* [collect] drilldown: each package's subtree is in snap_pkg.drill;
-	 * the host's when its packages agree (perf's name of the level-2
-	 * category, static), or NULL. */
+	/* [collect] drilldown: each package's subtree is in snap_pkg.drill
+	 * (at the tree's index); the host's when its packages agree (perf's
+	 * name of the level-2 category, static), or NULL. */
 	bool drilldown;
 	const char *host_drill;
 	char pmu[SNAP_STR];        /* the core PMU it counts on */
+	int pmu_idx;               /* that PMU in snapshot.pmus[], -1: none */
 	char reason[SNAP_REASON];  /* what is missing (nodes left out, CPUs without depth), or "" */
 	const struct dt_node *node[DEPTH_NODES_MAX];
 	int parent[DEPTH_NODES_MAX]; /* index of the parent node, -1: a level-2 category */
@@ -295,7 +298,10 @@ struct snapshot {
 	 * (topology, states, categories) the buffer holds. */
 	uint64_t fill_gen;
 
-	struct snap_deep deep;
+	/* One tree per core PMU counting nodes below level 2, in the order
+	 * of pmus[] (a hybrid part's P-cores first). */
+	unsigned n_deep;
+	struct snap_deep deep[SNAP_PMUS];
 
 	/* The SMT split (collect/smt.c): the host's, whether any PMU counts
 	 * it, how, and what is missing. */
@@ -329,10 +335,39 @@ static inline unsigned snap_deep_row_host(const struct snapshot *s)
 	return s->n_cpus + s->n_cores + s->n_pkgs;
 }
 
-/* Room in @snap's depth arrays for @rows rows of @nodes nodes (the
+/* Whether row @row of tree @d is of its core PMU: a CPU's or a core's
+ * row is of the PMU of that CPU (of the core's first); a package's and the
+ * host's rows are in every tree (over that PMU's CPUs there). */
+static inline bool snap_deep_covers(const struct snapshot *s, const struct snap_deep *d, unsigned row)
+{
+	int cpu = row < s->n_cpus ? (int)row
+		: row < s->n_cpus + s->n_cores ? s->cores[row - s->n_cpus].first_cpu : -2;
+
+	if (cpu == -2)
+		return true;
+	return cpu >= 0 && (unsigned)cpu < s->n_cpus && d->pmu_idx >= 0 && s->cpus[cpu].pmu_idx == d->pmu_idx;
+}
+
+/* The doubles a history sample keeps per entity for @snap's trees: each
+ * tree's nodes and its base slots (0: no tree).  Tree @t's start among
+ * them is snapshot_deep_offset(). */
+static inline unsigned snapshot_deep_offset(const struct snapshot *s, unsigned t)
+{
+	unsigned w = 0;
+
+	for (unsigned k = 0; k < t && k < s->n_deep; k++)
+		w += s->deep[k].n_nodes + 1;
+	return w;
+}
+static inline unsigned snapshot_deep_width(const struct snapshot *s)
+{
+	return s->n_deep && s->deep[0].n_nodes ? snapshot_deep_offset(s, s->n_deep) : 0;
+}
+
+/* Room in tree @d's arrays for @rows rows of @nodes nodes (the
  * collector's, on a buffer no reader holds): 0 or -ENOMEM.  Allocates
  * only when they grow: a depth configured, a larger layout. */
-int snapshot_deep_reserve(struct snapshot *snap, unsigned rows, unsigned nodes);
+int snapshot_deep_reserve(struct snap_deep *d, unsigned rows, unsigned nodes);
 
 /* When @snap's collection ended, in seconds of CLOCK_MONOTONIC: what
  * durations (windows, the history) are measured on; timestamp (the wall

@@ -574,24 +574,6 @@ void plan_make(const struct pmu_info *pmu, const struct topo *topo,
 			plan->level = pp->level;
 		plan->cats |= pp->cats;
 	}
-	/* The nodes below level 2 of one core type: the first that has
-	 * them (the snapshot has one tree). */
-	for (unsigned i = 0, first = PMU_CORE_MAX; i < plan->n_pmus; i++) {
-		struct plan_pmu *pp = &plan->pmu[i];
-
-		if (!pp->depth)
-			continue;
-		if (first == PMU_CORE_MAX) {
-			first = i;
-			continue;
-		}
-		str_printf(pp->depth_note, sizeof(pp->depth_note),
-			   "level %u requested: topdownd counts the nodes below level 2 of one core type, %s's; "
-			   "using level %u", cfg->level, plan->pmu[first].core->name, pp->level);
-		pp->depth = 0;
-		pp->depth_table = NULL;
-		pp->depth_multiplex = pp->drilldown = false;
-	}
 	cpuset_andnot(&plan->unsupported, &plan->selected, &plan->monitor);
 	for (unsigned i = 0; i < pmu->n_cores; i++)
 		if (pmu->core[i].has_cpus && pmu->core[i].level) {

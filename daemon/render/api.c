@@ -358,10 +358,9 @@ static void add_cgroups(json_t *doc, const struct snapshot *snap, unsigned level
  * since @then (the entity's history sample: the nodes' slots_total, then
  * the base slots), as a rate() of /metrics' counters gives them; null
  * without a sample of the same depth plan (nodes_then). */
-static void add_nodes(json_t *obj, const struct snapshot *snap, unsigned row, unsigned level, bool window,
+static void add_nodes(json_t *obj, const struct snap_deep *d, unsigned row, unsigned level, bool window,
 		      const double *then)
 {
-	const struct snap_deep *d = &snap->deep;
 	json_t *last, *slots, *measured;
 	double base = 0;
 
@@ -399,8 +398,10 @@ static void add_nodes(json_t *obj, const struct snapshot *snap, unsigned row, un
  * another level, CPUs gone or come back since: their totals restarted). */
 static const double *nodes_then(const struct snapshot *snap, const struct history_sample *then, int pkg)
 {
-	if (!then || then->deep_gen != snap->deep.gen || then->layout != snap->layout ||
-	    then->n_nodes != snap->deep.n_nodes)
+	unsigned width = snapshot_deep_width(snap);
+
+	if (!then || !width || then->deep_gen != snap->deep[0].gen || then->layout != snap->layout ||
+	    then->n_nodes + 1 != width)
 		return NULL;
 	return history_sample_nodes(then, pkg);
 }
@@ -408,10 +409,54 @@ static const double *nodes_then(const struct snapshot *snap, const struct histor
 /* With [collect] drilldown, the subtree a package (the host) counts:
  * the level-2 category's name, null before the first choice (or, for
  * the host, while its packages differ). */
-static void add_drill(json_t *obj, const struct snapshot *snap, const char *drill, unsigned level)
+static void add_drill(json_t *obj, const struct snap_deep *d, const char *drill, unsigned level)
 {
-	if (snap->deep.n_nodes && snap->deep.drilldown && level >= 3)
+	if (d->n_nodes && d->drilldown && level >= 3)
 		json_object_set_new(obj, "drilldown", drill ? json_string(depth_short(drill)) : json_null());
+}
+
+/* An entity's nodes below level 2 (its row @row in each tree): in the
+ * entity itself those of the first tree that has the row (a CPU's or a
+ * core's: its core type's), and on a hybrid part (trees of two core
+ * PMUs, whose nodes share names) every tree's with the row under
+ * "nodes_by_pmu", by PMU.  @drill: the entity's subtree in each tree
+ * (NULL: none shown); @then: its history sample's nodes for a window. */
+static void add_trees(json_t *obj, const struct snapshot *snap, unsigned row, unsigned level, bool window,
+		      const double *then, const char *const *drill)
+{
+	json_t *by = NULL;
+	bool first = true;
+	unsigned n = 0;
+
+	for (unsigned t = 0; t < snap->n_deep; t++)
+		n += snap->deep[t].n_nodes && row < snap->deep[t].rows && snap_deep_covers(snap, &snap->deep[t], row);
+	for (unsigned t = 0; t < snap->n_deep; t++) {
+		const struct snap_deep *d = &snap->deep[t];
+		const double *tt = then ? then + snapshot_deep_offset(snap, t) : NULL;
+
+		if (!d->n_nodes || level < 3 || row >= d->rows || !snap_deep_covers(snap, d, row))
+			continue;
+		if (first) {
+			first = false;
+			add_nodes(obj, d, row, level, window, tt);
+			if (drill)
+				add_drill(obj, d, drill[t], level);
+		}
+		if (n < 2)
+			continue;
+		if (!by)
+			by = json_object();
+		{
+			json_t *o = json_object();
+
+			add_nodes(o, d, row, level, window, tt);
+			if (drill)
+				add_drill(o, d, drill[t], level);
+			json_object_set_new(by, d->pmu, o);
+		}
+	}
+	if (by)
+		json_object_set_new(obj, "nodes_by_pmu", by);
 }
 
 /* The tree below level 2 itself, once: what each node is. */
@@ -462,9 +507,8 @@ static void add_mode(json_t *obj, const struct snap_mode *row)
 	json_object_set_new(obj, "smt_mode", o);
 }
 
-static json_t *tree_object(const struct snapshot *snap, unsigned level)
+static json_t *tree_object(const struct snap_deep *d, unsigned level)
 {
-	const struct snap_deep *d = &snap->deep;
 	json_t *o = json_object(), *nodes = json_array();
 
 	json_object_set_new(o, "pmu", ext_string(d->pmu));
@@ -560,11 +604,14 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 	if (window) {
 		windowed(&snap->host, then->host, &wc);
 		add_counts(host, &wc, level, snap->cats);
-		add_nodes(host, snap, snap_deep_row_host(snap), q->level, true, nodes_then(snap, then, -1));
+		add_trees(host, snap, snap_deep_row_host(snap), q->level, true, nodes_then(snap, then, -1), NULL);
 	} else {
+		const char *drill[SNAP_PMUS];
+
 		add_counts(host, &snap->host, level, snap->cats);
-		add_nodes(host, snap, snap_deep_row_host(snap), q->level, false, NULL);
-		add_drill(host, snap, snap->deep.host_drill, q->level);
+		for (unsigned t = 0; t < SNAP_PMUS; t++)
+			drill[t] = snap->deep[t].host_drill;
+		add_trees(host, snap, snap_deep_row_host(snap), q->level, false, NULL, drill);
 		add_smt(host, &snap->smt_host, NULL);
 		add_mode(host, &snap->mode_host);
 	}
@@ -584,8 +631,17 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 		json_object_set_new(mode, "metrics", json_string(snap->mode_method));
 		json_object_set_new(doc, "smt_mode", mode);
 	}
-	if (snap->deep.n_nodes && q->level >= 3)
-		json_object_set_new(doc, "tree", tree_object(snap, q->level));
+	/* "tree" is the first core PMU's (the P-cores' on a hybrid part),
+	 * "trees" every core PMU's. */
+	if (snap->n_deep && snap->deep[0].n_nodes && q->level >= 3) {
+		json_t *trees = json_array();
+
+		json_object_set_new(doc, "tree", tree_object(&snap->deep[0], q->level));
+		for (unsigned t = 0; t < snap->n_deep; t++)
+			if (snap->deep[t].n_nodes)
+				json_array_append_new(trees, tree_object(&snap->deep[t], q->level));
+		json_object_set_new(doc, "trees", trees);
+	}
 	if (q->has_cpus) {
 		json_t *sel = json_object(), *cpus = json_array();
 		struct snap_counts sum;
@@ -623,12 +679,12 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			if (window) {
 				windowed(&snap->pkgs[i].c, pkg_then(then, snap->pkgs[i].package), &wc);
 				add_counts(o, &wc, level, snap->cats);
-				add_nodes(o, snap, snap_deep_row_pkg(snap, i), q->level, true,
-					  nodes_then(snap, then, snap->pkgs[i].package));
+				add_trees(o, snap, snap_deep_row_pkg(snap, i), q->level, true,
+					  nodes_then(snap, then, snap->pkgs[i].package), NULL);
 			} else {
 				add_counts(o, &snap->pkgs[i].c, level, snap->cats);
-				add_nodes(o, snap, snap_deep_row_pkg(snap, i), q->level, false, NULL);
-				add_drill(o, snap, snap->pkgs[i].drill, q->level);
+				add_trees(o, snap, snap_deep_row_pkg(snap, i), q->level, false, NULL,
+					  snap->pkgs[i].drill);
 				add_smt(o, &snap->pkgs[i].smt, NULL);
 				add_mode(o, &snap->pkgs[i].mode);
 			}
@@ -654,7 +710,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			json_object_set_new(o, "cpus", cpus);
 			add_counts(o, &snap->cores[i].c, level, snap->cats);
 			if (!window) {
-				add_nodes(o, snap, snap_deep_row_core(snap, i), q->level, false, NULL);
+				add_trees(o, snap, snap_deep_row_core(snap, i), q->level, false, NULL, NULL);
 				add_smt(o, &snap->cores[i].smt, &snap->cores[i]);
 				add_mode(o, &snap->cores[i].mode);
 			}
@@ -690,7 +746,7 @@ json_t *api_document(const struct snapshot *snap, const struct api_query *q,
 			}
 			add_counts(o, &c->c, level, snap->cats);
 			if (!window) {
-				add_nodes(o, snap, snap_deep_row_cpu(snap, i), q->level, false, NULL);
+				add_trees(o, snap, snap_deep_row_cpu(snap, i), q->level, false, NULL, NULL);
 				add_mode(o, &c->mode);
 			}
 			json_array_append_new(arr, o);

@@ -19,7 +19,7 @@
 #include "history.h"
 #include "snapshot.h"
 
-#define API_VERSION "1.10"
+#define API_VERSION "1.11"
 
 enum api_scope {
 	API_SCOPE_HOST,

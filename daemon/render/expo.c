@@ -395,35 +395,46 @@ static void category_families(struct render *r)
 	category_family(r, suffix, 2);
 }
 
-/* Below level 2: each node's slots and measured time, and the base. */
+/* Below level 2: each node's slots and measured time, and the base, of
+ * every core PMU's tree (label pmu: a hybrid part's two trees share node
+ * names); a CPU or a core only in its own core type's tree. */
 static void node_families(struct render *r)
 {
-	const struct snap_deep *d = &r->snap->deep;
+	const struct snapshot *s = r->snap;
 	bool open = r->n_ents && r->ents[0].len;
 	static const enum metric_id ids[] = { MET_NODE_SLOTS, MET_NODE_SECONDS };
+	bool any = false;
 
-	if (!d->n_nodes)
+	for (unsigned t = 0; t < s->n_deep; t++)
+		any |= s->deep[t].n_nodes > 0;
+	if (!any)
 		return;
 	for (unsigned f = 0; f < 2; f++) {
 		const char *name = metric_get(ids[f])->name;
 		size_t name_len = strlen(name);
 
 		family(r, ids[f]);
-		for (unsigned k = 0; k < d->n_nodes; k++) {
-			const struct dt_node *n = d->node[k];
-			char suffix[160];
-			int len = snprintf(suffix, sizeof(suffix), "%snode=\"%s\",level=\"%u\",parent=\"%s\"} ",
-					   open ? "," : "{", depth_short(n->name), n->level, depth_short(n->parent));
+		for (unsigned t = 0; t < s->n_deep; t++) {
+			const struct snap_deep *d = &s->deep[t];
 
-			if (len <= 0 || (size_t)len >= sizeof(suffix))
-				continue;
-			for (unsigned i = 0; i < r->n_ents; i++) {
-				const struct ent *e = &r->ents[i];
-				const double *a = f == 0 ? d->slots_total : d->measured_ns_total;
+			for (unsigned k = 0; k < d->n_nodes; k++) {
+				const struct dt_node *n = d->node[k];
+				char suffix[224];
+				int len = snprintf(suffix, sizeof(suffix),
+						   "%snode=\"%s\",level=\"%u\",parent=\"%s\",pmu=\"%s\"} ",
+						   open ? "," : "{", depth_short(n->name), n->level,
+						   depth_short(n->parent), d->pmu);
 
-				if (e->row < d->rows)
-					put_sample(r, name, name_len, e, suffix, (size_t)len,
-						   a[(size_t)e->row * d->n_nodes + k], f == 1);
+				if (len <= 0 || (size_t)len >= sizeof(suffix))
+					continue;
+				for (unsigned i = 0; i < r->n_ents; i++) {
+					const struct ent *e = &r->ents[i];
+					const double *a = f == 0 ? d->slots_total : d->measured_ns_total;
+
+					if (e->row < d->rows && snap_deep_covers(s, d, e->row))
+						put_sample(r, name, name_len, e, suffix, (size_t)len,
+							   a[(size_t)e->row * d->n_nodes + k], f == 1);
+				}
 			}
 		}
 	}
@@ -431,12 +442,20 @@ static void node_families(struct render *r)
 		const char *name = metric_get(MET_NODE_BASE_SLOTS)->name;
 
 		family(r, MET_NODE_BASE_SLOTS);
-		for (unsigned i = 0; i < r->n_ents; i++) {
-			const struct ent *e = &r->ents[i];
+		for (unsigned t = 0; t < s->n_deep; t++) {
+			const struct snap_deep *d = &s->deep[t];
+			char suffix[96];
+			int len = snprintf(suffix, sizeof(suffix), "%spmu=\"%s\"} ", open ? "," : "{", d->pmu);
 
-			if (e->row < d->rows)
-				put_sample(r, name, strlen(name), e, e->len ? "} " : " ", e->len ? 2 : 1,
-					   d->row_slots_total[e->row], false);
+			if (!d->n_nodes || len <= 0 || (size_t)len >= sizeof(suffix))
+				continue;
+			for (unsigned i = 0; i < r->n_ents; i++) {
+				const struct ent *e = &r->ents[i];
+
+				if (e->row < d->rows && snap_deep_covers(s, d, e->row))
+					put_sample(r, name, strlen(name), e, suffix, (size_t)len,
+						   d->row_slots_total[e->row], false);
+			}
 		}
 	}
 }

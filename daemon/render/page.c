@@ -151,39 +151,53 @@ static void put_tree_bar(struct buf *b, const json_t *e)
 	buf_puts(b, "</svg>\n");
 }
 
-static void legend_row(struct buf *b, const char *cat, const char *cls, unsigned k, double v,
+static void legend_row(struct buf *b, const char *cat, const char *pmu, const char *cls, unsigned k, double v,
 		       bool top)
 {
 	buf_printf(b, "<tr class=\"%s%s\"><td><i class=\"sw c-%s %s k%u\"></i>", cls,
 		   top ? " top" : "", cat, cls, k);
 	put_words(b, cat);
+	if (pmu) {
+		buf_puts(b, " (");
+		put_html(b, pmu);
+		buf_putc(b, ')');
+	}
 	buf_puts(b, "</td><td class=\"v\">");
 	put_pct(b, v);
 	buf_puts(b, "</td></tr>");
 }
 
 /* Below level 2: the level-3 nodes under the bottleneck's level-2
- * category @l2 (the document's @tree), with the entity's values: the
- * drill-down a reader would do next.  Nodes without a value are left out. */
-static void put_deeper(struct buf *b, const json_t *e, const json_t *tree, const char *l2)
+ * category @l2 in each tree of the document's @trees, with the entity's
+ * values: the drill-down a reader would do next.  On a hybrid part each
+ * core type's nodes (nodes_by_pmu), named with it.  Nodes without a value
+ * are left out. */
+static void put_deeper(struct buf *b, const json_t *e, const json_t *trees, const char *l2)
 {
-	const json_t *nodes = json_object_get(e, "nodes");
-	size_t i;
-	json_t *n;
+	const json_t *by = json_object_get(e, "nodes_by_pmu");
+	size_t t, i;
+	json_t *tree, *n;
 
-	json_array_foreach((json_t *)(uintptr_t)json_object_get(tree, "nodes"), i, n) {
-		const char *name = str_of(n, "node");
-		const json_t *v = json_object_get(nodes, name);
+	json_array_foreach((json_t *)(uintptr_t)trees, t, tree) {
+		const char *pmu = str_of(tree, "pmu");
+		const json_t *nodes = by ? json_object_get(json_object_get(by, pmu), "nodes")
+				     : t == 0 ? json_object_get(e, "nodes") : NULL;
 
-		if (json_integer_value(json_object_get(n, "level")) == 3 && strcmp(str_of(n, "parent"), l2) == 0 &&
-		    json_is_number(v))
-			legend_row(b, name, "l3", 0, json_number_value(v), false);
+		json_array_foreach((json_t *)(uintptr_t)json_object_get(tree, "nodes"), i, n) {
+			const char *name = str_of(n, "node");
+			const json_t *v = json_object_get(nodes, name);
+
+			if (json_integer_value(json_object_get(n, "level")) != 3 || strcmp(str_of(n, "parent"), l2) != 0 ||
+			    !json_is_number(v))
+				continue;
+			legend_row(b, name, by ? pmu : NULL, "l3", 0, json_number_value(v), false);
+		}
 	}
 }
 
 /* The figures in a table: readable without the bars, and the bottleneck's
  * rows in bold, the nodes below its level-2 category under it. */
-static void put_legend(struct buf *b, const json_t *e, const json_t *tree)
+static void put_legend(struct buf *b, const json_t *e, const json_t *trees)
 {
 	const json_t *l1 = json_object_get(e, "level1");
 	const json_t *l2 = json_object_get(e, "level2_by_parent");
@@ -198,13 +212,13 @@ static void put_legend(struct buf *b, const json_t *e, const json_t *tree)
 		json_t *cv;
 		unsigned k = 0;
 
-		legend_row(b, cat, "l1", 0, json_number_value(v), top);
+		legend_row(b, cat, NULL, "l1", 0, json_number_value(v), top);
 		json_object_foreach((json_t *)(uintptr_t)json_object_get(l2, cat), child, cv) {
 			bool here = top && bn[len] == '.' && strcmp(bn + len + 1, child) == 0;
 
-			legend_row(b, child, "l2", k++ % 3, json_number_value(cv), here);
+			legend_row(b, child, NULL, "l2", k++ % 3, json_number_value(cv), here);
 			if (here)
-				put_deeper(b, e, tree, child);
+				put_deeper(b, e, trees, child);
 		}
 	}
 	buf_puts(b, "</table>\n");
@@ -227,7 +241,7 @@ static void put_running(struct buf *b, const json_t *e)
 	buf_puts(b, ".</p>\n");
 }
 
-static void put_entity(struct buf *b, const char *id, const char *title, const json_t *e, const json_t *tree)
+static void put_entity(struct buf *b, const char *id, const char *title, const json_t *e, const json_t *trees)
 {
 	buf_printf(b, "<div class=\"entity\" id=\"e-%s\"><h3>", id);
 	put_html(b, title);
@@ -235,7 +249,7 @@ static void put_entity(struct buf *b, const char *id, const char *title, const j
 	put_bottleneck(b, e);
 	if (json_is_object(json_object_get(e, "level1"))) {
 		put_tree_bar(b, e);
-		put_legend(b, e, tree);
+		put_legend(b, e, trees);
 	}
 	put_running(b, e);
 	buf_puts(b, "</div>\n");
@@ -571,13 +585,13 @@ void page_live(struct buf *b, const json_t *now, const json_t *history, const ch
 	buf_puts(b, "</h2>\n");
 	put_state(b, now);
 	buf_puts(b, "<div class=\"entities\" id=\"entities\">\n");
-	put_entity(b, "host", "host", json_object_get(now, "host"), json_object_get(now, "tree"));
+	put_entity(b, "host", "host", json_object_get(now, "host"), json_object_get(now, "trees"));
 	json_array_foreach(json_object_get(now, "packages"), i, pkg) {
 		char id[24], title[40];
 
 		snprintf(id, sizeof(id), "package-%lld", (long long)json_integer_value(json_object_get(pkg, "package")));
 		snprintf(title, sizeof(title), "package %lld", (long long)json_integer_value(json_object_get(pkg, "package")));
-		put_entity(b, id, title, pkg, json_object_get(now, "tree"));
+		put_entity(b, id, title, pkg, json_object_get(now, "trees"));
 	}
 	buf_puts(b, "</div></section>\n<section id=\"cores\"><h2>Cores</h2>\n");
 	if (heat) {

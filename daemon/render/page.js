@@ -57,23 +57,29 @@
     return svg;
   }
 
-  function legendRow(cat, cls, k, v, top) {
+  function legendRow(cat, cls, k, v, top, pmu) {
     return h('tr', { class: cls + (top ? ' top' : '') }, [
-      h('td', {}, [h('i', { class: 'sw c-' + cat + ' ' + cls + ' k' + k }), words(cat)]),
+      h('td', {}, [h('i', { class: 'sw c-' + cat + ' ' + cls + ' k' + k }),
+        words(cat) + (pmu ? ' (' + pmu + ')' : '')]),
       h('td', { class: 'v' }, [pct(v)])]);
   }
 
   // Below level 2: the level-3 nodes under the bottleneck's level-2
-  // category, with their values (page.c put_deeper).
-  function deeper(t, e, tree, l2) {
-    for (const n of (tree && tree.nodes) || []) {
-      const v = (e.nodes || {})[n.node];
-      if (n.level === 3 && n.parent === l2 && typeof v === 'number')
-        t.append(legendRow(n.node, 'l3', 0, v, false));
-    }
+  // category in each core PMU's tree, with their values (page.c
+  // put_deeper); on a hybrid part each core type's, named with it.
+  function deeper(t, e, trees, l2) {
+    const by = e.nodes_by_pmu;
+    (trees || []).forEach((tree, k) => {
+      const vals = by ? (by[tree.pmu] || {}).nodes || {} : (k === 0 ? e.nodes || {} : {});
+      for (const n of tree.nodes || []) {
+        const v = vals[n.node];
+        if (n.level === 3 && n.parent === l2 && typeof v === 'number')
+          t.append(legendRow(n.node, 'l3', 0, v, false, by ? tree.pmu : null));
+      }
+    });
   }
 
-  function legend(e, tree) {
+  function legend(e, trees) {
     const t = h('table', { class: 'legend' });
     const [bp, bc] = (e.bottleneck || '').split('.');
     for (const [cat, v] of Object.entries(e.level1)) {
@@ -83,7 +89,7 @@
       for (const [child, cv] of Object.entries((e.level2_by_parent || {})[cat] || {})) {
         const here = top && child === bc;
         t.append(legendRow(child, 'l2', k++ % 3, cv, here));
-        if (here) deeper(t, e, tree, child);
+        if (here) deeper(t, e, trees, child);
       }
     }
     return t;
@@ -98,9 +104,9 @@
       : '') + '.']);
   }
 
-  function entity(id, title, e, tree) {
+  function entity(id, title, e, trees) {
     const d = h('div', { class: 'entity', id: 'e-' + id }, [h('h3', {}, [title]), bottleneck(e)]);
-    if (e.level1) d.append(treeBar(e), legend(e, tree));
+    if (e.level1) d.append(treeBar(e), legend(e, trees));
     const r = running(e);
     if (r) d.append(r);
     return d;
@@ -206,9 +212,9 @@
     const states = state(doc);
     if (first) first.before(...states);
     old.forEach((p) => p.remove());
-    const ents = [entity('host', 'host', doc.host, doc.tree)];
+    const ents = [entity('host', 'host', doc.host, doc.trees)];
     for (const pkg of doc.packages || [])
-      ents.push(entity('package-' + pkg.package, 'package ' + pkg.package, pkg, doc.tree));
+      ents.push(entity('package-' + pkg.package, 'package ' + pkg.package, pkg, doc.trees));
     document.getElementById('entities').replaceChildren(...ents);
     drawHeat();
   }

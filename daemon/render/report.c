@@ -447,10 +447,9 @@ void report_down(FILE *out, const struct snapshot *snap)
 
 /* Below level 2: the nodes under level-2 category @l2 (or under node
  * @parent), each indented under its parent, in each column's row. */
-static void print_nodes(FILE *out, const struct snapshot *snap, enum td_cat l2, int parent, unsigned indent,
+static void print_nodes(FILE *out, const struct snap_deep *d, enum td_cat l2, int parent, unsigned indent,
 			int name_w, const unsigned *rows, unsigned n)
 {
-	const struct snap_deep *d = &snap->deep;
 
 	for (unsigned i = 0; i < d->n_nodes; i++) {
 		bool child = parent >= 0 ? d->parent[i] == parent
@@ -468,7 +467,38 @@ static void print_nodes(FILE *out, const struct snapshot *snap, enum td_cat l2, 
 				fprintf(out, " %11s ", "-");
 		}
 		fputc('\n', out);
-		print_nodes(out, snap, l2, (int)i, indent + 2, name_w, rows, n);
+		print_nodes(out, d, l2, (int)i, indent + 2, name_w, rows, n);
+	}
+}
+
+/* Whether some tree has nodes right under level-2 category @l2. */
+static bool has_nodes_under(const struct snapshot *snap, enum td_cat l2)
+{
+	for (unsigned t = 0; t < snap->n_deep; t++)
+		for (unsigned i = 0; i < snap->deep[t].n_nodes; i++)
+			if (snap->deep[t].parent[i] < 0 &&
+			    !strcmp(depth_short(snap->deep[t].node[i]->parent), td_cat[l2].name))
+				return true;
+	return false;
+}
+
+/* Below level-2 category @l2: each tree's nodes, under a line naming
+ * its core PMU where there are several (a hybrid part's P-cores and
+ * E-cores: each column over that core type's CPUs). */
+static void print_trees(FILE *out, const struct snapshot *snap, enum td_cat l2, int name_w, const unsigned *rows,
+			unsigned n)
+{
+	for (unsigned t = 0; t < snap->n_deep; t++) {
+		const struct snap_deep *d = &snap->deep[t];
+		bool any = false;
+
+		for (unsigned i = 0; i < d->n_nodes && !any; i++)
+			any = d->parent[i] < 0 && !strcmp(depth_short(d->node[i]->parent), td_cat[l2].name);
+		if (!any)
+			continue;
+		if (snap->n_deep > 1)
+			fprintf(out, "    %s:\n", d->pmu);
+		print_nodes(out, d, l2, -1, snap->n_deep > 1 ? 6 : 4, name_w, rows, n);
 	}
 }
 
@@ -555,12 +585,15 @@ void report_once(FILE *out, const struct snapshot *snap)
 				name_w = len;
 		}
 	/* And every node below level 2, indented two by level. */
-	for (unsigned i = 0; i < snap->deep.n_nodes; i++) {
-		int len = (int)strlen(depth_short(snap->deep.node[i]->name)) + 2 * (int)(snap->deep.node[i]->level - 1);
+	for (unsigned t = 0; t < snap->n_deep; t++)
+		for (unsigned i = 0; i < snap->deep[t].n_nodes; i++) {
+			const struct dt_node *nd = snap->deep[t].node[i];
+			int len = (int)strlen(depth_short(nd->name)) + 2 * (int)(nd->level - 1) +
+				  (snap->n_deep > 1 ? 2 : 0);
 
-		if (len > name_w)
-			name_w = len;
-	}
+			if (len > name_w)
+				name_w = len;
+		}
 	fprintf(out, "%-*s %12s", name_w, "", "host");
 	rows[n] = snap_deep_row_host(snap);
 	cols[n++] = &snap->host;
@@ -593,7 +626,20 @@ void report_once(FILE *out, const struct snapshot *snap)
 			for (unsigned k = 0; k < n; k++)
 				cell(out, cols[k], l2, bottlenecks[k]);
 			fputc('\n', out);
-			print_nodes(out, snap, (enum td_cat)l2, -1, 4, name_w, rows, n);
+			print_trees(out, snap, (enum td_cat)l2, name_w, rows, n);
+		}
+		/* Nodes under a level-2 node of perf's that topdownd does not
+		 * count as a category (Gracemont's tma_resource_bound, which is
+		 * tma_backend_bound itself): under its name, without a value. */
+		for (int l2 = 0; l2 < TD_CAT_COUNT && snap->level >= 2; l2++) {
+			if (td_catset_has(snap->cats, (enum td_cat)l2) || td_cat[l2].level != 2 ||
+			    td_cat[l2].parent != (enum td_cat)l1 || !has_nodes_under(snap, (enum td_cat)l2))
+				continue;
+			fprintf(out, "  %-*s", name_w - 2, td_cat[l2].name);
+			for (unsigned k = 0; k < n; k++)
+				fprintf(out, " %11s ", "-");
+			fputc('\n', out);
+			print_trees(out, snap, (enum td_cat)l2, name_w, rows, n);
 		}
 	}
 	fprintf(out, "%-*s", name_w, "running");

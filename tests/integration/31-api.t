@@ -29,7 +29,7 @@ hist_samples() { curl -s "$TD_URL/api/v1/topdown/history" | jq "[.samples[] | se
 hist_ge() { [ "$(hist_samples "$1")" -ge "$2" ]; }
 wait_intervals 2
 
-is "$(api "" | jq -r .api_version)" "1.10" "the document says its API version"
+is "$(api "" | jq -r .api_version)" "1.11" "the document says its API version"
 out=$(curl -s -w ' %{http_code}' "$TD_URL/api/v1/topdown?cpu=3,100")
 is "$out" '{"error":"invalid cpu: 100 does not exist on this host (its CPUs are 0-15)"} 400' \
 	"?cpu=3,100: 400 naming the CPU that does not exist"
@@ -128,7 +128,7 @@ near "$(jq .cpus[0].level2_by_parent.backend_bound.memory_bound "$TMP/tree.json"
 curl -s -D "$TMP/gz.h" -H 'Accept-Encoding: gzip' -o "$TMP/core.json.gz" "$TD_URL/api/v1/topdown?scope=core"
 ok $(grep -qi '^Content-Encoding: gzip' "$TMP/gz.h" && grep -qi '^Vary: Accept-Encoding' "$TMP/gz.h"; echo $?) \
 	"Accept-Encoding: gzip: the document comes compressed, with Vary: Accept-Encoding"
-is "$(gzip -dc "$TMP/core.json.gz" | jq -r '[.api_version, (.cores | length)] | join(" ")')" "1.10 8" \
+is "$(gzip -dc "$TMP/core.json.gz" | jq -r '[.api_version, (.cores | length)] | join(" ")')" "1.11 8" \
 	"the compressed document is the JSON API's, all 8 cores"
 is "$(curl -s -D - -o /dev/null "$TD_URL/api/v1/topdown" | grep -ci '^Content-Encoding')" 0 \
 	"without Accept-Encoding: not compressed"

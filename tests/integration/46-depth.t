@@ -32,7 +32,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 51
+plan 59
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -96,11 +96,61 @@ like "$(grep '^departure tsc_sum' <<<"$PARITY_OUT")" \
 ag=$("$TOOL_DIR/depth_dump" "$FIXTURES/adl-hybrid" 3 | grep -c '^group')
 parity_ok "level 3 on adl-hybrid's P-cores: perf 6.1's expressions on perf's counts within 0.05 pp per CPU" \
 	--tables "$T61" --fake-tables "$T61" --fixture "$FIXTURES/adl-hybrid" --cpuid GenuineIntel-6-97-0 \
+	--tables-fallback "$ROOT/reference/perf-tables" \
 	--events-from x86/alderlake/adl-metrics.json --unit cpu_core --pmu cpu_core --cpus 0-7 --ungrouped \
 	--metric-groups TopdownL1,TopdownL2,TopdownL3 --topdownd-level 3 --warmup $((ag + 1)) --intervals $((ag + 5)) \
 	--scenario "$SCEN/depth-adl.json"
 n=$(awk '$1 == "cpu" {print $2}' <<<"$PARITY_OUT")
-ok $([ "${n:-0}" -ge 5000 ]; echo $?) "adl-hybrid P-cores: ${n:-0} CPU values compared"
+ok $([ "${n:-0}" -ge 15000 ]; echo $?) "adl-hybrid P-cores: ${n:-0} CPU values compared"
+is "$(grep '^nodes:' <<<"$PARITY_OUT")" "nodes: 37 of 37 compared" \
+	"adl-hybrid P-cores: every node of levels 1 to 3 had a value in both (those reading CPU_CLK_UNHALTED.THREAD read 0 on cpu_core under the fake before)"
+# Alder Lake's E-cores (Gracemont, cpu_atom), a tree of their own beside
+# the P-cores': the upstream tables' (it hangs from the level-1/2 nodes
+# topdownd counts there, which follow them: hw/uarch_atom.c; perf 6.1's
+# level 3 reads MEM_BOUND_STALLS_AT_RET_CORRECTION, which none of its
+# files defines), counted with depth_multiplex (their level-1/2 events
+# rotate in 2 groups).  perf counts the events, the upstream expressions
+# are evaluated on its counts.  perf's tma_resource_bound is
+# tma_backend_bound itself (an auxiliary tree): no category of topdownd's,
+# its nodes compared.
+printf '[collect]\nlevel = 4\ndepth_multiplex = true\n' >"$TMP/l4m.conf"
+printf '[collect]\nlevel = 3\ndepth_multiplex = true\n' >"$TMP/l3m.conf"
+eg=$(FAKEPMU_SYSFS="$FIXTURES/adl-hybrid" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
+	"$TOPDOWND" -c "$TMP/l4m.conf" --probe --sysfs-root "$FIXTURES/adl-hybrid" 2>/dev/null |
+	sed -n 's/^Below L2: *levels 3 to 4: \([0-9]*\) nodes from reference\/perf-tables\/x86\/alderlake\/adl-metrics.json, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p')
+is "$eg" "36 42 7" "adl-hybrid E-cores at level 4: 36 nodes, 42 events in 7 groups (--probe)"
+parity_ok "levels 3 and 4 on adl-hybrid's E-cores: the upstream expressions on perf's counts within 0.05 pp per CPU" \
+	--tables "$ROOT/reference/perf-tables" --tables-fallback "$T61" --fixture "$FIXTURES/adl-hybrid" \
+	--cpuid GenuineIntel-6-97-0 --events-from x86/alderlake/adl-metrics.json --unit cpu_atom --pmu cpu_atom \
+	--cpus 8-15 --ungrouped --weight-event CPU_CLK_UNHALTED.CORE \
+	--metric-groups TopdownL1,TopdownL2,TopdownL3,TopdownL4 --topdownd-level 4 --topdownd-set "depth_multiplex = true" \
+	--ignore resource_bound --warmup 10 --intervals 15 --scenario "$SCEN/depth-adl.json"
+n=$(awk '$1 == "cpu" {print $2}' <<<"$PARITY_OUT")
+ok $([ "${n:-0}" -ge 20000 ]; echo $?) "adl-hybrid E-cores: ${n:-0} CPU values compared"
+is "$(grep '^nodes:' <<<"$PARITY_OUT")" "nodes: 48 of 48 compared (1 ignored)" \
+	"adl-hybrid E-cores: every node of levels 1 to 4 had a value in both (resource_bound, backend_bound itself, ignored)"
+# Both trees in one daemon: each CPU its core type's nodes, a package
+# and the host each tree's by PMU, the totals a rate() reads.
+FAKEPMU_SYSFS="$FIXTURES/adl-hybrid" FAKEPMU_SCENARIO="$SCEN/depth-adl.json" FAKEPMU_TABLES="$T61" \
+	FAKEPMU_TABLES_FALLBACK="$ROOT/reference/perf-tables" FAKEPMU_CLOCK_STEP=0.1 LD_PRELOAD="$FAKEPMU" \
+	"$TOPDOWND" -c "$TMP/l3m.conf" --sysfs-root "$FIXTURES/adl-hybrid" --watch --json --count 14 -i 100ms \
+	2>/dev/null | tail -1 >"$TMP/hybrid.doc"
+is "$(jq -c '[[.trees[] | [.pmu, (.nodes | length), .groups]], (.host.nodes_by_pmu | keys),
+	([.cpus[0].nodes[] | select(. != null)] | length), ([.cpus[8].nodes[] | select(. != null)] | length),
+	.cpus[0].nodes.l1_bound, .cpus[8].nodes.l1_bound, .host.nodes_by_pmu.cpu_atom.nodes.l1_bound,
+	(.cpus[8] | has("nodes_by_pmu"))]' "$TMP/hybrid.doc")" \
+	'[[["cpu_core",25,9],["cpu_atom",24,5]],["cpu_atom","cpu_core"],25,24,0.0944,0.0565,0.0565,false]' \
+	"adl-hybrid at level 3: a tree per core type (trees[]); a CPU has its type's nodes, the host each type's (nodes_by_pmu)"
+is "$(jq -r '[.cpus[8:16][] | . as $c | .nodes | to_entries[] | select(.value != null) |
+	[((($c.nodes_slots_total[.key] / $c.nodes_base_slots_total) - .value) | fabs), $c.nodes_base_slots_total]] |
+	"\(length) \((map(.[0]) | max) < 1e-5) \((map(.[1]) | min) > 0)"' "$TMP/hybrid.doc")" "192 true true" \
+	"adl-hybrid E-cores (no slots event: 5 x cycles): each node's slots_total over the base slots is its value, on every CPU"
+FAKEPMU_SYSFS="$FIXTURES/adl-hybrid" FAKEPMU_SCENARIO="$SCEN/depth-adl.json" FAKEPMU_TABLES="$T61" \
+	FAKEPMU_TABLES_FALLBACK="$ROOT/reference/perf-tables" FAKEPMU_CLOCK_STEP=0.1 LD_PRELOAD="$FAKEPMU" \
+	"$TOPDOWND" -c "$TMP/l3m.conf" --sysfs-root "$FIXTURES/adl-hybrid" --watch --count 14 -i 100ms \
+	2>/dev/null >"$TMP/hybrid.txt"
+like "$(tail -40 "$TMP/hybrid.txt" | tr '\n' '|')" "  memory_bound .*\|    cpu_core:\|      l1_bound +9\.4% .*\|    cpu_atom:\|      dram_bound .*\|  resource_bound +- +- \|    cpu_atom:\|      alloc_restriction +4\.1%" \
+	"--watch: each core type's nodes under their level-2 category, named; Gracemont's resource_bound subtree under its name"
 
 # Emerald Rapids and Granite Rapids (perf 6.1 does not know them): perf
 # 7.2's nodes, perf counting the events and perf 7.2's expressions on its
@@ -158,7 +208,15 @@ jq '.cpus.default.phases[0].events += {"CPU_CLK_UNHALTED.REF_TSC": 0.1043, "MEM_
 	"MEM_LOAD_L3_HIT_RETIRED.XSNP_FWD": 3.1e-05, "MEM_LOAD_L3_HIT_RETIRED.XSNP_MISS": 1.7e-05,
 	"MEM_LOAD_L3_HIT_RETIRED.XSNP_NO_FWD": 2.3e-05, "OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_HITM": 1.3e-05,
 	"OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_HIT_WITH_FWD": 2.9e-05, "OCR.DEMAND_RFO.L3_MISS": 1.9e-05,
-	"OCR.DEMAND_RFO.L3_HIT.SNOOP_HITM": 7.1e-06}' "$SCEN/depth-emr.json" >"$TMP/depth-emr4.json"
+	"OCR.DEMAND_RFO.L3_HIT.SNOOP_HITM": 7.1e-06,
+	"DTLB_LOAD_MISSES.WALK_ACTIVE": 0.0041, "DTLB_LOAD_MISSES.WALK_COMPLETED_1G": 1.1e-06,
+	"DTLB_LOAD_MISSES.WALK_COMPLETED_2M_4M": 2.3e-05, "DTLB_LOAD_MISSES.WALK_COMPLETED_4K": 0.00013,
+	"DTLB_STORE_MISSES.WALK_ACTIVE": 0.0013, "DTLB_STORE_MISSES.WALK_COMPLETED_1G": 7e-07,
+	"DTLB_STORE_MISSES.WALK_COMPLETED_2M_4M": 1.1e-05, "DTLB_STORE_MISSES.WALK_COMPLETED_4K": 6.1e-05,
+	"ITLB_MISSES.WALK_ACTIVE": 0.0009, "ITLB_MISSES.WALK_COMPLETED_2M_4M": 3.7e-06,
+	"ITLB_MISSES.WALK_COMPLETED_4K": 2.9e-05, "L2_RQSTS.ALL_RFO": 0.0019, "L2_RQSTS.RFO_HIT": 0.0011,
+	"MEM_INST_RETIRED.ALL_STORES": 0.021, "MEM_INST_RETIRED.LOCK_LOADS": 0.00031, "MEM_STORE_RETIRED.L2_HIT": 0.00083,
+	"OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DEMAND_RFO": 0.0071}' "$SCEN/depth-emr.json" >"$TMP/depth-emr4.json"
 g6=$("$TOOL_DIR/depth_dump" "$FIXTURES/emr-2s" 6 | grep -c '^group')
 parity_ok "levels 4 to 6 on emr-2s: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, core, package and host" \
 	--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/emr-2s" --cpuid GenuineIntel-6-CF-0 \
@@ -233,8 +291,8 @@ def val(text, name):
         if line.startswith(name + " ") or line.startswith(name + "{") and line.split()[0] == name:
             return float(line.split()[-1])
 a, b = sys.argv[1], sys.argv[2]
-n = "topdown_node_slots_total{node=\"l2_bound\",level=\"3\",parent=\"memory_bound\"}"
-d = "topdown_node_base_slots_total"
+n = "topdown_node_slots_total{node=\"l2_bound\",level=\"3\",parent=\"memory_bound\",pmu=\"cpu\"}"
+d = "topdown_node_base_slots_total{pmu=\"cpu\"}"
 print("%.6f" % ((val(b, n) - val(a, n)) / (val(b, d) - val(a, d))))' "$s0" "$s1")
 near "$v" 0.0704 0.0001 "increase(topdown_node_slots_total{node=l2_bound}) / increase(topdown_node_base_slots_total) is its value, 0.0704"
 # Its measured seconds: the intervals its group ran (one of the $groups
@@ -383,25 +441,26 @@ like "$(probe skx-2s)" "Below L2: +level 3 requested: Skylake-SP / Cascade Lake-
 like "$(probe neoverse-v2-64)" "Below L2: +level 3 requested: topdownd has no TopDown node below level 2 for Arm Neoverse N2 / V2 \(perf.s tables it reads define none\)" \
 	"--probe on Neoverse V2 at level 3: no table of nodes, said"
 # The README's table is what --probe says at levels 3 and 6.
-row() { # row FIXTURE [MULTIPLEX]: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it
-	local l3 l6 m=${2:+depth_multiplex = true}
+row() { # row FIXTURE [MULTIPLEX [NTH]]: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it (of the NTH core PMU)
+	local l3 l6 m=${2:+depth_multiplex = true} nth=${3:-1}
 	printf '[collect]\nlevel = 3\n%s\n' "$m" >"$TMP/l3r.conf"
 	printf '[collect]\nlevel = 6\n%s\n' "$m" >"$TMP/l6.conf"
 	l3=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
 		"$TOPDOWND" -c "$TMP/l3r.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null |
-		sed -n 's/.*levels 3 to 3: \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p' | head -1)
+		sed -n 's/.*levels 3 to 3: \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p' | sed -n "${nth}p")
 	l6=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
 		"$TOPDOWND" -c "$TMP/l6.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null |
-		sed -n 's/.*levels 3 to \([0-9]\): \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3 \4/p' | head -1)
+		sed -n 's/.*levels 3 to \([0-9]\): \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3 \4/p' | sed -n "${nth}p")
 	set -- $l3 $l6
 	echo "$1 nodes, $2 events | $4: $5 nodes, $6 events | $3 / $7 |"
 }
 want=$(printf '%s\n' "| Sapphire Rapids | $(row spr-2s)" "| Alder Lake, Raptor Lake P-cores | $(row adl-hybrid)" \
+	"| Alder Lake, Raptor Lake E-cores (depth_multiplex) | $(row adl-hybrid m 2)" \
 	"| Emerald Rapids | $(row emr-2s)" "| Granite Rapids | $(row gnr-2s)" \
 	"| Ice Lake server (depth_multiplex) | $(row icx-1s m)" "| Ice Lake client (depth_multiplex) | $(row icl-client m)" \
 	"| Skylake-SP, Cascade Lake (depth_multiplex) | $(row skx-1s m)" \
 	"| Sierra Forest, Grand Ridge (depth_multiplex) | $(row srf-2s m)")
-is "$(grep -E '^\| (Sapphire Rapids|Alder Lake, Raptor Lake P-cores|Emerald Rapids|Granite Rapids|Ice Lake (server|client)|Skylake-SP, Cascade Lake|Sierra Forest, Grand Ridge)( \(depth_multiplex\))? \|' "$ROOT/README.md")" "$want" \
+is "$(grep -E '^\| (Sapphire Rapids|Alder Lake, Raptor Lake [PE]-cores|Emerald Rapids|Granite Rapids|Ice Lake (server|client)|Skylake-SP, Cascade Lake|Sierra Forest, Grand Ridge)( \(depth_multiplex\))? \|' "$ROOT/README.md")" "$want" \
 	"the README's table of nodes, events and groups is --probe's at levels 3 and 6"
 # Every node left out is listed with its reason (before: "24 nodes left
 # out, first ..."): the nodes counted and those listed are perf's nodes of

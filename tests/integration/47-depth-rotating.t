@@ -23,7 +23,7 @@
 #      Lake server) scales the node as perf prints it.
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 20
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -130,6 +130,22 @@ is "$(share icx-1s depth-icx.json l3.conf) $(share icx-1s depth-icx.json l3m.con
 	"Ice Lake server: the level-1/2 groups run 0.32 of the time alone, 0.24 with the depth group (3/4 of it); every CPU monitored, every node valued"
 is "$(share skx-1s depth-skx.json l3.conf) $(share skx-1s depth-skx.json l3m.conf)" "0.24 monitored 0 0.2 monitored 0" \
 	"Skylake-SP: 0.24 alone, 0.2 with the depth group; every CPU monitored, every node valued"
+# The totals a rate() reads, on cores without a slots event (perf's slots
+# are cycles times the width): each node's slots_total over the base
+# slots is its value on every CPU (the base was 0 there: no window had a
+# value).
+cumulative() { # cumulative FIXTURE SCENARIO TABLES: "VALUES DIFFERENCE<1e-5 BASE>0"
+	FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/$2" FAKEPMU_TABLES="$3" FAKEPMU_CLOCK_STEP=0.1 \
+		LD_PRELOAD="$FAKEPMU" "$TOPDOWND" -c "$TMP/l3m.conf" --sysfs-root "$FIXTURES/$1" --watch --json --count 42 \
+		-i 100ms 2>/dev/null | tail -1 |
+		jq -r '[.cpus[] | select(.nodes != null) | . as $c | .nodes | to_entries[] | select(.value != null) |
+			[((($c.nodes_slots_total[.key] / $c.nodes_base_slots_total) - .value) | fabs), $c.nodes_base_slots_total]] |
+			"\(length) \((map(.[0]) | max) < 1e-5) \((map(.[1]) | min) > 0)"'
+}
+is "$(cumulative skx-1s depth-skx.json "$T61")" "176 true true" \
+	"Skylake-SP: increase(topdown_node_slots_total) / increase(topdown_node_base_slots_total) is each node's value (176 CPU values)"
+is "$(cumulative srf-2s depth-srf.json "$T72")" "256 true true" \
+	"Sierra Forest: the same (256 CPU values)"
 readme=$(tr '\n' ' ' <"$ROOT/README.md" | tr -s ' ')
 like "$readme" "depth_multiplex = true.* their level-1/2 groups then run 3/4 \(Ice Lake\), 4/5 \(Skylake-SP, Cascade Lake\) or 2/3 \(Crestmont\) of the time they ran" \
 	"the README says what depth_multiplex costs"

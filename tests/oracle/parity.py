@@ -518,6 +518,10 @@ def perf_events_mode(a, tables):
     if a.smt_mode:
         names[SMT_MODE_KEY] = "cpu_cycles_fraction_in_st_mode"
         cats.append(SMT_MODE_KEY)
+    # Every one of them must be compared at least once (main()): a node
+    # with no value in either tool (an event counting 0 in both under the
+    # fake) proves nothing.
+    a.expected_nodes = list(cats)
     needed = set()
     for c in cats:
         needed |= metrics.events(names[c])
@@ -690,7 +694,7 @@ def topdownd_values(a):
     if first < -1e-9:
         raise SystemExit("topdownd printed %d intervals, its fake clock stopped at %.3f s"
                          % (len(docs), end))
-    return [((first + k * step, first + (k + 1) * step), doc_values(doc))
+    return [((first + k * step, first + (k + 1) * step), doc_values(doc, a.pmu))
             for k, doc in enumerate(docs)]
 
 
@@ -699,9 +703,11 @@ def topdownd_values(a):
 SMT_MODE_KEY = "smt_mode_st_fraction"
 
 
-def doc_values(doc):
+def doc_values(doc, pmu=None):
     """{entity: {category: fraction} or None} of a JSON document (the
-    --watch line and /api/v1/topdown?scope=cpu have the same shape)."""
+    --watch line and /api/v1/topdown?scope=cpu have the same shape); the
+    nodes below level 2 of core PMU @pmu's tree where the entity has
+    several (a hybrid part's package and host: nodes_by_pmu)."""
     values = {}
     ents = [(("host", 0), doc["host"])]
     ents += [(("package", p["package"]), p) for p in doc.get("packages", [])]
@@ -716,7 +722,10 @@ def doc_values(doc):
             for cat, v in (obj.get(sec) or {}).items():
                 out[cat] = v
         # Below level 2: perf's nodes (none before every group ran).
-        for node, v in (obj.get("nodes") or {}).items():
+        nodes = obj.get("nodes")
+        if pmu in (obj.get("nodes_by_pmu") or {}):
+            nodes = obj["nodes_by_pmu"][pmu].get("nodes")
+        for node, v in (nodes or {}).items():
             if v is not None:
                 out[node] = v
         if (obj.get("smt_mode") or {}).get("st_fraction") is not None:
@@ -869,7 +878,7 @@ def topdownd_http_values(a):
         if n1 != n0 + 1:
             continue    # intervals in between were not seen: no window
         window = (start + t0 - wall, start + t1 - wall)
-        out.append((window, doc_values(s1) if a.interface == "api" else metrics_values(s0, s1)))
+        out.append((window, doc_values(s1, a.pmu) if a.interface == "api" else metrics_values(s0, s1)))
     return out
 
 
@@ -988,6 +997,7 @@ def main():
     a.retlat_departure = {}
     a.tsc_at_input = False  # events mode: a domain's TSC over its CPUs before evaluating
     a.not_events = {}  # events mode: node -> the names it reads that no event file has
+    a.expected_nodes = None  # events mode: the categories perf's expressions give
     tables = Tables(a.tables, a.tables_fallback)
     only = set(cpulist(a.cpus)) if a.cpus else None
 
@@ -1211,6 +1221,17 @@ def main():
     if a.not_events:
         print("not compared: %d nodes read names no event file has (%s)" % (
             len(a.not_events), "; ".join("%s: %s" % (n, ",".join(e)) for n, e in sorted(a.not_events.items()))))
+    if a.expected_nodes is not None:
+        seen = {key[2] for key in pairs if key[0] != "global_scaling"}
+        asked = [c for c in a.expected_nodes if c not in a.ignore]
+        never = sorted(c for c in asked if c not in seen)
+        print("nodes: %d of %d compared%s%s" % (
+            len(asked) - len(never), len(asked),
+            " (%d ignored)" % (len(a.expected_nodes) - len(asked)) if len(asked) < len(a.expected_nodes) else "",
+            "; never: " + ",".join(never) if never else ""))
+        if never:
+            errors.append("%d nodes never had a value in perf to compare (%s): the scenario "
+                          "states no rate for an event they read" % (len(never), ",".join(never)))
     counted = a.departures_counted
     for kind, (n, size) in departures.items():
         print("departure %s: %d perf values%s; topdownd counted %d CPU intervals" %

@@ -330,7 +330,7 @@ static void test_document_host(void **state)
 	assert_true(json_is_false(jhas(doc, "config.last_reload_successful")));
 	jreal(doc, "config.loaded_timestamp", 1699999000.25);
 	jstr(doc, "pmus.0.per_cpu", "thread");
-	jstr(doc, "api_version", "1.10");
+	jstr(doc, "api_version", "1.11");
 	jstr(doc, "version", "9.8.7");
 	jstr(doc, "hostname", "node1");
 	jreal(doc, "timestamp", 1700000000.123);
@@ -794,13 +794,14 @@ static void test_document_window_nodes(void **state)
 	(void)state;
 	assert_non_null(t);
 	/* Rows: 5 CPUs, 3 cores, packages 0 and 1 (8, 9), the host (10). */
-	s->deep = (struct snap_deep){ .n_nodes = 2, .level = 3, .gen = 5, .n_groups = 11, .source = t->source,
+	s->n_deep = 1;
+	s->deep[0] = (struct snap_deep){ .n_nodes = 2, .level = 3, .gen = 5, .n_groups = 11, .source = t->source,
 				      .rows = 11, .last = last, .slots_total = slots, .measured_ns_total = ns,
 				      .row_slots_total = base, .cap = 22, .row_cap = 11 };
 	for (unsigned i = 0; i < t->n_nodes; i++)
 		if (!strcmp(t->nodes[i].name, "tma_l1_bound") || !strcmp(t->nodes[i].name, "tma_l2_bound"))
-			s->deep.node[t->nodes[i].name[5] == '1' ? 0 : 1] = &t->nodes[i];
-	s->deep.parent[0] = s->deep.parent[1] = -1;
+			s->deep[0].node[t->nodes[i].name[5] == '1' ? 0 : 1] = &t->nodes[i];
+	s->deep[0].parent[0] = s->deep[0].parent[1] = -1;
 	for (unsigned r = 0; r < 11; r++) {
 		last[2 * r] = last[2 * r + 1] = 0.5;
 		slots[2 * r] = 1000 + r;
@@ -920,6 +921,95 @@ static void test_history(void **state)
 }
 
 /* No TopDown: the document still describes the situation. */
+/* A hybrid part: a tree per core PMU (cpu_core on CPUs 0-2, cpu_atom on
+ * CPU 3), their nodes sharing names.  A CPU and a core show their own
+ * core type's nodes; a package and the host every tree's, by PMU; the
+ * node families carry the PMU and no CPU a series of the other type's. */
+static void test_document_hybrid_trees(void **state)
+{
+	static double last[2][11 * 2], slots[2][11 * 2], ns[2][11 * 2], base[2][11];
+	const struct dt_table *tt[2] = { depth_table_of("alderlake", "cpu_core"), depth_table_of("alderlake", "cpu_atom") };
+	static const char *const pmu[2] = { "cpu_core", "cpu_atom" };
+	struct fixture *f = fixture_new();
+	struct snapshot *s = &f->snap;
+	struct expo_options opt = { .granularity = GRAN_CPU, .version = "9.8.7", .revision = "abc" };
+	struct buf text;
+	json_t *doc;
+
+	(void)state;
+	s->n_pmus = 2;
+	strcpy(s->pmus[0].name, "cpu_core");
+	s->pmus[1] = s->pmus[0];
+	strcpy(s->pmus[1].name, "cpu_atom");
+	f->cpus[3].pmu_idx = 1;
+	f->cores[0].first_cpu = 0;
+	f->cores[1].first_cpu = 2;
+	f->cores[2].first_cpu = 3;
+	s->n_deep = 2;
+	for (unsigned t = 0; t < 2; t++) {
+		struct snap_deep *d = &s->deep[t];
+
+		assert_non_null(tt[t]);
+		*d = (struct snap_deep){ .n_nodes = 2, .level = 3, .gen = 5, .n_groups = 3 + t, .source = tt[t]->source,
+					 .rows = 11, .last = last[t], .slots_total = slots[t], .measured_ns_total = ns[t],
+					 .row_slots_total = base[t], .cap = 22, .row_cap = 11 };
+		strcpy(d->pmu, pmu[t]);
+		d->pmu_idx = (int)t;
+		/* tma_l1_bound in both, then a node of the tree's own. */
+		for (unsigned i = 0; i < tt[t]->n_nodes; i++) {
+			if (!strcmp(tt[t]->nodes[i].name, "tma_l1_bound"))
+				d->node[0] = &tt[t]->nodes[i];
+			if (!strcmp(tt[t]->nodes[i].name, t == 0 ? "tma_dsb" : "tma_nuke"))
+				d->node[1] = &tt[t]->nodes[i];
+		}
+		assert_non_null(d->node[0]);
+		assert_non_null(d->node[1]);
+		d->parent[0] = d->parent[1] = -1;
+		for (unsigned r = 0; r < 11; r++) {
+			last[t][2 * r] = t == 0 ? 0.5 : 0.25;
+			last[t][2 * r + 1] = 0.125;
+			slots[t][2 * r] = t == 0 ? 500 : 250;
+			slots[t][2 * r + 1] = 125;
+			ns[t][2 * r] = ns[t][2 * r + 1] = 1e9;
+			base[t][r] = 1000;
+		}
+	}
+	doc = document(s, "cpu", "3", NULL);
+	jstr(doc, "tree.pmu", "cpu_core");
+	jstr(doc, "trees.0.pmu", "cpu_core");
+	jstr(doc, "trees.1.pmu", "cpu_atom");
+	jint(doc, "trees.1.groups", 4);
+	/* A CPU: its own core type's nodes, and no other tree's. */
+	jreal(doc, "cpus.0.nodes.l1_bound", 0.5);
+	jreal(doc, "cpus.0.nodes.dsb", 0.125);
+	jreal(doc, "cpus.3.nodes.l1_bound", 0.25);
+	jreal(doc, "cpus.3.nodes.nuke", 0.125);
+	jabsent(doc, "cpus.3.nodes.dsb");
+	jabsent(doc, "cpus.3.nodes_by_pmu");
+	/* A package and the host: the first tree's, and each by PMU. */
+	jreal(doc, "host.nodes.l1_bound", 0.5);
+	jreal(doc, "host.nodes_by_pmu.cpu_core.nodes.l1_bound", 0.5);
+	jreal(doc, "host.nodes_by_pmu.cpu_atom.nodes.l1_bound", 0.25);
+	jint(doc, "host.nodes_by_pmu.cpu_atom.nodes_slots_total.nuke", 125);
+	jint(doc, "packages.1.nodes_by_pmu.cpu_atom.nodes_base_slots_total", 1000);
+	json_decref(doc);
+	/* /metrics: the pmu label; CPU 3 in cpu_atom's tree only. */
+	buf_init(&text);
+	assert_int_equal(expo_render(s, &opt, EXPO_TEXT, &text), 0);
+	buf_putc(&text, '\0');
+	assert_non_null(strstr(text.data, "topdown_node_slots_total{cpu=\"3\",core=\"0\",package=\"1\",node=\"l1_bound\","
+				"level=\"3\",parent=\"memory_bound\",pmu=\"cpu_atom\"} 250\n"));
+	assert_non_null(strstr(text.data, "topdown_node_slots_total{cpu=\"0\",core=\"0\",package=\"0\",node=\"l1_bound\","
+				"level=\"3\",parent=\"memory_bound\",pmu=\"cpu_core\"} 500\n"));
+	assert_null(strstr(text.data, "topdown_node_slots_total{cpu=\"3\",core=\"0\",package=\"1\",node=\"l1_bound\","
+			     "level=\"3\",parent=\"memory_bound\",pmu=\"cpu_core\"}"));
+	assert_null(strstr(text.data, "topdown_node_slots_total{cpu=\"0\",core=\"0\",package=\"0\",node=\"nuke\""));
+	assert_non_null(strstr(text.data, "topdown_node_base_slots_total{cpu=\"3\",core=\"0\",package=\"1\",pmu=\"cpu_atom\"} 1000\n"));
+	assert_null(strstr(text.data, "topdown_node_base_slots_total{cpu=\"3\",core=\"0\",package=\"1\",pmu=\"cpu_core\"}"));
+	buf_free(&text);
+	free(f);
+}
+
 static void test_document_no_topdown(void **state)
 {
 	struct fixture *f = fixture_new();
@@ -1106,8 +1196,8 @@ static void test_dump(void **state)
 	text = api_dump(doc, false);
 	assert_non_null(text);
 	/* Compact, in insertion order, timestamp to the millisecond. */
-	assert_memory_equal(text, "{\"api_version\":\"1.10\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
-			    strlen("{\"api_version\":\"1.10\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
+	assert_memory_equal(text, "{\"api_version\":\"1.11\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,",
+			    strlen("{\"api_version\":\"1.11\",\"version\":\"9.8.7\",\"hostname\":\"node1\",\"timestamp\":1700000000.123,"));
 	assert_non_null(strstr(text, "\"interval_seconds\":2.5,"));
 	assert_non_null(strstr(text, "\"retiring\":0.333333,"));
 	assert_null(strchr(text, '\n'));
@@ -1300,19 +1390,20 @@ static void test_metric_sets(void **state)
 		const struct dt_table *t = depth_table_of("sapphirerapids", "cpu");
 
 		assert_non_null(t);
-		s->deep = (struct snap_deep){ .n_nodes = 2, .level = 3, .n_groups = 11, .source = t->source,
+		s->n_deep = 1;
+		s->deep[0] = (struct snap_deep){ .n_nodes = 2, .level = 3, .n_groups = 11, .source = t->source,
 					      .rows = 11, .last = last, .slots_total = slots,
 					      .measured_ns_total = ns, .row_slots_total = base,
 					      .cap = 22, .row_cap = 11 };
-		strcpy(s->deep.pmu, "cpu");
-		strcpy(s->deep.reason, "4 nodes left out");
-		s->deep.drilldown = true;
-		s->deep.host_drill = "tma_memory_bound";
-		f->pkgs[0].drill = "tma_memory_bound";
+		strcpy(s->deep[0].pmu, "cpu");
+		strcpy(s->deep[0].reason, "4 nodes left out");
+		s->deep[0].drilldown = true;
+		s->deep[0].host_drill = "tma_memory_bound";
+		f->pkgs[0].drill[0] = "tma_memory_bound";
 		for (unsigned i = 0; i < t->n_nodes; i++)
 			if (!strcmp(t->nodes[i].name, "tma_l1_bound") || !strcmp(t->nodes[i].name, "tma_l2_bound"))
-				s->deep.node[t->nodes[i].name[5] == '1' ? 0 : 1] = &t->nodes[i];
-		s->deep.parent[0] = s->deep.parent[1] = -1;
+				s->deep[0].node[t->nodes[i].name[5] == '1' ? 0 : 1] = &t->nodes[i];
+		s->deep[0].parent[0] = s->deep[0].parent[1] = -1;
 		for (unsigned r = 0; r < 11; r++) {
 			last[2 * r] = 0.1;
 			last[2 * r + 1] = r == 3 ? NAN : 0.05;
@@ -1453,6 +1544,7 @@ int main(void)
 		cmocka_unit_test(test_document_no_bottleneck),
 		cmocka_unit_test(test_document_cgroups),
 		cmocka_unit_test(test_dump),
+		cmocka_unit_test(test_document_hybrid_trees),
 		cmocka_unit_test(test_metric_sets),
 	};
 

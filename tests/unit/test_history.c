@@ -230,7 +230,8 @@ static void test_nodes(void **state)
 	assert_null(history_sample_nodes(&s, -1));
 	/* Two nodes in three rows: packages 0 and 7 (rows 0 and 1), the host
 	 * (row 2), as snap_deep_row_* count them without CPUs or cores. */
-	snap.deep = (struct snap_deep){ .n_nodes = 2, .gen = 3, .rows = 3, .last = last, .slots_total = slots,
+	snap.n_deep = 1;
+	snap.deep[0] = (struct snap_deep){ .n_nodes = 2, .gen = 3, .rows = 3, .last = last, .slots_total = slots,
 					.measured_ns_total = ns, .row_slots_total = base };
 	snap.layout = 9;
 	for (unsigned r = 0; r < 3; r++) {
@@ -259,8 +260,8 @@ static void test_nodes(void **state)
 	assert_null(s.nodes);
 	/* Three nodes (a reload to a deeper level): the earlier samples'
 	 * nodes go, their counts stay. */
-	snap.deep.n_nodes = 1;
-	snap.deep.gen = 4;
+	snap.deep[0].n_nodes = 1;
+	snap.deep[0].gen = 4;
 	at(h, 102);
 	assert_int_equal(history_at(h, 101, &s), 0);
 	assert_null(s.nodes);
@@ -272,7 +273,7 @@ static void test_nodes(void **state)
 	assert_true(n[0] == 11 && n[1] == 300);
 	history_sample_release(&s);
 	history_sample_release(NULL);
-	snap.deep = (struct snap_deep){ .n_nodes = 0 };
+	snap.deep[0] = (struct snap_deep){ .n_nodes = 0 };
 	snap.layout = 0;
 	history_free(h);
 }
