@@ -98,7 +98,13 @@ void coll_describe(const struct collector *c, struct snapshot *snap)
 		snap->cores[i].core_id = c->cores[i].core_id;
 		snap->cores[i].package = c->cores[i].package;
 		snap->cores[i].die = c->cores[i].die;
+		snap->cores[i].pmu_idx = -1;
 	}
+	/* A core's type: its CPUs' core PMU (a core's threads are of one). */
+	for (unsigned i = 0; i < c->n_cpus; i++)
+		if (snap->cpus[i].core_idx >= 0 && (unsigned)snap->cpus[i].core_idx < c->n_cores &&
+		    snap->cores[snap->cpus[i].core_idx].pmu_idx < 0)
+			snap->cores[snap->cpus[i].core_idx].pmu_idx = snap->cpus[i].pmu_idx;
 	snap->n_pkgs = c->n_pkgs;
 	for (unsigned i = 0; i < c->n_pkgs; i++)
 		snap->pkgs[i].package = c->pkgs[i];

@@ -53,7 +53,9 @@ const char *coll_event_name(const struct cpmu *pm, const struct clayout *lay, un
 unsigned coll_group_gp(const struct cpmu *pm, const struct clayout *lay, unsigned g, unsigned upto,
 		       bool *on_fixed1)
 {
-	bool busy[4] = { false, false, false, false };
+	/* Fixed counters 0 to 6 (Skymont's 4-6: intel_skt_event_constraints),
+	 * as the packer's (plan.c place()). */
+	bool busy[UA_FIXED_MAX] = { false };
 	unsigned n = 0;
 
 	busy[1] = lay->fixed1_busy;
@@ -64,6 +66,7 @@ unsigned coll_group_gp(const struct cpmu *pm, const struct clayout *lay, unsigne
 
 		if (fixed == 3)
 			continue;
+		assert(fixed < UA_FIXED_MAX);
 		if (fixed >= 0 && !busy[fixed]) {
 			busy[fixed] = true;
 			if (fixed == 1 && on_fixed1)

@@ -146,6 +146,7 @@ struct snap_smt {
 
 struct snap_core {
 	int core_id, package, die;
+	int pmu_idx; /* its CPUs' core PMU, into pmus[]; -1: none */
 	bool covered; /* holds a CPU that is not unsupported */
 	struct snap_counts c;
 	/* Its threads: CPU numbers, -1 where it has fewer. */
@@ -336,16 +337,14 @@ static inline unsigned snap_deep_row_host(const struct snapshot *s)
 }
 
 /* Whether row @row of tree @d is of its core PMU: a CPU's or a core's
- * row is of the PMU of that CPU (of the core's first); a package's and the
+ * row is of the PMU of that CPU (of the core's CPUs); a package's and the
  * host's rows are in every tree (over that PMU's CPUs there). */
 static inline bool snap_deep_covers(const struct snapshot *s, const struct snap_deep *d, unsigned row)
 {
-	int cpu = row < s->n_cpus ? (int)row
-		: row < s->n_cpus + s->n_cores ? s->cores[row - s->n_cpus].first_cpu : -2;
+	int p = row < s->n_cpus ? s->cpus[row].pmu_idx
+		: row < s->n_cpus + s->n_cores ? s->cores[row - s->n_cpus].pmu_idx : -2;
 
-	if (cpu == -2)
-		return true;
-	return cpu >= 0 && (unsigned)cpu < s->n_cpus && d->pmu_idx >= 0 && s->cpus[cpu].pmu_idx == d->pmu_idx;
+	return p == -2 || (d->pmu_idx >= 0 && p == d->pmu_idx);
 }
 
 /* The doubles a history sample keeps per entity for @snap's trees: each

@@ -3,6 +3,7 @@
  * (depth.h says what it is). */
 #include "depth.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -217,10 +218,12 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 		size_t len = strlen(name);
 
 		/* Said by what perf's syntax makes them. */
-		if (len > 2 && strcmp(name + len - 2, ":R") == 0) {
-			/* perf stat samples them (--record-tpebs). */
-			str_printf(x->why, sizeof(x->why), "%s is a retire latency (perf's :R), not a count",
-				   name);
+		if (len > 2 && (strcmp(name + len - 2, ":R") == 0 || strcmp(name + len - 2, "@R") == 0)) {
+			/* A retire latency: perf stat samples it
+			 * (--record-tpebs); topdownd reads the table's
+			 * mean, where the table gives one. */
+			str_printf(x->why, sizeof(x->why), "%s is a retire latency (perf's R modifier) whose "
+				   "RetirementLatencyMean perf's table does not give", name);
 			return -ENOENT;
 		}
 		str_printf(x->why, sizeof(x->why), "%s is not a core event topdownd counts%s%s", name,
@@ -248,6 +251,30 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 }
 
 static int compile_metric(struct ctx *x, struct metric *m);
+
+/* Whether perf's @name in an expression is the level-1/2 event @main:
+ * as it is ("TOPDOWN.SLOTS"), or with a PMU and no terms of its own
+ * ("cpu_core@TOPDOWN.SLOTS@", "cpu_core@topdown\-retiring@": perf 7.2's
+ * hybrid tables write their events so), compared without the escapes. */
+static bool is_main_name(const char *main, const char *name)
+{
+	const char *at = strchr(name, '@');
+	size_t len;
+
+	if (strcasecmp(main, name) == 0)
+		return true;
+	if (!at || at == name || (len = strlen(at + 1)) < 2 || at[len] != '@')
+		return false;
+	for (const char *p = at + 1; p < at + len; p++) {
+		if (*p == '\\' && p + 1 < at + len)
+			p++;
+		else if (*p == ',' || *p == '=' || *p == '@')
+			return false;
+		if (tolower((unsigned char)*p) != tolower((unsigned char)*main++))
+			return false;
+	}
+	return *main == '\0';
+}
 
 static int variable(void *arg, const char *name, unsigned *index)
 {
@@ -282,7 +309,7 @@ static int variable(void *arg, const char *name, unsigned *index)
 		return 0;
 	}
 	for (unsigned i = 0; i < x->main->n; i++)
-		if (strcasecmp(x->main->names[i], name) == 0) {
+		if (is_main_name(x->main->names[i], name)) {
 			bool seen = false;
 
 			for (unsigned k = 0; k < d->n_main; k++)

@@ -32,7 +32,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 59
+plan 68
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -94,10 +94,10 @@ like "$(grep '^departure tsc_sum' <<<"$PARITY_OUT")" \
 # events and perf 6.1's own expressions, its adl-metrics.json, are
 # evaluated on its counts).
 ag=$("$TOOL_DIR/depth_dump" "$FIXTURES/adl-hybrid" 3 | grep -c '^group')
-parity_ok "level 3 on adl-hybrid's P-cores: perf 6.1's expressions on perf's counts within 0.05 pp per CPU" \
+parity_ok "level 3 on adl-hybrid's P-cores: perf 6.1's expressions on perf's counts within 0.05 pp per CPU, their nodes per core, package and host" \
 	--tables "$T61" --fake-tables "$T61" --fixture "$FIXTURES/adl-hybrid" --cpuid GenuineIntel-6-97-0 \
 	--tables-fallback "$ROOT/reference/perf-tables" \
-	--events-from x86/alderlake/adl-metrics.json --unit cpu_core --pmu cpu_core --cpus 0-7 --ungrouped \
+	--events-from x86/alderlake/adl-metrics.json --unit cpu_core --pmu cpu_core --cpus 0-7 --domain-nodes --ungrouped \
 	--metric-groups TopdownL1,TopdownL2,TopdownL3 --topdownd-level 3 --warmup $((ag + 1)) --intervals $((ag + 5)) \
 	--scenario "$SCEN/depth-adl.json"
 n=$(awk '$1 == "cpu" {print $2}' <<<"$PARITY_OUT")
@@ -118,11 +118,11 @@ printf '[collect]\nlevel = 3\ndepth_multiplex = true\n' >"$TMP/l3m.conf"
 eg=$(FAKEPMU_SYSFS="$FIXTURES/adl-hybrid" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
 	"$TOPDOWND" -c "$TMP/l4m.conf" --probe --sysfs-root "$FIXTURES/adl-hybrid" 2>/dev/null |
 	sed -n 's/^Below L2: *levels 3 to 4: \([0-9]*\) nodes from reference\/perf-tables\/x86\/alderlake\/adl-metrics.json, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p')
-is "$eg" "36 42 7" "adl-hybrid E-cores at level 4: 36 nodes, 42 events in 7 groups (--probe)"
-parity_ok "levels 3 and 4 on adl-hybrid's E-cores: the upstream expressions on perf's counts within 0.05 pp per CPU" \
+is "$eg" "36 35 6" "adl-hybrid E-cores at level 4: 36 nodes, 35 events in 6 groups (--probe; the level-1/2 events their expressions read, cpu_atom@TOPDOWN_BE_BOUND.ALL@..., are the level-1/2 group's counts)"
+parity_ok "levels 3 and 4 on adl-hybrid's E-cores: the upstream expressions on perf's counts within 0.05 pp per CPU, their nodes per core, package and host" \
 	--tables "$ROOT/reference/perf-tables" --tables-fallback "$T61" --fixture "$FIXTURES/adl-hybrid" \
 	--cpuid GenuineIntel-6-97-0 --events-from x86/alderlake/adl-metrics.json --unit cpu_atom --pmu cpu_atom \
-	--cpus 8-15 --ungrouped --weight-event CPU_CLK_UNHALTED.CORE \
+	--cpus 8-15 --domain-nodes --ungrouped --weight-event CPU_CLK_UNHALTED.CORE \
 	--metric-groups TopdownL1,TopdownL2,TopdownL3,TopdownL4 --topdownd-level 4 --topdownd-set "depth_multiplex = true" \
 	--ignore resource_bound --warmup 10 --intervals 15 --scenario "$SCEN/depth-adl.json"
 n=$(awk '$1 == "cpu" {print $2}' <<<"$PARITY_OUT")
@@ -139,7 +139,7 @@ is "$(jq -c '[[.trees[] | [.pmu, (.nodes | length), .groups]], (.host.nodes_by_p
 	([.cpus[0].nodes[] | select(. != null)] | length), ([.cpus[8].nodes[] | select(. != null)] | length),
 	.cpus[0].nodes.l1_bound, .cpus[8].nodes.l1_bound, .host.nodes_by_pmu.cpu_atom.nodes.l1_bound,
 	(.cpus[8] | has("nodes_by_pmu"))]' "$TMP/hybrid.doc")" \
-	'[[["cpu_core",25,9],["cpu_atom",24,5]],["cpu_atom","cpu_core"],25,24,0.0944,0.0565,0.0565,false]' \
+	'[[["cpu_core",25,9],["cpu_atom",24,4]],["cpu_atom","cpu_core"],25,24,0.0944,0.0565,0.0565,false]' \
 	"adl-hybrid at level 3: a tree per core type (trees[]); a CPU has its type's nodes, the host each type's (nodes_by_pmu)"
 is "$(jq -r '[.cpus[8:16][] | . as $c | .nodes | to_entries[] | select(.value != null) |
 	[((($c.nodes_slots_total[.key] / $c.nodes_base_slots_total) - .value) | fabs), $c.nodes_base_slots_total]] |
@@ -254,6 +254,51 @@ for f in "$FIXTURES/gnr-2s" "$TMP/gnr-nfit"; do
 done >"$TMP/pmem.txt"
 like "$(tr '\n' ' ' <"$TMP/pmem.txt")" '^\[0,0\.0[0-9]+\] \[0\.0[0-9]+,0\.0[0-9]+\] $' \
 	"#has_pmem: tma_cxl_mem_bound 0 without an NFIT table, a share of the L3-miss stalls with one ($(tr '\n' ' ' <"$TMP/pmem.txt"))"
+
+# Lunar Lake and Arrow Lake: perf 7.2's lunarlake and arrowlake tables
+# (the same expressions), Lion Cove P-cores down to level 6 and Skymont
+# E-cores at level 3, a tree each.  depth-lnl.json states a rate for
+# every event their nodes read (stall cycles 0.4-4.4%, uops 1-16%, the
+# rest 0.001-0.08% of the slots: no partition).  Their tables give no
+# RetirementLatencyMean, so the nodes reading a retire latency (perf 7.2
+# writes them cpu_core@EVENT@R there) are left out, by topdownd and by the
+# oracle alike, and listed; so are those reading msr@tsc\,cpu=cpu_core@.
+# Skymont's level-1/2 events leave one general-purpose counter: its 15
+# events take turns one by one.
+printf '[collect]\nlevel = 6\n' >"$TMP/l6p.conf"
+gl=$(FAKEPMU_SYSFS="$FIXTURES/lnl-hybrid" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" FAKEPMU_TABLES="$T72" \
+	"$TOPDOWND" -c "$TMP/l6p.conf" --probe --sysfs-root "$FIXTURES/lnl-hybrid" 2>/dev/null |
+	sed -n 's/^Below L2: *levels 3 to [36]: \([0-9]*\) nodes from reference\/perf-tables-7.2\/x86\/lunarlake\/lnl-metrics.json, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p' | tr '\n' ' ')
+is "$gl" "78 92 12 16 15 15 " "lnl-hybrid at level 6: Lion Cove 78 nodes, 92 events in 12 groups; Skymont (level 3, its deepest) 16 nodes, 15 events in 15 groups"
+parity_ok "lnl-hybrid P-cores, levels 1 to 6: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, their nodes per core, package and host" \
+	--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/lnl-hybrid" --cpuid GenuineIntel-6-BD-0 \
+	--events-from x86/lunarlake/lnl-metrics.json --unit cpu_core --pmu cpu_core --cpus 0-3 --domain-nodes --ungrouped \
+	--metric-groups TopdownL1,TopdownL2,TopdownL3,TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 \
+	--warmup 14 --intervals 18 --scenario "$SCEN/depth-lnl.json"
+is "$(grep -E '^nodes:' <<<"$PARITY_OUT") $(grep -c 'whose file gives no RetirementLatencyMean' <<<"$PARITY_OUT")" \
+	"nodes: 90 of 90 compared 1" "lnl-hybrid P-cores: every node of levels 1 to 6 topdownd counts compared; those reading a retire latency without a mean listed, not compared"
+like "$(grep '^not compared: ' <<<"$PARITY_OUT")" '^not compared: 18 nodes read a retire latency whose file gives no RetirementLatencyMean \(tma_code_l2_hit: FRONTEND_RETIRED.L1I_MISS:R' \
+	"lnl-hybrid: 18 nodes read a retire latency perf's table gives no mean for"
+like "$(FAKEPMU_SYSFS="$FIXTURES/lnl-hybrid" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" FAKEPMU_TABLES="$T72" \
+	"$TOPDOWND" -c "$TMP/l6p.conf" --probe --sysfs-root "$FIXTURES/lnl-hybrid" 2>/dev/null | tr -s '\n ' ' ')" \
+	"tma_cond_nt_mispredicts: cpu_core@BR_MISP_RETIRED.COND_NTAKEN_COST@R is a retire latency \(perf's R modifier\) whose RetirementLatencyMean perf's table does not give" \
+	"--probe says why each of them is left out"
+parity_ok "lnl-hybrid E-cores, levels 1 to 3: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, their nodes per core, package and host" \
+	--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/lnl-hybrid" --cpuid GenuineIntel-6-BD-0 \
+	--events-from x86/lunarlake/lnl-metrics.json --unit cpu_atom --pmu cpu_atom --cpus 4-7 --domain-nodes --ungrouped \
+	--weight-event CPU_CLK_UNHALTED.CORE --metric-groups TopdownL1,TopdownL2,TopdownL3 --topdownd-level 3 \
+	--warmup 17 --intervals 21 --scenario "$SCEN/depth-lnl.json"
+is "$(grep -E '^nodes:' <<<"$PARITY_OUT")" "nodes: 26 of 26 compared" "lnl-hybrid E-cores: every node of levels 1 to 3 compared"
+jq '.cpus["8-15"] = .cpus["4-7"] | del(.cpus["4-7"])' "$SCEN/depth-lnl.json" >"$TMP/depth-arl.json"
+for t in "cpu_core 0-7 8 12" "cpu_atom 8-15 17 21"; do
+	set -- $t
+	parity_ok "arl-hybrid $1, levels 1 to 3: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, their nodes per core, package and host" \
+		--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/arl-hybrid" --cpuid GenuineIntel-6-C6-0 \
+		--events-from x86/arrowlake/arl-metrics.json --unit "$1" --pmu "$1" --cpus "$2" --domain-nodes --ungrouped \
+		$([ "$1" = cpu_atom ] && echo --weight-event CPU_CLK_UNHALTED.CORE) \
+		--metric-groups TopdownL1,TopdownL2,TopdownL3 --topdownd-level 3 --warmup "$3" --intervals "$4" \
+		--scenario "$TMP/depth-arl.json"
+done
 
 # ---- 3. the daemon's outputs ----
 printf '[collect]\nlevel = 3\n' >"$TMP/l3.conf"
@@ -441,14 +486,14 @@ like "$(probe skx-2s)" "Below L2: +level 3 requested: Skylake-SP / Cascade Lake-
 like "$(probe neoverse-v2-64)" "Below L2: +level 3 requested: topdownd has no TopDown node below level 2 for Arm Neoverse N2 / V2 \(perf.s tables it reads define none\)" \
 	"--probe on Neoverse V2 at level 3: no table of nodes, said"
 # The README's table is what --probe says at levels 3 and 6.
-row() { # row FIXTURE [MULTIPLEX [NTH]]: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it (of the NTH core PMU)
+row() { # [T=TABLES] row FIXTURE [MULTIPLEX [NTH]]: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it (of the NTH core PMU)
 	local l3 l6 m=${2:+depth_multiplex = true} nth=${3:-1}
 	printf '[collect]\nlevel = 3\n%s\n' "$m" >"$TMP/l3r.conf"
 	printf '[collect]\nlevel = 6\n%s\n' "$m" >"$TMP/l6.conf"
-	l3=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
+	l3=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" FAKEPMU_TABLES="${T:-}" \
 		"$TOPDOWND" -c "$TMP/l3r.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null |
 		sed -n 's/.*levels 3 to 3: \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p' | sed -n "${nth}p")
-	l6=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" \
+	l6=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" FAKEPMU_TABLES="${T:-}" \
 		"$TOPDOWND" -c "$TMP/l6.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null |
 		sed -n 's/.*levels 3 to \([0-9]\): \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3 \4/p' | sed -n "${nth}p")
 	set -- $l3 $l6
@@ -456,11 +501,12 @@ row() { # row FIXTURE [MULTIPLEX [NTH]]: "| NAME | N nodes, E events | 6: N node
 }
 want=$(printf '%s\n' "| Sapphire Rapids | $(row spr-2s)" "| Alder Lake, Raptor Lake P-cores | $(row adl-hybrid)" \
 	"| Alder Lake, Raptor Lake E-cores (depth_multiplex) | $(row adl-hybrid m 2)" \
+	"| Lunar Lake, Arrow Lake P-cores | $(T=$T72 row lnl-hybrid)" "| Lunar Lake, Arrow Lake E-cores | $(T=$T72 row lnl-hybrid '' 2)" \
 	"| Emerald Rapids | $(row emr-2s)" "| Granite Rapids | $(row gnr-2s)" \
 	"| Ice Lake server (depth_multiplex) | $(row icx-1s m)" "| Ice Lake client (depth_multiplex) | $(row icl-client m)" \
 	"| Skylake-SP, Cascade Lake (depth_multiplex) | $(row skx-1s m)" \
 	"| Sierra Forest, Grand Ridge (depth_multiplex) | $(row srf-2s m)")
-is "$(grep -E '^\| (Sapphire Rapids|Alder Lake, Raptor Lake [PE]-cores|Emerald Rapids|Granite Rapids|Ice Lake (server|client)|Skylake-SP, Cascade Lake|Sierra Forest, Grand Ridge)( \(depth_multiplex\))? \|' "$ROOT/README.md")" "$want" \
+is "$(grep -E '^\| (Sapphire Rapids|Alder Lake, Raptor Lake [PE]-cores|Lunar Lake, Arrow Lake [PE]-cores|Emerald Rapids|Granite Rapids|Ice Lake (server|client)|Skylake-SP, Cascade Lake|Sierra Forest, Grand Ridge)( \(depth_multiplex\))? \|' "$ROOT/README.md")" "$want" \
 	"the README's table of nodes, events and groups is --probe's at levels 3 and 6"
 # Every node left out is listed with its reason (before: "24 nodes left
 # out, first ..."): the nodes counted and those listed are perf's nodes of

@@ -46,6 +46,15 @@ def midr_matches(want, cpu):
 def canonical_event(raw):
     """perf's spelling of an event in an expression -> canonical name."""
     name = raw.replace("\\", "")
+    # PMU@EVENT@R (perf 7.2's hybrid tables): the event's retire latency,
+    # EVENT:R elsewhere (metricgroup.c makes it PMU/EVENT/R).
+    m = re.match(r"^(?:cpu|cpu_core|cpu_atom)@([^@,=]*)@R$", name)
+    if m:
+        return m.group(1) + ":R"
+    # The msr PMU's events as written (msr@tsc@; perf 7.2's hybrid
+    # msr@tsc,cpu=cpu_core@, which topdownd does not read).
+    if name.startswith("msr@"):
+        return name
     m = re.match(r"^(?:cpu|cpu_core|cpu_atom)@(.*)@$", name)
     if m:
         name = m.group(1)
@@ -75,7 +84,7 @@ def canonical_event(raw):
 TOKEN = re.compile(r"""
     (?P<ws>\s+)
   | (?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)
-  | (?P<at>(?:cpu|cpu_core|cpu_atom|msr|[A-Z][A-Z0-9_.]*)@(?:[^@\\]|\\.)*@)
+  | (?P<at>(?:cpu|cpu_core|cpu_atom|msr|[A-Z][A-Z0-9_.]*)@(?:[^@\\]|\\.)*@(?:R(?![A-Za-z0-9_.]))?)
   | (?P<lit>\#[A-Za-z_][A-Za-z0-9_]*)
   | (?P<name>(?:[A-Za-z_]|\\.)(?:[A-Za-z0-9_.:]|\\.)*)
   | (?P<op><=|>=|==|[-+*/(),<>|^&])

@@ -942,9 +942,8 @@ static void test_document_hybrid_trees(void **state)
 	s->pmus[1] = s->pmus[0];
 	strcpy(s->pmus[1].name, "cpu_atom");
 	f->cpus[3].pmu_idx = 1;
-	f->cores[0].first_cpu = 0;
-	f->cores[1].first_cpu = 2;
-	f->cores[2].first_cpu = 3;
+	f->cores[0].pmu_idx = f->cores[1].pmu_idx = 0;
+	f->cores[2].pmu_idx = 1;
 	s->n_deep = 2;
 	for (unsigned t = 0; t < 2; t++) {
 		struct snap_deep *d = &s->deep[t];
