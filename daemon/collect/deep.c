@@ -1020,27 +1020,11 @@ void coll_deep_fill(struct collector *c, struct snapshot *snap)
 	for (unsigned t = 0; t < was->n_deep; t++) {
 		const struct snap_deep *w = &was->deep[t];
 		struct snap_deep *d = &snap->deep[t];
-		size_t n = (size_t)w->rows * w->n_nodes;
-		double *last, *slots, *secs, *rs;
-		size_t cap, row_cap;
 
-		if (!w->n_nodes || snapshot_deep_reserve(d, w->rows, w->n_nodes) < 0) {
+		if (!w->n_nodes || snapshot_deep_reserve(d, w->rows, w->n_nodes) < 0)
 			d->n_nodes = 0;
-			continue;
-		}
-		last = d->last, slots = d->slots_total, secs = d->measured_ns_total, rs = d->row_slots_total;
-		cap = d->cap, row_cap = d->row_cap;
-		*d = *w;
-		d->last = last;
-		d->slots_total = slots;
-		d->measured_ns_total = secs;
-		d->row_slots_total = rs;
-		d->cap = cap;
-		d->row_cap = row_cap;
-		memcpy(last, w->last, n * sizeof(double));
-		memcpy(slots, w->slots_total, n * sizeof(double));
-		memcpy(secs, w->measured_ns_total, n * sizeof(double));
-		memcpy(rs, w->row_slots_total, w->rows * sizeof(double));
+		else
+			snapshot_deep_copy(d, w);
 	}
 	snap->n_deep = was->n_deep;
 	for (unsigned p = 0; p < snap->n_pkgs && p < was->n_pkgs; p++)

@@ -188,7 +188,7 @@ static void deep_free(struct snap_deep *d)
 
 /* @dst's tree from @src's: the arrays stay the destination's, with
  * @src's contents when they hold them, else no tree. */
-static void deep_copy(struct snap_deep *dst, const struct snap_deep *src)
+void snapshot_deep_copy(struct snap_deep *dst, const struct snap_deep *src)
 {
 	struct snap_deep keep = *dst;
 	size_t n = (size_t)src->rows * src->n_nodes;
@@ -226,7 +226,7 @@ void snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 	dst->cgroups = cgroups;
 	memcpy(dst->deep, deep, sizeof(deep));
 	for (unsigned k = 0; k < SNAP_PMUS; k++)
-		deep_copy(&dst->deep[k], &src->deep[k]);
+		snapshot_deep_copy(&dst->deep[k], &src->deep[k]);
 	/* A snapshot without per-cgroup buckets may have no array at all. */
 	if (src->n_cgroups)
 		memcpy(cgroups, src->cgroups, src->n_cgroups * sizeof(*cgroups));

@@ -367,6 +367,9 @@ static inline unsigned snapshot_deep_width(const struct snapshot *s)
  * collector's, on a buffer no reader holds): 0 or -ENOMEM.  Allocates
  * only when they grow: a depth configured, a larger layout. */
 int snapshot_deep_reserve(struct snap_deep *d, unsigned rows, unsigned nodes);
+/* @dst's tree from @src's, into @dst's own arrays: no tree (n_nodes 0)
+ * where they cannot hold it (snapshot_deep_reserve() first). */
+void snapshot_deep_copy(struct snap_deep *dst, const struct snap_deep *src);
 
 /* When @snap's collection ended, in seconds of CLOCK_MONOTONIC: what
  * durations (windows, the history) are measured on; timestamp (the wall
