@@ -486,22 +486,30 @@ like "$(probe skx-2s)" "Below L2: +level 3 requested: Skylake-SP / Cascade Lake-
 like "$(probe neoverse-v2-64)" "Below L2: +level 3 requested: topdownd has no TopDown node below level 2 for Arm Neoverse N2 / V2 \(perf.s tables it reads define none\)" \
 	"--probe on Neoverse V2 at level 3: no table of nodes, said"
 # The README's table is what --probe says at levels 3 and 6.
-row() { # [T=TABLES] row FIXTURE [MULTIPLEX [NTH]]: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it (of the NTH core PMU)
-	local l3 l6 m=${2:+depth_multiplex = true} nth=${3:-1}
+# The tables are an argument, not a variable of the caller's: `make
+# check-one T=...` exports T, the test's own path.
+row() { # row FIXTURE [MULTIPLEX [NTH [TABLES]]]: "| NAME | N nodes, E events | 6: N nodes, E events | G / G |" as --probe gives it (of the NTH core PMU)
+	local l3 l6 m=${2:+depth_multiplex = true} nth=${3:-1} fx=$1 tables=()
+	[ -n "${4:-}" ] && tables=(FAKEPMU_TABLES="$4")
 	printf '[collect]\nlevel = 3\n%s\n' "$m" >"$TMP/l3r.conf"
 	printf '[collect]\nlevel = 6\n%s\n' "$m" >"$TMP/l6.conf"
-	l3=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" FAKEPMU_TABLES="${T:-}" \
-		"$TOPDOWND" -c "$TMP/l3r.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null |
+	l3=$(env FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" "${tables[@]}" \
+		"$TOPDOWND" -c "$TMP/l3r.conf" --probe --sysfs-root "$FIXTURES/$1" 2>"$TMP/row.err" |
 		sed -n 's/.*levels 3 to 3: \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p' | sed -n "${nth}p")
-	l6=$(FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" FAKEPMU_TABLES="${T:-}" \
-		"$TOPDOWND" -c "$TMP/l6.conf" --probe --sysfs-root "$FIXTURES/$1" 2>/dev/null |
+	l6=$(env FAKEPMU_SYSFS="$FIXTURES/$1" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" "${tables[@]}" \
+		"$TOPDOWND" -c "$TMP/l6.conf" --probe --sysfs-root "$FIXTURES/$1" 2>>"$TMP/row.err" |
 		sed -n 's/.*levels 3 to \([0-9]\): \([0-9]*\) nodes from .*, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3 \4/p' | sed -n "${nth}p")
+	# shellcheck disable=SC2086 # the words of two lines
 	set -- $l3 $l6
+	if [ $# -ne 7 ]; then
+		diag "--probe on $fx gave no row: $(head -c 2000 "$TMP/row.err")" >&2
+		return 1
+	fi
 	echo "$1 nodes, $2 events | $4: $5 nodes, $6 events | $3 / $7 |"
 }
 want=$(printf '%s\n' "| Sapphire Rapids | $(row spr-2s)" "| Alder Lake, Raptor Lake P-cores | $(row adl-hybrid)" \
 	"| Alder Lake, Raptor Lake E-cores (depth_multiplex) | $(row adl-hybrid m 2)" \
-	"| Lunar Lake, Arrow Lake P-cores | $(T=$T72 row lnl-hybrid)" "| Lunar Lake, Arrow Lake E-cores | $(T=$T72 row lnl-hybrid '' 2)" \
+	"| Lunar Lake, Arrow Lake P-cores | $(row lnl-hybrid '' 1 "$T72")" "| Lunar Lake, Arrow Lake E-cores | $(row lnl-hybrid '' 2 "$T72")" \
 	"| Emerald Rapids | $(row emr-2s)" "| Granite Rapids | $(row gnr-2s)" \
 	"| Ice Lake server (depth_multiplex) | $(row icx-1s m)" "| Ice Lake client (depth_multiplex) | $(row icl-client m)" \
 	"| Skylake-SP, Cascade Lake (depth_multiplex) | $(row skx-1s m)" \
