@@ -345,13 +345,13 @@ static int deep_plan_pmu(struct collector *c, struct cpmu *pm)
 	if (dp->drilldown)
 		log_info("%s: %u TopDown nodes of levels 3 to %u from %s under %u level-2 categories, each "
 			 "package drilling into its bottleneck's (%u to %u groups on %u general-purpose "
-			 "counters%s, one per interval)%s%s", pp->core->name, dp->n_nodes, pp->depth,
-			 pp->depth_table->source, dp->n_rots, rots_min(dp), rots_max(dp), gp,
+			 "counter%s%s, one per interval)%s%s", pp->core->name, dp->n_nodes, pp->depth,
+			 pp->depth_table->source, dp->n_rots, rots_min(dp), rots_max(dp), gp, gp == 1 ? "" : "s",
 			 fixed_said, why[0] ? "; " : "", why);
 	else
 		log_info("%s: %u TopDown nodes of levels 3 to %u from %s, %u events in %u groups on %u "
-			 "general-purpose counters%s, one group per interval%s%s", pp->core->name, dp->n_nodes,
-			 pp->depth, pp->depth_table->source, n_opened, dp->rots[0].n_groups, gp,
+			 "general-purpose counter%s%s, one group per interval%s%s", pp->core->name, dp->n_nodes,
+			 pp->depth, pp->depth_table->source, n_opened, dp->rots[0].n_groups, gp, gp == 1 ? "" : "s",
 			 fixed_said, why[0] ? "; " : "", why);
 	pm->deep = dp;
 	return 0;

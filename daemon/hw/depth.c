@@ -381,8 +381,13 @@ static int compile_metric(struct ctx *x, struct metric *m)
 	r = expr_compile(m->expr, &names, &e, err, sizeof(err));
 	x->depth--;
 	if (r < 0) {
-		if (r == -EINVAL)
-			str_printf(x->why, sizeof(x->why), "%s: %s", m->name, err);
+		/* A reason a name it reads gave (an event that cannot be
+		 * encoded, a metric left out) is kept: the parser's "not
+		 * known here" says less.  Its own syntax error is said of
+		 * the node itself, or of the metric it reads. */
+		if (r == -EINVAL && !x->why[0])
+			str_printf(x->why, sizeof(x->why), "%s%s%s", x->depth ? m->name : "", x->depth ? ": " : "",
+				   err);
 		m->state = -1;
 		return r;
 	}
@@ -428,6 +433,7 @@ static int compile_all(struct ctx *x)
 			str_printf(x->why, sizeof(x->why), "%s", d->t->nodes[m->node_index].unsure);
 			r = -ENOENT;
 		} else {
+			x->why[0] = '\0';
 			r = compile_metric(x, m);
 		}
 		if (r == -ENOMEM)

@@ -93,8 +93,9 @@ static void print_depth(FILE *out, const struct plan_pmu *pp)
 
 	if (pp->depth)
 		fprintf(out, "%-13s levels 3 to %u: %u nodes from %s, %u events in %u groups taking turns, "
-			"one per interval, on %u general-purpose counters%s\n", "Below L2:", pp->depth,
+			"one per interval, on %u general-purpose counter%s%s\n", "Below L2:", pp->depth,
 			pp->depth_nodes, pp->depth_table->source, pp->depth_events, pp->depth_groups, pp->depth_gp,
+			pp->depth_gp == 1 ? "" : "s",
 			pp->depth_fixed1 && pp->depth_fixed2 ? " and fixed counters 1 and 2"
 			: pp->depth_fixed1 ? " and fixed counter 1" : pp->depth_fixed2 ? " and fixed counter 2" : "");
 	if (pp->depth && pp->depth_multiplex)

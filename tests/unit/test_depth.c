@@ -373,6 +373,63 @@ static void test_reference_fails(void **state)
 	depth_free(d);
 }
 
+/* Why a node is left out: the reason a name it reads gives, not the
+ * parser's "not known here" over it.  A unit mask above 0xff (Lunar
+ * Lake's BR_MISP_RETIRED.COND_TAKEN_BWD_COST, umask 0x8001) does not fit
+ * Sapphire Rapids' umask format (config:8-15) and fits Lunar Lake's
+ * cpu_core (config:8-15,40-47: the low byte at 8, the high at 40); a
+ * syntax error is said once, of the node or of the metric it reads. */
+static void test_left_out_reasons(void **state)
+{
+	static const struct dt_node nodes[] = {
+		{ "tma_wide", 3, "tma_memory_bound", 1.0, "EV_WIDE / EV_B", "", NULL },
+		{ "tma_bad", 3, "tma_memory_bound", 1.0, "EV_B * * 2", "", NULL },
+		{ "tma_via", 3, "tma_memory_bound", 1.0, "tma_h / EV_B", "", NULL },
+		{ "tma_ok", 3, "tma_memory_bound", 1.0, "EV_B / 2", "", NULL },
+	};
+	static const struct dt_metric helpers[] = { { "tma_h", "EV_B +" } };
+	static const struct dt_event events[] = {
+		{ "EV_WIDE", "event=0xc5,umask=0x8001", "0,1,2,3", "test", NULL },
+		{ "EV_B", "event=0xd1,umask=0x2", "0,1,2,3", "test", NULL },
+	};
+	static const struct dt_table t = { "test", NULL, "test", nodes, 4, helpers, 1, events, 2 };
+	struct pmu_info *lnl = calloc(1, sizeof(*lnl));
+	const struct pmu_core *core = &spr->core[0];
+	struct depth_main m = { 0 };
+	struct depth *d = NULL;
+	struct sysfs *sysfs;
+	const char *because;
+	char root[1024];
+	int e;
+
+	(void)state;
+	assert_int_equal(depth_new(&t, 3, &core->formats, &m, &d, NULL, 0), 0);
+	assert_int_equal(depth_n_nodes(d), 1);
+	assert_int_equal(depth_n_left(d), 3);
+	assert_string_equal(depth_left(d, 0, &because), "tma_wide");
+	assert_string_equal(because, "cannot encode EV_WIDE (\"event=0xc5,umask=0x8001\"): value 0x8001 does not "
+				     "fit format umask");
+	assert_string_equal(depth_left(d, 1, &because), "tma_bad");
+	assert_string_equal(because, "at 8: expected a value, found '*'");
+	assert_string_equal(depth_left(d, 2, &because), "tma_via");
+	assert_string_equal(because, "tma_h: at 7: expected a value, found 'the end'");
+	depth_free(d);
+
+	snprintf(root, sizeof(root), "%s/lnl-hybrid", fixtures());
+	assert_non_null(lnl);
+	assert_int_equal(sysfs_new(root, &sysfs), 0);
+	assert_int_equal(pmu_discover(sysfs, lnl), 0);
+	sysfs_free(sysfs);
+	assert_string_equal(lnl->core[0].name, "cpu_core");
+	assert_int_equal(depth_new(&t, 3, &lnl->core[0].formats, &m, &d, NULL, 0), 0);
+	assert_int_equal(depth_n_nodes(d), 2);
+	e = event_index(d, "EV_WIDE");
+	assert_true(e >= 0);
+	assert_int_equal(depth_event(d, (unsigned)e)->enc.config[0], 0x8000000001c5ULL);
+	depth_free(d);
+	free(lnl);
+}
+
 /* A retire latency (perf's EVENT:R, Granite Rapids' perf 7.2 tables): no
  * event opened, in no group, the table's RetirementLatencyMean rounded
  * as perf stat reads it when it does not sample it (util/intel-tpebs.c:
@@ -438,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_eval),
 		cmocka_unit_test(test_frequency),
 		cmocka_unit_test(test_reference_fails),
+		cmocka_unit_test(test_left_out_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
