@@ -161,6 +161,25 @@ static void msr_of(const char *terms, struct depth_event *ev)
 	}
 }
 
+/* The msr PMU's TSC as perf's tables write it: msr@tsc@, or on a hybrid
+ * part msr@tsc,cpu=cpu_core@ (perf 7.2's Lunar and Arrow Lake): the TSC
+ * on the CPUs of that core PMU (perf's cpu term naming a PMU, commit
+ * bd741d80dc65 "perf parse-events: Allow the cpu term to be a PMU or CPU
+ * range"), on a CPU of table @t's PMU the same count. */
+static bool is_tsc(const struct dt_table *t, const char *name)
+{
+	static const char prefix[] = "msr@tsc,cpu=";
+	size_t len;
+
+	if (strcmp(name, "msr@tsc@") == 0)
+		return true;
+	if (!t->unit || strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+		return false;
+	name += sizeof(prefix) - 1;
+	len = strlen(t->unit);
+	return strncmp(name, t->unit, len) == 0 && strcmp(name + len, "@") == 0;
+}
+
 static int add_event(struct ctx *x, const char *name, unsigned *index)
 {
 	struct depth *d = x->d;
@@ -190,10 +209,10 @@ static int add_event(struct ctx *x, const char *name, unsigned *index)
 		*index = d->n_events++;
 		return 0;
 	}
-	if (te && strcmp(name, "msr@tsc@") == 0) {
+	if (te && is_tsc(d->t, name)) {
 		if (!x->main->msr_type) {
-			str_printf(x->why, sizeof(x->why), "msr@tsc@: the kernel has no msr PMU with a tsc event "
-				   "(/sys/bus/event_source/devices/msr/events/tsc)");
+			str_printf(x->why, sizeof(x->why), "%s: the kernel has no msr PMU with a tsc event "
+				   "(/sys/bus/event_source/devices/msr/events/tsc)", name);
 			return -ENOENT;
 		}
 		ev->name = te->name;

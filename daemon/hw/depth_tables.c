@@ -4089,8 +4089,7 @@ static const struct dt_event lunarlake_cpu_core_events[] = {
 	{ "cpu_core@MEM_LOAD_L3_HIT_RETIRED.XSNP_MISS@", "event=0xd2,umask=0x1", "0,1,2,3", "cache.json", NULL },
 	{ "cpu_core@MEM_LOAD_L3_HIT_RETIRED.XSNP_MISS@R", NULL, NULL, NULL, NULL }, /* cache.json */
 	{ "cpu_core@CPU_CLK_UNHALTED.REF_TSC@", "event=0,umask=0x3", "Fixed counter 2", "pipeline.json", NULL },
-	{ "msr@tsc,cpu", NULL, NULL, NULL, NULL }, /* no event of the model's files */
-	{ "cpu_core@", NULL, NULL, NULL, NULL }, /* no event of the model's files */
+	{ "msr@tsc,cpu=cpu_core@", NULL, NULL, NULL, NULL }, /* no event of the model's files */
 	{ "duration_time", NULL, NULL, NULL, NULL }, /* no event of the model's files */
 	{ "cpu_core@MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM@", "event=0xd2,umask=0x4", "0,1,2,3", "cache.json", NULL },
 	{ "cpu_core@MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM@R", NULL, NULL, NULL, NULL }, /* cache.json */
@@ -4309,9 +4308,9 @@ const struct dt_table depth_tables[] = {
 	{ "graniterapids", NULL, "reference/perf-tables-7.2/x86/graniterapids/gnr-metrics.json", graniterapids_nodes, 108, graniterapids_helpers, 15, graniterapids_events, 169 },
 	{ "sierraforest", NULL, "reference/perf-tables-7.2/x86/sierraforest/srf-metrics.json", sierraforest_nodes, 16, sierraforest_helpers, 1, sierraforest_events, 17 },
 	{ "grandridge", NULL, "reference/perf-tables-7.2/x86/grandridge/grr-metrics.json", sierraforest_nodes, 16, sierraforest_helpers, 1, sierraforest_events, 17 },
-	{ "lunarlake", "cpu_core", "reference/perf-tables-7.2/x86/lunarlake/lnl-metrics.json", lunarlake_cpu_core_nodes, 101, lunarlake_cpu_core_helpers, 12, lunarlake_cpu_core_events, 151 },
+	{ "lunarlake", "cpu_core", "reference/perf-tables-7.2/x86/lunarlake/lnl-metrics.json", lunarlake_cpu_core_nodes, 101, lunarlake_cpu_core_helpers, 12, lunarlake_cpu_core_events, 150 },
 	{ "lunarlake", "cpu_atom", "reference/perf-tables-7.2/x86/lunarlake/lnl-metrics.json", lunarlake_cpu_atom_nodes, 16, lunarlake_cpu_atom_helpers, 1, lunarlake_cpu_atom_events, 17 },
-	{ "arrowlake", "cpu_core", "reference/perf-tables-7.2/x86/arrowlake/arl-metrics.json", lunarlake_cpu_core_nodes, 101, lunarlake_cpu_core_helpers, 12, lunarlake_cpu_core_events, 151 },
+	{ "arrowlake", "cpu_core", "reference/perf-tables-7.2/x86/arrowlake/arl-metrics.json", lunarlake_cpu_core_nodes, 101, lunarlake_cpu_core_helpers, 12, lunarlake_cpu_core_events, 150 },
 	{ "arrowlake", "cpu_atom", "reference/perf-tables-7.2/x86/arrowlake/arl-metrics.json", lunarlake_cpu_atom_nodes, 16, lunarlake_cpu_atom_helpers, 1, lunarlake_cpu_atom_events, 17 },
 };
 const unsigned depth_tables_count = 14;

@@ -107,18 +107,26 @@ static size_t number_len(const char *s)
 }
 
 /* Length of a name at @s: name characters and escapes (a backslash and
- * the character it keeps: perf's \- \, \=). */
+ * the character it keeps: perf's \- \, \=).  Between a name's @s (an
+ * event's PMU and terms) an '=' is the name's too: perf 7.2's hybrid
+ * tables write msr@tsc\,cpu=cpu_core@, and perf's jevents.py escapes such
+ * an '=' before its lexer sees it (pmu-events/metric.py, _FixEscapes()). */
 static size_t name_len(const char *s)
 {
 	size_t i = 0;
+	bool in_at = false;
 
 	for (;;) {
-		if (name_char(s[i]))
+		if (name_char(s[i])) {
+			in_at ^= s[i] == '@';
 			i++;
-		else if (s[i] == '\\' && s[i + 1] && s[i + 1] != ' ')
+		} else if (in_at && s[i] == '=') {
+			i++;
+		} else if (s[i] == '\\' && s[i + 1] && s[i + 1] != ' ') {
 			i += 2;
-		else
+		} else {
 			return i;
+		}
 	}
 }
 

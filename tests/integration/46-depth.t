@@ -32,7 +32,7 @@
 #      groups without losing a descriptor.
 . "$(dirname "$0")/lib.sh"
 
-plan 68
+plan 69
 
 SCEN=$ROOT/tests/scenarios
 TOOL=$ROOT/tests/oracle
@@ -262,23 +262,28 @@ like "$(tr '\n' ' ' <"$TMP/pmem.txt")" '^\[0,0\.0[0-9]+\] \[0\.0[0-9]+,0\.0[0-9]
 # rest 0.001-0.08% of the slots: no partition).  Their tables give no
 # RetirementLatencyMean, so the nodes reading a retire latency (perf 7.2
 # writes them cpu_core@EVENT@R there) are left out, by topdownd and by the
-# oracle alike, and listed; so are those reading msr@tsc\,cpu=cpu_core@.
+# oracle alike, and listed.  perf 7.2 writes the P-cores' TSC
+# msr@tsc\,cpu=cpu_core@ (tma_false_sharing, through the core's
+# frequency): the msr PMU's TSC on those CPUs, with a domain's TSC over its
+# CPUs as elsewhere (--tsc-departure).
 # Skymont's level-1/2 events leave one general-purpose counter: its 15
 # events take turns one by one.
 printf '[collect]\nlevel = 6\n' >"$TMP/l6p.conf"
 gl=$(FAKEPMU_SYSFS="$FIXTURES/lnl-hybrid" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" FAKEPMU_TABLES="$T72" \
 	"$TOPDOWND" -c "$TMP/l6p.conf" --probe --sysfs-root "$FIXTURES/lnl-hybrid" 2>/dev/null |
 	sed -n 's/^Below L2: *levels 3 to [36]: \([0-9]*\) nodes from reference\/perf-tables-7.2\/x86\/lunarlake\/lnl-metrics.json, \([0-9]*\) events in \([0-9]*\) groups.*/\1 \2 \3/p' | tr '\n' ' ')
-is "$gl" "78 92 12 16 15 15 " "lnl-hybrid at level 6: Lion Cove 78 nodes, 92 events in 12 groups; Skymont (level 3, its deepest) 16 nodes, 15 events in 15 groups"
+is "$gl" "79 95 13 16 15 15 " "lnl-hybrid at level 6: Lion Cove 79 nodes, 95 events in 13 groups; Skymont (level 3, its deepest) 16 nodes, 15 events in 15 groups"
 parity_ok "lnl-hybrid P-cores, levels 1 to 6: perf 7.2's expressions on perf's counts within 0.05 pp per CPU, their nodes per core, package and host" \
 	--tables "$T72" --fake-tables "$T72" --fixture "$FIXTURES/lnl-hybrid" --cpuid GenuineIntel-6-BD-0 \
 	--events-from x86/lunarlake/lnl-metrics.json --unit cpu_core --pmu cpu_core --cpus 0-3 --domain-nodes --ungrouped \
-	--metric-groups TopdownL1,TopdownL2,TopdownL3,TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 \
-	--warmup 14 --intervals 18 --scenario "$SCEN/depth-lnl.json"
+	--metric-groups TopdownL1,TopdownL2,TopdownL3,TopdownL4,TopdownL5,TopdownL6 --topdownd-level 6 --tsc-departure \
+	--warmup 15 --intervals 19 --scenario "$SCEN/depth-lnl.json"
 is "$(grep -E '^nodes:' <<<"$PARITY_OUT") $(grep -c 'whose file gives no RetirementLatencyMean' <<<"$PARITY_OUT")" \
-	"nodes: 90 of 90 compared 1" "lnl-hybrid P-cores: every node of levels 1 to 6 topdownd counts compared; those reading a retire latency without a mean listed, not compared"
-like "$(grep '^not compared: ' <<<"$PARITY_OUT")" '^not compared: 18 nodes read a retire latency whose file gives no RetirementLatencyMean \(tma_code_l2_hit: FRONTEND_RETIRED.L1I_MISS:R' \
-	"lnl-hybrid: 18 nodes read a retire latency perf's table gives no mean for"
+	"nodes: 91 of 91 compared 1" "lnl-hybrid P-cores: every node of levels 1 to 6 topdownd counts compared (tma_false_sharing with the P-cores' TSC among them); those reading a retire latency without a mean listed, not compared"
+like "$(grep '^not compared: ' <<<"$PARITY_OUT")" '^not compared: 22 nodes read a retire latency whose file gives no RetirementLatencyMean \(tma_code_l2_hit: FRONTEND_RETIRED.L1I_MISS:R' \
+	"lnl-hybrid: 22 nodes read a retire latency perf's table gives no mean for, themselves or through another"
+like "$(grep '^departure tsc_sum: ' <<<"$PARITY_OUT")" '^departure tsc_sum: [0-9]+ nodes read msr@tsc@ and duration_time \([a-z_,]*false_sharing' \
+	"lnl-hybrid: tma_false_sharing reads the P-cores' TSC (msr@tsc\\,cpu=cpu_core@), compared"
 like "$(FAKEPMU_SYSFS="$FIXTURES/lnl-hybrid" FAKEPMU_SCENARIO="$SCEN/constant.json" LD_PRELOAD="$FAKEPMU" FAKEPMU_TABLES="$T72" \
 	"$TOPDOWND" -c "$TMP/l6p.conf" --probe --sysfs-root "$FIXTURES/lnl-hybrid" 2>/dev/null | tr -s '\n ' ' ')" \
 	"tma_cond_nt_mispredicts: cpu_core@BR_MISP_RETIRED.COND_NTAKEN_COST@R is a retire latency \(perf's R modifier\) whose RetirementLatencyMean perf's table does not give" \

@@ -51,8 +51,13 @@ def canonical_event(raw):
     m = re.match(r"^(?:cpu|cpu_core|cpu_atom)@([^@,=]*)@R$", name)
     if m:
         return m.group(1) + ":R"
-    # The msr PMU's events as written (msr@tsc@; perf 7.2's hybrid
-    # msr@tsc,cpu=cpu_core@, which topdownd does not read).
+    # The msr PMU's events as written.  perf 7.2's hybrid
+    # msr@tsc,cpu=cpu_core@ is the TSC on cpu_core's CPUs (perf's cpu term
+    # naming a PMU, bd741d80dc65, newer than the perf 6.1 the oracle runs):
+    # the oracle counts msr/tsc/ on that core type's CPUs (perf --cpus of
+    # that type), the same count.
+    if re.match(r"^msr@tsc,cpu=(cpu_core|cpu_atom)@$", name):
+        return "msr@tsc@"
     if name.startswith("msr@"):
         return name
     m = re.match(r"^(?:cpu|cpu_core|cpu_atom)@(.*)@$", name)

@@ -393,6 +393,7 @@ static void test_left_out_reasons(void **state)
 		{ "EV_B", "event=0xd1,umask=0x2", "0,1,2,3", "test", NULL },
 	};
 	static const struct dt_table t = { "test", NULL, "test", nodes, 4, helpers, 1, events, 2 };
+	const struct dt_table *t2;
 	struct pmu_info *lnl = calloc(1, sizeof(*lnl));
 	const struct pmu_core *core = &spr->core[0];
 	struct depth_main m = { 0 };
@@ -426,6 +427,35 @@ static void test_left_out_reasons(void **state)
 	e = event_index(d, "EV_WIDE");
 	assert_true(e >= 0);
 	assert_int_equal(depth_event(d, (unsigned)e)->enc.config[0], 0x8000000001c5ULL);
+	depth_free(d);
+
+	/* perf 7.2's Lunar Lake writes the TSC of the P-cores' CPUs
+	 * msr@tsc\,cpu=cpu_core@ (tma_false_sharing, through
+	 * tma_info_system_core_frequency): the msr PMU's TSC on a cpu_core
+	 * CPU, as msr@tsc@ is; left out, saying so, without the msr PMU. */
+	t2 = depth_table_of(lnl->core[0].ua->id, lnl->core[0].name);
+	assert_non_null(t2);
+	main_of(&lnl->core[0], &m);
+	assert_int_equal(depth_new(t2, 4, &lnl->core[0].formats, &m, &d, NULL, 0), 0);
+	assert_int_equal(node_index(d, "tma_false_sharing"), -1);
+	e = -1;
+	for (unsigned k = 0; k < depth_n_left(d); k++)
+		if (strcmp(depth_left(d, k, &because), "tma_false_sharing") == 0)
+			e = (int)k;
+	assert_true(e >= 0);
+	depth_left(d, (unsigned)e, &because);
+	assert_string_equal(because, "msr@tsc,cpu=cpu_core@: the kernel has no msr PMU with a tsc event "
+				     "(/sys/bus/event_source/devices/msr/events/tsc)");
+	depth_free(d);
+	m.msr_type = lnl->msr_type;
+	m.msr_tsc = lnl->msr_tsc;
+	assert_true(m.msr_type > 0);
+	assert_int_equal(depth_new(t2, 4, &lnl->core[0].formats, &m, &d, NULL, 0), 0);
+	assert_true(node_index(d, "tma_false_sharing") >= 0);
+	e = event_index(d, "msr@tsc,cpu=cpu_core@");
+	assert_true(e >= 0);
+	assert_int_equal(depth_event(d, (unsigned)e)->kind, DEPTH_EV_MSR);
+	assert_int_equal(depth_event(d, (unsigned)e)->type, lnl->msr_type);
 	depth_free(d);
 	free(lnl);
 }
