@@ -34,9 +34,13 @@ import resource
 import statistics
 import struct
 import subprocess
+import threading
 
 PERF_CPUID = "GenuineIntel-6-8F-4"  # the Sapphire Rapids fixtures' model
 INTERVAL_MS = 100
+# Every run is bounded (issue 42: perf under callgrind once did not exit
+# for 9 minutes): a run over its bound is killed and the bench says which.
+RUN_TIMEOUT_S = 600
 WARMUP, WINDOW = 5, 30      # intervals before the window, and in it
 CG_COUNTS = (3, 8)          # intervals of the two runs under callgrind and strace
 REPEATS = 3                 # timing runs per tool and size: medians
@@ -117,7 +121,12 @@ class Tools:
         # execs perf).
         cmd = cmd[:2] + wrap + cmd[2:] if tool == "perf" else wrap + cmd
         with open(os.path.join(self.out, name + ".log"), "w") as log:
-            code = subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+            try:
+                code = subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log,
+                                       timeout=RUN_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                raise RuntimeError("%s: not done after %d s, killed (%s)" % (
+                    " ".join(cmd), RUN_TIMEOUT_S, os.path.join(self.out, name + ".log")))
         if code != 0:
             raise RuntimeError("%s exited %d (%s)" % (" ".join(cmd), code,
                                                     os.path.join(self.out, name + ".log")))
@@ -142,6 +151,9 @@ class Tools:
                              stderr=pipe if tool == "perf" else null)
         seen, last, marks = 0, None, {}
         pattern = re.compile(r"\s*([0-9.]+)," if tool == "perf" else r"# ([0-9.]+) s$")
+        # The pipe ends when the tool does; a tool that hangs is killed.
+        watchdog = threading.Timer(RUN_TIMEOUT_S, p.kill)
+        watchdog.start()
         for line in (p.stderr if tool == "perf" else p.stdout):
             m = pattern.match(line)
             if not m or m.group(1) == last:
@@ -152,6 +164,7 @@ class Tools:
                 allocs, heap = read_allocs(env["ALLOCOUNT_FILE"])
                 marks[seen] = (run_time(p.pid), allocs, vm_rss_kib(p.pid) - heap / 1024)
         _, status, _ = os.wait4(p.pid, 0)
+        watchdog.cancel()
         code = os.waitstatus_to_exitcode(status)
         if code != 0 or len(marks) < 2:
             raise RuntimeError("%s: exited %d after %d intervals" % (" ".join(cmd), code, seen))
@@ -223,7 +236,7 @@ def fd_limit_allows(tools, fixture_small, n_small, n):
     name = "perf-fds"
     env = tools.env(fixture_small, name, alloc=False)
     subprocess.check_call(tools.cmd("perf", fixture_small, 1, name), env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
     opens = sum(int(line.split()[2]) for line in open(env["FAKEPMU_STATS"])
                 if line.split()[1] == "perf_event_open")
     need = opens * n // n_small + 256
