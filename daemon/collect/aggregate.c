@@ -35,26 +35,12 @@ static unsigned agg_key(const struct collector *c, unsigned pmu, unsigned kind, 
 	return (pmu * AGG_KINDS + kind) * c->agg_doms + (dom - c->n_cpus);
 }
 
-/* dst (+)= src over @pm's runs of variables (@first: =).  Every other
- * variable is 0 in both. */
-static void runs_add(const struct cpmu *pm, double *restrict dst, const double *restrict src, bool first)
-{
-	for (unsigned r = 0; r < pm->n_runs; r++) {
-		unsigned lo = pm->run_lo[r], n = pm->run_hi[r] - lo;
-
-		if (first)
-			vec_copy(dst + lo, src + lo, n);
-		else
-			vec_add(dst + lo, src + lo, n);
-	}
-}
-
 /* @sum into row @key (each interval's sums go up the tree: a CPU into
  * its core, a core into its package, a package into the host; each CPU's
  * counts are added once, not once per domain). */
 static void agg_fold(struct collector *c, const struct cpmu *pm, const double *sum, unsigned key)
 {
-	runs_add(pm, c->agg[key].v, sum, !c->agg_used[key]);
+	coll_runs_add(pm, c->agg[key].v, sum, !c->agg_used[key]);
 	c->agg_used[key] = true;
 }
 
@@ -70,22 +56,15 @@ static unsigned agg_parent(const struct collector *c, unsigned dom)
 	return agg_dom_host(c);
 }
 
-/* A CPU with figures this interval: its counts into its core's sums (the
- * package's and the host's rows get them from there, coll_core_done and
- * agg_compute), or, its core unknown, the host's row. */
-void coll_agg_add(struct collector *c, const struct ccpu *cc)
+void coll_agg_add_odd(struct collector *c, const struct ccpu *cc)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
-	unsigned kind = !cc->lay.refine && pm->model.refine;
+	unsigned kind = coll_agg_kind(pm, cc);
 
 	if (cc->core_idx >= 0) {
-		unsigned bit = (unsigned)cc->pmu * AGG_KINDS + kind;
-
-		if (c->acc.single)
-			agg_fold(c, pm, pm->input.v, agg_key(c, (unsigned)cc->pmu, kind, agg_parent(c, (unsigned)cc->core_idx)));
-		else
-			runs_add(pm, pm->core_in[kind].v, pm->input.v, !(c->acc.keys & (1u << bit)));
-		c->acc.keys |= 1u << bit;
+		/* A core of one CPU: into its package's row. */
+		agg_fold(c, pm, pm->input.v, agg_key(c, (unsigned)cc->pmu, kind, agg_parent(c, (unsigned)cc->core_idx)));
+		c->acc.keys |= 1u << ((unsigned)cc->pmu * AGG_KINDS + kind);
 		return;
 	}
 	agg_fold(c, pm, pm->input.v, agg_key(c, (unsigned)cc->pmu, kind, agg_dom_host(c)));
@@ -216,9 +195,35 @@ static const double *dom_base(const struct collector *c, const struct snapshot *
 	return prev->cores[agg].c.total;
 }
 
+/* Core @k's description from its CPUs' (layout_core), at the generation
+ * of theirs: once, not every interval. */
+static void core_describe(struct collector *c, unsigned k)
+{
+	struct layout_core *lc = &c->cores[k];
+
+	lc->cpus = 0;
+	lc->covered = false;
+	lc->pmus = 0;
+	for (unsigned j = c->core_start[k]; j < c->core_start[k + 1]; j++) {
+		const struct ccpu *cc = &c->cpus[c->order[j]];
+
+		lc->cpus += cc->to_measure;
+		lc->covered |= cc->covers;
+		lc->pmus |= cc->pmu >= 0 ? 1u << cc->pmu : 0;
+	}
+	/* Its CPUs' PMU, -1 for none, -2 for more than one (a hybrid core
+	 * nothing makes); the categories of each. */
+	lc->pmu = lc->pmus ? (lc->pmus & (lc->pmus - 1) ? -2 : __builtin_ctz(lc->pmus)) : -1;
+	lc->cats = 0;
+	for (uint32_t left = lc->pmus; left; left &= left - 1)
+		lc->cats |= c->pmus[__builtin_ctz(left)].pp->cats;
+	lc->desc_gen = c->gen;
+}
+
 void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, const double *base)
 {
 	struct coll_core_acc *acc = &c->acc;
+	struct layout_core *lc = &c->cores[k];
 	struct snap_core *core = &snap->cores[k];
 	struct snap_counts *out = &core->c;
 	unsigned parent = agg_parent(c, k);
@@ -227,14 +232,14 @@ void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, cons
 	double was[TD_C_COUNT];
 	int pmu;
 
-	/* Its CPUs' PMU, -1 for none, -2 for more than one (a hybrid core
-	 * nothing makes); the categories of each. */
-	pmu = acc->pmus ? (acc->pmus & (acc->pmus - 1) ? -2 : __builtin_ctz(acc->pmus)) : -1;
-	out->cats = 0;
-	for (uint32_t left = acc->pmus; left; left &= left - 1)
-		out->cats |= c->pmus[__builtin_ctz(left)].pp->cats;
-	core->covered = acc->covered;
-	out->cpus = acc->cpus;
+	/* Its CPUs' reads may have changed their descriptions (a CPU gone
+	 * offline): the generation says. */
+	if (lc->desc_gen != c->gen)
+		core_describe(c, k);
+	pmu = lc->pmu;
+	out->cats = lc->cats;
+	core->covered = lc->covered;
+	out->cpus = lc->cpus;
 	out->measured = acc->measured;
 	if (base == out->total) {
 		/* After a change of layout: the sums of its CPUs' totals. */
@@ -290,7 +295,7 @@ void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, cons
 		bool *up_covered;
 		struct snap_counts *up = dom_of(c, snap, parent, &up_covered);
 
-		dom_fold(out, acc->covered, up, up_covered);
+		dom_fold(out, lc->covered, up, up_covered);
 	}
 }
 

@@ -73,7 +73,8 @@ static void build_layout(struct collector *c)
 		if (!c->cpus[i].known)
 			continue;
 		if (find_core(c, t) < 0)
-			c->cores[c->n_cores++] = (struct layout_core){ t->package, t->die, t->core_id, -1 };
+			c->cores[c->n_cores++] = (struct layout_core){ t->package, t->die, t->core_id, -1,
+								       .desc_gen = UINT64_MAX };
 		if (find_pkg(c, t->package) < 0)
 			c->pkgs[c->n_pkgs++] = t->package;
 	}
@@ -165,8 +166,11 @@ static void lay_vars(const struct cpmu *pm, struct clayout *lay, const struct cl
 	static_assert(UA_EVENTS_MAX <= 32, "a position set is 32 bits");
 	lay->cycles_pos = -1;
 	lay->work = 0;
+	lay->var0 = lay->n_events ? (int)ua->events[lay->events[0]].var : -1;
 	for (unsigned i = 0; i < lay->n_events; i++) {
 		lay->var[i] = ua->events[lay->events[i]].var;
+		if ((int)lay->var[i] != lay->var0 + (int)i)
+			lay->var0 = -1;
 		if (counts_work(pm, lay->var[i]))
 			lay->work |= 1u << i;
 		/* What runs while the CPU runs: its cycles (NVIDIA Olympus: its
@@ -239,6 +243,9 @@ static void pmu_runs(struct cpmu *pm)
 		pm->run_lo[pm->n_runs] = (uint8_t)v;
 		pm->run_hi[pm->n_runs++] = (uint8_t)(v + 1);
 	}
+	pm->window = -1;
+	if (pm->n_runs && pm->run_hi[pm->n_runs - 1] - pm->run_lo[0] <= COLL_WINDOW)
+		pm->window = pm->run_lo[0] + COLL_WINDOW <= TD_EV_COUNT ? pm->run_lo[0] : TD_EV_COUNT - COLL_WINDOW;
 }
 
 /* The variables the domains sum: each of the canonical grouping's once. */
@@ -304,6 +311,8 @@ static void plan_to_pmu(const struct collector *c, struct cpmu *pm, const struct
 					.stall_minus_cycles = pp->core->stall_minus_cycles };
 	pm->model_fixed = pm->model;
 	pm->model_fixed.refine = false;
+	tma_model_prepare(&pm->model);
+	tma_model_prepare(&pm->model_fixed);
 	cat_cols(pp->cats, &pm->cols);
 	memset(&pm->input, 0, sizeof(pm->input));
 	memset(pm->core_in, 0, sizeof(pm->core_in));
@@ -444,11 +453,81 @@ static void went_offline(struct collector *c, struct ccpu *cc, uint64_t now)
 	log_info("CPU %d went offline; monitoring it again when it comes back", cc->cpu);
 }
 
+/* Group values @vals (each followed by its id) less their previous
+ * ones @prev (updated), times @scale, into @v at the variables of
+ * positions @lead.. of @lay.  Returns the OR of the deltas: below 0 when
+ * a counter went back, 0 when none counted.  Each variable is one
+ * event's (uarch.h), so assigned, not added: a CPU's read overwrites all
+ * of its PMU's, and only a read of every group computes.  Through
+ * int64_t: one instruction where uint64_t takes several on x86-64; a
+ * delta of 2^63 counts is not one interval's, and one below 0 is a
+ * counter gone back (the sign of their OR).  Two at a time, and not
+ * inlined: in read_cpu GCC -O2 neither unrolls the loop nor keeps its
+ * pointers in registers (15 instructions an event; 10.5 this way, where
+ * the variables follow the positions). */
+static __attribute__((noinline)) int64_t group_deltas(const struct clayout *lay, unsigned lead, unsigned n,
+						      const uint64_t *restrict vals, uint64_t *restrict prev,
+						      double *restrict v, double scale)
+{
+	int64_t any = 0;
+	size_t i = 0;
+
+	if (lay->var0 >= 0) {
+		double *restrict w = v + lay->var0 + lead;
+
+		for (; i + 2 <= n; i += 2) {
+			uint64_t x0 = vals[2 * i], x1 = vals[2 * i + 2];
+			int64_t d0 = (int64_t)(x0 - prev[i]), d1 = (int64_t)(x1 - prev[i + 1]);
+
+			prev[i] = x0;
+			prev[i + 1] = x1;
+			any |= d0 | d1;
+			w[i] = (double)d0 * scale;
+			w[i + 1] = (double)d1 * scale;
+		}
+		v = w;
+	} else {
+		const enum td_event *restrict var = &lay->var[lead];
+
+		for (; i + 2 <= n; i += 2) {
+			uint64_t x0 = vals[2 * i], x1 = vals[2 * i + 2];
+			int64_t d0 = (int64_t)(x0 - prev[i]), d1 = (int64_t)(x1 - prev[i + 1]);
+
+			prev[i] = x0;
+			prev[i + 1] = x1;
+			any |= d0 | d1;
+			v[var[i]] = (double)d0 * scale;
+			v[var[i + 1]] = (double)d1 * scale;
+		}
+		if (i < n)
+			v += (ptrdiff_t)var[i] - (ptrdiff_t)i;
+	}
+	if (i < n) {
+		/* An odd one last, at v[i] either way. */
+		uint64_t x = vals[2 * i];
+		int64_t d = (int64_t)(x - prev[i]);
+
+		prev[i] = x;
+		any |= d;
+		v[i] = (double)d * scale;
+	}
+	return any;
+}
+
+/* A group's values out of order, or one gone back: counted, skipped;
+ * they are the new baseline. */
+static void read_unexpected(struct collector *c, const struct ccpu *cc)
+{
+	c->errors[COLL_ERR_SHORT_READ]++;
+	log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
+			"Unexpected values from the group of CPU %d; skipping this interval for it", cc->cpu);
+}
+
 /* Reads group @g of @cc, adding its scaled deltas to @in; false when the
  * CPU has nothing to report this interval (the reason is counted). */
 static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_t now,
 		       struct tma_input *in, double *enabled_ns, double *running_ns,
-		       bool *read_error)
+		       bool *read_error, const ssize_t *pre)
 {
 	const struct clayout *lay = &cc->lay;
 	unsigned lead = lay->group_start[g], n = lay->group_start[g + 1] - lead;
@@ -460,9 +539,10 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	int tries = 0;
 	bool bad = false, norun, counted = false, first = cc->read_at[g] == 0;
 
-	do {
+	/* Read already (read_plain: not the common case), into c->buf. */
+	r = pre ? *pre : perfev_read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
+	while (r == -EINTR && ++tries < EINTR_RETRIES)
 		r = perfev_read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
-	} while (r == -EINTR && ++tries < EINTR_RETRIES);
 	if (r < 0) {
 		c->errors[COLL_ERR_READ]++;
 		*read_error = true;
@@ -532,36 +612,14 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	for (unsigned i = 0; first && i < n; i++)
 		bad |= vals[2 * i + 1] != cc->id[lead + i];
 	{
-		uint64_t *restrict prev = &cc->prev[lead];
-		const enum td_event *restrict var = &lay->var[lead];
-		double *restrict v = in->v;
-		int64_t any = 0;
+		int64_t any = group_deltas(lay, lead, n, vals, &cc->prev[lead], in->v, scale);
 
-#pragma GCC unroll 2
-		for (unsigned i = 0; i < n; i++) {
-			/* Through int64_t: one instruction where uint64_t
-			 * takes several on x86-64; a delta of 2^63 counts is
-			 * not one interval's, and one below 0 is a counter
-			 * gone back (the sign of their OR). */
-			int64_t delta = (int64_t)(vals[2 * i] - prev[i]);
-
-			any |= delta;
-			/* Each variable is one event's (uarch.h), so
-			 * assigned, not added: a CPU's read overwrites all
-			 * of its PMU's, and only a read of every group
-			 * computes. */
-			v[var[i]] = (double)delta * scale;
-			prev[i] = vals[2 * i];
-		}
 		bad |= any < 0;
 		counted = any != 0;
 	}
 	if (bad) {
-		c->errors[COLL_ERR_SHORT_READ]++;
+		read_unexpected(c, cc);
 		*read_error = true;
-		log_ratelimited(&read_rl, LOG_LEVEL_WARNING, 0,
-				"Unexpected values from the group of CPU %d; skipping this interval for it",
-				cc->cpu);
 		return false;
 	}
 	if (norun && (*running_ns == 0 || !counted)) {
@@ -572,34 +630,6 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	cc->norun_ns[g] = 0;
 	cc->norun_reads[g] = 0;
 	return true;
-}
-
-/* Only the columns of @cols are written: the others never change while
- * the CPU descriptions stay the same (their generation). */
-void coll_commit(struct snap_counts *restrict out, const double *restrict was,
-		 const struct snap_cols *restrict cols, double enabled, double running, double slots,
-		 const double *restrict cat, double weight)
-{
-	double *restrict last = out->last, *restrict total = out->total;
-
-	last[TD_C_SLOTS] = slots;
-	last[TD_C_ENABLED] = enabled;
-	last[TD_C_RUNNING] = running;
-	total[TD_C_SLOTS] = was[TD_C_SLOTS] + slots;
-	total[TD_C_ENABLED] = was[TD_C_ENABLED] + enabled;
-	total[TD_C_RUNNING] = was[TD_C_RUNNING] + running;
-	/* Slots weigh each fraction: the categories then partition the
-	 * slots counter exactly and aggregate by plain addition. */
-	for (unsigned r = 0; r < cols->n; r++) {
-		unsigned k = cols->lo[r], n = cols->hi[r] - k;
-
-		if (cat) {
-			vec_commit(last + k, total + k, was + k, cat + (k - TD_C_CAT), weight, n);
-		} else {
-			memset(last + k, 0, n * sizeof(*last));
-			memcpy(total + k, was + k, n * sizeof(*total));
-		}
-	}
 }
 
 /* After a CPU's reads: whether its figures of the interval can be
@@ -657,14 +687,14 @@ static bool check_work(struct collector *c, struct ccpu *cc, const double *ran, 
 /* At debug level, each CPU's read: the scaled counts its figures come
  * from, as perf stat -v prints them, so that a figure can be traced to its
  * events (an event that counts nothing, a group that did not run). */
-static void log_counts(const struct cpmu *pm, const struct ccpu *cc, bool ok, double enabled,
-		       double running_share)
+static void log_counts(const struct collector *c, const struct cpmu *pm, const struct ccpu *cc, bool ok,
+		       double enabled, double running_share)
 {
 	const struct clayout *lay = &cc->lay;
 	char line[LOG_LINE_MAX];
 	int n;
 
-	if (!log_level_enabled(LOG_LEVEL_DEBUG))
+	if (!c->debug)
 		return;
 	n = snprintf(line, sizeof(line), "CPU %d counts: enabled %.6f s, running %.1f %%%s:", cc->cpu,
 		     enabled / 1e9, running_share * 100, ok ? "" : " (a group did not run)");
@@ -681,77 +711,43 @@ static void log_counts(const struct cpmu *pm, const struct ccpu *cc, bool ok, do
 	log_debug("%s", line);
 }
 
-/* CPU @cc's reads into @out; whether it has figures (its counts went to
- * its core's sums). */
-static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
-		     const double *before)
+/* A CPU whose groups are closed (@read_error: or could not be read)
+ * has no figures this interval; reads failing READ_FAILURES_FAILED
+ * intervals in a row make it failed. */
+static bool read_failed(struct collector *c, struct ccpu *cc, struct snap_counts *out, const double *before,
+			bool read_error)
+{
+	coll_commit(out, before, &c->pmus[cc->pmu].cols, 0, 0, 0, NULL, 0);
+	if (read_error && coll_group_open(cc) && ++cc->read_failures == READ_FAILURES_FAILED) {
+		coll_set_state(c, cc, CPU_STATE_FAILED);
+		log_warning("Reads of the group of CPU %d failed %u intervals in a row: CPU %d is failed "
+			    "until a read works again (it is read every interval)",
+			    cc->cpu, READ_FAILURES_FAILED, cc->cpu);
+	}
+	return false;
+}
+
+/* After @cc's reads (@ok: every group's counts are in its PMU's input):
+ * what its groups ran, its figures into @out and its counts into its
+ * core's sums; whether it has figures.  @span_ns: the span its first
+ * group's counts are scaled to (read_group), for the nodes below level 2;
+ * @ran each group's running time. */
+static bool cpu_figures(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
+			const double *before, bool ok, double enabled, double running_share, double share_sum,
+			const double *ran, double span_ns)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	struct tma_input *in = &pm->input;
 	struct tma_result res;
-	double enabled = 0, running_share = 1, share_sum = 0, ran[PLAN_GROUPS_MAX];
-	bool ok = true, read_error = false;
-	/* The span the first group's counts are scaled to (read_group): the
-	 * nodes below level 2 scale theirs the same. */
-	uint64_t read0 = cc->read_at[0];
 
-	for (unsigned g = 0; g < cc->lay.n_groups; g++)
-		ran[g] = 0;
-
-	/* The variables a smaller grouping does not read (the refinement
-	 * events of the fixed counters' one) are another CPU's: none here. */
-	if (cc->lay.n_events != pm->full.n_events)
-		coll_lay_clear(pm, &cc->lay, in);
-	for (unsigned g = 0; g < cc->lay.n_groups && coll_group_open(cc); g++) {
-		double e = 0, r = 0;
-		if (!read_group(c, cc, g, now, in, &e, &r, &read_error)) {
-			ok = false;
-			if (e <= 0)
-				continue;
-		}
-		ran[g] = r;
-		/* The CPU runs as much as its least scheduled group. */
-		if (g == 0)
-			enabled = e;
-		if (e > 0) {
-			double share = r / e;
-
-			if (share < running_share)
-				running_share = share;
-			share_sum += share;
-		}
-	}
-	if (!coll_group_open(cc) || read_error) {
-		coll_commit(out, before, &pm->cols, 0, 0, 0, NULL, 0);
-		if (read_error && coll_group_open(cc) && ++cc->read_failures == READ_FAILURES_FAILED) {
-			coll_set_state(c, cc, CPU_STATE_FAILED);
-			log_warning("Reads of the group of CPU %d failed %u intervals in a row: CPU %d is failed "
-				    "until a read works again (it is read every interval)",
-				    cc->cpu, READ_FAILURES_FAILED, cc->cpu);
-		}
-		return false;
-	}
-	if (cc->read_failures >= READ_FAILURES_FAILED && cc->state == CPU_STATE_FAILED) {
-		coll_set_state(c, cc, CPU_STATE_MONITORED);
-		log_info("Reads of the group of CPU %d work again after %u failed intervals; monitoring it",
-			 cc->cpu, cc->read_failures);
-	}
-	cc->read_failures = 0;
-	log_counts(pm, cc, ok, enabled, running_share);
-	if (ok && pm->gave_up) {
-		/* The other user let go: what the plan says again. */
-		pm->gave_up = false;
-		plan_reason(pm->pp, pm->reason, sizeof(pm->reason));
-		log_info("%s: every group runs on CPU %d again", pm->pp->core->name, cc->cpu);
-		c->gen++;
-	}
 	/* A depth group in the rotation ([collect] depth_multiplex) took
-	 * its turns (of the last interval: read after this one's). */
-	if (pm->extra_share)
-		share_sum += coll_deep_share(c, cc) + coll_smt_share(c, cc);
-	coll_share(c, cc, ok ? share_sum : -1, (uint64_t)enabled, now);
+	 * its turns (of the last interval: read after this one's).  Only
+	 * what other users leave needs the sum (share.c). */
+	if (c->sharing == SHARING_YIELD)
+		coll_share(c, cc, !ok ? -1 : pm->extra_share ? share_sum + coll_deep_share(c, cc) + coll_smt_share(c, cc)
+						    : share_sum, (uint64_t)enabled, now);
 	if (ok && pm->deep)
-		coll_deep_keep(c, cc, in, read0 && now > read0 ? (double)(now - read0) : enabled);
+		coll_deep_keep(c, cc, in, span_ns);
 	ok = ok && check_work(c, cc, ran, (uint64_t)enabled);
 	/* Measured: its counters were read and can be trusted, whether or
 	 * not it ran (a halted CPU adds no slots, and has no figures). */
@@ -767,6 +763,115 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	coll_commit(out, before, &pm->cols, enabled, enabled * running_share, ok ? res.slots : 0,
 		    ok ? res.frac : NULL, ok ? res.slots : 0);
 	return ok;
+}
+
+/* The common case of a CPU's read, every CPU every interval: one group,
+ * the plan's grouping, read before, monitored, its PMU counting as
+ * planned, nothing to log at debug level.  What read_group checks is
+ * checked in one test, before anything changes: a read that is not the
+ * common case is read_cpu's whole (-1, the read's result in *@r and its
+ * values in c->buf).  1 with the group's enabled and running time, 0
+ * when its values were unexpected (counted, logged). */
+static int read_plain(struct collector *c, struct ccpu *cc, uint64_t now, double *enabled, double *running,
+		      ssize_t *r)
+{
+	unsigned n = cc->lay.n_events;
+	uint64_t *b = c->buf, pe = cc->prev_enabled[0], pr = cc->prev_running[0], at = cc->read_at[0];
+	double e, ru;
+
+	*r = perfev_read(cc->fd[0], b, c->buf_words * sizeof(uint64_t));
+	if (*r != (ssize_t)((3 + 2 * (size_t)n) * sizeof(uint64_t)) || b[0] != n || b[1] <= pe || b[2] < pr ||
+	    now <= at)
+		return -1;
+	e = (double)(b[1] - pe);
+	ru = (double)(b[2] - pr);
+	/* A group that did not run, or a sliver of it (read_group). */
+	if (ru == 0 || ru * 100 < e)
+		return -1;
+	cc->prev_enabled[0] = b[1];
+	cc->prev_running[0] = b[2];
+	cc->read_at[0] = now;
+	if (group_deltas(&cc->lay, 0, n, b + 3, cc->prev, c->pmus[cc->pmu].input.v, (double)(now - at) / ru) < 0) {
+		read_unexpected(c, cc);
+		return 0;
+	}
+	cc->norun_ns[0] = 0;
+	cc->norun_reads[0] = 0;
+	*enabled = e;
+	*running = ru;
+	return 1;
+}
+
+/* CPU @cc's reads into @out; whether it has figures (its counts went to
+ * its core's sums). */
+static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
+		     const double *before)
+{
+	struct cpmu *pm = &c->pmus[cc->pmu];
+	double enabled = 0, running_share = 1, share_sum = 0, ran[PLAN_GROUPS_MAX];
+	bool ok = true, read_error = false;
+	/* The span the first group's counts are scaled to (read_group): the
+	 * nodes below level 2 scale theirs the same. */
+	uint64_t read0 = cc->read_at[0];
+	ssize_t pre, *first = NULL;
+	int q = -1;
+
+	if (cc->lay.n_groups == 1 && read0 && !cc->read_failures && cc->state == CPU_STATE_MONITORED &&
+	    !pm->gave_up && !c->debug && cc->lay.n_events == pm->full.n_events) {
+		q = read_plain(c, cc, now, &enabled, &ran[0], &pre);
+		if (q == 0)
+			return read_failed(c, cc, out, before, true);
+		first = &pre;
+	}
+	if (q > 0) {
+		share_sum = ran[0] / enabled;
+		running_share = share_sum < 1 ? share_sum : 1;
+	} else {
+		/* The variables a smaller grouping does not read (the
+		 * refinement events of the fixed counters' one) are another
+		 * CPU's: none here. */
+		if (cc->lay.n_events != pm->full.n_events)
+			coll_lay_clear(pm, &cc->lay, &pm->input);
+		for (unsigned g = 0; g < cc->lay.n_groups && coll_group_open(cc); g++) {
+			double e = 0, r = 0;
+
+			ran[g] = 0;
+			if (!read_group(c, cc, g, now, &pm->input, &e, &r, &read_error, g ? NULL : first)) {
+				ok = false;
+				if (e <= 0)
+					continue;
+			}
+			ran[g] = r;
+			/* The CPU runs as much as its least scheduled group. */
+			if (g == 0)
+				enabled = e;
+			if (e > 0) {
+				double share = r / e;
+
+				if (share < running_share)
+					running_share = share;
+				share_sum += share;
+			}
+		}
+		if (!coll_group_open(cc) || read_error)
+			return read_failed(c, cc, out, before, read_error);
+		if (cc->read_failures >= READ_FAILURES_FAILED && cc->state == CPU_STATE_FAILED) {
+			coll_set_state(c, cc, CPU_STATE_MONITORED);
+			log_info("Reads of the group of CPU %d work again after %u failed intervals; monitoring it",
+				 cc->cpu, cc->read_failures);
+		}
+		cc->read_failures = 0;
+		log_counts(c, pm, cc, ok, enabled, running_share);
+		if (ok && pm->gave_up) {
+			/* The other user let go: what the plan says again. */
+			pm->gave_up = false;
+			plan_reason(pm->pp, pm->reason, sizeof(pm->reason));
+			log_info("%s: every group runs on CPU %d again", pm->pp->core->name, cc->cpu);
+			c->gen++;
+		}
+	}
+	return cpu_figures(c, cc, now, out, before, ok, enabled, running_share, share_sum, ran,
+			   read0 && now > read0 ? (double)(now - read0) : enabled);
 }
 
 /* A hybrid CPU that was offline when the plan was made: the PMU whose
@@ -883,12 +988,11 @@ static bool collect_cpu(struct collector *c, unsigned i, uint64_t now_ns, struct
 	if (core) {
 		struct coll_core_acc *acc = &c->acc;
 
+		/* Its CPUs, coverage and PMUs are the core's description,
+		 * kept by generation (coll_core_done). */
 		acc->enabled += out->last[TD_C_ENABLED];
 		acc->running += out->last[TD_C_RUNNING];
-		acc->cpus += out->cpus;
 		acc->measured += out->measured;
-		acc->covered |= cc->covers;
-		acc->pmus |= cc->pmu >= 0 ? 1u << cc->pmu : 0;
 	}
 	return cc->measured;
 }
@@ -905,6 +1009,7 @@ void collector_collect(struct collector *c, uint64_t now_ns, struct snapshot *sn
 		c->relayout_due = false;
 		build_layout(c);
 	}
+	c->debug = log_level_enabled(LOG_LEVEL_DEBUG);
 	same = c->prev && c->prev->layout == c->layout;
 	catch_up(c, snap, !same);
 	coll_agg_begin(c, snap, same);

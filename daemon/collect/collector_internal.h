@@ -5,8 +5,11 @@
 #ifndef TOPDOWND_COLLECTOR_INTERNAL_H
 #define TOPDOWND_COLLECTOR_INTERNAL_H
 
+#include <string.h>
+
 #include "collector.h"
 #include "tma.h"
+#include "vec.h"
 
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
 		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
@@ -38,6 +41,10 @@ struct clayout {
 	unsigned n_groups;
 	uint8_t group_start[PLAN_GROUPS_MAX + 1];
 	int cycles_pos;                   /* the cycles, -1 when none */
+	/* var[i] is var0 + i at every position (Intel's level-1/2 events
+	 * are in their variables' order), -1 when not: then a read stores
+	 * its values in turn, without looking their variables up. */
+	int var0;
 	/* What it was packed for. */
 	unsigned gp;
 	bool fixed1_busy, fixed_only, refine;
@@ -120,6 +127,9 @@ struct cpmu {
 	enum td_event vars[UA_EVENTS_MAX];
 	unsigned n_runs;
 	uint8_t run_lo[UA_EVENTS_MAX], run_hi[UA_EVENTS_MAX];
+	/* Or the first of COLL_WINDOW variables that hold them all, -1 when
+	 * none does (coll_runs_add). */
+	int window;
 	struct tma_model model;
 	/* The model of a CPU counting on the fixed counters alone. */
 	struct tma_model model_fixed;
@@ -168,6 +178,16 @@ struct cpmu {
 struct layout_core {
 	int package, die, core_id;
 	int pkg_idx; /* its package's index in pkgs[] */
+	/* What its CPUs' descriptions make of it, as of generation
+	 * desc_gen (coll_core_done): its CPUs to measure and whether one
+	 * counts for its coverage; their PMUs (bit by index) and the PMU
+	 * (-1 for none, -2 for several), the categories of these PMUs. */
+	uint64_t desc_gen;
+	unsigned cpus;
+	bool covered;
+	uint32_t pmus;
+	int pmu;
+	td_catset cats;
 };
 
 /* Rows by PMU and model: a CPU counting on the fixed counters alone
@@ -180,15 +200,12 @@ struct layout_core {
  * computed (coll_core_done). */
 struct coll_core_acc {
 	double enabled, running;
-	unsigned cpus, measured;
-	bool covered;
-	uint32_t pmus; /* its CPUs' PMUs, bit by index */
+	unsigned measured;
 	uint32_t keys; /* the core_in[] with sums, bit pmu * AGG_KINDS + kind */
 	unsigned added;            /* CPUs whose counts it sums */
-	/* A core of one CPU: its counts go straight to the package's row
-	 * (it is core_parent's), without sums of its own. */
+	/* A core of one CPU: its counts go straight to the package's row,
+	 * without sums of its own. */
 	bool single;
-	unsigned core_parent;
 	const double *added_last;  /* the last one's figures (snap_counts.last) */
 };
 
@@ -203,6 +220,9 @@ struct collector {
 	uint64_t mux_at_ns; /* when the PMUs' multiplexing periods are read again */
 	uint64_t learn_at_ns; /* when coll_learn has a CPU to look at, at the earliest */
 	bool oneshot;
+	/* Debug logging is on this interval (read once per interval: each
+	 * CPU's read asks). */
+	bool debug;
 	uint64_t interval_ns;
 	unsigned fd_others_want, fd_others_min;
 	unsigned fd_budget; /* descriptors the groups may hold */
@@ -364,9 +384,25 @@ static inline void coll_refresh(struct ccpu *cc)
 void coll_reset_budget(struct collector *c, struct ccpu *cc, int pmu);
 /* Group @g of @cc did not run over @enabled_ns of this interval. */
 void coll_norun(struct collector *c, struct ccpu *cc, unsigned g, uint64_t enabled_ns, uint64_t now);
+/* A CPU whose groups, summed, run less than this share of their enabled
+ * time shares its counters with another user's flexible events. */
+#define COLL_SHARE_MIN 0.9
+/* coll_share() when the CPU's share may change what is known: below
+ * COLL_SHARE_MIN, or back above it. */
+void coll_share_changed(struct collector *c, struct ccpu *cc, double share, uint64_t enabled_ns, uint64_t now);
 /* @cc's groups ran @share (the sum of each group's running over enabled
- * time; -1 when a group could not be read) of @enabled_ns. */
-void coll_share(struct collector *c, struct ccpu *cc, double share, uint64_t enabled_ns, uint64_t now);
+ * time; -1 when a group could not be read) of @enabled_ns.  Inline: every
+ * CPU every interval, nothing to do in the common case (no other user). */
+static inline void coll_share(struct collector *c, struct ccpu *cc, double share, uint64_t enabled_ns,
+			      uint64_t now)
+{
+	if (c->sharing != SHARING_YIELD || share < 0 || cc->yielded || cc->lay.fixed_only)
+		return;
+	/* Contended reads are counted in a row: none so far, none now. */
+	if (share >= COLL_SHARE_MIN && !cc->contended_reads)
+		return;
+	coll_share_changed(c, cc, share, enabled_ns, now);
+}
 /* After an interval's reads: probes and regroups the CPUs whose
  * counters changed, yields and reclaims (share.c). */
 void coll_learn(struct collector *c, uint64_t now);
@@ -466,22 +502,110 @@ void coll_mode_fill(const struct collector *c, struct snapshot *snap);
 
 /* ---- aggregate.c ---- */
 
+/* dst (+)= src over @pm's variables (@first: =).  Every other variable
+ * is 0 in both.  Inline: a CPU's counts go into its core's sums and a
+ * core's into its package's every interval.  Where a PMU's variables lie
+ * within COLL_WINDOW of each other (Intel's level 1-2 events and AMD's
+ * do), the window is added whole, unrolled, its 0s with the rest: a
+ * loop over runs costs as much as the additions (80 instructions for a
+ * dozen, 30 this way). */
+#define COLL_WINDOW 16
+static_assert(COLL_WINDOW <= TD_EV_COUNT, "a window fits the variables");
+static inline void coll_runs_add(const struct cpmu *pm, double *restrict dst, const double *restrict src,
+				 bool first)
+{
+	if (pm->window >= 0) {
+		dst += pm->window;
+		src += pm->window;
+		if (first) {
+#pragma GCC unroll 8
+			for (unsigned i = 0; i < COLL_WINDOW; i += 2)
+				vec_store(dst + i, vec_load(src + i));
+		} else {
+#pragma GCC unroll 8
+			for (unsigned i = 0; i < COLL_WINDOW; i += 2)
+				vec_store(dst + i, vec_load(dst + i) + vec_load(src + i));
+		}
+		return;
+	}
+	for (unsigned r = 0; r < pm->n_runs; r++) {
+		unsigned lo = pm->run_lo[r], n = pm->run_hi[r] - lo;
+
+		if (first)
+			vec_copy(dst + lo, src + lo, n);
+		else
+			vec_add(dst + lo, src + lo, n);
+	}
+}
+
+/* The rows a CPU's counts go to: by its model (AGG_KINDS). */
+static inline unsigned coll_agg_kind(const struct cpmu *pm, const struct ccpu *cc)
+{
+	return !cc->lay.refine && pm->model.refine;
+}
+
+/* A CPU of no known core, or a core's only one: its counts into the
+ * host's or its package's row (aggregate.c). */
+void coll_agg_add_odd(struct collector *c, const struct ccpu *cc);
+
 /* Adds @cc's scaled counts of this interval to its core's sums (or, of
- * no known core, the host's row) (aggregate.c). */
-void coll_agg_add(struct collector *c, const struct ccpu *cc);
+ * no known core, the host's row; a core of one CPU: its package's). */
+static inline void coll_agg_add(struct collector *c, const struct ccpu *cc)
+{
+	const struct cpmu *pm = &c->pmus[cc->pmu];
+	unsigned kind = coll_agg_kind(pm, cc), bit = 1u << ((unsigned)cc->pmu * AGG_KINDS + kind);
+
+	if (cc->core_idx < 0 || c->acc.single) {
+		coll_agg_add_odd(c, cc);
+		return;
+	}
+	coll_runs_add(pm, c->pmus[cc->pmu].core_in[kind].v, pm->input.v, !(c->acc.keys & bit));
+	c->acc.keys |= bit;
+}
 
 /* Core @k's figures of the interval into @snap from its CPUs' sums
  * (c->acc), its totals continuing @base; its sums into its package's row. */
 void coll_core_done(struct collector *c, unsigned k, struct snapshot *snap, const double *base);
 
 /* A CPU's or a core's figures of this interval into @out, whose totals
- * continue @before: only the columns of @cols (the others stay as the
- * generation left them); each category's slots are cat[category] times
- * @weight (a share times the slots, or slots already: 1), none when @cat
- * is NULL (collector.c). */
-void coll_commit(struct snap_counts *restrict out, const double *restrict before,
-		 const struct snap_cols *restrict cols, double enabled, double running, double slots,
-		 const double *restrict cat, double weight);
+ * continue @was: only the columns of @cols (the others never change while
+ * the CPU descriptions stay the same: their generation); each category's
+ * slots are cat[category] times @weight (a share times the slots, or
+ * slots already: 1), none when @cat is NULL.  Inline: every CPU and core
+ * every interval, where a call's arguments cost a fifth of its work. */
+static inline __attribute__((always_inline)) void coll_commit(struct snap_counts *restrict out, const double *restrict was,
+			       const struct snap_cols *restrict cols, double enabled, double running,
+			       double slots, const double *restrict cat, double weight)
+{
+	double *restrict last = out->last, *restrict total = out->total;
+
+	last[TD_C_SLOTS] = slots;
+	last[TD_C_ENABLED] = enabled;
+	last[TD_C_RUNNING] = running;
+	total[TD_C_SLOTS] = was[TD_C_SLOTS] + slots;
+	total[TD_C_ENABLED] = was[TD_C_ENABLED] + enabled;
+	total[TD_C_RUNNING] = was[TD_C_RUNNING] + running;
+	/* Slots weigh each fraction: the categories then partition the
+	 * slots counter exactly and aggregate by plain addition.  One run of
+	 * columns (every core PMU's but Gracemont's and AMD's) without the
+	 * loop. */
+	if (cols->n == 1 && cat) {
+		unsigned k = cols->lo[0];
+
+		vec_commit(last + k, total + k, was + k, cat + (k - TD_C_CAT), weight, cols->hi[0] - k);
+		return;
+	}
+	for (unsigned r = 0; r < cols->n; r++) {
+		unsigned k = cols->lo[r], n = cols->hi[r] - k;
+
+		if (cat) {
+			vec_commit(last + k, total + k, was + k, cat + (k - TD_C_CAT), weight, n);
+		} else {
+			memset(last + k, 0, n * sizeof(*last));
+			memcpy(total + k, was + k, n * sizeof(*total));
+		}
+	}
+}
 
 /* Before an interval's reads: the packages and the host emptied for
  * them, and after a change of layout (not @same) every domain's totals

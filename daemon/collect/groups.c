@@ -422,6 +422,7 @@ static void use_hardware_model(struct collector *c, struct cpmu *pm, const struc
 		full->n_groups--;
 	full->refine = false;
 	pm->model.refine = false;
+	tma_model_prepare(&pm->model);
 	for (unsigned i = 0; i < c->n_cpus; i++) {
 		struct ccpu *cc = &c->cpus[i];
 

@@ -25,9 +25,6 @@
 #include "perfev.h"
 #include "util.h"
 
-/* A CPU whose groups, summed, run less than this share of their enabled
- * time shares its counters with another user's flexible events. */
-#define SHARE_MIN 0.9
 /* The shortest window anything is concluded from. */
 #define WINDOW_MIN_NS (100 * UINT64_C(1000000))
 /* How often a CPU with less than the PMU's counters, or none, is probed
@@ -380,13 +377,11 @@ static void yield(struct collector *c, struct ccpu *cc, uint64_t now)
 		(double)cc->reclaim_wait_ns / 1e9);
 }
 
-void coll_share(struct collector *c, struct ccpu *cc, double share, uint64_t enabled_ns, uint64_t now)
+void coll_share_changed(struct collector *c, struct ccpu *cc, double share, uint64_t enabled_ns, uint64_t now)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 
-	if (c->sharing != SHARING_YIELD || share < 0 || cc->yielded || cc->lay.fixed_only)
-		return;
-	if (share >= SHARE_MIN) {
+	if (share >= COLL_SHARE_MIN) {
 		cc->contended_ns = 0;
 		cc->contended_reads = 0;
 		return;

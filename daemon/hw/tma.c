@@ -157,15 +157,9 @@ static void put_share(struct tma_result *out, struct tally *t, enum td_cat cat, 
 	t->set |= (td_catset)1 << cat;
 }
 
-/* The departures: every node of @t that is not a share becomes 0. */
-static int finish(struct tma_result *out, const struct tally *t)
+/* finish() where a node is not a share. */
+static int departures(struct tma_result *out, const struct tally *t)
 {
-	out->cats = t->set;
-	/* The common case first, without a branch per node: every node a
-	 * share (the others are 0).  This runs for every CPU and domain
-	 * every interval. */
-	if (!t->bad)
-		return 0;
 	for (td_catset left = t->set; left; left &= left - 1) {
 		int c = __builtin_ctz(left);
 		double v = out->frac[c];
@@ -188,6 +182,15 @@ static int finish(struct tma_result *out, const struct tally *t)
 	return 0;
 }
 
+/* The departures: every node of @t that is not a share becomes 0.  The
+ * common case inline, without a branch per node: every node a share (the
+ * others are 0).  This runs for every CPU and domain every interval. */
+static inline int finish(struct tma_result *out, const struct tally *t)
+{
+	out->cats = t->set;
+	return t->bad ? departures(out, t) : 0;
+}
+
 /* perf's tma_memory_bound of Skylake and Ice Lake. */
 static double memory_bound(const double *v, double retiring, double backend)
 {
@@ -203,10 +206,20 @@ static double branch_mispredicts(const double *v, double bad)
 	return divide(v[TD_EV_BR_MISP_RETIRED], v[TD_EV_BR_MISP_RETIRED] + v[TD_EV_MACHINE_CLEARS]) * bad;
 }
 
+/* Whether @model's PERF_METRICS formulas refine the frontend by
+ * INT_MISC.UOP_DROPPING (and Ice Lake's backend by its recoveries). */
+static bool metrics_refine(const struct tma_model *model)
+{
+	return model->refine && model->formulas != UA_FORMULAS_METRICS && model->formulas != UA_FORMULAS_ARCH;
+}
+
 /* PERF_METRICS' formulas on the four level-1 counts (and level 2's), over
- * @slots. */
-static int metrics_over(const struct tma_model *model, const double *v, double slots,
-			struct tma_result *out)
+ * @slots; with the refinement (@refine), Ice Lake's (@icl), level 2
+ * (@l2).  Inline, so that a model's formulas can be chosen once, each
+ * branch on these a constant (tma_model_prepare). */
+static inline __attribute__((always_inline)) int metrics_over(const struct tma_model *model, const double *v,
+							     double slots, struct tma_result *out,
+							     bool refine, bool icl, bool l2)
 {
 	double s = v[TD_EV_RETIRING] + v[TD_EV_BAD_SPEC] + v[TD_EV_FE_BOUND] + v[TD_EV_BE_BOUND];
 	double ud = 0, rc = 0, ret, fe, be, bad;
@@ -214,9 +227,9 @@ static int metrics_over(const struct tma_model *model, const double *v, double s
 
 	if (slots <= 0 || s <= 0)
 		return -ENODATA;
-	if (model->refine && model->formulas != UA_FORMULAS_METRICS && model->formulas != UA_FORMULAS_ARCH) {
+	if (refine) {
 		ud = v[TD_EV_UOP_DROPPING] / slots;
-		if (model->formulas == UA_FORMULAS_ICL)
+		if (icl)
 			rc = model->width * v[TD_EV_RECOVERY_CYCLES] / slots;
 	}
 	out->slots = slots;
@@ -230,10 +243,10 @@ static int metrics_over(const struct tma_model *model, const double *v, double s
 	put_share(out, &set, TD_CAT_BAD_SPECULATION, bad);
 	put(out, &set, TD_CAT_FRONTEND_BOUND, fe);
 	put_share(out, &set, TD_CAT_BACKEND_BOUND, be);
-	if (model->level >= 2) {
+	if (l2) {
 		double heavy, brm, fl, mb;
 
-		if (model->formulas == UA_FORMULAS_ICL) {
+		if (icl) {
 			/* tma_microcode_sequencer = ((tma_retiring * SLOTS) /
 			 * UOPS_ISSUED.ANY) * IDQ.MS_UOPS / SLOTS; divide()
 			 * leaves NaN where a count is 0: checked. */
@@ -270,7 +283,21 @@ static int metrics_over(const struct tma_model *model, const double *v, double s
 
 static int perf_metrics(const struct tma_model *model, const double *v, struct tma_result *out)
 {
-	return metrics_over(model, v, v[TD_EV_SLOTS], out);
+	return metrics_over(model, v, v[TD_EV_SLOTS], out, metrics_refine(model),
+			    model->formulas == UA_FORMULAS_ICL, model->level >= 2);
+}
+
+/* perf_metrics() for the settings of the most common models, chosen once
+ * (tma_model_prepare): Golden Cove and later, level 2, with and without
+ * the refinement (model perf and model hardware). */
+static int perf_metrics_l2_refine(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	return metrics_over(model, v, v[TD_EV_SLOTS], out, true, false, true);
+}
+
+static int perf_metrics_l2(const struct tma_model *model, const double *v, struct tma_result *out)
+{
+	return metrics_over(model, v, v[TD_EV_SLOTS], out, false, false, true);
 }
 
 /* Skylake's CORE_CLKS and recovery term by how SMT threads are counted
@@ -621,7 +648,7 @@ static int arch_events(const struct tma_model *model, const double *v, struct tm
 {
 	assert(model->level <= 1);
 	return metrics_over(model, v, v[TD_EV_RETIRING] + v[TD_EV_BAD_SPEC] + v[TD_EV_FE_BOUND] +
-				      v[TD_EV_BE_BOUND], out);
+				      v[TD_EV_BE_BOUND], out, false, false, false);
 }
 
 /* One row per set of formulas (enum ua_formulas): its arithmetic, and
@@ -656,7 +683,14 @@ bool tma_uses_perf_metrics(enum ua_formulas f)
 	return (unsigned)f < UA_FORMULAS_COUNT && formulas[f].perf_metrics;
 }
 
-int tma_evaluate(const struct tma_model *model, const struct tma_input *in, struct tma_result *out)
+void tma_model_prepare(struct tma_model *model)
+{
+	model->eval = (unsigned)model->formulas < UA_FORMULAS_COUNT ? formulas[model->formulas].compute : NULL;
+	if (model->eval == perf_metrics && model->formulas != UA_FORMULAS_ICL && model->level >= 2)
+		model->eval = metrics_refine(model) ? perf_metrics_l2_refine : perf_metrics_l2;
+}
+
+int tma_evaluate_unprepared(const struct tma_model *model, const struct tma_input *in, struct tma_result *out)
 {
 	out->cats = 0;
 	out->slots = 0;
