@@ -38,7 +38,8 @@ static unsigned agg_key(const struct collector *c, unsigned pmu, unsigned kind, 
 /* @sum into row @key (each interval's sums go up the tree: a CPU into
  * its core, a core into its package, a package into the host; each CPU's
  * counts are added once, not once per domain). */
-static void agg_fold(struct collector *c, const struct cpmu *pm, const double *sum, unsigned key)
+static inline __attribute__((always_inline)) void agg_fold(struct collector *c, const struct cpmu *pm,
+							 const double *sum, unsigned key)
 {
 	coll_runs_add(pm, c->agg[key].v, sum, !c->agg_used[key]);
 	c->agg_used[key] = true;

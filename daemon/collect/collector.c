@@ -163,14 +163,17 @@ static void lay_vars(const struct cpmu *pm, struct clayout *lay, const struct cl
 {
 	const struct uarch *ua = pm->pp->ua;
 
+	for (unsigned g = 0, i = 0; i < lay->n_events; i++) {
+		while (g + 1 < lay->n_groups && i >= lay->group_start[g + 1])
+			g++;
+		lay->group_of[i] = (uint8_t)g;
+	}
+
 	static_assert(UA_EVENTS_MAX <= 32, "a position set is 32 bits");
 	lay->cycles_pos = -1;
 	lay->work = 0;
-	lay->var0 = lay->n_events ? (int)ua->events[lay->events[0]].var : -1;
 	for (unsigned i = 0; i < lay->n_events; i++) {
 		lay->var[i] = ua->events[lay->events[i]].var;
-		if ((int)lay->var[i] != lay->var0 + (int)i)
-			lay->var0 = -1;
 		if (counts_work(pm, lay->var[i]))
 			lay->work |= 1u << i;
 		/* What runs while the CPU runs: its cycles (NVIDIA Olympus: its
@@ -244,8 +247,13 @@ static void pmu_runs(struct cpmu *pm)
 		pm->run_hi[pm->n_runs++] = (uint8_t)(v + 1);
 	}
 	pm->window = -1;
-	if (pm->n_runs && pm->run_hi[pm->n_runs - 1] - pm->run_lo[0] <= COLL_WINDOW)
-		pm->window = pm->run_lo[0] + COLL_WINDOW <= TD_EV_COUNT ? pm->run_lo[0] : TD_EV_COUNT - COLL_WINDOW;
+	if (pm->n_runs && pm->run_hi[pm->n_runs - 1] - pm->run_lo[0] <= COLL_WINDOW) {
+		/* Whole pairs, within the variables. */
+		unsigned pairs = (pm->run_hi[pm->n_runs - 1] - pm->run_lo[0] + 1) / 2;
+
+		pm->window = pm->run_lo[0] + 2 * pairs <= TD_EV_COUNT ? pm->run_lo[0] : TD_EV_COUNT - 2 * (int)pairs;
+		pm->window_pairs = pairs;
+	}
 }
 
 /* The variables the domains sum: each of the canonical grouping's once. */
@@ -453,65 +461,90 @@ static void went_offline(struct collector *c, struct ccpu *cc, uint64_t now)
 	log_info("CPU %d went offline; monitoring it again when it comes back", cc->cpu);
 }
 
-/* Group values @vals (each followed by its id) less their previous
- * ones @prev (updated), times @scale, into @v at the variables of
- * positions @lead.. of @lay.  Returns the OR of the deltas: below 0 when
- * a counter went back, 0 when none counted.  Each variable is one
- * event's (uarch.h), so assigned, not added: a CPU's read overwrites all
- * of its PMU's, and only a read of every group computes.  Through
- * int64_t: one instruction where uint64_t takes several on x86-64; a
- * delta of 2^63 counts is not one interval's, and one below 0 is a
- * counter gone back (the sign of their OR).  Two at a time, and not
- * inlined: in read_cpu GCC -O2 neither unrolls the loop nor keeps its
- * pointers in registers (15 instructions an event; 10.5 this way, where
- * the variables follow the positions). */
-static __attribute__((noinline)) int64_t group_deltas(const struct clayout *lay, unsigned lead, unsigned n,
-						      const uint64_t *restrict vals, uint64_t *restrict prev,
-						      double *restrict v, double scale)
+/* group_deltas() of a group enabled less than DELTA_SMALL_NS: two at a
+ * time in vectors, converted from their bits (SSE2 converts no 64-bit
+ * integer), 9 instructions an event where scalars take 12.  A delta
+ * below 0 converts to garbage: the read is not used (the OR's sign). */
+static __attribute__((noinline)) int64_t deltas_small(const uint64_t *restrict vals, uint64_t *restrict prev,
+						      double *restrict v, const enum td_event *restrict var,
+						      unsigned n, double scale)
+{
+	vec_l2 anyv = { 0, 0 };
+	vec_d2 k = { scale, scale };
+	size_t i = 0;
+	int64_t any;
+
+	for (; i + 2 <= n; i += 2) {
+		vec_l2 x = { (long long)vals[2 * i], (long long)vals[2 * i + 2] };
+		vec_l2 d = x - vec_load_l2(prev + i);
+		vec_d2 f;
+
+		vec_store_l2(prev + i, x);
+		anyv |= d;
+		f = vec_small_to_d2(d) * k;
+		v[var[i]] = f[0];
+		v[var[i + 1]] = f[1];
+	}
+	any = anyv[0] | anyv[1];
+	if (i < n) {
+		int64_t d = (int64_t)(vals[2 * i] - prev[i]);
+
+		prev[i] = vals[2 * i];
+		any |= d;
+		v[var[i]] = (double)d * scale;
+	}
+	return any;
+}
+
+/* group_deltas() of any group, as scalars. */
+static __attribute__((noinline)) int64_t deltas_scattered(const uint64_t *restrict vals, uint64_t *restrict prev,
+							  double *restrict v, const enum td_event *restrict var,
+							  unsigned n, double scale)
 {
 	int64_t any = 0;
 	size_t i = 0;
 
-	if (lay->var0 >= 0) {
-		double *restrict w = v + lay->var0 + lead;
+	for (; i + 2 <= n; i += 2) {
+		uint64_t x0 = vals[2 * i], x1 = vals[2 * i + 2];
+		int64_t d0 = (int64_t)(x0 - prev[i]), d1 = (int64_t)(x1 - prev[i + 1]);
 
-		for (; i + 2 <= n; i += 2) {
-			uint64_t x0 = vals[2 * i], x1 = vals[2 * i + 2];
-			int64_t d0 = (int64_t)(x0 - prev[i]), d1 = (int64_t)(x1 - prev[i + 1]);
-
-			prev[i] = x0;
-			prev[i + 1] = x1;
-			any |= d0 | d1;
-			w[i] = (double)d0 * scale;
-			w[i + 1] = (double)d1 * scale;
-		}
-		v = w;
-	} else {
-		const enum td_event *restrict var = &lay->var[lead];
-
-		for (; i + 2 <= n; i += 2) {
-			uint64_t x0 = vals[2 * i], x1 = vals[2 * i + 2];
-			int64_t d0 = (int64_t)(x0 - prev[i]), d1 = (int64_t)(x1 - prev[i + 1]);
-
-			prev[i] = x0;
-			prev[i + 1] = x1;
-			any |= d0 | d1;
-			v[var[i]] = (double)d0 * scale;
-			v[var[i + 1]] = (double)d1 * scale;
-		}
-		if (i < n)
-			v += (ptrdiff_t)var[i] - (ptrdiff_t)i;
+		prev[i] = x0;
+		prev[i + 1] = x1;
+		any |= d0 | d1;
+		v[var[i]] = (double)d0 * scale;
+		v[var[i + 1]] = (double)d1 * scale;
 	}
 	if (i < n) {
-		/* An odd one last, at v[i] either way. */
 		uint64_t x = vals[2 * i];
 		int64_t d = (int64_t)(x - prev[i]);
 
 		prev[i] = x;
 		any |= d;
-		v[i] = (double)d * scale;
+		v[var[i]] = (double)d * scale;
 	}
 	return any;
+}
+
+/* The @n values of @cc's group at position @lead, just read into c->buf
+ * (each followed by its id), less their previous ones (updated), times
+ * @scale, into its PMU's input at their variables.  Returns the OR of the
+ * deltas: below 0 when a counter went back, 0 when none counted.  Each
+ * variable is one event's (uarch.h), so assigned, not added: a CPU's read
+ * overwrites all of its PMU's, and only a read of every group computes.
+ * Through int64_t: one instruction where uint64_t takes several on
+ * x86-64; a delta of 2^63 counts is not one interval's, and one below 0
+ * is a counter gone back (the sign of their OR).  @small: the group was
+ * enabled less than DELTA_SMALL_NS.  The loops are not inlined: in
+ * read_cpu GCC -O2 neither unrolls them nor keeps their pointers in
+ * registers. */
+static inline int64_t group_deltas(struct collector *c, struct ccpu *cc, unsigned lead, unsigned n, double scale,
+				   bool small)
+{
+	double *v = c->pmus[cc->pmu].input.v;
+
+	if (small)
+		return deltas_small(c->buf + 3, &cc->prev[lead], v, &cc->lay.var[lead], n, scale);
+	return deltas_scattered(c->buf + 3, &cc->prev[lead], v, &cc->lay.var[lead], n, scale);
 }
 
 /* A group's values out of order, or one gone back: counted, skipped;
@@ -523,11 +556,47 @@ static void read_unexpected(struct collector *c, const struct ccpu *cc)
 			"Unexpected values from the group of CPU %d; skipping this interval for it", cc->cpu);
 }
 
-/* Reads group @g of @cc, adding its scaled deltas to @in; false when the
- * CPU has nothing to report this interval (the reason is counted). */
-static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_t now,
-		       struct tma_input *in, double *enabled_ns, double *running_ns,
-		       bool *read_error, const ssize_t *pre)
+/* The common case of group @g's read (@r, its values in c->buf), every
+ * group of every CPU every interval: the group read before, time passed,
+ * its counters ran, its values as many as it has.  Checked in one test
+ * before anything changes.  1: its deltas are in, its enabled and running
+ * time in *@enabled and *@running; 0: its values were unexpected (counted,
+ * logged); -1: not the common case, nothing changed (read_group's). */
+static inline int group_common(struct collector *c, struct ccpu *cc, unsigned g, uint64_t now, ssize_t r,
+			       double *enabled, double *running)
+{
+	unsigned lead = cc->lay.group_start[g], n = cc->lay.group_start[g + 1] - lead;
+	const uint64_t *b = c->buf;
+	uint64_t pe = cc->prev_enabled[g], pr = cc->prev_running[g], at = cc->read_at[g];
+	double e, ru;
+
+	if (r != (ssize_t)((3 + 2 * (size_t)n) * sizeof(uint64_t)) || b[0] != n || b[1] <= pe || b[2] < pr ||
+	    !at || now <= at)
+		return -1;
+	e = (double)(b[1] - pe);
+	ru = (double)(b[2] - pr);
+	/* A group that did not run, or a sliver of it (read_group). */
+	if (ru == 0 || ru * 100 < e)
+		return -1;
+	cc->prev_enabled[g] = b[1];
+	cc->prev_running[g] = b[2];
+	cc->read_at[g] = now;
+	if (group_deltas(c, cc, lead, n, (double)(now - at) / ru, e < (double)DELTA_SMALL_NS) < 0) {
+		read_unexpected(c, cc);
+		return 0;
+	}
+	cc->norun_ns[g] = 0;
+	cc->norun_reads[g] = 0;
+	*enabled = e;
+	*running = ru;
+	return 1;
+}
+
+/* read_group() of a read that is not the common case (group_common):
+ * every check, in turn. */
+static __attribute__((noinline)) bool read_group_odd(struct collector *c, struct ccpu *cc, unsigned g,
+						     uint64_t now, ssize_t r, double *enabled_ns,
+						     double *running_ns, bool *read_error)
 {
 	const struct clayout *lay = &cc->lay;
 	unsigned lead = lay->group_start[g], n = lay->group_start[g + 1] - lead;
@@ -535,12 +604,9 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	uint64_t *b = c->buf, enabled, running;
 	const uint64_t *vals = b + 3;
 	double scale, span_ns;
-	ssize_t r;
 	int tries = 0;
 	bool bad = false, norun, counted = false, first = cc->read_at[g] == 0;
 
-	/* Read already (read_plain: not the common case), into c->buf. */
-	r = pre ? *pre : perfev_read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
 	while (r == -EINTR && ++tries < EINTR_RETRIES)
 		r = perfev_read(cc->fd[lead], b, c->buf_words * sizeof(uint64_t));
 	if (r < 0) {
@@ -612,7 +678,7 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	for (unsigned i = 0; first && i < n; i++)
 		bad |= vals[2 * i + 1] != cc->id[lead + i];
 	{
-		int64_t any = group_deltas(lay, lead, n, vals, &cc->prev[lead], in->v, scale);
+		int64_t any = group_deltas(c, cc, lead, n, scale, *enabled_ns < (double)DELTA_SMALL_NS);
 
 		bad |= any < 0;
 		counted = any != 0;
@@ -632,6 +698,25 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
 	return true;
 }
 
+/* Reads group @g of @cc, its scaled deltas into its PMU's input; false when the
+ * CPU has nothing to report this interval (the reason is counted).  @pre:
+ * read already (read_plain: not the common case), into c->buf. */
+static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_t now,
+		       double *enabled_ns, double *running_ns, bool *read_error, const ssize_t *pre)
+{
+	ssize_t r = pre ? *pre : perfev_read(cc->fd[cc->lay.group_start[g]], c->buf, c->buf_words * sizeof(uint64_t));
+
+	switch (group_common(c, cc, g, now, r, enabled_ns, running_ns)) {
+	case 1:
+		return true;
+	case 0:
+		*read_error = true;
+		return false;
+	default:
+		return read_group_odd(c, cc, g, now, r, enabled_ns, running_ns, read_error);
+	}
+}
+
 /* After a CPU's reads: whether its figures of the interval can be
  * trusted.  Not when one of its PMU's work events counted nothing while its
  * cycles counted, with the work event's group running: no CPU runs cycles
@@ -642,7 +727,8 @@ static bool read_group(struct collector *c, struct ccpu *cc, unsigned g, uint64_
  * counts work again (a hypervisor's filter lifted).  Its groups stay open:
  * that is how it would know, and what other users leave is still
  * learned (share.c). */
-static bool check_work(struct collector *c, struct ccpu *cc, const double *ran, uint64_t enabled)
+static inline __attribute__((always_inline)) bool check_work(struct collector *c, struct ccpu *cc, const double *ran,
+							     uint64_t enabled)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	const struct clayout *lay = &cc->lay;
@@ -731,10 +817,13 @@ static bool read_failed(struct collector *c, struct ccpu *cc, struct snap_counts
  * what its groups ran, its figures into @out and its counts into its
  * core's sums; whether it has figures.  @span_ns: the span its first
  * group's counts are scaled to (read_group), for the nodes below level 2;
- * @ran each group's running time. */
-static bool cpu_figures(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
-			const double *before, bool ok, double enabled, double running_share, double share_sum,
-			const double *ran, double span_ns)
+ * @ran each group's running time.  read_plain and read_cpu each have
+ * their copy, as they have of check_work and coll_agg_add (GCC would call
+ * the one it made of each: a tenth of a CPU's instructions). */
+static inline __attribute__((always_inline)) bool cpu_figures(struct collector *c, struct ccpu *cc, uint64_t now,
+							       struct snap_counts *out, const double *before, bool ok,
+							       double enabled, double running_share, double share_sum,
+							       const double *ran, double span_ns)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	struct tma_input *in = &pm->input;
@@ -765,47 +854,49 @@ static bool cpu_figures(struct collector *c, struct ccpu *cc, uint64_t now, stru
 	return ok;
 }
 
-/* The common case of a CPU's read, every CPU every interval: one group,
- * the plan's grouping, read before, monitored, its PMU counting as
- * planned, nothing to log at debug level.  What read_group checks is
- * checked in one test, before anything changes: a read that is not the
- * common case is read_cpu's whole (-1, the read's result in *@r and its
- * values in c->buf).  1 with the group's enabled and running time, 0
- * when its values were unexpected (counted, logged). */
-static int read_plain(struct collector *c, struct ccpu *cc, uint64_t now, double *enabled, double *running,
-		      ssize_t *r)
+/* Whether @cc's read is, as far as can be told before it, the common
+ * case: one group, the plan's grouping, monitored, its reads not
+ * failing, its PMU counting as planned, nothing to log at debug level
+ * (read_plain; group_common asks the rest). */
+static inline bool read_is_plain(const struct collector *c, const struct ccpu *cc)
 {
-	unsigned n = cc->lay.n_events;
-	uint64_t *b = c->buf, pe = cc->prev_enabled[0], pr = cc->prev_running[0], at = cc->read_at[0];
-	double e, ru;
+	const struct cpmu *pm = &c->pmus[cc->pmu];
 
-	*r = perfev_read(cc->fd[0], b, c->buf_words * sizeof(uint64_t));
-	if (*r != (ssize_t)((3 + 2 * (size_t)n) * sizeof(uint64_t)) || b[0] != n || b[1] <= pe || b[2] < pr ||
-	    now <= at)
+	return cc->lay.n_groups == 1 && !cc->read_failures && cc->state == CPU_STATE_MONITORED && !pm->gave_up &&
+	       !c->debug && cc->lay.n_events == pm->full.n_events;
+}
+
+/* read_cpu() of a CPU whose read is plain (read_is_plain), every CPU
+ * every interval: its group read the common way (group_common), then its
+ * figures, none of the general path's bookkeeping.  -1 when the read
+ * turns out not to be the common case: nothing changed, the read's result
+ * in *@pre and its values in c->buf, for read_cpu.  Apart from read_cpu,
+ * with its own copy of the tail (cpu_figures): together GCC keeps
+ * neither's variables in registers. */
+static __attribute__((noinline)) int read_plain(struct collector *c, struct ccpu *cc, uint64_t now,
+						struct snap_counts *out, const double *before, ssize_t *pre)
+{
+	uint64_t read0 = cc->read_at[0];
+	double enabled, running, share;
+
+	*pre = perfev_read(cc->fd[0], c->buf, c->buf_words * sizeof(uint64_t));
+	switch (group_common(c, cc, 0, now, *pre, &enabled, &running)) {
+	case 1:
+		break;
+	case 0:
+		return read_failed(c, cc, out, before, true);
+	default:
 		return -1;
-	e = (double)(b[1] - pe);
-	ru = (double)(b[2] - pr);
-	/* A group that did not run, or a sliver of it (read_group). */
-	if (ru == 0 || ru * 100 < e)
-		return -1;
-	cc->prev_enabled[0] = b[1];
-	cc->prev_running[0] = b[2];
-	cc->read_at[0] = now;
-	if (group_deltas(&cc->lay, 0, n, b + 3, cc->prev, c->pmus[cc->pmu].input.v, (double)(now - at) / ru) < 0) {
-		read_unexpected(c, cc);
-		return 0;
 	}
-	cc->norun_ns[0] = 0;
-	cc->norun_reads[0] = 0;
-	*enabled = e;
-	*running = ru;
-	return 1;
+	share = running / enabled;
+	return cpu_figures(c, cc, now, out, before, true, enabled, share < 1 ? share : 1, share, &running,
+			   (double)(now - read0));
 }
 
 /* CPU @cc's reads into @out; whether it has figures (its counts went to
- * its core's sums). */
+ * its core's sums).  @pre: its first group read already (read_plain). */
 static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct snap_counts *out,
-		     const double *before)
+		     const double *before, const ssize_t *pre)
 {
 	struct cpmu *pm = &c->pmus[cc->pmu];
 	double enabled = 0, running_share = 1, share_sum = 0, ran[PLAN_GROUPS_MAX];
@@ -813,62 +904,47 @@ static bool read_cpu(struct collector *c, struct ccpu *cc, uint64_t now, struct 
 	/* The span the first group's counts are scaled to (read_group): the
 	 * nodes below level 2 scale theirs the same. */
 	uint64_t read0 = cc->read_at[0];
-	ssize_t pre, *first = NULL;
-	int q = -1;
 
-	if (cc->lay.n_groups == 1 && read0 && !cc->read_failures && cc->state == CPU_STATE_MONITORED &&
-	    !pm->gave_up && !c->debug && cc->lay.n_events == pm->full.n_events) {
-		q = read_plain(c, cc, now, &enabled, &ran[0], &pre);
-		if (q == 0)
-			return read_failed(c, cc, out, before, true);
-		first = &pre;
+	/* The variables a smaller grouping does not read (the refinement
+	 * events of the fixed counters' one) are another CPU's: none here. */
+	if (cc->lay.n_events != pm->full.n_events)
+		coll_lay_clear(pm, &cc->lay, &pm->input);
+	for (unsigned g = 0; g < cc->lay.n_groups && coll_group_open(cc); g++) {
+		double e = 0, r = 0;
+
+		ran[g] = 0;
+		if (!read_group(c, cc, g, now, &e, &r, &read_error, g ? NULL : pre)) {
+			ok = false;
+			if (e <= 0)
+				continue;
+		}
+		ran[g] = r;
+		/* The CPU runs as much as its least scheduled group. */
+		if (g == 0)
+			enabled = e;
+		if (e > 0) {
+			double share = r / e;
+
+			if (share < running_share)
+				running_share = share;
+			share_sum += share;
+		}
 	}
-	if (q > 0) {
-		share_sum = ran[0] / enabled;
-		running_share = share_sum < 1 ? share_sum : 1;
-	} else {
-		/* The variables a smaller grouping does not read (the
-		 * refinement events of the fixed counters' one) are another
-		 * CPU's: none here. */
-		if (cc->lay.n_events != pm->full.n_events)
-			coll_lay_clear(pm, &cc->lay, &pm->input);
-		for (unsigned g = 0; g < cc->lay.n_groups && coll_group_open(cc); g++) {
-			double e = 0, r = 0;
-
-			ran[g] = 0;
-			if (!read_group(c, cc, g, now, &pm->input, &e, &r, &read_error, g ? NULL : first)) {
-				ok = false;
-				if (e <= 0)
-					continue;
-			}
-			ran[g] = r;
-			/* The CPU runs as much as its least scheduled group. */
-			if (g == 0)
-				enabled = e;
-			if (e > 0) {
-				double share = r / e;
-
-				if (share < running_share)
-					running_share = share;
-				share_sum += share;
-			}
-		}
-		if (!coll_group_open(cc) || read_error)
-			return read_failed(c, cc, out, before, read_error);
-		if (cc->read_failures >= READ_FAILURES_FAILED && cc->state == CPU_STATE_FAILED) {
-			coll_set_state(c, cc, CPU_STATE_MONITORED);
-			log_info("Reads of the group of CPU %d work again after %u failed intervals; monitoring it",
-				 cc->cpu, cc->read_failures);
-		}
-		cc->read_failures = 0;
-		log_counts(c, pm, cc, ok, enabled, running_share);
-		if (ok && pm->gave_up) {
-			/* The other user let go: what the plan says again. */
-			pm->gave_up = false;
-			plan_reason(pm->pp, pm->reason, sizeof(pm->reason));
-			log_info("%s: every group runs on CPU %d again", pm->pp->core->name, cc->cpu);
-			c->gen++;
-		}
+	if (!coll_group_open(cc) || read_error)
+		return read_failed(c, cc, out, before, read_error);
+	if (cc->read_failures >= READ_FAILURES_FAILED && cc->state == CPU_STATE_FAILED) {
+		coll_set_state(c, cc, CPU_STATE_MONITORED);
+		log_info("Reads of the group of CPU %d work again after %u failed intervals; monitoring it",
+			 cc->cpu, cc->read_failures);
+	}
+	cc->read_failures = 0;
+	log_counts(c, pm, cc, ok, enabled, running_share);
+	if (ok && pm->gave_up) {
+		/* The other user let go: what the plan says again. */
+		pm->gave_up = false;
+		plan_reason(pm->pp, pm->reason, sizeof(pm->reason));
+		log_info("%s: every group runs on CPU %d again", pm->pp->core->name, cc->cpu);
+		c->gen++;
 	}
 	return cpu_figures(c, cc, now, out, before, ok, enabled, running_share, share_sum, ran,
 			   read0 && now > read0 ? (double)(now - read0) : enabled);
@@ -970,19 +1046,33 @@ static void catch_up(const struct collector *c, struct snapshot *snap, bool forc
 
 /* CPU @i's reads into @snap, and what it gives its core (c->acc, when
  * @core); whether it has figures. */
-static bool collect_cpu(struct collector *c, unsigned i, uint64_t now_ns, struct snapshot *snap, bool core)
+static inline __attribute__((always_inline)) bool collect_cpu(struct collector *c, unsigned i, uint64_t now_ns,
+								 struct snapshot *snap, bool core)
 {
 	struct ccpu *cc = &c->cpus[i];
 	struct snap_counts *out = &snap->cpus[i].c;
 
 	cc->measured = false;
 	if (coll_group_open(cc)) {
-		if (read_cpu(c, cc, now_ns, out, before_of(c, i)) && core) {
+		const double *before = before_of(c, i);
+		ssize_t pre;
+		int q;
+
+		/* The common case, or its read not the common case's. */
+		if (read_is_plain(c, cc)) {
+			q = read_plain(c, cc, now_ns, out, before, &pre);
+			if (q < 0)
+				q = read_cpu(c, cc, now_ns, out, before, &pre);
+		} else {
+			q = read_cpu(c, cc, now_ns, out, before, NULL);
+		}
+		if (q && core) {
 			c->acc.added++;
 			c->acc.added_last = out->last;
 		}
-	} else
+	} else {
 		coll_commit(out, before_of(c, i), cols_of(c, cc), 0, 0, 0, NULL, 0);
+	}
 	out->cpus = cc->to_measure;
 	out->measured = cc->measured;
 	if (core) {

@@ -15,6 +15,12 @@
 		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 /* A failed CPU (permission, fd limit...) is tried again this often. */
 #define RETRY_NS (30 * UINT64_C(1000000000))
+/* No core event counts more than this many a nanosecond (a few a cycle
+ * at a few GHz: 48 slots a nanosecond on Golden Cove at 6 GHz): over
+ * less enabled time than DELTA_SMALL_NS none of a group's deltas reaches
+ * 2^52, where vec_small_to_d2() converts them exactly (75 minutes). */
+#define COUNTS_PER_NS_MAX 1000
+#define DELTA_SMALL_NS ((UINT64_C(1) << 52) / COUNTS_PER_NS_MAX)
 /* Reads failing this many intervals in a row make a CPU failed (its group
  * stays open and is read every interval; the first good read brings it
  * back, its delta covering the whole gap). */
@@ -40,11 +46,8 @@ struct clayout {
 	uint8_t canon[UA_EVENTS_MAX];     /* its position in the canonical grouping */
 	unsigned n_groups;
 	uint8_t group_start[PLAN_GROUPS_MAX + 1];
+	uint8_t group_of[UA_EVENTS_MAX]; /* the group of each position */
 	int cycles_pos;                   /* the cycles, -1 when none */
-	/* var[i] is var0 + i at every position (Intel's level-1/2 events
-	 * are in their variables' order), -1 when not: then a read stores
-	 * its values in turn, without looking their variables up. */
-	int var0;
 	/* What it was packed for. */
 	unsigned gp;
 	bool fixed1_busy, fixed_only, refine;
@@ -127,9 +130,10 @@ struct cpmu {
 	enum td_event vars[UA_EVENTS_MAX];
 	unsigned n_runs;
 	uint8_t run_lo[UA_EVENTS_MAX], run_hi[UA_EVENTS_MAX];
-	/* Or the first of COLL_WINDOW variables that hold them all, -1 when
-	 * none does (coll_runs_add). */
+	/* Or the first of at most COLL_WINDOW variables that hold them all
+	 * (-1 when none does) and their number's pairs (coll_runs_add). */
 	int window;
+	unsigned window_pairs;
 	struct tma_model model;
 	/* The model of a CPU counting on the fixed counters alone. */
 	struct tma_model model_fixed;
@@ -321,14 +325,11 @@ const char *coll_event_name(const struct cpmu *pm, const struct clayout *lay, un
 unsigned coll_group_gp(const struct cpmu *pm, const struct clayout *lay, unsigned g, unsigned upto,
 		       bool *on_fixed1);
 
-/* The group of the event at position @pos (every interval: inline). */
+/* The group of the event at position @pos (every interval: inline, kept
+ * by lay_vars). */
 static inline unsigned coll_group_of(const struct clayout *lay, unsigned pos)
 {
-	unsigned g = 0;
-
-	while (g + 1 < lay->n_groups && pos >= lay->group_start[g + 1])
-		g++;
-	return g;
+	return lay->group_of[pos];
 }
 
 /* @pm's events grouped for @gp general-purpose counters (fixed counter
@@ -506,26 +507,19 @@ void coll_mode_fill(const struct collector *c, struct snapshot *snap);
  * is 0 in both.  Inline: a CPU's counts go into its core's sums and a
  * core's into its package's every interval.  Where a PMU's variables lie
  * within COLL_WINDOW of each other (Intel's level 1-2 events and AMD's
- * do), the window is added whole, unrolled, its 0s with the rest: a
- * loop over runs costs as much as the additions (80 instructions for a
- * dozen, 30 this way). */
-#define COLL_WINDOW 16
+ * do), their window is added whole, by pairs without a loop, its 0s with
+ * the rest: a loop over runs costs as much as the additions (80
+ * instructions for a dozen, 25 this way; Skylake's 15 lie within 24). */
+#define COLL_WINDOW (2 * VEC_PAIRS_MAX)
 static_assert(COLL_WINDOW <= TD_EV_COUNT, "a window fits the variables");
-static inline void coll_runs_add(const struct cpmu *pm, double *restrict dst, const double *restrict src,
-				 bool first)
+static inline __attribute__((always_inline)) void coll_runs_add(const struct cpmu *pm, double *restrict dst,
+								 const double *restrict src, bool first)
 {
 	if (pm->window >= 0) {
-		dst += pm->window;
-		src += pm->window;
-		if (first) {
-#pragma GCC unroll 8
-			for (unsigned i = 0; i < COLL_WINDOW; i += 2)
-				vec_store(dst + i, vec_load(src + i));
-		} else {
-#pragma GCC unroll 8
-			for (unsigned i = 0; i < COLL_WINDOW; i += 2)
-				vec_store(dst + i, vec_load(dst + i) + vec_load(src + i));
-		}
+		if (first)
+			vec_copy_pairs(dst + pm->window, src + pm->window, pm->window_pairs);
+		else
+			vec_add_pairs(dst + pm->window, src + pm->window, pm->window_pairs);
 		return;
 	}
 	for (unsigned r = 0; r < pm->n_runs; r++) {
@@ -550,7 +544,7 @@ void coll_agg_add_odd(struct collector *c, const struct ccpu *cc);
 
 /* Adds @cc's scaled counts of this interval to its core's sums (or, of
  * no known core, the host's row; a core of one CPU: its package's). */
-static inline void coll_agg_add(struct collector *c, const struct ccpu *cc)
+static inline __attribute__((always_inline)) void coll_agg_add(struct collector *c, const struct ccpu *cc)
 {
 	const struct cpmu *pm = &c->pmus[cc->pmu];
 	unsigned kind = coll_agg_kind(pm, cc), bit = 1u << ((unsigned)cc->pmu * AGG_KINDS + kind);

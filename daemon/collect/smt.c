@@ -38,6 +38,7 @@
 #include "log.h"
 #include "perfev.h"
 #include "util.h"
+#include "vec.h"
 
 #define SMT_READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
 			 PERF_FORMAT_TOTAL_TIME_RUNNING)
@@ -219,14 +220,31 @@ static inline __attribute__((always_inline)) bool read_smt(struct collector *c, 
 	sc->share = running == enabled ? 1 : (double)running / (double)enabled;
 	scale = running == enabled ? 1 : running ? (double)enabled / (double)running : 0;
 	/* A count gone back (the sign of the deltas' OR) is no interval's:
-	 * the group is given up. */
-#pragma GCC unroll 4
-	for (unsigned k = 0; k < SMT_NEV; k++) {
-		int64_t delta = (int64_t)(b[3 + k] - sc->prev[k]);
+	 * the group is given up.  Its values follow each other in the read
+	 * (PERF_FORMAT_GROUP without ids): two at a time in vectors,
+	 * converted from their bits below DELTA_SMALL_NS of enabled time
+	 * (as collector.c's group_deltas). */
+	static_assert(SMT_NEV % 2 == 0, "the events go in pairs");
+	if (enabled < DELTA_SMALL_NS) {
+		vec_l2 anyv = { 0, 0 };
+		vec_d2 k2 = { scale, scale };
 
-		any |= delta;
-		sc->prev[k] = b[3 + k];
-		sc->d[k] = (double)delta * scale;
+		for (unsigned k = 0; k < SMT_NEV; k += 2) {
+			vec_l2 x = vec_load_l2(b + 3 + k), d = x - vec_load_l2(sc->prev + k);
+
+			vec_store_l2(sc->prev + k, x);
+			anyv |= d;
+			vec_store(sc->d + k, vec_small_to_d2(d) * k2);
+		}
+		any = anyv[0] | anyv[1];
+	} else {
+		for (unsigned k = 0; k < SMT_NEV; k++) {
+			int64_t delta = (int64_t)(b[3 + k] - sc->prev[k]);
+
+			any |= delta;
+			sc->prev[k] = b[3 + k];
+			sc->d[k] = (double)delta * scale;
+		}
 	}
 	if (any < 0)
 		return false;
@@ -373,10 +391,11 @@ static void describe(const struct collector *c, struct snapshot *snap, const str
 /* Why a thread has no counts of this interval. */
 enum why { HAVE, NONE, HELD, GIVEN_UP };
 
-/* @cc's group, read (or opened, or given up). */
-static inline __attribute__((always_inline)) enum why counts_of(struct collector *c, struct ccpu *cc, uint64_t now, int *err)
+/* CPU @i's group, read (or opened, or given up). */
+static inline __attribute__((always_inline)) enum why counts_of(struct collector *c, unsigned i, uint64_t now, int *err)
 {
-	struct smt_cpu *sc = &c->scpu[cc - c->cpus];
+	struct ccpu *cc = &c->cpus[i];
+	struct smt_cpu *sc = &c->scpu[i];
 	const struct cpmu *pm = &c->pmus[cc->pmu];
 
 	/* Counting with the plan's grouping (not given back to another
@@ -425,8 +444,9 @@ void coll_smt_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 	for (unsigned k = 0; k < c->n_cores; k++) {
 		struct snap_core *core = &snap->cores[k];
 		unsigned lo = c->core_start[k], hi = c->core_start[k + 1];
-		struct ccpu *t0 = hi > lo ? &c->cpus[c->order[lo]] : NULL;
-		struct ccpu *t1 = hi > lo + 1 ? &c->cpus[c->order[lo + 1]] : NULL;
+		unsigned i0 = hi > lo ? c->order[lo] : 0, i1 = hi > lo + 1 ? c->order[lo + 1] : 0;
+		struct ccpu *t0 = hi > lo ? &c->cpus[i0] : NULL;
+		struct ccpu *t1 = hi > lo + 1 ? &c->cpus[i1] : NULL;
 		double last[SMT_STATE_COUNT];
 		bool ok = false;
 
@@ -436,15 +456,13 @@ void coll_smt_collect(struct collector *c, struct snapshot *snap, uint64_t now)
 			t.lonely++;
 		} else if (c->scpu && hi - lo == 2 && t0->pmu >= 0 && t0->pmu == t1->pmu && c->pmus[t0->pmu].pp->smt) {
 			/* Both threads read, whatever the first gives. */
-			enum why w0 = counts_of(c, t0, now, &t.err), w1 = counts_of(c, t1, now, &t.err);
+			enum why w0 = counts_of(c, i0, now, &t.err), w1 = counts_of(c, i1, now, &t.err);
 
 			t.cores++;
-			bool ran = snap->cpus[t0 - c->cpus].c.last[TD_C_SLOTS] > 0 ||
-				   snap->cpus[t1 - c->cpus].c.last[TD_C_SLOTS] > 0;
+			bool ran = snap->cpus[i0].c.last[TD_C_SLOTS] > 0 || snap->cpus[i1].c.last[TD_C_SLOTS] > 0;
 
 			ok = w0 == HAVE && w1 == HAVE &&
-			     split(c->pmus[t0->pmu].pp->ua->smt->any, &c->scpu[t0 - c->cpus], &c->scpu[t1 - c->cpus],
-				   ran, last);
+			     split(c->pmus[t0->pmu].pp->ua->smt->any, &c->scpu[i0], &c->scpu[i1], ran, last);
 			t.silent += w0 == HAVE && w1 == HAVE && !ok;
 			t.held += w0 == HELD || w1 == HELD;
 			t.given_up += (w0 == GIVEN_UP || w1 == GIVEN_UP) && w0 != HELD && w1 != HELD;

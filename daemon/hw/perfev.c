@@ -50,13 +50,6 @@ int perfev_disable_group(int leader)
 	return ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
 }
 
-ssize_t perfev_read(int fd, void *buf, size_t len)
-{
-	ssize_t r = read(fd, buf, len);
-
-	return r < 0 ? -errno : r;
-}
-
 int perfev_open_cgroup_switches(unsigned cpu)
 {
 	struct perf_event_attr attr = {

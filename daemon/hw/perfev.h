@@ -8,10 +8,12 @@
 #ifndef TOPDOWND_PERFEV_H
 #define TOPDOWND_PERFEV_H
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* A counting event of PMU @type with @config (config, config1, config2),
  * user space counted, the kernel with @count_kernel, guests with
@@ -35,8 +37,14 @@ int perfev_enable_group(int leader);
 int perfev_disable_group(int leader);
 
 /* One read(2) of @fd into @buf: the bytes read, or -errno (-EINTR
- * included: the caller decides whether to retry). */
-ssize_t perfev_read(int fd, void *buf, size_t len);
+ * included: the caller decides whether to retry).  Inline: every group
+ * of every CPU every interval. */
+static inline ssize_t perfev_read(int fd, void *buf, size_t len)
+{
+	ssize_t r = read(fd, buf, len);
+
+	return r < 0 ? -errno : r;
+}
 
 /* Whether a pinned group of the @n events @configs[] of PMU @type fits
  * on @cpu now: 1, 0, or -errno.  The kernel schedules pinned groups

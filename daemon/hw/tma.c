@@ -118,6 +118,13 @@ static double max0(double v)
 	return v < 0 ? 0 : v; /* NaN < 0 is false: NaN stays */
 }
 
+/* max(0, x) of an x that is not NaN: one instruction (x86's maxsd, whose
+ * NaN case is the other operand), where max0() keeps a NaN and branches. */
+static double max0_finite(double v)
+{
+	return v > 0 ? v : 0;
+}
+
 static double min2(double a, double b)
 {
 	return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
@@ -236,7 +243,7 @@ static inline __attribute__((always_inline)) int metrics_over(const struct tma_m
 	ret = v[TD_EV_RETIRING] / s;
 	fe = v[TD_EV_FE_BOUND] / s - ud;
 	be = v[TD_EV_BE_BOUND] / s + rc;
-	bad = max0(1 - (fe + be + ret));
+	bad = max0_finite(1 - (fe + be + ret));
 	/* ud and rc are counts over slots > 0: only fe can be below 0
 	 * (bad is not NaN, its terms are finite). */
 	put_share(out, &set, TD_CAT_RETIRING, ret);
@@ -266,17 +273,18 @@ static inline __attribute__((always_inline)) int metrics_over(const struct tma_m
 			brm = v[TD_EV_BR_MISPREDICT] / s;
 			fl = v[TD_EV_FETCH_LAT] / s - ud;
 			mb = v[TD_EV_MEM_BOUND] / s;
+			/* Counts over s > 0 and their differences: finite. */
 			put_share(out, &set, TD_CAT_HEAVY_OPERATIONS, heavy);
-			put_share(out, &set, TD_CAT_LIGHT_OPERATIONS, max0(ret - heavy));
+			put_share(out, &set, TD_CAT_LIGHT_OPERATIONS, max0_finite(ret - heavy));
 			put_share(out, &set, TD_CAT_BRANCH_MISPREDICTS, brm);
-			put_share(out, &set, TD_CAT_MACHINE_CLEARS, max0(bad - brm));
+			put_share(out, &set, TD_CAT_MACHINE_CLEARS, max0_finite(bad - brm));
 			put_share(out, &set, TD_CAT_MEMORY_BOUND, mb);
-			put_share(out, &set, TD_CAT_CORE_BOUND, max0(be - mb));
+			put_share(out, &set, TD_CAT_CORE_BOUND, max0_finite(be - mb));
 		}
 		/* Less ud: can be below 0.  fe and fl are finite, so the
 		 * bandwidth is a share. */
 		put(out, &set, TD_CAT_FETCH_LATENCY, fl);
-		put_share(out, &set, TD_CAT_FETCH_BANDWIDTH, max0(fe - fl));
+		put_share(out, &set, TD_CAT_FETCH_BANDWIDTH, max0_finite(fe - fl));
 	}
 	return finish(out, &set);
 }

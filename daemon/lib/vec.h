@@ -27,6 +27,32 @@ static inline void vec_store(double *p, vec_d2 v)
 	memcpy(p, &v, sizeof(v));
 }
 
+static inline vec_l2 vec_load_l2(const void *p)
+{
+	vec_l2 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void vec_store_l2(void *p, vec_l2 v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Two integers in [0, 2^52) as doubles, exactly, without a conversion
+ * instruction (SSE2 has none from 64-bit integers): 2^52 + x has x as
+ * its mantissa.  Outside that range the result is not x. */
+static inline vec_d2 vec_small_to_d2(vec_l2 x)
+{
+	const vec_l2 bias = { 0x4330000000000000LL, 0x4330000000000000LL };
+	vec_l2 bits = x | bias;
+	vec_d2 d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d - (vec_d2){ 0x1p52, 0x1p52 };
+}
+
 /* dst[i] += src[i] (four at a time: the loop's own instructions are as
  * many as its additions') */
 static inline void vec_add(double *restrict dst, const double *restrict src, unsigned n)
@@ -73,9 +99,77 @@ static inline void vec_add_scaled(double *restrict dst, const double *restrict s
 		dst[i] += src[i] * k;
 }
 
+/* BODY(i) for i = 2 * (pairs - 1), ..., 2, 0, pairs at most 12, without
+ * a loop: a jump into the sequence, as Duff's device.  Every CPU and core
+ * commits a dozen categories and sums a dozen or two counts every
+ * interval, and a loop's own instructions were a third of theirs. */
+#define VEC_PAIRS_MAX 12
+#define VEC_PAIRS12(pairs, BODY)                     \
+	do {                                         \
+		switch (pairs) {                     \
+		case 12:                             \
+			BODY(22);                    \
+			/* fall through */           \
+		case 11:                             \
+			BODY(20);                    \
+			/* fall through */           \
+		case 10:                             \
+			BODY(18);                    \
+			/* fall through */           \
+		case 9:                              \
+			BODY(16);                    \
+			/* fall through */           \
+		case 8:                              \
+			BODY(14);                    \
+			/* fall through */           \
+		case 7:                              \
+			BODY(12);                    \
+			/* fall through */           \
+		case 6:                              \
+			BODY(10);                    \
+			/* fall through */           \
+		case 5:                              \
+			BODY(8);                     \
+			/* fall through */           \
+		case 4:                              \
+			BODY(6);                     \
+			/* fall through */           \
+		case 3:                              \
+			BODY(4);                     \
+			/* fall through */           \
+		case 2:                              \
+			BODY(2);                     \
+			/* fall through */           \
+		case 1:                              \
+			BODY(0);                     \
+			/* fall through */           \
+		default:                             \
+			break;                       \
+		}                                    \
+	} while (0)
+
+/* dst[0..2 * pairs) += src[...], pairs at most VEC_PAIRS_MAX. */
+static inline __attribute__((always_inline)) void vec_add_pairs(double *restrict dst, const double *restrict src,
+								unsigned pairs)
+{
+#define VEC_ADD2(i) vec_store(dst + (i), vec_load(dst + (i)) + vec_load(src + (i)))
+	VEC_PAIRS12(pairs, VEC_ADD2);
+#undef VEC_ADD2
+}
+
+/* dst[0..2 * pairs) = src[...], pairs at most VEC_PAIRS_MAX. */
+static inline __attribute__((always_inline)) void vec_copy_pairs(double *restrict dst, const double *restrict src,
+								 unsigned pairs)
+{
+#define VEC_COPY2(i) vec_store(dst + (i), vec_load(src + (i)))
+	VEC_PAIRS12(pairs, VEC_COPY2);
+#undef VEC_COPY2
+}
+
 /* One pair of vec_commit(). */
-static inline __attribute__((always_inline)) void vec_commit2(double *restrict last, double *restrict total, const double *restrict was,
-			       const double *restrict src, double k, size_t i)
+static inline __attribute__((always_inline)) void vec_commit2(double *restrict last, double *restrict total,
+							      const double *restrict was, const double *restrict src,
+							      double k, size_t i)
 {
 	vec_d2 l = vec_load(src + i) * k;
 
@@ -83,51 +177,26 @@ static inline __attribute__((always_inline)) void vec_commit2(double *restrict l
 	vec_store(total + i, vec_load(was + i) + l);
 }
 
-/* last[i] = src[i] * k; total[i] = was[i] + last[i].  Up to 16 without a
- * loop (a jump into the pairs, as Duff's device): every CPU and core
- * commits a dozen categories every interval, and a loop's own
- * instructions were a third of them. */
-static inline __attribute__((always_inline)) void vec_commit(double *restrict last, double *restrict total, const double *restrict was,
-			      const double *restrict src, double k, unsigned n)
+/* last[i] = src[i] * k; total[i] = was[i] + last[i]; up to 24 without a
+ * loop (VEC_PAIRS12). */
+static inline __attribute__((always_inline)) void vec_commit(double *restrict last, double *restrict total,
+							     const double *restrict was, const double *restrict src,
+							     double k, unsigned n)
 {
-	size_t i = n & ~1u;
+	size_t pairs = n / 2;
 
 	if (n & 1) {
-		last[i] = src[i] * k;
-		total[i] = was[i] + last[i];
+		last[n - 1] = src[n - 1] * k;
+		total[n - 1] = was[n - 1] + last[n - 1];
 	}
-	switch (i) {
-	default:
-		for (size_t j = 0; j < i; j += 2)
+	if (pairs > VEC_PAIRS_MAX) {
+		for (size_t j = 0; j < 2 * pairs; j += 2)
 			vec_commit2(last, total, was, src, k, j);
-		break;
-	case 16:
-		vec_commit2(last, total, was, src, k, 14);
-		/* fall through */
-	case 14:
-		vec_commit2(last, total, was, src, k, 12);
-		/* fall through */
-	case 12:
-		vec_commit2(last, total, was, src, k, 10);
-		/* fall through */
-	case 10:
-		vec_commit2(last, total, was, src, k, 8);
-		/* fall through */
-	case 8:
-		vec_commit2(last, total, was, src, k, 6);
-		/* fall through */
-	case 6:
-		vec_commit2(last, total, was, src, k, 4);
-		/* fall through */
-	case 4:
-		vec_commit2(last, total, was, src, k, 2);
-		/* fall through */
-	case 2:
-		vec_commit2(last, total, was, src, k, 0);
-		/* fall through */
-	case 0:
-		break;
+		return;
 	}
+#define VEC_COMMIT2(i) vec_commit2(last, total, was, src, k, (i))
+	VEC_PAIRS12(pairs, VEC_COMMIT2);
+#undef VEC_COMMIT2
 }
 
 /* dst[0..n) = 0 for a constant @n: stores, where GCC makes memset() of a
