@@ -533,16 +533,17 @@ static __attribute__((noinline)) int64_t deltas_scattered(const uint64_t *restri
  * overwrites all of its PMU's, and only a read of every group computes.
  * Through int64_t: one instruction where uint64_t takes several on
  * x86-64; a delta of 2^63 counts is not one interval's, and one below 0
- * is a counter gone back (the sign of their OR).  @small: the group was
- * enabled less than DELTA_SMALL_NS.  The loops are not inlined: in
+ * is a counter gone back (the sign of their OR).  @enabled_ns: the
+ * group's enabled time, which says whether its deltas can be converted
+ * from their bits (DELTA_SMALL_NS).  The loops are not inlined: in
  * read_cpu GCC -O2 neither unrolls them nor keeps their pointers in
  * registers. */
 static inline int64_t group_deltas(struct collector *c, struct ccpu *cc, unsigned lead, unsigned n, double scale,
-				   bool small)
+				   double enabled_ns)
 {
 	double *v = c->pmus[cc->pmu].input.v;
 
-	if (small)
+	if (enabled_ns < (double)DELTA_SMALL_NS)
 		return deltas_small(c->buf + 3, &cc->prev[lead], v, &cc->lay.var[lead], n, scale);
 	return deltas_scattered(c->buf + 3, &cc->prev[lead], v, &cc->lay.var[lead], n, scale);
 }
@@ -581,7 +582,7 @@ static inline int group_common(struct collector *c, struct ccpu *cc, unsigned g,
 	cc->prev_enabled[g] = b[1];
 	cc->prev_running[g] = b[2];
 	cc->read_at[g] = now;
-	if (group_deltas(c, cc, lead, n, (double)(now - at) / ru, e < (double)DELTA_SMALL_NS) < 0) {
+	if (group_deltas(c, cc, lead, n, (double)(now - at) / ru, e) < 0) {
 		read_unexpected(c, cc);
 		return 0;
 	}
@@ -678,7 +679,7 @@ static __attribute__((noinline)) bool read_group_odd(struct collector *c, struct
 	for (unsigned i = 0; first && i < n; i++)
 		bad |= vals[2 * i + 1] != cc->id[lead + i];
 	{
-		int64_t any = group_deltas(c, cc, lead, n, scale, *enabled_ns < (double)DELTA_SMALL_NS);
+		int64_t any = group_deltas(c, cc, lead, n, scale, *enabled_ns);
 
 		bad |= any < 0;
 		counted = any != 0;

@@ -15,8 +15,8 @@
 		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 /* A failed CPU (permission, fd limit...) is tried again this often. */
 #define RETRY_NS (30 * UINT64_C(1000000000))
-/* No core event counts more than this many a nanosecond (a few a cycle
- * at a few GHz: 48 slots a nanosecond on Golden Cove at 6 GHz): over
+/* No core event counts more than this many a nanosecond (the slots, the
+ * fastest, count a few a cycle at a few GHz: tens a nanosecond): over
  * less enabled time than DELTA_SMALL_NS none of a group's deltas reaches
  * 2^52, where vec_small_to_d2() converts them exactly (75 minutes). */
 #define COUNTS_PER_NS_MAX 1000
@@ -546,14 +546,14 @@ void coll_agg_add_odd(struct collector *c, const struct ccpu *cc);
  * no known core, the host's row; a core of one CPU: its package's). */
 static inline __attribute__((always_inline)) void coll_agg_add(struct collector *c, const struct ccpu *cc)
 {
-	const struct cpmu *pm = &c->pmus[cc->pmu];
+	struct cpmu *pm = &c->pmus[cc->pmu];
 	unsigned kind = coll_agg_kind(pm, cc), bit = 1u << ((unsigned)cc->pmu * AGG_KINDS + kind);
 
 	if (cc->core_idx < 0 || c->acc.single) {
 		coll_agg_add_odd(c, cc);
 		return;
 	}
-	coll_runs_add(pm, c->pmus[cc->pmu].core_in[kind].v, pm->input.v, !(c->acc.keys & bit));
+	coll_runs_add(pm, pm->core_in[kind].v, pm->input.v, !(c->acc.keys & bit));
 	c->acc.keys |= bit;
 }
 

@@ -57,7 +57,7 @@ static inline vec_d2 vec_small_to_d2(vec_l2 x)
  * many as its additions') */
 static inline void vec_add(double *restrict dst, const double *restrict src, unsigned n)
 {
-	size_t i = 0;
+	unsigned i = 0;
 
 	for (; i + 4 <= n; i += 4) {
 		vec_store(dst + i, vec_load(dst + i) + vec_load(src + i));
@@ -74,7 +74,7 @@ static inline void vec_add(double *restrict dst, const double *restrict src, uns
 /* dst[i] = src[i] (memcpy() of a length not known is a call) */
 static inline void vec_copy(double *restrict dst, const double *restrict src, unsigned n)
 {
-	size_t i = 0;
+	unsigned i = 0;
 
 	for (; i + 4 <= n; i += 4) {
 		vec_store(dst + i, vec_load(src + i));
@@ -91,7 +91,7 @@ static inline void vec_copy(double *restrict dst, const double *restrict src, un
 /* dst[i] += src[i] * k */
 static inline void vec_add_scaled(double *restrict dst, const double *restrict src, double k, unsigned n)
 {
-	size_t i = 0;
+	unsigned i = 0;
 
 	for (; i + 2 <= n; i += 2)
 		vec_store(dst + i, vec_load(dst + i) + vec_load(src + i) * k);
